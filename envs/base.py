@@ -1,0 +1,118 @@
+"""The environment protocol every benchmark implements (DESIGN.md section 2).
+
+Graphs only ever talk to environments through this protocol, which is what lets one
+graph run on several benchmarks and lets a checkpointed run rebuild its environment
+from the JSON snapshot kept in graph state.
+"""
+
+from __future__ import annotations
+
+import abc
+import importlib
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass
+class Observation:
+    """What the agent sees after a reset, a step or a restore."""
+
+    text: str
+    url: str | None = None
+    info: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class StepResult:
+    """The outcome of one action; an invalid action sets ``info["valid"] = False``."""
+
+    observation: Observation
+    reward: float
+    done: bool
+    info: dict[str, Any] = field(default_factory=dict)
+
+
+class EnvError(ValueError):
+    """Bad input to an environment (unknown env, task or option): a user error, not a bug."""
+
+
+class UnknownEnvError(EnvError):
+    pass
+
+
+class UnknownTaskError(EnvError):
+    pass
+
+
+class Env(abc.ABC):
+    """An async benchmark environment.
+
+    Invalid actions never raise: they return a StepResult whose info has ``valid=False``
+    and a ``feedback`` sentence the agent can read.
+    """
+
+    name: str = ""
+
+    @abc.abstractmethod
+    async def reset(self, task_id: str) -> Observation:
+        """Start task ``task_id`` and return its first observation."""
+
+    @abc.abstractmethod
+    async def step(self, action: str) -> StepResult:
+        """Execute one action in the environment's own grammar."""
+
+    @abc.abstractmethod
+    async def snapshot(self) -> dict[str, Any]:
+        """A JSON-serialisable description that is enough to rebuild the current state."""
+
+    @abc.abstractmethod
+    async def restore(self, snapshot: dict[str, Any]) -> Observation:
+        """Bring this (fresh or used) instance to the state ``snapshot`` describes."""
+
+    @abc.abstractmethod
+    def task_ids(self, split: str | None = None) -> list[str]:
+        """The task ids this environment can run, optionally for a named split or suite."""
+
+    async def close(self) -> None:
+        """Release browsers, processes or files; the default has nothing to release."""
+
+    def check_task(self, task_id: str) -> None:
+        """Raise UnknownTaskError unless ``task_id`` is one of ``task_ids()``."""
+        if task_id not in set(self.task_ids()):
+            raise UnknownTaskError(f"unknown {self.name} task {task_id!r}")
+
+
+def invalid(observation: Observation, feedback: str, **info: Any) -> StepResult:
+    """The StepResult of a refused action: state unchanged, no reward, feedback for the agent."""
+    return StepResult(observation, 0.0, False, {"valid": False, "feedback": feedback, **info})
+
+
+# name -> "module:Class"; imported lazily so that, e.g., using WebShop never starts a browser.
+ENV_CLASSES: dict[str, str] = {
+    "webshop": "envs.webshop:WebShopEnv",
+    "miniwob": "envs.miniwob:MiniWoBEnv",
+    "webarena": "envs.webarena:WebArenaEnv",
+    "alfworld": "envs.alfworld:ALFWorldEnv",
+    "hotpotqa": "envs.hotpotqa:HotpotQAEnv",
+}
+
+
+def env_class(name: str) -> type[Env]:
+    """The Env subclass registered under ``name``."""
+    try:
+        target = ENV_CLASSES[name]
+    except KeyError:
+        raise UnknownEnvError(
+            f"unknown env {name!r}; choose one of: {', '.join(sorted(ENV_CLASSES))}"
+        ) from None
+    module_name, _, class_name = target.partition(":")
+    return getattr(importlib.import_module(module_name), class_name)
+
+
+def make_env(name: str, **options: Any) -> Env:
+    """Build the environment registered under ``name`` with its options."""
+    cls = env_class(name)
+    try:
+        return cls(**options)
+    except TypeError as exc:
+        raise EnvError(f"bad options for env {name!r}: {exc}") from None

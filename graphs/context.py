@@ -1,0 +1,64 @@
+"""The run-time configuration of every graph (LangGraph ``context_schema``).
+
+One JSON-typed dataclass serves all four methods so that the CLI, the evaluation
+harness and LangGraph Studio edit the same fields. Limits left at ``None`` take the
+method's published default (for instance 15 transitions for LASER, 30 actions for
+Devil's Advocate); see each graph module's ``DEFAULTS``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field, fields
+from typing import Any, Literal
+
+
+@dataclass(kw_only=True)
+class Context:
+    """What a run needs besides its task: the model, the env and the method's limits."""
+
+    # The model: ``provider:model`` (``openai:gpt-4o-mini``; OpenAI-compatible servers
+    # through OPENAI_BASE_URL) or ``scripted:<file.jsonl>`` for offline runs.
+    model: str = "openai:gpt-4o-mini"
+    temperature: float | None = None
+    max_tokens: int = 512
+    # How the agent picks actions where the method uses functions (LASER): native tool
+    # calls, or a JSON object in the reply for models without tool calling.
+    tool_mode: Literal["tools", "json"] = "tools"
+
+    # The environment and its options (passed to ``envs.make_env``).
+    env: str = "webshop"
+    env_options: dict[str, Any] = field(default_factory=dict)
+
+    # Limits; None means the method's published default.
+    max_actions: int | None = None
+    max_trials: int | None = None
+    max_episodes: int | None = None
+
+    # Devil's Advocate: remedies per action, plan revision, backtracking switches.
+    remedies: int | None = None
+    plan_revision: bool = True
+    backtracking: bool = True
+
+    # Structured Reflection: "staged" (the paper) or "iterative" (the baseline).
+    planning: Literal["staged", "iterative"] = "staged"
+
+    # AutoPlan: the plan to follow, batch size, iterations, SIR ablation, sampling seed.
+    plan: str = ""
+    batch_size: int = 4
+    iterations: int = 3
+    reflect_flaw_revision: bool = True
+    seed: int = 0
+
+    def limit(self, name: str, default: int) -> int:
+        """The configured limit ``name``, or the method's ``default`` when unset."""
+        value = getattr(self, name)
+        return default if value is None else int(value)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "Context":
+        """Build a Context from JSON, ignoring keys this version does not know."""
+        known = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in data.items() if k in known})

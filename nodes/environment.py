@@ -1,0 +1,85 @@
+"""How nodes reach the live environment of their run, and execute actions on it.
+
+The env of a run is keyed by the run's thread id in ``envs.sessions.SESSIONS``; every
+access passes the state's latest snapshot so that a resumed, forked or backtracked run
+first brings its env to the state the graph believes it is in.
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from langchain_core.runnables import RunnableConfig
+
+from envs.base import Env, Observation, StepResult
+from envs.sessions import SESSIONS
+from nodes.state import RunState, Step
+
+
+def session_key(config: RunnableConfig | None, state: RunState | None = None) -> str:
+    """The thread id, or the run id a start node put in state when there is no thread."""
+    thread = ((config or {}).get("configurable") or {}).get("thread_id")
+    if thread:
+        return str(thread)
+    if state and state.get("run_id"):
+        return state["run_id"]
+    return f"run-{uuid.uuid4().hex[:12]}"
+
+
+async def start_task(state: RunState, context: Any, config: RunnableConfig) -> tuple[Env, Observation, dict[str, Any]]:
+    """Reset the run's env to ``state["task_id"]``; returns env, observation and state update."""
+    key = session_key(config, state)
+    env, obs, snap = await SESSIONS.start(key, context.env, dict(context.env_options), str(state["task_id"]))
+    update: dict[str, Any] = {
+        "run_id": key,
+        "observation": obs.text,
+        "env_snapshot": snap,
+        "actions": 0,
+        "reward": 0.0,
+        "done": False,
+        "success": False,
+    }
+    return env, obs, update
+
+
+async def live_env(state: RunState, context: Any, config: RunnableConfig) -> Env:
+    """The run's env, restored to ``state["env_snapshot"]`` if it is elsewhere."""
+    return await SESSIONS.get(
+        session_key(config, state), context.env, dict(context.env_options), state.get("env_snapshot")
+    )
+
+
+async def execute(
+    env: Env, state: RunState, config: RunnableConfig, action: str, *, node: str, rationale: str = ""
+) -> tuple[StepResult, dict[str, Any]]:
+    """Run ``action``; returns the result and the state update (trajectory, snapshot, counters)."""
+    result = await env.step(action)
+    snap = await env.snapshot()
+    SESSIONS.mark(session_key(config, state), snap)
+    valid = bool(result.info.get("valid", True))
+    step = Step(
+        node=node,
+        action=action,
+        rationale=rationale,
+        observation=result.observation.text,
+        reward=float(result.reward),
+        valid=valid,
+    )
+    if not valid:
+        step["feedback"] = str(result.info.get("feedback", ""))
+    update: dict[str, Any] = {
+        "observation": result.observation.text,
+        "env_snapshot": snap,
+        "trajectory": [step],
+        "actions": int(state.get("actions", 0)) + 1,  # refused actions count too: no free loops
+        "reward": float(result.reward),
+        "done": bool(result.done),
+        "success": bool(result.done and result.info.get("success", result.reward >= 1.0)),
+    }
+    return result, update
+
+
+async def release(state: RunState, config: RunnableConfig) -> None:
+    """Close the run's env at the end of a run."""
+    await SESSIONS.release(session_key(config, state))

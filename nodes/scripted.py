@@ -1,0 +1,96 @@
+"""A chat model that answers from a JSONL script, for demos, tests and dry runs.
+
+Each line is ``{"content": "...", "tool_calls": [{"name": ..., "args": {...}}]}``.
+The reply for a call is the line at the call's *position*, which the caller takes from
+the model-call count kept in graph state; so a resumed run continues the script exactly
+where its checkpoint left it. Every call is recorded in ``calls`` (the tools offered
+and the prompt), which lets tests assert what the agent was shown.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Sequence
+
+from langchain_core.language_models.chat_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.outputs import ChatGeneration, ChatResult
+from langchain_core.utils.function_calling import convert_to_openai_tool
+from pydantic import Field
+
+
+class ScriptError(ValueError):
+    """The script file is missing, malformed, or has run out of replies."""
+
+
+def load_script(path: str | Path) -> list[dict[str, Any]]:
+    """Read and validate a JSONL script."""
+    file = Path(path)
+    if not file.is_file():
+        raise ScriptError(f"script file not found: {file}")
+    replies: list[dict[str, Any]] = []
+    for number, line in enumerate(file.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            reply = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise ScriptError(f"{file}:{number}: not JSON ({exc.msg})") from None
+        if not isinstance(reply, dict) or not isinstance(reply.get("content", ""), str):
+            raise ScriptError(f"{file}:{number}: expected an object with a string 'content'")
+        replies.append(reply)
+    return replies
+
+
+def _approx_tokens(text: str) -> int:
+    """Scripted runs report tokens estimated at four characters each."""
+    return max(1, len(text) // 4) if text else 0
+
+
+class ScriptedChatModel(BaseChatModel):
+    """Replies from a fixed list; position comes from the caller (``script_position``)."""
+
+    replies: list[dict[str, Any]]
+    source: str = "<inline>"
+    calls: list[dict[str, Any]] = Field(default_factory=list)
+
+    @classmethod
+    def from_file(cls, path: str | Path) -> "ScriptedChatModel":
+        return cls(replies=load_script(path), source=str(path))
+
+    @property
+    def _llm_type(self) -> str:
+        return "scripted"
+
+    def bind_tools(self, tools: Sequence[Any], **kwargs: Any):  # type: ignore[override]
+        return self.bind(tools=[convert_to_openai_tool(t) for t in tools], **kwargs)
+
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: Any = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        position = int(kwargs.get("script_position", len(self.calls)))
+        offered = [t["function"]["name"] for t in kwargs.get("tools", []) or []]
+        prompt = "\n".join(str(m.content) for m in messages)
+        self.calls.append({"position": position, "tools": offered, "messages": messages})
+        if position >= len(self.replies):
+            raise ScriptError(
+                f"script {self.source} has {len(self.replies)} replies; call {position + 1} asked for more"
+            )
+        reply = self.replies[position]
+        content = reply.get("content", "")
+        tool_calls = [
+            {"name": c["name"], "args": c.get("args", {}), "id": c.get("id", f"call_{position}_{i}")}
+            for i, c in enumerate(reply.get("tool_calls", []) or [])
+        ]
+        usage = {
+            "input_tokens": _approx_tokens(prompt),
+            "output_tokens": _approx_tokens(content + json.dumps(tool_calls)),
+        }
+        usage["total_tokens"] = usage["input_tokens"] + usage["output_tokens"]
+        message = AIMessage(content=content, tool_calls=tool_calls, usage_metadata=usage)
+        return ChatResult(generations=[ChatGeneration(message=message)])

@@ -1,0 +1,42 @@
+"""The graph state every method shares; each graph extends it with its own structures.
+
+Everything here is plain JSON (TypedDicts of str, numbers, lists and dicts), so any
+checkpointer can store it and Studio can show and edit it. Live objects never appear
+in state: the env lives in ``envs.sessions`` and the model client in ``nodes.llm``.
+"""
+
+from __future__ import annotations
+
+import operator
+from typing import Annotated, Any, TypedDict
+
+from nodes.usage import Usage, add_usage
+
+
+class Step(TypedDict, total=False):
+    """One executed (or refused) action in the trajectory."""
+
+    node: str
+    action: str
+    rationale: str
+    observation: str
+    reward: float
+    valid: bool
+    feedback: str
+
+
+class RunState(TypedDict, total=False):
+    """Fields shared by all methods; the eval harness reads reward, success, actions, usage."""
+
+    task_id: str
+    run_id: str  # the env session key: the thread id, or a fresh id without a checkpointer
+    goal: str
+    observation: str
+    env_snapshot: dict[str, Any]
+    trajectory: Annotated[list[Step], operator.add]
+    actions: int
+    reward: float
+    done: bool
+    success: bool
+    stop_reason: str
+    usage: Annotated[Usage, add_usage]
