@@ -1,0 +1,152 @@
+"""The shared browser core against local file:// pages in the real Chromium."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+from pathlib import Path
+
+import pytest
+
+from envs import browser
+from envs.browser import BrowserSession, UrlPolicy, click
+
+pytestmark = pytest.mark.browser
+
+PAGE = """<html><body>
+<button id="free" onclick="window.clicks = (window.clicks || 0) + 1">Free</button>
+<div style="position: relative; width: 200px; height: 40px">
+  <button id="under" style="position: absolute; top: 0; left: 0"
+          onclick="window.underClicked = true">Under</button>
+  <div id="cover" style="position: absolute; top: 0; left: 0; width: 200px; height: 40px;
+       background: white; z-index: 5">cover</div>
+</div>
+<button id="hidden" style="display: none" onclick="window.hiddenClicked = true">Hidden</button>
+<button id="off" disabled>Off</button>
+<button id="popup" onclick="window.open('page.html')">Pop</button>
+<a id="escape" href="../secret/secret.html">secret</a>
+</body></html>"""
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("site")
+    (root / "allowed").mkdir()
+    (root / "secret").mkdir()
+    (root / "allowed" / "page.html").write_text(PAGE)
+    (root / "secret" / "secret.html").write_text("<p>SECRET</p>")
+    return root
+
+
+async def open_page(site: Path) -> BrowserSession:
+    session = await BrowserSession.open(UrlPolicy(file_roots=(str(site / "allowed"),)))
+    ok, feedback = await session.goto((site / "allowed" / "page.html").as_uri())
+    assert ok, feedback
+    return session
+
+
+def test_policy_allows_only_its_origins_and_directories(tmp_path: Path) -> None:
+    policy = UrlPolicy(origins=("http://localhost:7770",), file_roots=(str(tmp_path / "a"),))
+    assert policy.allows("http://localhost:7770/shop?q=1")
+    assert not policy.allows("http://localhost:7771/")
+    assert not policy.allows("https://example.com/")
+    assert policy.allows((tmp_path / "a" / "x.html").as_uri())
+    assert not policy.allows((tmp_path / "ab" / "x.html").as_uri())
+    assert not policy.allows((tmp_path / "a" / ".." / "b.html").as_uri())
+    assert policy.allows("about:blank")
+    assert not policy.allows("javascript:alert(1)")
+    assert "not allowed" in (policy.refusal("https://example.com/") or "")
+
+
+async def test_accessibility_tree_and_dom_snapshot(site: Path) -> None:
+    session = await open_page(site)
+    try:
+        names = {n.get("name", {}).get("value") for n in await session.ax_tree()}
+        assert {"Free", "Under"} <= names
+        snap = await session.dom_snapshot()
+        layout = snap["documents"][0]["layout"]
+        assert layout["bounds"] and all(len(b) == 4 for b in layout["bounds"])
+        assert "Free" in snap["strings"]
+        assert (await session.screenshot())[:4] == b"\x89PNG"
+    finally:
+        await session.close()
+
+
+async def test_navigation_outside_the_policy_is_refused(site: Path) -> None:
+    session = await open_page(site)
+    try:
+        ok, feedback = await session.goto((site / "secret" / "secret.html").as_uri())
+        assert not ok and "not allowed" in feedback
+        ok, feedback = await session.goto("https://example.com/")
+        assert not ok and "not allowed" in feedback
+        # A link the page itself follows is aborted by the context's route filter.
+        assert (await click(session.page.locator("#escape")))[0]
+        for _ in range(100):
+            if session.blocked:
+                break
+            await asyncio.sleep(0.05)
+        assert any(url.endswith("secret/secret.html") for url in session.blocked)
+        await session.page.wait_for_load_state()
+        assert not session.page.url.endswith("secret/secret.html")
+        assert "SECRET" not in await session.page.content()
+    finally:
+        await session.close()
+
+
+async def test_click_is_real_and_refuses_covered_hidden_and_disabled(site: Path) -> None:
+    session = await open_page(site)
+    try:
+        assert await click(session.page.locator("#free")) == (True, "")
+        assert await session.page.evaluate("window.clicks") == 1
+
+        ok, feedback = await click(session.page.locator("#under"), timeout_ms=500)
+        assert not ok and "covered" in feedback and "cover" in feedback
+        assert await session.page.evaluate("window.underClicked") is None
+
+        ok, feedback = await click(session.page.locator("#hidden"))
+        assert not ok and "not visible" in feedback
+        ok, feedback = await click(session.page.locator("#off"))
+        assert not ok and "disabled" in feedback
+        ok, feedback = await click(session.page.locator("#nope"))
+        assert not ok and "not on the page" in feedback
+    finally:
+        await session.close()
+
+
+async def test_popups_are_closed(site: Path) -> None:
+    session = await open_page(site)
+    try:
+        assert (await click(session.page.locator("#popup")))[0]
+        for _ in range(50):
+            if len(session.context.pages) == 1:
+                break
+            await asyncio.sleep(0.05)
+        assert session.context.pages == [session.page]
+    finally:
+        await session.close()
+
+
+async def test_browser_is_relaunched_after_it_dies(site: Path) -> None:
+    first = await browser.get_browser()
+    launches = browser.launch_count()
+    pids = browser.browser_pids()
+    assert pids and browser.browser_memory_bytes()["rss"] > 0
+    for pid in pids:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:  # a child that died with its parent
+            pass
+    for _ in range(100):
+        if not first.is_connected():
+            break
+        await asyncio.sleep(0.05)
+    assert not first.is_connected()
+
+    session = await open_page(site)  # launches a new browser
+    try:
+        assert browser.launch_count() == launches + 1
+        assert (await browser.get_browser()).is_connected()
+        assert await click(session.page.locator("#free")) == (True, "")
+    finally:
+        await session.close()
