@@ -1,0 +1,110 @@
+"""Serve the project's local websites (envs/sites/*) on a free localhost port.
+
+Browser tasks need a site that runs offline and always starts in the same state. A site is a
+stdlib request handler; ``SiteServer`` runs it in a daemon thread of the current process, so a
+test, the WebArena env or the CLI can start it in milliseconds and never leaves a process behind.
+
+    from envs.sites.serve import shared_site
+    url = shared_site("shop").url          # e.g. http://127.0.0.1:38211 (started once per process)
+
+    python -m envs.sites.serve shop --port 7770   # serve until Ctrl-C
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+# site name -> "module:HandlerClass"
+SITES: dict[str, str] = {"shop": "envs.sites.shop.app:ShopHandler"}
+
+
+def handler_for(site: str) -> type[BaseHTTPRequestHandler]:
+    try:
+        target = SITES[site]
+    except KeyError:
+        raise ValueError(f"unknown site {site!r}; choose one of: {', '.join(sorted(SITES))}") from None
+    module, _, name = target.partition(":")
+    return getattr(importlib.import_module(module), name)
+
+
+class SiteServer:
+    """One site on 127.0.0.1; ``port=0`` picks a free port. Use as a context manager or start/stop."""
+
+    def __init__(self, site: str, *, host: str = "127.0.0.1", port: int = 0) -> None:
+        self.site = site
+        self._server = ThreadingHTTPServer((host, port), handler_for(site))
+        self._server.daemon_threads = True
+        self._thread: threading.Thread | None = None
+
+    @property
+    def url(self) -> str:
+        host, port = self._server.server_address[:2]
+        return f"http://{host}:{port}"
+
+    @property
+    def running(self) -> bool:
+        return self._thread is not None and self._thread.is_alive()
+
+    def start(self) -> "SiteServer":
+        if not self.running:
+            self._thread = threading.Thread(
+                target=self._server.serve_forever, name=f"site-{self.site}", daemon=True
+            )
+            self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        if self.running:
+            self._server.shutdown()
+            assert self._thread is not None
+            self._thread.join()
+        self._server.server_close()
+        self._thread = None
+
+    def serve_forever(self) -> None:
+        """Serve in the calling thread until interrupted (the CLI)."""
+        try:
+            self._server.serve_forever()
+        finally:
+            self._server.server_close()
+
+    def __enter__(self) -> "SiteServer":
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+_SHARED: dict[str, SiteServer] = {}
+_LOCK = threading.Lock()
+
+
+def shared_site(site: str) -> SiteServer:
+    """The process-wide server of ``site``, started on first use (envs and tests reuse it)."""
+    with _LOCK:
+        server = _SHARED.get(site)
+        if server is None or not server.running:
+            server = _SHARED[site] = SiteServer(site).start()
+        return server
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Serve one of the project's local websites.")
+    parser.add_argument("site", choices=sorted(SITES))
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=0, help="0 picks a free port")
+    args = parser.parse_args(argv)
+    server = SiteServer(args.site, host=args.host, port=args.port)
+    print(f"serving {args.site} at {server.url} (Ctrl-C stops)", flush=True)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,1 @@
+"""A small web shop in the spirit of WebArena's OneStopShop (see app.py for the URLs)."""
