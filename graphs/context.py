@@ -34,6 +34,9 @@ class Context:
     max_trials: int | None = None
     max_episodes: int | None = None
 
+    # LASER: buy the best examined item when the step budget runs out (paper's backup).
+    backup: bool = True
+
     # Devil's Advocate: remedies per action, plan revision, backtracking switches.
     remedies: int | None = None
     plan_revision: bool = True

@@ -107,6 +107,11 @@ def model_for(spec: str, temperature: float | None, max_tokens: int) -> BaseChat
     return _MODELS[key]
 
 
+def clear_models() -> None:
+    """Forget cached models (tests; or after changing OPENAI_* variables)."""
+    _MODELS.clear()
+
+
 def is_transient(exc: BaseException) -> bool:
     """429, 5xx, timeouts and dropped connections are worth another try."""
     import httpx

@@ -1,0 +1,89 @@
+"""Running one task as a checkpointed thread, and resuming it.
+
+A thread records which method ran it and its Context (as JSON in the checkpoint
+metadata; the Context never holds keys), so ``introspect resume THREAD_ID`` needs
+nothing but the thread id. The live env is rebuilt from the snapshot in state.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any, Awaitable, Callable
+
+from langgraph.checkpoint.base import BaseCheckpointSaver
+
+from envs.sessions import SESSIONS
+from graphs import canonical, load_method
+from graphs.context import Context
+
+RECURSION_LIMIT = 2000
+
+OnUpdate = Callable[[str, dict[str, Any]], Awaitable[None] | None]
+
+
+class ThreadError(ValueError):
+    """An unknown thread, or a thread this version cannot resume."""
+
+
+@dataclass
+class Outcome:
+    """How a thread ended (or stopped), from its final state."""
+
+    thread_id: str
+    method: str
+    state: dict[str, Any]
+    finished: bool
+
+
+def run_config(thread_id: str, method: str, context: Context) -> dict[str, Any]:
+    return {
+        "configurable": {"thread_id": thread_id},
+        "metadata": {"introspect_method": method, "introspect_context": json.dumps(context.to_dict())},
+        "recursion_limit": RECURSION_LIMIT,
+    }
+
+
+async def drive(
+    method: str,
+    context: Context,
+    thread_id: str,
+    checkpointer: BaseCheckpointSaver,
+    graph_input: dict[str, Any] | None,
+    on_update: OnUpdate | None = None,
+) -> Outcome:
+    """Run (``graph_input``) or continue (None) a thread to its end, streaming node updates."""
+    method = canonical(method)
+    graph = load_method(method).build_graph(checkpointer=checkpointer)
+    config = run_config(thread_id, method, context)
+    try:
+        async for chunk in graph.astream(graph_input, config, context=context, stream_mode="updates"):
+            for node, update in chunk.items():
+                if on_update is not None and isinstance(update, dict):
+                    maybe = on_update(node, update)
+                    if maybe is not None:
+                        await maybe
+    finally:
+        await SESSIONS.release(thread_id)
+    snapshot = await graph.aget_state(config)
+    return Outcome(thread_id, method, dict(snapshot.values), finished=not snapshot.next)
+
+
+async def thread_info(checkpointer: BaseCheckpointSaver, thread_id: str) -> tuple[str, Context]:
+    """The method and Context a thread was started with."""
+    found = await checkpointer.aget_tuple({"configurable": {"thread_id": thread_id}})
+    if found is None:
+        raise ThreadError(f"no checkpointed thread {thread_id!r}")
+    meta = found.metadata or {}
+    method, context = meta.get("introspect_method"), meta.get("introspect_context")
+    if not method or not context:
+        raise ThreadError(f"thread {thread_id!r} was not started by introspect")
+    return str(method), Context.from_dict(json.loads(context))
+
+
+async def resume(
+    checkpointer: BaseCheckpointSaver, thread_id: str, on_update: OnUpdate | None = None
+) -> Outcome:
+    """Continue an interrupted thread from its last checkpoint."""
+    method, context = await thread_info(checkpointer, thread_id)
+    return await drive(method, context, thread_id, checkpointer, None, on_update)

@@ -1,0 +1,1 @@
+"""LASER (paper 003): state-space exploration for WebShop, one node per state."""

@@ -1,0 +1,115 @@
+"""A LASER step's two model calls: a rationale, then one function from the state's tools.
+
+The function is chosen by native tool calling or, for models without it, by a JSON
+object in the reply (the paper's ablation). A function outside the state's tools, or an
+argument outside its enum, is refused and the model asked again with the reason.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
+
+import prompts
+from nodes.laser.tools import names
+from nodes.llm import Caller
+from nodes.parse import ParseError, json_object
+
+ATTEMPTS = 3
+
+
+@dataclass
+class Choice:
+    """The function the model chose, or ``None`` with the last refusal in ``problem``."""
+
+    name: str | None
+    args: dict[str, Any] = field(default_factory=dict)
+    problem: str = ""
+
+
+def text_of(message: AIMessage) -> str:
+    content = message.content
+    if isinstance(content, list):
+        return "".join(part.get("text", "") if isinstance(part, dict) else str(part) for part in content)
+    return str(content)
+
+
+async def rationale(llm: Caller, system: str, observation: str, history: list[str]) -> str:
+    """The state's rationale for the next action (Tables 4-6)."""
+    user = prompts.render("laser/observation", observation=observation, history="\n".join(history) or "None")
+    reply = await llm([SystemMessage(system), HumanMessage(user)])
+    text = text_of(reply).strip()
+    return text.removeprefix("Rationale:").strip() or text
+
+
+def validate(name: str, args: dict[str, Any], tools: list[dict[str, Any]]) -> str:
+    """Why a call is not allowed ('' when it is): unknown function, missing or off-enum argument."""
+    allowed = {t["function"]["name"]: t["function"]["parameters"] for t in tools}
+    if name not in allowed:
+        return f"The function {name!r} is not available in the current state."
+    schema = allowed[name]
+    for key in schema.get("required", []):
+        if args.get(key) in (None, ""):
+            return f"The function {name!r} needs the argument {key!r}."
+    for key, value in args.items():
+        prop = schema["properties"].get(key)
+        if prop is None:
+            return f"The function {name!r} has no argument {key!r}."
+        enum = prop.get("enum") or prop.get("items", {}).get("enum")
+        values = value if isinstance(value, list) else [value]
+        if enum:
+            wrong = [v for v in values if str(v) not in enum]
+            if wrong:
+                return f"{wrong[0]!r} is not a valid {key} here; valid values: {', '.join(enum)}."
+    return ""
+
+
+def _json_mode_system(tools: list[dict[str, Any]]) -> str:
+    functions = "\n".join(json.dumps(t["function"]) for t in tools)
+    return prompts.load("laser/action") + "\n\n" + prompts.render(
+        "laser/json_actions", functions=functions, example=names(tools)[0]
+    )
+
+
+def _read_reply(reply: AIMessage, mode: str) -> tuple[str | None, dict[str, Any], str]:
+    """(name, args, parse problem) from a tool call or a JSON reply."""
+    if mode == "json":
+        try:
+            data = json_object(text_of(reply))
+        except ParseError as exc:
+            return None, {}, str(exc)
+        args = data.get("arguments", data.get("args", {}))
+        if not isinstance(data.get("name"), str) or not isinstance(args, dict):
+            return None, {}, 'Reply with {"name": <function>, "arguments": {...}}.'
+        return data["name"], args, ""
+    if not reply.tool_calls:
+        return None, {}, "You did not call a function."
+    call = reply.tool_calls[0]
+    return call["name"], dict(call.get("args") or {}), ""
+
+
+async def choose_function(
+    llm: Caller, observation: str, why: str, tools: list[dict[str, Any]], mode: str
+) -> Choice:
+    """Table 7: turn the rationale into one of ``tools``, re-asking on a refusal."""
+    user = prompts.render("laser/action_input", observation=observation, rationale=why)
+    system = _json_mode_system(tools) if mode == "json" else prompts.load("laser/action")
+    messages: list[BaseMessage] = [SystemMessage(system), HumanMessage(user)]
+    problem = ""
+    for _ in range(ATTEMPTS):
+        reply = await llm(messages, tools=None if mode == "json" else tools, tool_choice=None if mode == "json" else "any")
+        name, args, problem = _read_reply(reply, mode)
+        if name is not None:
+            problem = validate(name, args, tools)
+            if not problem:
+                return Choice(name, args)
+        retry = prompts.render("laser/retry", problem=problem, allowed=", ".join(names(tools)))
+        messages.append(reply)
+        if reply.tool_calls:
+            messages.extend(ToolMessage(retry, tool_call_id=c["id"]) for c in reply.tool_calls)
+        else:
+            messages.append(HumanMessage(retry))
+    return Choice(None, problem=problem)

@@ -1,0 +1,120 @@
+"""The model factory and Caller: specs, keys, the real ChatOpenAI client against a local
+OpenAI-compatible stub (tool calls, 429/500/timeouts retried), and usage accounting."""
+
+from __future__ import annotations
+
+import pytest
+from langchain_core.messages import HumanMessage
+
+from nodes import llm
+from nodes.scripted import ScriptError
+from nodes.usage import PRICES
+from tests.support.openai_stub import OpenAIStub, Reply
+
+TOOL = {"type": "function", "function": {"name": "Search", "description": "search",
+        "parameters": {"type": "object", "properties": {"keywords": {"type": "string"}}, "required": ["keywords"]}}}
+
+
+@pytest.mark.parametrize("spec", ["gpt-4o", "openai:", ":gpt", ""])
+def test_malformed_specs_are_refused(spec):
+    with pytest.raises(llm.ModelConfigError, match="malformed model spec"):
+        llm.build_model(spec, None, 64)
+
+
+def test_missing_key_is_one_clear_error(monkeypatch):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    with pytest.raises(llm.ModelConfigError, match="OPENAI_API_KEY.*introspect demo"):
+        llm.build_model("openai:gpt-4o-mini", None, 64)
+
+
+def test_unknown_provider_is_a_config_error():
+    with pytest.raises(llm.ModelConfigError):
+        llm.build_model("nosuchprovider:model-x", None, 64)
+
+
+def test_missing_script_file_is_reported(tmp_path):
+    with pytest.raises(ScriptError, match="not found"):
+        llm.build_model(f"scripted:{tmp_path / 'nope.jsonl'}", None, 64)
+
+
+@pytest.fixture
+def stub(monkeypatch):
+    with OpenAIStub() as server:
+        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-test-secret-123")
+        monkeypatch.setenv("INTROSPECT_MODEL_TIMEOUT", "1.0")
+        yield server
+
+
+def make_caller(spec="openai:gpt-4o-mini", calls_before=0):
+    return llm.Caller(spec, temperature=0.0, max_tokens=64, calls_before=calls_before)
+
+
+async def test_chatopenai_tool_call_through_the_stub(stub):
+    stub.replies.append(Reply(content="", tool_calls=[{"name": "Search", "args": {"keywords": "red shoes"}}]))
+    caller = make_caller()
+    message = await caller([HumanMessage("find red shoes")], tools=[TOOL], tool_choice="any")
+    assert message.tool_calls[0]["name"] == "Search"
+    assert message.tool_calls[0]["args"] == {"keywords": "red shoes"}
+    sent = stub.requests[0]
+    assert sent["model"] == "gpt-4o-mini"
+    assert [t["function"]["name"] for t in sent["tools"]] == ["Search"]
+    assert sent["tool_choice"] == "required"
+    assert stub.headers[0]["authorization"] == "Bearer sk-test-secret-123"
+
+
+@pytest.mark.parametrize("failure", [Reply(status=429), Reply(status=500), Reply(status=503), Reply(delay=2.5)])
+async def test_transient_failures_are_retried(stub, fast_retries, failure):
+    stub.replies.extend([failure, Reply(content="ok after retry")])
+    caller = make_caller()
+    message = await caller([HumanMessage("hi")])
+    assert message.content == "ok after retry"
+    assert len(stub.requests) == 2
+    assert caller.usage["model_calls"] == 1  # the failed attempt is not a model call
+
+
+async def test_non_transient_error_is_not_retried(stub, fast_retries):
+    stub.replies.extend([Reply(status=400), Reply(content="never reached")])
+    with pytest.raises(llm.ModelCallError, match="400"):
+        await make_caller()([HumanMessage("hi")])
+    assert len(stub.requests) == 1
+
+
+async def test_retries_give_up_after_the_policy(stub, fast_retries):
+    stub.replies.extend([Reply(status=429)] * 4)
+    with pytest.raises(llm.ModelCallError, match="RateLimit"):
+        await make_caller()([HumanMessage("hi")])
+    assert len(stub.requests) == 4
+
+
+async def test_usage_and_cost_are_accounted(stub):
+    stub.replies.extend([Reply(content="a", prompt_tokens=1000, completion_tokens=500),
+                         Reply(content="b", prompt_tokens=2000, completion_tokens=100)])
+    caller = make_caller(calls_before=5)
+    await caller([HumanMessage("one")])
+    await caller([HumanMessage("two")])
+    price_in, price_out = PRICES["gpt-4o-mini"]
+    expected = (3000 * price_in + 600 * price_out) / 1_000_000
+    assert caller.usage["model_calls"] == 2
+    assert caller.usage["input_tokens"] == 3000 and caller.usage["output_tokens"] == 600
+    assert caller.usage["cost_usd"] == pytest.approx(expected)
+    assert caller.position == 7
+
+
+async def test_scripted_position_comes_from_state(write_script):
+    spec = write_script([{"content": "first"}, {"content": "second"}, {"content": "third"}])
+    caller = make_caller(spec, calls_before=1)
+    assert (await caller([HumanMessage("x")])).content == "second"
+    assert (await caller([HumanMessage("y")])).content == "third"
+    with pytest.raises(llm.ModelCallError, match="3 replies"):
+        await caller([HumanMessage("z")])
+
+
+async def test_scripted_model_records_offered_tools(write_script):
+    spec = write_script([{"content": "", "tool_calls": [{"name": "Search", "args": {"keywords": "k"}}]}])
+    caller = make_caller(spec)
+    message = await caller([HumanMessage("go")], tools=[TOOL])
+    assert message.tool_calls[0]["args"] == {"keywords": "k"}
+    model = llm.model_for(spec, 0.0, 64)
+    assert model.calls[0]["tools"] == ["Search"]
