@@ -1,0 +1,120 @@
+"""Structured Reflection (Li et al., EMNLP Findings 2023, paper 002) as a LangGraph graph.
+
+The algorithm, one trial per pass through ``start_trial`` (T = 1..max_trials, default 5):
+
+    start_trial   reset the env to the task (same seed every trial)
+    replay        memory: replay the steps before A, enforce B at A (no model call);
+                  at a step with a lesson it cannot enforce, disable the failed click targets
+    plan          staged planning: every action executable on this screen, in one call
+                  (Context.planning="iterative": one action per call, the baseline)
+    act           execute the next planned action; judge the trial status from the screens
+    describe      paraphrase the executed action (Appendix C)
+    ... act/describe until the plan is used up, then replay -> plan on the new screen,
+        until a status ends the trial: correct, cycle, no change, incomplete (no further
+        plan), in progress (step budget), exception (unreadable or refused action), failed
+    reflect       "For action index=A, you should B." -> structured memory; next trial
+    finish        record the last trial, release the env
+
+Edges:
+    START -> start_trial -> replay -> act | plan
+    plan -> act | reflect | finish
+    act -> describe | act | replay | reflect | finish
+    describe -> act | replay | reflect | finish
+    reflect -> start_trial;  finish -> END
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from langgraph.graph import END, START, StateGraph
+from langgraph.runtime import Runtime
+
+from graphs.context import Context
+from nodes.sr.act import act
+from nodes.sr.describe import describe, needs_description
+from nodes.sr.memory import entry_at
+from nodes.sr.plan import DEFAULT_MAX_ACTIONS, plan
+from nodes.sr.reflect import reflect
+from nodes.sr.replay import replay
+from nodes.sr.state import SRState
+from nodes.sr.status import TrialStatus
+from nodes.sr.trial import finish, start_trial
+
+DEFAULT_ENV = "miniwob"
+ENVS = ("miniwob",)
+DEFAULTS: dict[str, Any] = {"max_trials": 5, "max_actions": DEFAULT_MAX_ACTIONS, "planning": "staged"}
+
+Next = Literal["act", "replay", "reflect", "finish"]
+
+
+def _after_step(state: SRState, runtime: Runtime[Context]) -> Next:
+    """Continue the plan, start a new stage, or end the trial (reflect if trials remain)."""
+    status = state.get("status", "")
+    if status:
+        trials_left = int(state.get("trial", 1)) < runtime.context.limit("max_trials", DEFAULTS["max_trials"])
+        return "reflect" if status != TrialStatus.CORRECT.value and trials_left else "finish"
+    pending = state.get("pending", [])
+    step = len(state.get("steps", []))
+    # A planned action stops at a step the memory speaks about: that step gets a new stage.
+    if pending and (pending[0]["source"] != "plan" or entry_at(state["memory"], step) is None):
+        return "act"
+    return "replay"
+
+
+def after_replay(state: SRState) -> Literal["act", "plan"]:
+    return "act" if state.get("pending") else "plan"
+
+
+def after_plan(state: SRState, runtime: Runtime[Context]) -> Literal["act", "reflect", "finish"]:
+    return "act" if state.get("pending") else _after_step(state, runtime)  # type: ignore[return-value]
+
+
+def after_act(state: SRState, runtime: Runtime[Context]) -> Literal["describe", "act", "replay", "reflect", "finish"]:
+    following = _after_step(state, runtime)
+    if following != "finish" and needs_description(state["steps"][-1]):
+        return "describe"
+    return following
+
+
+def after_describe(state: SRState, runtime: Runtime[Context]) -> Next:
+    return _after_step(state, runtime)
+
+
+def build_graph(checkpointer: Any = None):
+    """The compiled Structured Reflection graph (pass a checkpointer to resume runs)."""
+    builder = StateGraph(SRState, context_schema=Context)
+    builder.add_node("start_trial", start_trial)
+    builder.add_node("replay", replay)
+    builder.add_node("plan", plan)
+    builder.add_node("act", act)
+    builder.add_node("describe", describe)
+    builder.add_node("reflect", reflect)
+    builder.add_node("finish", finish)
+    builder.add_edge(START, "start_trial")
+    builder.add_edge("start_trial", "replay")
+    builder.add_conditional_edges("replay", after_replay)
+    builder.add_conditional_edges("plan", after_plan)
+    builder.add_conditional_edges("act", after_act)
+    builder.add_conditional_edges("describe", after_describe)
+    builder.add_edge("reflect", "start_trial")
+    builder.add_edge("finish", END)
+    return builder.compile(checkpointer=checkpointer)
+
+
+graph = build_graph()
+
+
+def result(state: dict[str, Any]) -> dict[str, Any]:
+    """Per task: the trials run, each trial's status, actions and planning calls, and totals."""
+    trials = state.get("trials", [])
+    return {
+        "trials": len(trials),
+        "status": trials[-1]["status"] if trials else state.get("status", ""),
+        "planning_calls": sum(int(t.get("planning_calls", 0)) for t in trials),
+        "trial_records": [
+            {key: t.get(key) for key in ("trial", "status", "actions", "planning_calls", "reflection", "reflection_error")
+             if t.get(key) is not None}
+            for t in trials
+        ],
+    }

@@ -1,0 +1,76 @@
+"""Executing the next queued action and judging the trial (paper 002, Sec. 3.3-3.4, 4.3).
+
+One action per node run, so every step is checkpointed. Before the action, the failed
+click targets the memory holds for this step are disabled. A malformed plan line is not
+sent to the env: it is recorded as an invalid action with the parser's explanation, which
+ends the trial with status exception (the paper halts a plan that holds non-executable
+actions and resorts to reflection). After the action the trial status is computed from
+the screens; hold/release change nothing visible by design, so they add no screen.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langchain_core.runnables import RunnableConfig
+from langgraph.runtime import Runtime
+
+import prompts
+from graphs.context import Context
+from nodes.environment import execute, live_env
+from nodes.sr.actions import kind
+from nodes.sr.constrain import disable_failed_targets
+from nodes.sr.plan import DEFAULT_MAX_ACTIONS
+from nodes.sr.state import SRState, StepRecord
+from nodes.sr.status import trial_status
+from nodes.state import Step
+
+NO_SCREEN_CHANGE = ("hold", "release")
+SELF_DESCRIBING = ("press", "hold", "release")  # key actions need no paraphrase (paper's code)
+
+
+def invalid_description(action: str, feedback: str) -> str:
+    """What the planner and reflection read about a refused action (no model call needed)."""
+    return prompts.render("structured_reflection/invalid_action", action=action, feedback=feedback)
+
+
+async def act(state: SRState, runtime: Runtime[Context], config: RunnableConfig) -> dict[str, Any]:
+    """Execute the head of ``pending`` and compute the trial status."""
+    ctx = runtime.context
+    pending = list(state["pending"])
+    item = pending.pop(0)
+    steps = list(state.get("steps", []))
+    update: dict[str, Any] = await disable_failed_targets(state, ctx, config, len(steps))
+    state = {**state, **update}  # type: ignore[assignment]
+    screens = list(state.get("screens", []))
+    record = StepRecord(action=item["action"], source=item["source"], valid=True)
+    if item.get("description") or kind(item["action"]) in SELF_DESCRIBING:
+        record["description"] = item.get("description") or item["action"]
+    if item.get("error"):
+        record.update(valid=False, feedback=item["error"])
+        update["trajectory"] = [Step(node="act", action=item["action"], rationale=item["source"],
+                                     observation=state.get("observation", ""), reward=0.0, valid=False,
+                                     feedback=item["error"])]
+        update["actions"] = int(state.get("actions", 0)) + 1
+    else:
+        env = await live_env(state, ctx, config)
+        result, executed = await execute(env, state, config, item["action"], node="act", rationale=item["source"])
+        update.update(executed)
+        if not executed["trajectory"][0].get("valid", True):
+            record.update(valid=False, feedback=executed["trajectory"][0].get("feedback", ""))
+        if kind(item["action"]) not in NO_SCREEN_CHANGE:
+            screens.append(result.observation.text)
+    if not record["valid"]:
+        record["description"] = invalid_description(record["action"], record["feedback"])
+    steps.append(record)
+    status = trial_status(
+        screens,
+        reward=float(update.get("reward", state.get("reward", 0.0))),
+        done=bool(update.get("done", state.get("done", False))),
+        steps=len(steps),
+        max_steps=ctx.limit("max_actions", DEFAULT_MAX_ACTIONS),
+        exception=not record["valid"],
+        stopped=False,
+    )
+    update.update(pending=pending, steps=steps, screens=screens, status=status.value if status else "")
+    return update

@@ -1,0 +1,103 @@
+"""Structured thought management (paper 002, Sec. 5.1-5.2, Algorithm 1).
+
+The memory is keyed by step. A reflection "For action index=A, you should B." on a failed
+trial (1) keeps the trial's steps before A as a replay prefix, executed without model calls
+in the next trial (the env is reset with the same seed, so they lead to the same screen);
+(2) stores B at A, enforced there unless B is itself an action that already failed at A;
+(3) adds the action taken at A to A's failed set and, for a click, its id to A's disabled
+ids (removed from the screen from A on); (4) clears every entry after A, now outdated.
+All functions are pure: they take and return the JSON structures kept in graph state.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from nodes.sr.actions import kind, parse_action, target_id
+from nodes.sr.state import Memory, MemoryEntry, StepRecord
+
+
+@dataclass(frozen=True)
+class Suggestion:
+    """A parsed reflection: 0-based step, B as written, B as a canonical action ('' if not one)."""
+
+    step: int
+    text: str
+    action: str
+
+
+class ReflectionError(ValueError):
+    """The reflection did not follow "For action index=A, you should B."; the message says why."""
+
+
+_INDEX = re.compile(r"index\s*=?\s*(\d+)", re.I)
+_SHOULD = re.compile(r"\byou\s+should\s+(.+)", re.I | re.S)
+
+
+def parse_reflection(text: str, steps_taken: int, *, may_extend: bool) -> Suggestion:
+    """Read "For action index=A, you should B." from untrusted text.
+
+    A runs from 1 to the number of actions taken; ``may_extend`` also allows the index
+    right after the last action (an incomplete trial that needed one more action).
+    """
+    index = _INDEX.search(text)
+    should = _SHOULD.search(text[index.end():] if index else text)
+    if not index or not should:
+        raise ReflectionError(
+            'the reflection must read "For action index=A, you should B."; got: ' + text.strip()[:200]
+        )
+    step = int(index.group(1)) - 1
+    last = steps_taken + (1 if may_extend else 0)
+    if not 0 <= step < last:
+        raise ReflectionError(f"action index={step + 1} is outside the trajectory (1..{last})")
+    body = should.group(1).strip().splitlines()[0].strip()
+    parsed = parse_action(body)
+    return Suggestion(step=step, text=body, action="" if parsed.error else parsed.action)
+
+
+def entry_at(memory: Memory, step: int) -> MemoryEntry | None:
+    return memory["entries"].get(str(step))
+
+
+def enforced_action(memory: Memory, step: int) -> str:
+    """B at ``step`` if it may be enforced: a grammar action not already failed there."""
+    entry = entry_at(memory, step)
+    if not entry or not entry.get("action"):
+        return ""
+    action = entry["action"]
+    if action in entry.get("failed", []) or (kind(action) == "click" and target_id(action) in entry.get("disabled", [])):
+        return ""
+    return action
+
+
+def disabled_ids(memory: Memory, step: int) -> list[int]:
+    entry = entry_at(memory, step)
+    return list(entry.get("disabled", [])) if entry else []
+
+
+def update(memory: Memory, suggestion: Suggestion, steps: list[StepRecord], reflection: str) -> Memory:
+    """The memory after a reflection on the trial that executed ``steps``."""
+    a = suggestion.step
+    entries = {k: v for k, v in memory["entries"].items() if int(k) < a}  # later ones are outdated
+    old = memory["entries"].get(str(a), MemoryEntry())
+    failed = list(old.get("failed", []))
+    disabled = list(old.get("disabled", []))
+    if a < len(steps):
+        taken = steps[a]["action"]
+        if taken not in failed:  # it was part of a failed trial, even if B repeats it
+            failed.append(taken)
+        taken_id = target_id(taken) if kind(taken) == "click" else None
+        if taken_id is not None and taken_id != target_id(suggestion.action) and taken_id not in disabled:
+            disabled.append(taken_id)
+    entries[str(a)] = MemoryEntry(reflection=reflection, action=suggestion.action, failed=failed, disabled=disabled)
+    replay = [StepRecord(action=s["action"], source="replay", description=s.get("description", ""), valid=True)
+              for s in steps[:a]]
+    return Memory(replay=replay, entries=entries)
+
+
+def hide_ids(screen: str, ids: list[int]) -> str:
+    """The screen with the ``id=N`` attributes of ``ids`` removed (the element stays, Sec. 5.2)."""
+    for element_id in ids:
+        screen = re.sub(rf"\s*\bid={element_id}\b(?!\d)", "", screen)
+    return screen

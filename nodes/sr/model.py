@@ -1,0 +1,23 @@
+"""One prompt in, the reply's text out: how every SR node talks to the model.
+
+The paper's prompts are single text prompts (Appendices A-E), so each call is one human
+message. Usage stays on the Caller; the node returns ``{"usage": llm.usage}``.
+"""
+
+from __future__ import annotations
+
+from langchain_core.messages import HumanMessage
+
+from nodes.llm import Caller
+
+# Paper 002 decodes with a fixed low temperature "for better reproducibility".
+TEMPERATURE = 0.0
+
+
+async def ask(llm: Caller, prompt: str) -> str:
+    """The model's reply to ``prompt`` as plain text."""
+    reply = await llm([HumanMessage(prompt)])
+    content = reply.content
+    if isinstance(content, list):
+        return "".join(part.get("text", "") if isinstance(part, dict) else str(part) for part in content)
+    return str(content)

@@ -1,0 +1,66 @@
+"""Trial boundaries: a trial starts with an env reset (same task, same seed), the run ends
+by releasing the env.
+
+Every trial starts from the task's first screen, so the replay prefix of the memory leads
+to the same screens again. ``actions`` counts every executed action of the run, across
+trials (the cost the evaluation reports); the step budget applies per trial.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langchain_core.runnables import RunnableConfig
+from langgraph.runtime import Runtime
+
+from graphs.context import Context
+from nodes.environment import release, start_task
+from nodes.sr.state import SRState, TrialRecord, empty_memory
+
+
+def task_name(task_id: str) -> str:
+    """MiniWoB ids are ``<task>/<seed>``; the prompts name the task (``click-button``)."""
+    return task_id.split("/", 1)[0]
+
+
+async def start_trial(state: SRState, runtime: Runtime[Context], config: RunnableConfig) -> dict[str, Any]:
+    """Reset the env to the task and open trial ``trial + 1`` with an empty trajectory."""
+    actions_so_far = int(state.get("actions", 0))
+    _, observation, update = await start_task(state, runtime.context, config)
+    goal = observation.info.get("goal") or observation.info.get("utterance") or state.get("goal", "")
+    update.update(
+        goal=str(goal),
+        task_name=task_name(str(state["task_id"])),
+        actions=actions_so_far,
+        trial=int(state.get("trial", 0)) + 1,
+        screens=[observation.text],
+        steps=[],
+        pending=[],
+        planning_calls=0,
+        status="",
+    )
+    if "memory" not in state:
+        update.update(memory=empty_memory(), trials=[])
+    return update
+
+
+def record(state: SRState, **extra: Any) -> TrialRecord:
+    """The record of the trial that just ended."""
+    steps = state.get("steps", [])
+    return TrialRecord(
+        trial=int(state["trial"]),
+        status=state["status"],
+        actions=[s["action"] for s in steps],
+        sources=[s.get("source", "plan") for s in steps],
+        planning_calls=int(state.get("planning_calls", 0)),
+        reward=float(state.get("reward", 0.0)),
+        **extra,
+    )
+
+
+async def finish(state: SRState, runtime: Runtime[Context], config: RunnableConfig) -> dict[str, Any]:
+    """Record the last trial, say why the run stopped, and release the env."""
+    await release(state, config)
+    status = state.get("status", "")
+    reason = "correct" if status == "correct" else f"{status} after {state.get('trial', 0)} trial(s)"
+    return {"trials": [*state.get("trials", []), record(state)], "stop_reason": reason}

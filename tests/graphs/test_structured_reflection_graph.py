@@ -1,0 +1,295 @@
+"""Structured Reflection graph paths with scripted models on a tiny deterministic page env.
+
+The fake env stands in for MiniWoB where the logic, not the browser, is under test: it has
+the same action grammar, ends episodes with reward 1 / -1, supports ``disable_ids`` and
+snapshot/restore. The real-MiniWoB tests live in test_structured_reflection_miniwob.py.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import uuid
+from typing import Any
+
+import pytest
+from langgraph.checkpoint.memory import InMemorySaver
+
+import envs.base
+from envs.base import Env, Observation, StepResult, invalid
+from envs.sessions import SESSIONS
+from graphs.context import Context
+from graphs.structured_reflection import build_graph, result
+from nodes.llm import model_for
+
+# task -> (goal, element ids to select, submit id)
+TASKS = {
+    "boxes": ("Select B, C and click Submit.", {2, 3}),
+    "button": ("Click on the 'Submit' button.", set()),
+}
+LABELS = {1: "A", 2: "B", 3: "C", 4: "D"}
+
+
+class FakePageEnv(Env):
+    """Checkboxes 1-4 (task boxes) or buttons 1 and 3 (task button), Submit 5, a static label 6,
+    tabs 7/8 and a text field 9."""
+
+    name = "fakepage"
+
+    def __init__(self) -> None:
+        self.task = ""
+        self.checked: set[int] = set()
+        self.tab = 1
+        self.text = ""
+        self.disabled: set[int] = set()
+        self.history: list[str] = []
+        self.over = False
+
+    def task_ids(self, split: str | None = None) -> list[str]:
+        return [f"{t}/0" for t in TASKS]
+
+    def _screen(self) -> str:
+        def tag(i: int, name: str, body: str, extra: str = "") -> str:
+            ident = "" if i in self.disabled else f" id={i}"
+            return f"<{name}{ident}{extra}>{body}</{name}>"
+
+        goal, _ = TASKS[self.task.split("/")[0]]
+        lines = [f"<div>{goal}</div>"]
+        if self.task.startswith("boxes"):
+            lines += [tag(i, "checkbox", LABELS[i], f' value="{str(i in self.checked).lower()}"') for i in LABELS]
+        else:
+            lines += [tag(1, "button", "Cancel"), tag(3, "button", "Help")]
+        lines += [tag(5, "button", "Submit"), tag(6, "span", "Instructions"),
+                  tag(7, "tab", "Tab 1"), tag(8, "tab", "Tab 2"), f"<p>Content of tab {self.tab}</p>",
+                  tag(9, "input_text", "", f' value="{self.text}"')]
+        return "\n".join(lines)
+
+    def _obs(self) -> Observation:
+        return Observation(self._screen(), info={"goal": TASKS[self.task.split("/")[0]][0]})
+
+    async def reset(self, task_id: str) -> Observation:
+        self.check_task(task_id)
+        self.__init__()
+        self.task = task_id
+        return self._obs()
+
+    async def disable_ids(self, ids: list[int]) -> Observation:
+        self.disabled |= set(ids)
+        return self._obs()
+
+    async def step(self, action: str) -> StepResult:
+        obs = self._obs()
+        if self.over:
+            return invalid(obs, "the episode is over")
+        click = re.fullmatch(r"click id=(\d+)", action)
+        enter = re.fullmatch(r'enter "(.*)" to id=(\d+)', action)
+        target = int((click or enter).group(click and 1 or 2)) if (click or enter) else None
+        if target is not None and (target in self.disabled or not 1 <= target <= 9):
+            return invalid(obs, f"no element with id={target} on the screen")
+        self.history.append(action)
+        if enter and target == 9:
+            self.text = enter.group(1)
+        elif click and target in LABELS and self.task.startswith("boxes"):
+            self.checked ^= {target}
+        elif click and target in (7, 8):
+            self.tab = target - 6
+        elif click and target in (1, 3, 5):
+            self.over = True
+            wanted = TASKS[self.task.split("/")[0]][1]
+            ok = target == 5 and self.checked == wanted
+            return StepResult(self._obs(), 1.0 if ok else -1.0, True, {"success": ok})
+        elif not (click or enter or action.startswith(("press ", "hold ", "release "))):
+            return invalid(obs, f"unknown action {action!r}")
+        return StepResult(self._obs(), 0.0, False, {})
+
+    async def snapshot(self) -> dict[str, Any]:
+        return {"task": self.task, "history": list(self.history), "disabled": sorted(self.disabled)}
+
+    async def restore(self, snapshot: dict[str, Any]) -> Observation:
+        await self.reset(snapshot["task"])
+        for action in snapshot["history"]:
+            await self.step(action)
+        self.disabled = set(snapshot["disabled"])
+        return self._obs()
+
+
+@pytest.fixture(autouse=True)
+def fake_env(monkeypatch):
+    monkeypatch.setitem(envs.base.ENV_CLASSES, "fakepage", f"{__name__}:FakePageEnv")
+
+
+def scripted(tmp_path, replies: list[str]) -> str:
+    path = tmp_path / f"sr-{uuid.uuid4().hex[:8]}.jsonl"
+    path.write_text("".join(json.dumps({"content": r}) + "\n" for r in replies), encoding="utf-8")
+    return f"scripted:{path}"
+
+
+def prompts_seen(spec: str) -> list[str]:
+    """Every prompt the scripted model was shown, in call order."""
+    return [str(call["messages"][-1].content) for call in model_for(spec, 0.0, 512).calls]
+
+
+async def run(spec: str, task: str, **options: Any) -> dict[str, Any]:
+    graph = build_graph(checkpointer=InMemorySaver())
+    config = {"configurable": {"thread_id": uuid.uuid4().hex}, "recursion_limit": 500}
+    context = Context(model=spec, env="fakepage", **options)
+    return await graph.ainvoke({"task_id": task}, config, context=context)
+
+
+async def test_staged_plan_solves_a_screen_in_one_planning_call(tmp_path):
+    spec = scripted(tmp_path, ["Your plan:\n1. click id=2\n2. `click id=3`\n3. click id=5.", "ticked B", "ticked C"])
+    out = await run(spec, "boxes/0")
+    assert out["success"] and out["status"] == "correct"
+    assert result(out) == {
+        "trials": 1, "status": "correct", "planning_calls": 1,
+        "trial_records": [{"trial": 1, "status": "correct", "actions": ["click id=2", "click id=3", "click id=5"],
+                           "planning_calls": 1}],
+    }
+    assert out["usage"]["model_calls"] == 3  # one plan, two paraphrases (none after the winning click)
+
+
+async def test_failed_trial_is_reflected_and_the_fix_enforced_without_a_model_call(tmp_path):
+    spec = scripted(tmp_path, ["click id=1", "clicked Cancel", "For action index=1, you should click id=5."])
+    out = await run(spec, "button/0")
+    assert out["success"]
+    statuses = [t["status"] for t in out["trials"]]
+    assert statuses == ["failed", "correct"]
+    assert out["trials"][1]["sources"] == ["enforce"] and out["trials"][1]["planning_calls"] == 0
+    assert out["memory"]["entries"] == {"0": {
+        "reflection": "For action index=1, you should click id=5.", "action": "click id=5",
+        "failed": ["click id=1"], "disabled": [1]}}
+    reflection_prompt = prompts_seen(spec)[2]
+    assert "However, your actions did not complete the goal." in reflection_prompt
+    assert "Your index=1 action: click id=1 (clicked Cancel)" in reflection_prompt
+
+
+async def test_second_trial_replays_enforces_and_plans_without_the_failed_id(tmp_path):
+    spec = scripted(tmp_path, [
+        "click id=2\nclick id=4\nclick id=5",  # trial 1: D instead of C
+        "ticked B", "ticked D", "submitted",
+        "For action index=2, you should click id=3.",
+        "ticked C",  # trial 2: paraphrase of the enforced click (the replayed one keeps its own)
+        "click id=5",  # trial 2: the plan on the screen after the fix
+    ])
+    out = await run(spec, "boxes/0")
+    assert out["success"]
+    second = out["trials"][1]
+    assert second["sources"] == ["replay", "enforce", "plan"]
+    assert second["actions"] == ["click id=2", "click id=3", "click id=5"]
+    assert second["planning_calls"] == 1
+    last_plan = prompts_seen(spec)[-1]
+    assert ">D</checkbox>" in last_plan and "id=4" not in last_plan  # D stays, without its id
+    assert "1st action: ticked B" in last_plan and "2nd action: ticked C" in last_plan
+
+
+async def test_an_earlier_correction_clears_later_entries(tmp_path):
+    spec = scripted(tmp_path, [
+        "click id=1\nclick id=3\nclick id=4\nclick id=5",  # trial 1: A, C, D
+        "A", "C", "D", "submit",
+        "For action index=3, you should click id=5.",  # trial 2: replay A, C; enforce submit
+        "submit",
+        "For action index=1, you should click id=2.",  # trial 3: enforce B, then plan
+        "B",
+        "click id=3\nclick id=5", "C",
+    ])
+    out = await run(spec, "boxes/0")
+    assert [t["status"] for t in out["trials"]] == ["failed", "failed", "correct"]
+    assert out["trials"][1]["sources"] == ["replay", "replay", "enforce"]
+    assert list(out["memory"]["entries"]) == ["0"]  # the entry for index=3 is outdated
+    assert out["memory"]["replay"] == []
+    assert out["trials"][2]["sources"] == ["enforce", "plan", "plan"]
+    assert "id=1" not in prompts_seen(spec)[-1]  # A failed at step 0: disabled from then on
+
+
+async def test_no_change_status_and_its_reflection_prompt(tmp_path):
+    spec = scripted(tmp_path, ["click id=6", "clicked the instructions", "For action index=1, you should click id=5."])
+    out = await run(spec, "button/0")
+    assert out["trials"][0]["status"] == "no change"
+    assert "did not cause anything to change" in prompts_seen(spec)[2]
+    assert out["success"]
+
+
+async def test_cycle_status(tmp_path):
+    spec = scripted(tmp_path, ["click id=8\nclick id=7\nclick id=5", "opened tab 2"])
+    out = await run(spec, "button/0", max_trials=1)
+    assert out["trials"][0]["status"] == "cycle"
+    assert out["trials"][0]["actions"] == ["click id=8", "click id=7"]  # halted before the submit
+    assert out["stop_reason"] == "cycle after 1 trial(s)"
+
+
+async def test_malformed_plan_line_becomes_exception_feedback(tmp_path):
+    spec = scripted(tmp_path, [
+        "click id=2\nclick the C checkbox\nclick id=5",
+        "ticked B",
+        "I am not sure what went wrong.",  # a malformed reflection: memory unchanged
+        "click id=2\nclick id=3\nclick id=5", "B", "C",
+    ])
+    out = await run(spec, "boxes/0")
+    first = out["trials"][0]
+    assert first["status"] == "exception" and first["actions"] == ["click id=2", "click the C checkbox"]
+    assert "reflection_error" in first and out["memory"]["entries"] == {}
+    reflection_prompt = prompts_seen(spec)[2]
+    assert "However, your last action is invalid." in reflection_prompt
+    assert '"click the C checkbox" is not an action' in reflection_prompt
+    refused = [s for s in out["trajectory"] if not s["valid"]]
+    assert [s["action"] for s in refused] == ["click the C checkbox"]
+    assert out["success"] and out["trials"][1]["status"] == "correct"
+
+
+async def test_refused_env_action_is_an_exception(tmp_path):
+    spec = scripted(tmp_path, ["click id=42"])
+    out = await run(spec, "button/0", max_trials=1)
+    assert out["trials"][0]["status"] == "exception"
+    assert out["trajectory"][-1]["feedback"] == "no element with id=42 on the screen"
+
+
+async def test_no_plan_is_incomplete_and_the_reflection_may_add_the_missing_action(tmp_path):
+    spec = scripted(tmp_path, [
+        "click id=2\nclick id=3", "B", "C",
+        "The goal is fulfilled.",  # no further plan: incomplete
+        "For action index=3, you should click id=5.",
+    ])
+    out = await run(spec, "boxes/0")
+    assert out["trials"][0]["status"] == "incomplete"
+    assert out["trials"][1]["sources"] == ["replay", "replay", "enforce"]
+    assert out["success"] and out["usage"]["model_calls"] == 5
+
+
+async def test_step_budget_gives_in_progress(tmp_path):
+    spec = scripted(tmp_path, ["click id=1\nclick id=2\nclick id=3\nclick id=5", "A", "B"])
+    out = await run(spec, "boxes/0", max_trials=1, max_actions=2)
+    assert out["trials"][0]["status"] == "in progress" and len(out["trials"][0]["actions"]) == 2
+
+
+async def test_key_actions_need_no_paraphrase(tmp_path):
+    spec = scripted(tmp_path, ['hold CTRL\nclick id=2\nrelease CTRL\nenter "hi" to id=9\npress ENTER',
+                               "ticked B", "typed hi"])
+    out = await run(spec, "boxes/0", max_trials=1)
+    assert out["trials"][0]["status"] == "no change"
+    assert out["usage"]["model_calls"] == 3  # the plan and two paraphrases
+
+
+async def test_staged_planning_needs_fewer_planning_calls_than_iterative(tmp_path):
+    staged = scripted(tmp_path, ["click id=2\nclick id=3\nclick id=5", "B", "C"])
+    iterative = scripted(tmp_path, ["click id=2", "B", "click id=3", "C", "click id=5"])
+    out_staged = await run(staged, "boxes/0")
+    out_iterative = await run(iterative, "boxes/0", planning="iterative")
+    assert out_staged["success"] and out_iterative["success"]
+    calls = result(out_staged)["planning_calls"], result(out_iterative)["planning_calls"]
+    assert calls == (1, 3)
+    assert "plan the next atomic action" in prompts_seen(iterative)[0]
+
+
+async def test_resumed_run_ends_like_an_uninterrupted_one(tmp_path):
+    spec = scripted(tmp_path, ["click id=2\nclick id=4\nclick id=5", "B", "D", "submit",
+                               "For action index=2, you should click id=3.", "C", "click id=5"])
+    graph = build_graph(checkpointer=InMemorySaver())
+    config = {"configurable": {"thread_id": uuid.uuid4().hex}, "recursion_limit": 500}
+    context = Context(model=spec, env="fakepage")
+    await graph.ainvoke({"task_id": "boxes/0"}, config, context=context, interrupt_before=["plan"])
+    paused = await graph.ainvoke(None, config, context=context, interrupt_before=["plan"])
+    assert paused["trial"] == 2 and len(paused["steps"]) == 2  # replayed and enforced, before the plan
+    await SESSIONS.release(config["configurable"]["thread_id"])  # the process died: no live env
+    out = await graph.ainvoke(None, config, context=context)
+    assert out["success"] and out["trials"][1]["sources"] == ["replay", "enforce", "plan"]
+    assert "id=4" not in prompts_seen(spec)[-1]  # the rebuilt env still hides the failed target
