@@ -158,11 +158,11 @@ def order_view(store: Store, order: Order) -> str:
     rows = []
     for item in order.items:
         options = "".join(
-            f"<dt>{esc(k)}</dt><dd>{esc(v)}</dd>" for k, v in item.options.items()
+            f"<dt>{esc(k)}:</dt> <dd>{esc(v)}</dd> " for k, v in item.options.items()
         )
         rows.append(
             f'<tr><td><strong class="product name">{esc(item.product.name)}</strong>'
-            + (f'<dl class="item-options">{options}</dl>' if options else "")
+            + (f' <dl class="item-options">{options}</dl>' if options else "")
             + f"</td><td>{esc(item.product.sku)}</td><td>{money(item.product.price)}</td>"
             f"<td>Ordered: {item.qty}</td><td>{money(item.subtotal)}</td></tr>"
         )

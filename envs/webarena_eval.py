@@ -1,0 +1,249 @@
+"""WebArena's evaluators, written after evaluation_harness/evaluators.py (semantics, not code).
+
+- string_match: the ``stop`` answer against ``reference_answers``: exact_match, must_include
+  (a single one-character reference must be a whole token), fuzzy_match (an LLM judge through
+  a nodes.llm.Caller; "N/A" marks an unachievable task: the answer "N/A" passes outright, any other
+  answer is judged against ``string_note`` by the UA prompt);
+- url_match: "GOLD in PRED": some reference base path (netloc + path, trailing "/" ignored) equals
+  the page's, and every reference query key has one of its reference values in the page's query;
+- program_html: for each target, open its url ("last" = the page as the agent left it), run the
+  JS locator and check ``required_contents`` (exact_match, or must_include with " |OR| " choices).
+
+A task passes when every evaluator passes. An evaluator that cannot decide (a fuzzy_match with no
+model to ask, a helper that needs a site's REST API that is unreachable) is reported with
+``passed=None`` and a reason, and the task does not pass: never a silent pass.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+import urllib.parse
+from collections import defaultdict
+from dataclasses import asdict, dataclass
+from typing import Any, Mapping
+
+from langchain_core.messages import HumanMessage, SystemMessage
+from playwright.async_api import BrowserContext, Error as PlaywrightError, Page
+
+import prompts
+from envs import webarena_helpers
+
+_TOKEN = re.compile(r"\w+|[^\w\s]")
+
+
+@dataclass
+class Outcome:
+    """One evaluator's verdict: passed True/False, or None when it could not decide."""
+
+    evaluator: str
+    passed: bool | None
+    detail: str
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+class JudgeUnavailable(RuntimeError):
+    """fuzzy_match was needed but no model was given."""
+
+
+# --- string comparison -------------------------------------------------------------------------
+
+
+def clean_answer(answer: str) -> str:
+    """Strip, drop one pair of enclosing quotes, lowercase (as WebArena does)."""
+    answer = answer.strip()
+    if len(answer) >= 2 and answer[0] == answer[-1] and answer[0] in "'\"":
+        answer = answer[1:-1]
+    return answer.lower()
+
+
+def exact_match(ref: str, pred: str) -> bool:
+    return clean_answer(pred) == clean_answer(ref)
+
+
+def must_include(ref: str, pred: str, tokenize: bool = False) -> bool:
+    """``ref`` occurs in ``pred``; a lone one-character ref must be a whole token ("0" is not in "10")."""
+    clean_ref, clean_pred = clean_answer(ref), clean_answer(pred)
+    if tokenize and len(clean_ref) == 1:
+        return clean_ref in _TOKEN.findall(clean_pred)
+    return clean_ref in clean_pred
+
+
+async def _ask(caller: Any, prompt: str) -> str:
+    message = await caller([SystemMessage("You are a helpful assistant"), HumanMessage(prompt)])
+    content = message.content
+    return (content if isinstance(content, str) else str(content)).lower()
+
+
+async def fuzzy_match(pred: str, reference: str, intent: str, caller: Any) -> bool:
+    """The LLM judge of WebArena (prompts/webarena/fuzzy_match.md): "correct" passes.
+
+    ``caller`` is a nodes.llm.Caller (any async callable taking messages and returning an
+    AIMessage). An empty prediction passes only an empty reference, without asking.
+    """
+    if not pred:
+        return not reference
+    if caller is None:
+        raise JudgeUnavailable("fuzzy_match needs a model: pass a caller (env.judge or judge_model)")
+    reply = await _ask(caller, prompts.render("webarena/fuzzy_match", intent=intent, reference=reference, pred=pred))
+    if "partially correct" in reply or "incorrect" in reply:
+        return False
+    return "correct" in reply
+
+
+async def ua_match(pred: str, reason: str, intent: str, caller: Any) -> bool:
+    """Does the agent's report of an unachievable task give the annotated reason? ("same")."""
+    if caller is None:
+        raise JudgeUnavailable("judging an N/A report needs a model: pass a caller (env.judge or judge_model)")
+    reply = await _ask(caller, prompts.render("webarena/ua_match", intent=intent, reference=reason, pred=pred))
+    return "different" not in reply and "same" in reply
+
+
+async def string_match(cfg: Mapping[str, Any], answer: str, caller: Any = None) -> Outcome:
+    pred = clean_answer(answer)
+    ev = cfg["eval"]
+    failures: list[str] = []
+    try:
+        for approach, value in (ev.get("reference_answers") or {}).items():
+            if approach == "exact_match":
+                if not exact_match(value, pred):
+                    failures.append(f"exact_match {value!r}")
+            elif approach == "must_include":
+                for ref in value:
+                    if not must_include(ref, pred, tokenize=len(value) == 1):
+                        failures.append(f"must_include {ref!r}")
+            elif approach == "fuzzy_match" and value == "N/A":
+                if not exact_match("N/A", pred) and not await ua_match(
+                    pred, ev.get("string_note", ""), cfg["intent"], caller
+                ):
+                    failures.append("N/A: the report does not give the reason")
+            elif approach == "fuzzy_match":
+                for ref in value:
+                    if not await fuzzy_match(pred, ref, cfg["intent"], caller):
+                        failures.append(f"fuzzy_match {ref!r}")
+            else:
+                failures.append(f"unknown reference kind {approach!r}")
+    except JudgeUnavailable as exc:
+        return Outcome("string_match", None, str(exc))
+    if failures:
+        return Outcome("string_match", False, f"answer {answer!r} fails: " + "; ".join(failures))
+    return Outcome("string_match", True, f"answer {answer!r} matches")
+
+
+# --- URL ------------------------------------------------------------------------------------------
+
+
+def _base_and_query(url: str) -> tuple[str, dict[str, list[str]]]:
+    parts = urllib.parse.urlparse(url.rstrip("/"))
+    return (parts.netloc + parts.path).rstrip("/"), urllib.parse.parse_qs(parts.query)
+
+
+def url_matches(reference_url: str, page_url: str) -> bool:
+    """WebArena's "GOLD in PRED" rule; references are joined by " |OR| "."""
+    refs = [_base_and_query(u.strip()) for u in reference_url.split(" |OR| ")]
+    pred_base, pred_query = _base_and_query(page_url)
+    if not any(base == pred_base for base, _ in refs):
+        return False
+    wanted: dict[str, set[str]] = defaultdict(set)
+    for _, query in refs:
+        for key, values in query.items():
+            wanted[key].update(values)
+    return all(any(v in pred_query.get(key, []) for v in values) for key, values in wanted.items())
+
+
+def url_match(cfg: Mapping[str, Any], page_url: str) -> Outcome:
+    ev = cfg["eval"]
+    rule = ev.get("url_note") or "GOLD in PRED"
+    if rule != "GOLD in PRED":
+        return Outcome("url_match", None, f"unknown url rule {rule!r}")
+    ok = url_matches(ev.get("reference_url", ""), page_url)
+    return Outcome("url_match", ok, f"page {page_url} {'matches' if ok else 'does not match'} {ev.get('reference_url')}")
+
+
+# --- program_html ---------------------------------------------------------------------------------
+
+
+def contents_match(required: Mapping[str, Any], selected: str) -> tuple[bool, str]:
+    if "exact_match" in required:
+        ok = exact_match(required["exact_match"], selected)
+        return ok, f"exact_match {required['exact_match']!r}"
+    if "must_include" in required:
+        missing = [
+            c for c in required["must_include"]
+            if not any(must_include(alt, selected) for alt in c.split(" |OR| "))
+        ]
+        return not missing, f"must_include {missing or required['must_include']!r}"
+    return False, f"unknown required_contents {sorted(required)}"
+
+
+async def _select(page: Page, target: Mapping[str, Any]) -> str:
+    locator = str(target.get("locator") or "")
+    if not locator.strip():
+        return await page.content()
+    if locator.startswith("func:"):
+        return await webarena_helpers.call_locator(locator[len("func:"):], page)
+    for prep in target.get("prep_actions", []) or []:
+        try:
+            await page.evaluate(f"() => {prep}")
+        except PlaywrightError:
+            pass
+    try:
+        value = await page.evaluate(f"() => {locator}")
+    except PlaywrightError:
+        return ""  # the element is not on the page: nothing to match
+    return "" if value is None else str(value)
+
+
+async def program_html(cfg: Mapping[str, Any], page: Page, context: BrowserContext) -> Outcome:
+    """Each target is read on the agent's page ("last") or on a fresh page of the same context."""
+    details: list[str] = []
+    passed: bool | None = True
+    for target in cfg["eval"].get("program_html", []):
+        url = str(target.get("url", "last"))
+        scratch: Page | None = None
+        try:
+            if url.startswith("func:"):
+                url = webarena_helpers.call_url(url[len("func:"):], page.url)
+            if url == "last":
+                where = page
+            else:
+                scratch = where = await context.new_page()
+                await scratch.goto(url)
+            selected = html.unescape(await _select(where, target))
+        except webarena_helpers.HelperUnavailable as exc:
+            details.append(str(exc))
+            passed = None
+            continue
+        except PlaywrightError as exc:
+            selected = ""
+            details.append(f"could not load {url}: {str(exc).splitlines()[0]}")
+        finally:
+            if scratch is not None:
+                await scratch.close()
+        ok, what = contents_match(target.get("required_contents", {}), selected)
+        details.append(f"{'ok' if ok else 'FAIL'} {what} in {selected[:80]!r}")
+        if not ok and passed is not None:
+            passed = False
+    return Outcome("program_html", passed, "; ".join(details))
+
+
+# --- all of a task's evaluators -------------------------------------------------------------------
+
+
+async def evaluate(
+    cfg: Mapping[str, Any], answer: str, page: Page, context: BrowserContext, caller: Any = None
+) -> tuple[bool, list[Outcome]]:
+    """(success, outcomes) for the task's ``eval_types``; success needs every one to pass."""
+    outcomes: list[Outcome] = []
+    for kind in cfg["eval"]["eval_types"]:
+        if kind == "string_match":
+            outcomes.append(await string_match(cfg, answer, caller))
+        elif kind == "url_match":
+            outcomes.append(url_match(cfg, page.url))
+        elif kind == "program_html":
+            outcomes.append(await program_html(cfg, page, context))
+        else:
+            outcomes.append(Outcome(kind, None, f"unknown evaluator {kind!r}"))
+    return all(o.passed is True for o in outcomes), outcomes
