@@ -1,0 +1,180 @@
+"""ALFWorld env on the shipped games: real wins, Table 6 feedback, snapshot/restore, data dirs.
+
+Loading a game takes a few seconds, so the tests share one env where they can.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import shutil
+
+import pytest
+
+from envs import EnvError, UnknownTaskError, make_env
+from envs.alfworld import react_text
+from envs.alfworld_games import SHIPPED_ROOT
+
+UNSEEN = "json_2.1.1/valid_unseen/"
+HEAT_GAME = UNSEEN + "pick_heat_then_place_in_recep-Apple-None-GarbageCan-10/trial_T20190908_145050_918567"
+
+# One game per task type with a command sequence derived from its traj_data.json plan
+# (high_pddl: go to the object, pick it up, [appliance], go to the target, put it down).
+WINNING = {
+    UNSEEN + "pick_and_place_simple-Pencil-None-Shelf-308/trial_T20190908_122024_052056": [
+        "go to desk 1", "take pencil 1 from desk 1", "go to shelf 1", "put pencil 1 in/on shelf 1",
+    ],
+    UNSEEN + "look_at_obj_in_light-AlarmClock-None-DeskLamp-308/trial_T20190908_222933_607649": [
+        "go to desk 2", "take alarmclock 1 from desk 2", "go to shelf 3", "use desklamp 1",
+    ],
+    UNSEEN + "pick_clean_then_place_in_recep-Bowl-None-Cabinet-10/trial_T20190909_061130_844814": [
+        "go to countertop 3", "take bowl 1 from countertop 3", "go to sinkbasin 1",
+        "clean bowl 1 with sinkbasin 1", "go to cabinet 1", "put bowl 1 in/on cabinet 1",
+    ],
+    HEAT_GAME: [
+        "go to countertop 1", "take apple 1 from countertop 1", "go to microwave 1", "open microwave 1",
+        "heat apple 1 with microwave 1", "go to garbagecan 1", "put apple 1 in/on garbagecan 1",
+    ],
+    UNSEEN + "pick_cool_then_place_in_recep-Lettuce-None-CounterTop-10/trial_T20190909_174807_646433": [
+        "go to countertop 3", "take lettuce 2 from countertop 3", "go to fridge 1", "open fridge 1",
+        "cool lettuce 2 with fridge 1", "go to countertop 1", "put lettuce 2 in/on countertop 1",
+    ],
+    UNSEEN + "pick_two_obj_and_place-KeyChain-None-Safe-219/trial_T20190909_012027_782483": [
+        "go to dresser 1", "take keychain 1 from dresser 1", "go to safe 1", "open safe 1",
+        "put keychain 1 in/on safe 1", "go to dresser 1", "take keychain 2 from dresser 1",
+        "go to safe 1", "put keychain 2 in/on safe 1",
+    ],
+}
+
+
+@pytest.fixture(scope="module")
+async def env():
+    shared = make_env("alfworld")
+    yield shared
+    await shared.close()
+
+
+def test_task_ids_by_split_and_type():
+    env = make_env("alfworld")
+    assert len(env.task_ids()) == 42
+    assert len(env.task_ids("valid_unseen")) == 30
+    heat = env.task_ids("valid_unseen:heat")
+    assert len(heat) == 5 and all("/pick_heat_then_place_in_recep-" in t for t in heat)
+    assert len(env.task_ids("heat")) == 7  # a bare type name: both splits
+    assert len(env.task_ids("valid_train:pick,examine")) == 4
+    assert env.task_ids(":puttwo") == env.task_ids("pick_two_obj_and_place")
+    assert len(make_env("alfworld", task_types=["cool"]).task_ids("valid_unseen")) == 5
+    with pytest.raises(EnvError):
+        env.task_ids("valid_unseen:juggle")
+    with pytest.raises(EnvError):
+        env.task_ids("test_seen")
+
+
+async def test_unknown_task_is_a_user_error(env):
+    with pytest.raises(UnknownTaskError):
+        await env.reset("json_2.1.1/valid_unseen/no-such-game/trial_1")
+
+
+@pytest.mark.parametrize("task_id", list(WINNING), ids=[t.split("/")[2].split("-")[0] for t in WINNING])
+async def test_known_sequence_wins_each_task_type(env, task_id):
+    obs = await env.reset(task_id)
+    assert obs.text.startswith("You are in the middle of a room.")
+    assert "Welcome to TextWorld" not in obs.text
+    assert obs.text.splitlines()[-1] == "Your task is to: " + obs.info["goal"]
+    commands = WINNING[task_id]
+    info = obs.info
+    for i, command in enumerate(commands):
+        assert command in info["admissible_commands"]
+        result = await env.step(command)
+        info = result.info
+        assert result.info["valid"] is True
+        assert result.done == (i == len(commands) - 1)
+    assert result.reward == 1.0 and result.info["success"] is True and result.info["won"] is True
+    after = await env.step("look")
+    assert after.done and after.info["valid"] is False
+
+
+async def test_every_augmented_feedback_case(env):
+    obs = await env.reset(HEAT_GAME)
+    assert obs.info["goal"] == "heat some apple and put it in garbagecan."
+    cases = [
+        ("take apple 1 from countertop 1", "wrong_location", "You are not at countertop 1."),
+        ("go to countertop 1", None, "On the countertop 1, you see a apple 1, a cellphone 1, a creditcard 1, and a tomato 1."),
+        ("take apple from countertop 1", "missing_index", "You miss the index of apple, e.g., apple 1."),
+        ("take apple 1 from countertop 9", "invalid_receptacle", "countertop 9 is not a valid action in this household."),
+        ("put apple 1 in/on countertop 1", "not_in_inventory", "You are not carrying apple 1."),
+        ("take apple 1 from countertop 1", None, "You pick up the apple 1 from the countertop 1."),
+        ("take tomato 1 from countertop 1", "inventory_limit", "You cannot hold more than one object."),
+        ("heat apple 1 with toaster 1", "invalid_heating_appliance", "toaster cannot be used for heating."),
+        ("cool apple 1 with microwave 1", "invalid_cooling_appliance", "microwave cannot be used for cooling."),
+        ("clean apple 1 with fridge 1", "invalid_cleaning_appliance", "fridge cannot be used for cleaning."),
+        ("go to fridge 1", None, "The fridge 1 is closed."),
+        ("put apple 1 in/on fridge 1", "closed_receptacle", "fridge 1 is closed."),
+        ("open fridge 1", None, None),
+        ("put apple 1 in fridge 1", "wrong_form", 'Use the form "put apple 1 in/on fridge 1".'),
+    ]
+    before = obs.info["admissible_commands"]
+    for action, error, text in cases:
+        result = await env.step(action)
+        if error is None:
+            assert result.info["valid"] is True and "feedback" not in result.info, action
+        else:
+            assert result.info["valid"] is False and result.info["error"] == error, action
+            assert result.info["raw"] == "Nothing happens."
+            assert result.observation.text == result.info["feedback"]
+            assert result.info["admissible_commands"] == before  # a refused command changes nothing
+        if text is not None:
+            assert result.observation.text == text, action
+        before = result.info["admissible_commands"]
+    assert result.info["steps"] == len(cases) and not result.done
+
+
+async def test_snapshot_restores_state_on_fresh_and_used_instances(env):
+    await env.reset(HEAT_GAME)
+    for action in ["go to countertop 1", "take apple 1 from countertop 1", "go to microwave 1", "heat apple 1"]:
+        last = await env.step(action)
+    snap = await env.snapshot()
+    assert json.loads(json.dumps(snap)) == snap
+    fresh = make_env("alfworld")
+    restored = await fresh.restore(snap)
+    assert restored.text == last.observation.text
+    assert restored.info["admissible_commands"] == last.info["admissible_commands"]
+    assert restored.info["steps"] == 4
+    assert "open microwave 1" in restored.info["admissible_commands"]
+    a, b = await env.step("open microwave 1"), await fresh.step("open microwave 1")
+    assert a.observation.text == b.observation.text and a.info["admissible_commands"] == b.info["admissible_commands"]
+    await fresh.close()
+    back = await env.restore(snap)  # the used instance goes back to before "open microwave 1"
+    assert back.info["admissible_commands"] == last.info["admissible_commands"]
+
+
+async def test_alfworld_data_dir_from_environment(tmp_path, monkeypatch):
+    source = SHIPPED_ROOT / HEAT_GAME
+    target = tmp_path / "json_2.1.1" / "valid_seen" / "pick_heat_then_place_in_recep-Apple-None-GarbageCan-10" / "t1"
+    target.mkdir(parents=True)
+    for item in source.iterdir():  # the full ALFWorld download is not compressed
+        if item.name == "game.tw-pddl.gz":
+            (target / "game.tw-pddl").write_bytes(gzip.decompress(item.read_bytes()))
+        else:
+            shutil.copy(item, target / item.name)
+    monkeypatch.setenv("ALFWORLD_DATA", str(tmp_path))
+    env = make_env("alfworld", max_steps=3, augmented_feedback=False)
+    task = "json_2.1.1/valid_seen/pick_heat_then_place_in_recep-Apple-None-GarbageCan-10/t1"
+    assert env.task_ids() == [task] and env.task_ids("valid_seen:heat") == [task]
+    obs = await env.reset(task + "/game.tw-pddl")
+    assert obs.info["task_id"] == task
+    refused = await env.step("fly to the moon")
+    assert refused.observation.text == "Nothing happens."  # plain ALFWorld text
+    assert refused.info["valid"] is False and refused.info["error"] == "unknown_command"
+    assert not (await env.step("go to countertop 1")).done
+    last = await env.step("think: the apple is here")
+    assert last.observation.text == "OK."
+    assert last.done and last.reward == 0.0 and last.info["success"] is False
+    assert last.info["stop_reason"] == "max_steps"
+    await env.close()
+
+
+def test_react_text_format():
+    raw = "-= Welcome to TextWorld, ALFRED! =-\n\nYou are in a room.\n\nYour task is to: cool a mug."
+    assert react_text(raw) == "You are in a room.\nYour task is to: cool a mug."
+    assert react_text("You arrive at loc 7. The fridge 1 is closed.") == "The fridge 1 is closed."
