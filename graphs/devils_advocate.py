@@ -1,0 +1,168 @@
+"""Devil's Advocate: the introspective agent of paper 000/001 (Algorithm 1) as a graph.
+
+    1: while not G_completed(T):                        start -> plan, reflect
+    2:   P ~ G_plan(T, S_t, H)                          plan (episode 1), reflect (revision)
+    3:   Stack = [(S_t, a_t, tau)]                      new_episode (root entry at S_0)
+    4:   while Stack:                                   pop -> reflect | finish when empty
+    5:     (S'_t, a_t, tau) = Stack.pop()               pop
+    6:     if S_t != S'_t: go_back(S'_t); S_t = S'_t    backtrack (+ map_element)
+    7:     if tau is empty: C_tau = 1; tau = P.next()   next_subtask
+    8:     else: S_t+1 = E(a_t); H.add(G_describe)      execute, describe
+    9:       C_tau ~ G_align(S_t, a_t, S_t+1, tau)      align (NO -> pop: backtracking)
+   10-12:    if C_tau: early stop / next subtask        complete (answer -> stop [answer])
+   14:   if C_tau: a_t ~ G_action(tau, S_t)             act
+   15-16:  a_t^(r) ~ G_remedy(tau, S_t, a_t); push      remedy
+   17-18:  Stack.push((S_t, a_t, tau))                  push (a_t on top of its remedies)
+
+The baselines of the paper's comparison are options of this graph: ``remedies=0`` or
+``backtracking=False`` is Plan+Act (a misaligned action ends the episode), and
+``plan_revision=False`` ends the run after the first failed episode instead of
+reflecting. Limits: 30 actions per task, 7 episodes (``DEFAULTS``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langgraph.graph import END, START, StateGraph
+from langgraph.runtime import Runtime
+
+from graphs.context import Context
+from nodes.da.act import act
+from nodes.da.align import align
+from nodes.da.complete import complete
+from nodes.da.describe import describe
+from nodes.da.episode import finish, new_episode, start
+from nodes.da.execute import execute_action
+from nodes.da.map_element import map_element
+from nodes.da.plan import next_subtask, plan
+from nodes.da.reflect import reflect
+from nodes.da.remedy import remedy
+from nodes.da.stack import backtrack, differs, needs_mapping, pop, push
+from nodes.da.state import DEFAULTS, DAState, Settings
+
+DEFAULT_ENV = "webarena"
+ENVS = ("webarena",)
+__all__ = ["DEFAULTS", "DEFAULT_ENV", "ENVS", "build_graph", "graph", "result"]
+
+
+def _run_popped(state: DAState, settings: Settings) -> str:
+    """Lines 7-8: a root entry starts the plan, any other entry is executed."""
+    entry = state["popped"]
+    if entry is not None and not entry["action"]:
+        return "next_subtask"
+    return "execute" if int(state.get("actions", 0)) < settings.max_actions else "finish"
+
+
+def after_pop(state: DAState, runtime: Runtime[Context]) -> str:
+    settings = Settings.of(runtime.context)
+    if state.get("popped") is None:  # the stack is empty: the plan failed
+        another = (
+            settings.plan_revision
+            and int(state.get("episode", 1)) < settings.max_episodes
+            and int(state.get("actions", 0)) < settings.max_actions
+        )
+        return "reflect" if another else "finish"
+    if differs(state):
+        return "backtrack"
+    return _run_popped(state, settings)
+
+
+def after_backtrack(state: DAState, runtime: Runtime[Context]) -> str:
+    return "map_element" if needs_mapping(state) else _run_popped(state, Settings.of(runtime.context))
+
+
+def after_mapping(state: DAState, runtime: Runtime[Context]) -> str:
+    if state.get("popped") is None:  # no usable id: try the next alternative
+        return "pop"
+    return _run_popped(state, Settings.of(runtime.context))
+
+
+def after_execute(state: DAState) -> str:
+    return "finish" if state.get("done") else "describe"
+
+
+def after_align(state: DAState) -> str:
+    return "complete" if state.get("aligned") else "pop"
+
+
+def to_act(state: DAState, runtime: Runtime[Context]) -> str:
+    """Line 14 with tau set: act on it; past the plan's end there is nothing to act on."""
+    if int(state.get("actions", 0)) >= Settings.of(runtime.context).max_actions:
+        return "finish"
+    return "act" if int(state.get("subtask", 0)) < len(state.get("plan") or []) else "pop"
+
+
+def after_complete(state: DAState, runtime: Runtime[Context]) -> str:
+    if state.get("task_done") or state.get("done"):
+        return "finish"
+    return to_act(state, runtime)
+
+
+def after_act(state: DAState, runtime: Runtime[Context]) -> str:
+    if not state.get("proposal"):  # no usable action: the next alternative on the stack
+        return "pop"
+    return "remedy" if Settings.of(runtime.context).remedies > 0 else "push"
+
+
+def build_graph(checkpointer: Any = None):
+    """Algorithm 1 as a LangGraph graph; ``checkpointer`` is any LangGraph saver."""
+    builder = StateGraph(DAState, context_schema=Context)
+    builder.add_node("start", start)
+    builder.add_node("plan", plan)
+    builder.add_node("new_episode", new_episode)
+    builder.add_node("pop", pop)
+    builder.add_node("backtrack", backtrack)
+    builder.add_node("map_element", map_element)
+    builder.add_node("next_subtask", next_subtask)
+    builder.add_node("execute", execute_action)
+    builder.add_node("describe", describe)
+    builder.add_node("align", align)
+    builder.add_node("complete", complete)
+    builder.add_node("act", act)
+    builder.add_node("remedy", remedy)
+    builder.add_node("push", push)
+    builder.add_node("reflect", reflect)
+    builder.add_node("finish", finish)
+
+    builder.add_edge(START, "start")
+    builder.add_edge("start", "plan")
+    builder.add_edge("plan", "new_episode")
+    builder.add_edge("new_episode", "pop")
+    builder.add_conditional_edges("pop", after_pop, ["reflect", "finish", "backtrack", "next_subtask", "execute"])
+    builder.add_conditional_edges("backtrack", after_backtrack, ["map_element", "next_subtask", "execute", "finish"])
+    builder.add_conditional_edges("map_element", after_mapping, ["pop", "execute", "finish"])
+    builder.add_conditional_edges("next_subtask", to_act, ["act", "pop", "finish"])
+    builder.add_conditional_edges("execute", after_execute, ["describe", "finish"])
+    builder.add_edge("describe", "align")
+    builder.add_conditional_edges("align", after_align, ["complete", "pop"])
+    builder.add_conditional_edges("complete", after_complete, ["finish", "act", "pop"])
+    builder.add_conditional_edges("act", after_act, ["remedy", "push", "pop"])
+    builder.add_edge("remedy", "push")
+    builder.add_edge("push", "pop")
+    builder.add_edge("reflect", "new_episode")
+    builder.add_edge("finish", END)
+    return builder.compile(checkpointer=checkpointer, name="devils_advocate")
+
+
+graph = build_graph()
+
+
+def result(state: dict[str, Any]) -> dict[str, Any]:
+    """Per-task fields of the paper's Table 1: actions of the first and last episode, revisions."""
+    episodes = list(state.get("episode_actions") or [])
+    plans = list(state.get("plans") or [])
+    first, last = (episodes[0], episodes[-1]) if episodes else ([], [])
+    return {
+        "success": bool(state.get("success")),
+        "answer": state.get("answer", ""),
+        "stop_reason": state.get("stop_reason", ""),
+        "episodes": len(episodes),
+        "first_episode_actions": first,
+        "last_episode_actions": last,
+        "actions_first_episode": len(first),
+        "actions_last_episode": len(last),
+        "plan_revisions": max(0, len(plans) - 1),
+        "plans": plans,
+        "backtracks": len(state.get("backtracks") or []),
+    }

@@ -1,0 +1,39 @@
+"""a_t ~ G_action(tau, S_t, H_{t-1}) (Algorithm 1, line 14): one action for the subtask.
+
+The prompt is the paper's action prompt; ``action_prompt`` is shared with ``remedy``,
+which continues the same conversation with the devil's-advocate question.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langchain_core.runnables import RunnableConfig
+from langgraph.runtime import Runtime
+
+from graphs.context import Context
+from nodes.da.ask import ask, caller
+from nodes.da.grammar import parse_action
+from nodes.da.state import DAState, Settings
+from nodes.da.views import history_text, notes_text, plan_text, subtask_text
+from prompts import render
+
+
+def action_prompt(state: DAState) -> str:
+    return render(
+        "devils_advocate/act",
+        websites=state["site"]["websites"],
+        task=state["goal"],
+        plan=plan_text(state),
+        history=history_text(state, episode=int(state.get("episode", 1))),
+        step=subtask_text(state),
+        screen=state["current"]["screen"],
+        notes=notes_text(state),
+    )
+
+
+async def act(state: DAState, runtime: Runtime[Context], config: RunnableConfig) -> dict[str, Any]:
+    """``proposal`` = [a_t], or [] when the model gave no usable action."""
+    llm = caller(runtime.context, state)
+    answer = await ask(llm, action_prompt(state), parse_action, reasks=Settings.of(runtime.context).reasks)
+    return {"proposal": [answer.value] if answer.value else [], "usage": llm.usage}

@@ -1,0 +1,36 @@
+"""C_tau ~ G_align(S_t, a_t, S_{t+1}, tau) (Algorithm 1, line 9).
+
+A NO sends the agent back to the stack, i.e. to the next remedy, possibly in an
+earlier state (backtracking). A refused action is not aligned without asking, and an
+answer that never says YES or NO counts as NO: trying an alternative is the safe side.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langchain_core.runnables import RunnableConfig
+from langgraph.runtime import Runtime
+
+from graphs.context import Context
+from nodes.da.ask import ask, caller, yes_no
+from nodes.da.describe import last_step_refused
+from nodes.da.state import DAState, Settings
+from nodes.da.views import plan_text, subtask_text
+from prompts import render
+
+
+async def align(state: DAState, runtime: Runtime[Context], config: RunnableConfig) -> dict[str, Any]:
+    if last_step_refused(state) is not None:
+        return {"aligned": False}
+    llm = caller(runtime.context, state)
+    prompt = render(
+        "devils_advocate/align",
+        step=subtask_text(state),
+        plan=plan_text(state),
+        action=state["episode_actions"][-1][-1],
+        screen_before=state["previous"]["screen"],
+        screen_after=state["current"]["screen"],
+    )
+    answer = await ask(llm, prompt, yes_no, reasks=Settings.of(runtime.context).reasks)
+    return {"aligned": bool(answer.value), "usage": llm.usage}

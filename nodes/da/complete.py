@@ -1,0 +1,56 @@
+"""G_completed for the task and the subtask, and the answer delivery (Algorithm 1, 11-12).
+
+After an aligned action the agent first asks whether the whole task is done (early
+stop, whatever is left of the plan); if so it answers the task with the paper's answer
+prompt (``###Answer ...``) and delivers it to the env as ``stop [answer]``, which is
+where WebArena evaluates. Otherwise it asks whether the current subtask is done and,
+if so, moves tau to the next one.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langchain_core.runnables import RunnableConfig
+from langgraph.runtime import Runtime
+
+from graphs.context import Context
+from nodes.da.ask import ask, caller, final_answer, yes_no
+from nodes.da.state import DAState, Settings
+from nodes.da.views import history_text, notes_text, plan_text, subtask_text
+from nodes.environment import execute, live_env
+from prompts import render
+
+
+def _fields(state: DAState) -> dict[str, str]:
+    return {
+        "task": state["goal"],
+        "plan": plan_text(state),
+        "history": history_text(state, episode=int(state.get("episode", 1))),
+        "notes": notes_text(state),
+        "screen": state["current"]["screen"],
+    }
+
+
+async def complete(state: DAState, runtime: Runtime[Context], config: RunnableConfig) -> dict[str, Any]:
+    reasks = Settings.of(runtime.context).reasks
+    llm = caller(runtime.context, state)
+    fields = _fields(state)
+    task_done = await ask(llm, render("devils_advocate/complete_task", **fields), yes_no, reasks=reasks)
+    if task_done.value:
+        reply = await ask(
+            llm,
+            render("devils_advocate/answer", **{k: fields[k] for k in ("task", "history", "notes", "screen")}),
+            final_answer,
+            reasks=reasks,
+        )
+        answer = reply.value if reply.value is not None else " ".join(reply.text.split())
+        env = await live_env(state, runtime.context, config)
+        _, update = await execute(env, state, config, f"stop [{answer}]", node="complete")
+        update["actions"] = int(state.get("actions", 0))  # delivering the answer is not an action
+        return {**update, "task_done": True, "answer": answer, "usage": llm.usage}
+    subtask_done = await ask(
+        llm, render("devils_advocate/complete_subtask", **fields, step=subtask_text(state)), yes_no, reasks=reasks
+    )
+    subtask = int(state.get("subtask", 0)) + (1 if subtask_done.value else 0)
+    return {"task_done": False, "subtask": subtask, "usage": llm.usage}

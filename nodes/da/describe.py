@@ -1,0 +1,50 @@
+"""H.add(G_describe(S_t, a_t, S_{t+1})) (Algorithm 1, line 8).
+
+The description says what the action did and what was learned from the new screen; H
+is what the action, completion and answer prompts show as the executed actions, and
+what plan revision reviews. A refused action is described from the env's feedback
+without asking the model.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langchain_core.messages import HumanMessage
+from langchain_core.runnables import RunnableConfig
+from langgraph.runtime import Runtime
+
+from graphs.context import Context
+from nodes.da.ask import caller
+from nodes.da.state import DAState, HistoryItem
+from prompts import render
+
+
+def last_step_refused(state: DAState) -> str | None:
+    """The env's feedback when the last executed action was invalid, else None."""
+    steps = state.get("trajectory") or []
+    if steps and not steps[-1].get("valid", True):
+        return steps[-1].get("feedback") or "the action was refused"
+    return None
+
+
+async def describe(state: DAState, runtime: Runtime[Context], config: RunnableConfig) -> dict[str, Any]:
+    action = state["episode_actions"][-1][-1]
+    item = HistoryItem(episode=int(state.get("episode", 1)), action=action, text="")
+    update: dict[str, Any] = {}
+    refused = last_step_refused(state)
+    if refused is not None:
+        item["text"] = f"The action {action} could not be executed: {refused}"
+    else:
+        llm = caller(runtime.context, state)
+        prompt = render(
+            "devils_advocate/describe",
+            task=state["goal"],
+            action=action,
+            screen_before=state["previous"]["screen"],
+            screen_after=state["current"]["screen"],
+        )
+        reply = await llm([HumanMessage(prompt)])
+        item["text"] = " ".join(str(reply.content).split()) or f"Executed {action}."
+        update["usage"] = llm.usage
+    return {**update, "history": [*(state.get("history") or []), item]}

@@ -1,0 +1,98 @@
+"""The mechanical frame of a run: start the task, open an episode, finish the run.
+
+An episode starts from S_0 (eq. 10: a revised plan is made for the initial state), so
+its root stack entry carries the initial snapshot and the first pop backtracks there.
+``finish`` ends a run the way WebArena's harness does: when the agent did not deliver an
+answer it sends ``stop [Early stop: <reason>]`` so the env still evaluates the final
+state (url_match and program_html tasks can pass without an answer).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langchain_core.runnables import RunnableConfig
+from langgraph.runtime import Runtime
+
+from graphs.context import Context
+from nodes.da.ask import caller
+from nodes.da.state import DAState, Screen, Settings, StackEntry
+from nodes.da.summarise import model_view
+from nodes.da.views import goal_of, site_of
+from nodes.environment import execute, live_env, release, start_task
+
+
+async def start(state: DAState, runtime: Runtime[Context], config: RunnableConfig) -> dict[str, Any]:
+    """Reset the env to the task; S_0 is the first screen (summarised if too long)."""
+    settings = Settings.of(runtime.context)
+    _, obs, update = await start_task(state, runtime.context, config)
+    goal = goal_of(obs, str(state["task_id"]))
+    llm = caller(runtime.context, state)
+    initial = Screen(
+        snapshot=update["env_snapshot"],
+        observation=obs.text,
+        screen=await model_view(llm, goal, obs.text, settings.observation_budget),
+        url=obs.url or "",
+    )
+    return {
+        **update,
+        "goal": goal,
+        "site": site_of(obs),
+        "initial": initial,
+        "current": initial,
+        "plan": [],
+        "plans": [],
+        "subtask": -1,
+        "stack": [],
+        "popped": None,
+        "proposal": [],
+        "aligned": False,
+        "task_done": False,
+        "history": [],
+        "notes": [],
+        "episode": 0,
+        "episode_actions": [],
+        "backtracks": [],
+        "answer": "",
+        "stop_reason": "",
+        "usage": llm.usage,
+    }
+
+
+async def new_episode(state: DAState) -> dict[str, Any]:
+    """Stack = [(S_0, empty action, empty subtask)] (Algorithm 1, line 3)."""
+    root = StackEntry(state=state["initial"], action="", subtask=-1, origin="root")
+    return {
+        "episode": int(state.get("episode", 0)) + 1,
+        "episode_actions": [*state.get("episode_actions", []), []],
+        "stack": [root],
+        "subtask": -1,
+        "popped": None,
+        "proposal": [],
+    }
+
+
+def stop_reason(state: DAState, settings: Settings) -> str:
+    """Why the run ends, in the order the graph checks it."""
+    if state.get("task_done"):
+        return "task_completed"
+    if state.get("done"):
+        return "env_done"
+    if int(state.get("actions", 0)) >= settings.max_actions:
+        return "max_actions"
+    if not settings.plan_revision:
+        return "plan_failed"
+    return "max_episodes"
+
+
+async def finish(state: DAState, runtime: Runtime[Context], config: RunnableConfig) -> dict[str, Any]:
+    """End the run: an early stop when no answer was delivered, then release the env."""
+    reason = stop_reason(state, Settings.of(runtime.context))
+    update: dict[str, Any] = {"stop_reason": reason}
+    if not state.get("done"):
+        env = await live_env(state, runtime.context, config)
+        _, stepped = await execute(env, state, config, f"stop [Early stop: {reason}]", node="finish")
+        stepped["actions"] = int(state.get("actions", 0))  # stopping is not one of the agent's actions
+        update.update(stepped)
+    await release(state, config)
+    return update

@@ -1,0 +1,37 @@
+"""P ~ G_plan(T, S_0) (Algorithm 1, line 2) and tau = P.next() (line 7).
+
+The plan is the numbered list the paper's plan prompt asks for; a model that never
+produces one gets the task itself as a one-step plan, so the episode can still run.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langchain_core.runnables import RunnableConfig
+from langgraph.runtime import Runtime
+
+from graphs.context import Context
+from nodes.da.ask import ask, caller, plan_steps
+from nodes.da.state import DAState, Settings
+from prompts import render
+
+
+async def plan(state: DAState, runtime: Runtime[Context], config: RunnableConfig) -> dict[str, Any]:
+    llm = caller(runtime.context, state)
+    prompt = render(
+        "devils_advocate/plan",
+        **state["site"],
+        starting_screen=state["initial"]["screen"],
+        task=state["goal"],
+    )
+    answer = await ask(llm, prompt, plan_steps, reasks=Settings.of(runtime.context).reasks)
+    steps = answer.value or [state["goal"]]
+    return {"plan": steps, "plans": [*(state.get("plans") or []), steps], "usage": llm.usage}
+
+
+async def next_subtask(state: DAState) -> dict[str, Any]:
+    """The root entry has no subtask: C_tau = 1 and tau = P.next()."""
+    entry = state["popped"]
+    assert entry is not None
+    return {"aligned": True, "subtask": int(entry["subtask"]) + 1}

@@ -1,0 +1,46 @@
+"""a_t^(r) ~ G_remedy(tau, S_t, H_{t-1}, a_t) for r = 1..R (Algorithm 1, lines 15-16).
+
+Anticipatory reflection: after the action prompt and the model's first answer, the
+model is asked "If your answer above is not correct, instead, the next action should
+be:". Each further remedy continues the same conversation, so it sees the alternatives
+already proposed; a repeated action is sent back as feedback (a duplicate on the stack
+would only repeat a known failure).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
+from langchain_core.runnables import RunnableConfig
+from langgraph.runtime import Runtime
+
+from graphs.context import Context
+from nodes.da.act import action_prompt
+from nodes.da.ask import ask, caller
+from nodes.da.grammar import parse_action
+from nodes.da.state import DAState, Settings
+from nodes.parse import ParseError
+from prompts import render
+
+
+def _new_action(text: str, proposed: list[str]) -> str:
+    action = parse_action(text)
+    if action in proposed:
+        raise ParseError(f"{action} was already proposed; give a different action")
+    return action
+
+
+async def remedy(state: DAState, runtime: Runtime[Context], config: RunnableConfig) -> dict[str, Any]:
+    """``proposal`` = [a_t, a_t^(1), ..., a_t^(R)] (fewer when a remedy stays malformed)."""
+    settings = Settings.of(runtime.context)
+    llm = caller(runtime.context, state)
+    proposal = list(state["proposal"])
+    messages: list[BaseMessage] = [HumanMessage(action_prompt(state)), AIMessage(proposal[0])]
+    for _ in range(settings.remedies):
+        messages.append(HumanMessage(render("devils_advocate/remedy")))
+        answer = await ask(llm, messages, lambda text: _new_action(text, proposal), reasks=settings.reasks)
+        messages = answer.messages
+        if answer.value:
+            proposal.append(answer.value)
+    return {"proposal": proposal, "usage": llm.usage}

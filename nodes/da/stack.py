@@ -1,0 +1,104 @@
+"""The stack of Algorithm 1: push a_t over its remedies, pop, and backtrack to S'_t.
+
+Backtracking (line 6) restores the env to the popped entry's snapshot (the URL and
+scroll position for WebArena) through the env's own ``restore`` and records the new
+snapshot in state; the restored page may number its elements differently, which
+``needs_mapping`` detects by comparing the acted-on element's ``[id] role 'name'`` line.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from langchain_core.runnables import RunnableConfig
+from langgraph.runtime import Runtime
+
+from envs.sessions import SESSIONS
+from graphs.context import Context
+from nodes.da.ask import caller
+from nodes.da.grammar import same_element
+from nodes.da.state import Backtrack, DAState, HistoryItem, Screen, Settings, StackEntry
+from nodes.da.summarise import model_view
+from nodes.environment import live_env, session_key
+
+
+def _fingerprint(screen: Screen) -> str:
+    return json.dumps([screen["snapshot"], screen["observation"]], sort_keys=True, default=str)
+
+
+def differs(state: DAState) -> bool:
+    """S_t != S'_t: the popped entry was saved in another state than the current one."""
+    entry = state.get("popped")
+    return bool(entry) and _fingerprint(entry["state"]) != _fingerprint(state["current"])
+
+
+def needs_mapping(state: DAState) -> bool:
+    """The popped action names an element that is not the same line on the current screen."""
+    entry = state.get("popped")
+    if not entry or not entry["action"]:
+        return False
+    return not same_element(entry["action"], entry["state"]["observation"], state["current"]["observation"])
+
+
+async def pop(state: DAState) -> dict[str, Any]:
+    """(S'_t, a_t, tau) = Stack.pop() (line 5); ``popped`` is None when the stack is empty."""
+    stack = list(state.get("stack") or [])
+    if not stack:
+        return {"popped": None}
+    entry = stack.pop()
+    update: dict[str, Any] = {"stack": stack, "popped": entry, "proposal": []}
+    if entry["action"]:
+        update["subtask"] = entry["subtask"]  # the alternative continues the subtask it was made for
+    return update
+
+
+async def push(state: DAState) -> dict[str, Any]:
+    """Push the remedies, then a_t on top so that the first answer is popped first (lines 17-18).
+
+    The remedies go in reverse so that they pop in the order they were proposed: each one
+    was asked for assuming the earlier answers wrong, so a_t^(1) is the next best guess.
+    (Algorithm 1 pushes r = 1..R; with independently sampled remedies the order is moot.)
+    """
+    first, *remedies = state.get("proposal") or []
+    screen, subtask = state["current"], int(state.get("subtask", -1))
+    entries = [StackEntry(state=screen, action=a, subtask=subtask, origin="remedy") for a in reversed(remedies)]
+    entries.append(StackEntry(state=screen, action=first, subtask=subtask, origin="action"))
+    return {"stack": [*(state.get("stack") or []), *entries], "proposal": []}
+
+
+async def backtrack(state: DAState, runtime: Runtime[Context], config: RunnableConfig) -> dict[str, Any]:
+    """go_back(S'_t); S_t = S'_t (line 6): restore the saved snapshot and look again."""
+    entry = state["popped"]
+    assert entry is not None  # routed here only after a non-empty pop
+    saved = entry["state"]
+    env = await live_env(state, runtime.context, config)
+    obs = await env.restore(saved["snapshot"])
+    snapshot = await env.snapshot()
+    SESSIONS.mark(session_key(config, state), snapshot)
+    llm = caller(runtime.context, state)
+    if obs.text == saved["observation"]:
+        screen = saved["screen"]
+    else:
+        budget = Settings.of(runtime.context).observation_budget
+        screen = await model_view(llm, state.get("goal", ""), obs.text, budget)
+    current = Screen(snapshot=snapshot, observation=obs.text, screen=screen, url=obs.url or saved["url"])
+    update: dict[str, Any] = {
+        "current": current,
+        "observation": obs.text,
+        "env_snapshot": snapshot,
+        "usage": llm.usage,
+    }
+    if entry["action"]:  # a root entry only starts an episode; an alternative is a real backtrack
+        episode = int(state.get("episode", 1))
+        update["backtracks"] = [
+            *(state.get("backtracks") or []),
+            Backtrack(episode=episode, url=current["url"], action=entry["action"]),
+        ]
+        where = f" to {current['url']}" if current["url"] else ""
+        note = f"Went back{where} to try an alternative action."
+        update["history"] = [
+            *(state.get("history") or []),
+            HistoryItem(episode=episode, action="", text=note),
+        ]
+    return update
