@@ -11,6 +11,7 @@ import argparse
 import asyncio
 import json
 import sys
+import textwrap
 import uuid
 from dataclasses import fields
 from pathlib import Path
@@ -105,13 +106,18 @@ def task_list(context: Context, split: str | None, selection: str | None) -> lis
 
 
 def print_update(node: str, update: dict[str, Any]) -> None:
-    """One line per executed action, the node that took it and the reward."""
+    """The node, its rationale (shortened) and one line per action it executed."""
     steps = update.get("trajectory") or []
-    for step in steps:
-        mark = "" if step.get("valid", True) else f"  (refused: {step.get('feedback', '')})"
-        print(f"  {node:<10} {step.get('action', '')}  reward={float(step.get('reward', 0.0)):.2f}{mark}", flush=True)
     if not steps:
         print(f"  {node:<10} ·", flush=True)
+        return
+    why = " ".join(str(steps[0].get("rationale", "")).split())
+    if why:
+        print(f"  {node:<10} {textwrap.shorten(why, 110, placeholder='...')}", flush=True)
+    for step in steps:
+        mark = "" if step.get("valid", True) else f"  (refused: {step.get('feedback', '')})"
+        lead = "" if why else node
+        print(f"  {lead:<10} -> {step.get('action', '')}  reward={float(step.get('reward', 0.0)):.2f}{mark}", flush=True)
 
 
 def print_outcome(state: dict[str, Any], thread_id: str, finished: bool) -> None:

@@ -1,6 +1,7 @@
 """A chat model that answers from a JSONL script, for demos, tests and dry runs.
 
-Each line is ``{"content": "...", "tool_calls": [{"name": ..., "args": {...}}]}``.
+Each line is ``{"content": "...", "tool_calls": [{"name": ..., "args": {...}}]}``, with an
+optional ``"delay"`` in seconds that imitates a real model's latency (demos, crash tests).
 The reply for a call is the line at the call's *position*, which the caller takes from
 the model-call count kept in graph state; so a resumed run continues the script exactly
 where its checkpoint left it. Every call is recorded in ``calls`` (the tools offered
@@ -10,6 +11,7 @@ and the prompt), which lets tests assert what the agent was shown.
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -82,6 +84,8 @@ class ScriptedChatModel(BaseChatModel):
                 f"script {self.source} has {len(self.replies)} replies; call {position + 1} asked for more"
             )
         reply = self.replies[position]
+        if reply.get("delay"):
+            time.sleep(float(reply["delay"]))
         content = reply.get("content", "")
         tool_calls = [
             {"name": c["name"], "args": c.get("args", {}), "id": c.get("id", f"call_{position}_{i}")}

@@ -1,0 +1,66 @@
+"""A run killed with SIGKILL mid-episode continues with ``introspect resume`` from SQLite
+and ends exactly as the same run left uninterrupted."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from langgraph.checkpoint.memory import InMemorySaver
+
+from graphs.checkpoint import open_checkpointer
+from graphs.context import Context
+from graphs.laser import build_graph
+from graphs.runner import drive
+
+ROOT = Path(__file__).resolve().parents[2]
+DEMO = json.loads((ROOT / "graphs/demos/laser.json").read_text())
+SCRIPT = ROOT / "graphs/demos" / DEMO["script"]  # replies carry a delay, like a real model
+
+
+def introspect(*args: str, env: dict[str, str]) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "graphs.cli", *args], cwd=ROOT, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+async def test_sigkill_then_resume_ends_like_an_uninterrupted_run(tmp_path):
+    context = Context(model=f"scripted:{SCRIPT}", env="webshop")
+    reference = await drive("laser", context, "reference", InMemorySaver(), {"task_id": DEMO["task_id"]})
+    assert reference.finished and reference.state["success"]
+
+    db = tmp_path / "runs.sqlite"
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    run = introspect("run", "laser", "--env", "webshop", "--task", DEMO["task_id"], "--model", f"scripted:{SCRIPT}",
+                     "--thread", "crashy", "--checkpoint", f"sqlite:///{db}", env=env)
+    seen = []
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        line = run.stdout.readline()
+        seen.append(line)
+        if "click[Description]" in line:  # mid-episode: the item state, before the purchase
+            break
+    os.kill(run.pid, signal.SIGKILL)
+    run.wait(timeout=10)
+    assert run.returncode == -signal.SIGKILL
+    assert not any("finished:" in line for line in seen)
+
+    async with open_checkpointer(f"sqlite:///{db}") as saver:
+        interrupted = await build_graph(checkpointer=saver).aget_state({"configurable": {"thread_id": "crashy"}})
+    assert interrupted.next, "the killed run should have unfinished work"
+    assert not interrupted.values.get("done")
+
+    resumed = introspect("resume", "crashy", "--checkpoint", f"sqlite:///{db}", env=env)
+    out, err = resumed.communicate(timeout=120)
+    assert resumed.returncode == 0, err
+    assert "finished: success=True" in out
+
+    async with open_checkpointer(f"sqlite:///{db}") as saver:
+        final = (await build_graph(checkpointer=saver).aget_state({"configurable": {"thread_id": "crashy"}})).values
+    for key in ("trajectory", "history", "reward", "success", "transitions", "buffer", "visited", "actions"):
+        assert final[key] == reference.state[key], key
+    assert final["usage"]["model_calls"] == reference.state["usage"]["model_calls"]

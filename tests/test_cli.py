@@ -1,0 +1,97 @@
+"""The ``introspect`` command: one-line errors with exit 2, listing graphs, the offline demo,
+and an evaluation through the real ChatOpenAI client that resumes and never leaks the key."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from graphs.cli import main
+from tests.support.openai_stub import OpenAIStub, Reply
+
+ROOT = Path(__file__).resolve().parents[1]
+DEMO = json.loads((ROOT / "graphs/demos/laser.json").read_text())
+
+
+def run_cli(capsys, *args: str) -> tuple[int, str, str]:
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.mark.parametrize("args,message", [
+    (["run", "nope", "--task", "1", "--model", "openai:x"], "unknown method 'nope'"),
+    (["run", "laser", "--env", "miniwob", "--task", "1"], "laser runs on webshop"),
+    (["run", "laser", "--task", "99999", "--model", "scripted:graphs/demos/laser.jsonl"], "unknown webshop task '99999'"),
+    (["run", "laser", "--task", "1", "--model", "gpt-4o"], "malformed model spec"),
+    (["run", "laser", "--task", "1", "--model", "scripted:/no/such.jsonl"], "script file not found"),
+    (["run", "laser", "--task", "1", "--model", "openai:gpt-4o-mini"], "no OpenAI key"),
+    (["run", "laser", "--task", "1", "--set", "colour=red"], "unknown --set key 'colour'"),
+    (["resume", "no-such-thread", "--checkpoint", "memory"], "no checkpointed thread"),
+    (["run", "laser", "--task", "1", "--checkpoint", "redis://x", "--model", "scripted:graphs/demos/laser.jsonl"], "unknown checkpointer"),
+    (["eval", "laser", "--tasks", "1,nope", "--model", "scripted:graphs/demos/laser.jsonl"], "unknown webshop task 'nope'"),
+])
+def test_user_errors_are_one_line_and_exit_2(capsys, monkeypatch, args, message):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    monkeypatch.chdir(ROOT)
+    code, out, err = run_cli(capsys, *args)
+    assert code == 2
+    assert message in err
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+
+
+def test_usage_errors_are_one_line_too(capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(["run", "laser"])
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    assert "--task" in err and len(err.strip().splitlines()) == 1
+
+
+def test_graphs_lists_laser_with_its_diagram(capsys):
+    code, out, _ = run_cli(capsys, "graphs", "--mermaid")
+    assert code == 0
+    assert "laser  envs: webshop  nodes: start, search, results, item, backup, finish" in out
+    assert "results -.-> item;" in out and "item -.-> results;" in out
+
+
+def test_demo_runs_offline(capsys, monkeypatch):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    code, out, _ = run_cli(capsys, "demo")
+    assert code == 0
+    assert "-> click[Buy Now]  reward=1.00" in out
+    assert "finished: success=True reward=1.000" in out
+
+
+def stub_replies() -> list[Reply]:
+    lines = [json.loads(l) for l in (ROOT / "graphs/demos" / DEMO["script"]).read_text().splitlines()]
+    return [Reply(content=l["content"], tool_calls=l.get("tool_calls", [])) for l in lines]
+
+
+def test_eval_through_chatopenai_resumes_and_keeps_the_key_out(capsys, monkeypatch, tmp_path):
+    secret = "sk-do-not-leak-7f3a9c"
+    results = tmp_path / "results.jsonl"
+    db = tmp_path / "cp.sqlite"
+    with OpenAIStub() as stub:
+        monkeypatch.setenv("OPENAI_BASE_URL", stub.base_url)
+        monkeypatch.setenv("OPENAI_API_KEY", secret)
+        stub.replies.extend(stub_replies())
+        args = ["eval", "laser", "--env", "webshop", "--tasks", DEMO["task_id"], "--model", "openai:gpt-4o-mini",
+                "--concurrency", "1", "--results", str(results), "--checkpoint", f"sqlite:///{db}"]
+        code, out, err = run_cli(capsys, *args)
+        assert code == 0, err
+        assert "success rate  100.0%" in out and "mean reward   1.000" in out
+        requests = len(stub.requests)
+        assert requests == 12
+        code, out_again, _ = run_cli(capsys, *args)  # finished tasks are skipped
+        assert code == 0 and len(stub.requests) == requests
+        assert "success rate  100.0%" in out_again
+    rows = [json.loads(l) for l in results.read_text().splitlines()]
+    assert len(rows) == 1 and rows[0]["success"] is True and rows[0]["model_calls"] == 12
+    assert rows[0]["input_tokens"] == 12 * 11 and rows[0]["cost_usd"] > 0
+    files = [p.read_bytes() for p in tmp_path.iterdir() if p.is_file()]  # results, sqlite (+ wal)
+    for blob in (*files, (out + err + out_again).encode()):
+        assert secret.encode() not in blob
