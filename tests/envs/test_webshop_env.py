@@ -1,0 +1,201 @@
+"""The WebShop env played through its action grammar on the shipped catalogue."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from envs import EnvError, UnknownTaskError, make_env
+from envs.webshop import WebShopEnv
+
+GOAL_12 = "12"  # COOrun women's long-sleeve shirt, color b-purple-thumbhole, size x-large, under $50
+
+
+@pytest.fixture
+def env() -> WebShopEnv:
+    return WebShopEnv()
+
+
+async def open_item(env: WebShopEnv, task_id: str, asin: str, query: str):
+    """Reset, search ``query`` and open ``asin`` (asserting it is on the first results page)."""
+    await env.reset(task_id)
+    res = await env.step(f"search[{query}]")
+    assert asin in res.observation.info["item_ids"]
+    return await env.step(f"click[{asin.lower()}]")  # item ids are case-insensitive
+
+
+async def buy(env: WebShopEnv, task_id: str, asin: str, query: str, values: list[str]):
+    await open_item(env, task_id, asin, query)
+    for value in values:
+        res = await env.step(f"click[{value}]")
+        assert res.info["valid"], res.info
+    return await env.step("click[Buy Now]")
+
+
+def own_option_values(env: WebShopEnv) -> list[str]:
+    options = env.goal["goal_options"]
+    return list(options.values()) if isinstance(options, dict) else list(options)
+
+
+@pytest.mark.parametrize("task_id", ["0", "1", "12", "4000", "6910", "6921"])
+async def test_buying_the_goal_product_with_its_options_scores_one(env, task_id):
+    await env.reset(task_id)
+    goal = env.goal
+    res = await buy(env, task_id, goal["asin"], goal["name"], own_option_values(env))
+    assert res.done and res.reward == pytest.approx(1.0)
+    assert res.info["success"] is True
+    assert res.info["purchased"]["asin"] == goal["asin"]
+    assert res.info["purchased"]["price"] <= goal["price_upper"]
+    assert res.observation.info["page"] == "done"
+
+
+async def test_wrong_options_score_by_webshop_formula(env):
+    await env.reset(GOAL_12)
+    goal = env.goal
+    assert goal["goal_options"] == {"color": "b-purple-thumbhole", "size": "x-large"}
+    assert len(goal["attributes"]) == 3
+    # Right colour, wrong size: 3 attributes + 1 option + price out of 3 + 2 + 1, r_type 1.
+    res = await buy(env, GOAL_12, goal["asin"], goal["name"], ["b-purple-thumbhole", "small"])
+    assert res.reward == pytest.approx(5 / 6)
+    assert res.info["reward_info"]["r_option"] == pytest.approx(0.5)
+    assert res.info["success"] is False
+    # No option chosen at all: (3 + 0 + 1) / 6.
+    res = await buy(env, GOAL_12, goal["asin"], goal["name"], [])
+    assert res.reward == pytest.approx(4 / 6)
+    assert res.info["reward_info"]["r_option"] == 0.0
+
+
+async def test_another_item_scores_by_webshop_formula(env):
+    await env.reset(GOAL_12)
+    # A women's sweatshirt with the same query: r_type 1 (query match), 1 of 3 attributes
+    # ("long sleeve"), no option, price 22.78 <= 50: (1 + 0 + 1) / 6.
+    res = await buy(env, GOAL_12, "B09P5CRVQ6", "womens tops casual sweatshirt for women graphic", [])
+    assert res.reward == pytest.approx(2 / 6)
+    info = res.info["reward_info"]
+    assert info["r_type"] == 1.0 and info["query_match"] is True
+    assert info["r_att"] == pytest.approx(1 / 3) and info["r_price"] is True
+    # Its name shares 3 nouns (women, long, sleeve) with the 18 nouns of the goal name.
+    assert info["title_score"] == pytest.approx(3 / 18)
+    # An unrelated console table shares no word with the goal name: title score 0, r_type 0.
+    res = await buy(env, GOAL_12, "B06Y3VLDFB", "vhomes lights reclaimed wood console table", [])
+    assert res.reward == 0.0 and res.info["reward_info"]["r_type"] == 0.0
+
+
+async def test_results_pages_and_navigation(env):
+    await env.reset(GOAL_12)
+    first = await env.step("search[women shirt]")
+    info = first.observation.info
+    assert info["page"] == "results" and info["total_results"] == 50
+    assert info["has_next"] and not info["has_prev"] and len(info["item_ids"]) == 10
+    assert "Page 1 (Total results: 50)" in first.observation.text
+    second = await env.step("click[Next >]")
+    assert second.observation.info["page_number"] == 2 and second.observation.info["has_prev"]
+    assert set(second.observation.info["item_ids"]).isdisjoint(info["item_ids"])
+    for _ in range(3):
+        last = await env.step("click[next >]")
+    assert last.observation.info["page_number"] == 5 and not last.observation.info["has_next"]
+    item = await env.step(f"click[{last.observation.info['item_ids'][0]}]")
+    assert item.observation.info["page"] == "item"
+    sub = await env.step("click[Description]")
+    assert sub.observation.info["page"] == "item_sub" and sub.observation.info["sub_page"] == "Description"
+    assert "description:" in sub.observation.text
+    back = await env.step("click[< Prev]")
+    assert back.observation.info["page"] == "item"
+    results = await env.step("click[< Prev]")
+    assert results.observation.info["page"] == "results" and results.observation.info["page_number"] == 5
+    home = await env.step("click[Back to Search]")
+    assert home.observation.info["page"] == "search" and home.observation.info["clickables"] == ["Search"]
+
+
+async def test_item_page_shows_grouped_options_and_clicked_ones(env):
+    await open_item(env, GOAL_12, "B08JD14GJF", "coorun women's sun protection shirts")
+    res = await env.step("click[x-large]")
+    text, info = res.observation.text, res.observation.info
+    assert info["asin"] == "B08JD14GJF" and info["selected_options"] == {"size": "x-large"}
+    assert "x-large" in info["options"]["size"] and "b-purple-thumbhole" in info["options"]["color"]
+    size_line = next(line for line in text.splitlines() if line.startswith("size: "))
+    assert "[clicked button] x-large [clicked button_]" in size_line
+    assert "[button] small [button_]" in size_line
+    assert info["clickables"][:2] == ["Back to Search", "< Prev"]
+    assert info["clickables"][-4:] == ["Description", "Features", "Reviews", "Buy Now"]
+
+
+INVALID = [
+    ("search on a results page", ["search[shirt]"], "search[shirt]", "only on the search page"),
+    ("click a missing button", [], "click[Buy Now]", "no button"),
+    ("click an item id on the search page", [], "click[B08JD14GJF]", "no button"),
+    ("malformed action", [], "buy the shirt", "Malformed"),
+    ("unclosed bracket", [], "click[Buy Now", "Malformed"),
+    ("empty action", [], "", "Malformed"),
+    ("empty query", [], "search[   ]", "empty"),
+    ("unknown verb", [], "purchase[B08JD14GJF]", "Unknown action"),
+    ("click Search", [], "click[Search]", "search[your query]"),
+    ("Next on the last page", ["search[shirt]", "click[Next >]", "click[Next >]", "click[Next >]",
+                               "click[Next >]"], "click[Next >]", "no button"),
+    ("option of another page", ["search[shirt]"], "click[x-large]", "no button"),
+]
+
+
+@pytest.mark.parametrize(("why", "before", "action", "phrase"), INVALID, ids=[c[0] for c in INVALID])
+async def test_invalid_actions_return_feedback(env, why, before, action, phrase):
+    obs = await env.reset(GOAL_12)
+    for step in before:
+        res = await env.step(step)
+        assert res.info["valid"]
+        obs = res.observation
+    snap = await env.snapshot()
+    res = await env.step(action)
+    assert res.info["valid"] is False and phrase in res.info["feedback"]
+    assert res.reward == 0.0 and res.done is False
+    assert res.observation.text == obs.text and await env.snapshot() == snap  # nothing moved
+
+
+async def test_actions_after_the_purchase_and_before_reset_are_refused(env):
+    res = await env.step("search[shirt]")
+    assert res.info["valid"] is False and "reset" in res.info["feedback"]
+    await env.reset(GOAL_12)
+    await buy(env, GOAL_12, "B08JD14GJF", "coorun women's sun protection shirts", [])
+    res = await env.step("click[Back to Search]")
+    assert res.info["valid"] is False and "over" in res.info["feedback"]
+
+
+async def test_snapshot_restores_the_same_page_on_a_fresh_instance(env):
+    current = await env.reset(GOAL_12)
+    actions = ["search[women long sleeve shirt]", "click[Next >]", "click[< Prev]",
+               "click[B08JD14GJF]", "click[c-black]", "click[large]", "click[Reviews]",
+               "click[Features]", "click[< Prev]", "click[Buy Now]"]
+    seen = set()
+    for action in [None, *actions]:
+        if action is not None:
+            res = await env.step(action)
+            assert res.info["valid"], (action, res.info)
+            current = res.observation
+        snap = json.loads(json.dumps(await env.snapshot()))  # must survive JSON
+        fresh = WebShopEnv()
+        obs = await fresh.restore(snap)
+        assert (obs.text, obs.info) == (current.text, current.info)
+        assert fresh.goal == env.goal
+        seen.add(obs.info["page"])
+    assert seen == {"search", "results", "item", "item_sub", "done"}
+
+
+async def test_task_ids_splits_and_unknown_tasks(env):
+    assert len(env.task_ids()) == 6923 and env.task_ids()[:2] == ["0", "1"]
+    sizes = {s: len(env.task_ids(s)) for s in ("all", "synthetic", "human", "test", "eval", "train")}
+    assert sizes == {"all": 6923, "synthetic": 6910, "human": 13, "test": 500, "eval": 1000, "train": 5410}
+    assert env.task_ids("human")[0] == "6910"
+    for bad in ("6923", "-1", "abc", "012", ""):
+        with pytest.raises(UnknownTaskError):
+            await env.reset(bad)
+    with pytest.raises(EnvError):
+        env.task_ids("nope")
+
+
+async def test_make_env_builds_webshop_and_rejects_bad_options():
+    env = make_env("webshop")
+    obs = await env.reset("0")
+    assert obs.info["page"] == "search" and obs.info["instruction"] == env.goal["instruction_text"]
+    assert obs.text.startswith("WebShop\nInstruction:\n") and obs.text.endswith("[button] Search [button_]")
+    with pytest.raises(EnvError):
+        make_env("webshop", colour="red")
