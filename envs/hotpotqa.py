@@ -1,0 +1,188 @@
+"""HotpotQA as ReAct's Wikipedia environment: search[entity], lookup[keyword], finish[answer].
+
+Behaviour follows ReAct's wikienv.py and HotPotQAWrapper (the observations AutoPlan's
+prompts expect; AutoPlan adds no feedback of its own for HotpotQA):
+- ``search[X]``: the page's first 5 sentences, or ``Could not find X. Similar: [...]`` with up
+  to 5 titles; a successful search opens the page and clears the lookup.
+- ``lookup[K]``: ``(Result i / n) <sentence>``, the next sentence of the open page containing K
+  (case-insensitive); the same K again moves on; past the last one, ``No more results.``.
+- ``finish[A]``: ends the episode, ``Episode finished, reward = <EM>``; reward = exact match,
+  ``info`` has ``em``, ``f1``, ``answer`` and ``gold``.
+- ``think[...]``: ``Nice thought.``. Anything else: ``Invalid action: ...`` (valid False).
+- A step cap (10, AutoPlan's) ends the episode unanswered.
+
+Backends: ``local`` (default; the questions' own paragraphs, envs.hotpotqa_corpus) or
+``wikipedia`` (live API; ``api_url``, ``timeout``). The state is small (question, open page,
+lookup position), so a snapshot holds it directly and restore needs no search again.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass, field
+from functools import lru_cache
+from typing import Any
+
+from envs.base import Env, EnvError, Observation, StepResult
+from envs.hotpotqa_corpus import WIKIPEDIA_API, Backend, LocalWiki, Page, Wikipedia, load_questions
+from envs.hotpotqa_score import exact_match, f1
+
+ACTION = re.compile(r"^\s*(search|lookup|finish|think)\s*\[(.*)\]\s*$", re.IGNORECASE | re.DOTALL)
+GRAMMAR = "Use search[entity], lookup[keyword] or finish[answer]."
+PAGE_SENTENCES = 5
+DEFAULT_MAX_STEPS = 10
+SPLIT = re.compile(r"^(dev|bridge|comparison)?(?:\[(-?\d*):(-?\d*)\])?$")
+
+
+@lru_cache(maxsize=4)
+def _questions(path: str | None) -> tuple[dict[str, Any], ...]:
+    return tuple(load_questions(path))
+
+
+@lru_cache(maxsize=4)
+def _local_wiki(path: str | None) -> LocalWiki:
+    return LocalWiki(list(_questions(path)))
+
+
+@dataclass
+class EpisodeState:
+    """Everything an episode depends on; JSON-serialisable (the snapshot)."""
+
+    task_id: str = ""
+    steps: int = 0
+    page: dict[str, Any] | None = None  # {"title", "sentences"}
+    lookup_keyword: str | None = None
+    lookup_index: int = 0
+    answer: str | None = None
+    done: bool = False
+    observation: str = ""
+    last_info: dict[str, Any] = field(default_factory=dict)
+
+
+class HotpotQAEnv(Env):
+    """Options: ``backend`` ("local" | "wikipedia"), ``questions`` (a HotpotQA-format .json or
+    .json.gz; default the shipped 100 dev questions), ``max_steps`` (10), ``api_url`` and
+    ``timeout`` (seconds) for the Wikipedia backend."""
+
+    name = "hotpotqa"
+
+    def __init__(
+        self,
+        *,
+        backend: str = "local",
+        questions: str | None = None,
+        max_steps: int = DEFAULT_MAX_STEPS,
+        api_url: str = WIKIPEDIA_API,
+        timeout: float = 10.0,
+    ) -> None:
+        if backend not in ("local", "wikipedia"):
+            raise EnvError(f"unknown hotpotqa backend {backend!r}; use 'local' or 'wikipedia'")
+        if int(max_steps) < 1:
+            raise EnvError("max_steps must be at least 1")
+        self.questions_path = str(questions) if questions else None
+        self.by_id = {q["_id"]: q for q in _questions(self.questions_path)}
+        self.backend_name = backend
+        self.backend: Backend = (
+            _local_wiki(self.questions_path) if backend == "local" else Wikipedia(api_url, timeout)
+        )
+        self.max_steps = int(max_steps)
+        self.state = EpisodeState()
+
+    def task_ids(self, split: str | None = None) -> list[str]:
+        """Question ids in file order. ``split``: None/"dev" (all), "bridge" or "comparison",
+        optionally sliced like a Python list: "dev[:50]", "dev[50:]", "bridge[0:10]"."""
+        match = SPLIT.match((split or "").strip())
+        if match is None:
+            raise EnvError(f"unknown hotpotqa split {split!r}; use dev, bridge or comparison, e.g. dev[:50]")
+        kind, start, stop = match.groups()
+        ids = [qid for qid, q in self.by_id.items() if kind in (None, "dev") or q.get("type") == kind]
+        return ids[int(start) if start else None : int(stop) if stop else None]
+
+    def _question(self) -> dict[str, Any]:
+        return self.by_id[self.state.task_id]
+
+    def _info(self, **extra: Any) -> dict[str, Any]:
+        info = {
+            "task_id": self.state.task_id,
+            "question": self._question()["question"],
+            "steps": self.state.steps,
+            "max_steps": self.max_steps,
+            "page": (self.state.page or {}).get("title"),
+            "backend": self.backend_name,
+        }
+        info.update(extra)
+        return info
+
+    async def reset(self, task_id: str) -> Observation:
+        self.check_task(task_id)
+        self.state = EpisodeState(task_id=task_id)
+        self.state.observation = f"Question: {self._question()['question']}"
+        self.state.last_info = self._info()
+        return Observation(self.state.observation, info=dict(self.state.last_info))
+
+    async def step(self, action: str) -> StepResult:
+        if not self.state.task_id:
+            raise EnvError("hotpotqa: call reset(task_id) before step()")
+        if self.state.done:
+            info = self._info(valid=False, feedback="The episode has ended.")
+            return StepResult(Observation(self.state.observation, info=info), 0.0, True, info)
+        self.state.steps += 1
+        match = ACTION.match(str(action))
+        verb, argument = (match.group(1).lower(), match.group(2).strip()) if match else ("", "")
+        reward, extra = 0.0, {"valid": True}
+        if verb == "search" and argument:
+            text = await self._search(argument)
+        elif verb == "lookup" and argument:
+            text, extra = self._lookup(argument)
+        elif verb == "finish":
+            text, reward, extra = self._finish(argument)
+        elif verb == "think":
+            text = "Nice thought."
+        else:
+            why = f"{verb}[] needs an argument." if verb else GRAMMAR
+            text, extra = f"Invalid action: {str(action).strip()}", {"valid": False, "feedback": why}
+        if not self.state.done and self.state.steps >= self.max_steps:
+            self.state.done = True
+            extra.update(success=False, em=0.0, f1=0.0, answer=None, stop_reason="max_steps")
+        self.state.observation = text
+        info = self._info(**extra)
+        self.state.last_info = info
+        return StepResult(Observation(text, info=dict(info)), reward, self.state.done, dict(info))
+
+    async def _search(self, entity: str) -> str:
+        found = await self.backend.search(entity)
+        if found.page is None:
+            return f"Could not find {entity}. Similar: {list(found.similar)}."
+        page: Page = found.page
+        self.state.page = {"title": page.title, "sentences": list(page.sentences)}
+        self.state.lookup_keyword, self.state.lookup_index = None, 0
+        return " ".join(page.sentences[:PAGE_SENTENCES])
+
+    def _lookup(self, keyword: str) -> tuple[str, dict[str, Any]]:
+        if self.state.page is None:
+            return "No more results.", {"valid": False, "feedback": "No page is open: search[entity] first."}
+        if keyword != self.state.lookup_keyword:
+            self.state.lookup_keyword, self.state.lookup_index = keyword, 0
+        hits = [s for s in self.state.page["sentences"] if keyword.lower() in s.lower()]
+        if self.state.lookup_index >= len(hits):
+            return "No more results.", {"valid": True}
+        self.state.lookup_index += 1
+        return f"(Result {self.state.lookup_index} / {len(hits)}) {hits[self.state.lookup_index - 1]}", {"valid": True}
+
+    def _finish(self, answer: str) -> tuple[str, float, dict[str, Any]]:
+        gold = str(self._question()["answer"])
+        em = 1.0 if exact_match(answer, gold) else 0.0
+        self.state.answer, self.state.done = answer, True
+        extra = {"valid": True, "answer": answer, "gold": gold, "em": em, "f1": f1(answer, gold),
+                 "success": em == 1.0, "stop_reason": "finish"}
+        return f"Episode finished, reward = {em:g}", em, extra
+
+    async def snapshot(self) -> dict[str, Any]:
+        return {"env": self.name, "backend": self.backend_name, **asdict(self.state)}
+
+    async def restore(self, snapshot: dict[str, Any]) -> Observation:
+        fields = {k: v for k, v in snapshot.items() if k in EpisodeState.__dataclass_fields__}
+        state = EpisodeState(**fields)
+        self.check_task(state.task_id)
+        self.state = state
+        return Observation(state.observation, info=dict(state.last_info))

@@ -1,0 +1,65 @@
+"""HotpotQA answer scoring: the official exact match and F1, and a model judge.
+
+``normalize_answer``, ``exact_match`` and ``f1`` follow the official evaluation script
+(hotpot_evaluate_v1.py): lowercase, drop punctuation, drop the articles a/an/the, collapse
+whitespace; F1 over tokens, and 0 when exactly one side is yes/no/noanswer and they differ.
+
+AutoPlan reports human judgement instead, because a correct answer can differ in form from the
+gold one; ``judge`` stands in for the annotators with the run's own model.
+"""
+
+from __future__ import annotations
+
+import re
+import string
+from collections import Counter
+from typing import TYPE_CHECKING
+
+from langchain_core.messages import HumanMessage
+
+import prompts
+from nodes.parse import yes_no
+
+if TYPE_CHECKING:
+    from nodes.llm import Caller
+
+SPECIAL = ("yes", "no", "noanswer")
+
+
+def normalize_answer(text: str) -> str:
+    """The official normalisation (lower, no punctuation, no articles, single spaces)."""
+    text = text.lower()
+    text = "".join(ch for ch in text if ch not in set(string.punctuation))
+    text = re.sub(r"\b(a|an|the)\b", " ", text)
+    return " ".join(text.split())
+
+
+def exact_match(predicted: str, gold: str) -> bool:
+    return normalize_answer(predicted) == normalize_answer(gold)
+
+
+def f1(predicted: str, gold: str) -> float:
+    """Token F1 after normalisation, with the official yes/no/noanswer rule."""
+    pred, truth = normalize_answer(predicted), normalize_answer(gold)
+    if (pred in SPECIAL or truth in SPECIAL) and pred != truth:
+        return 0.0
+    common = Counter(pred.split()) & Counter(truth.split())
+    same = sum(common.values())
+    if same == 0:
+        return 0.0
+    precision = same / len(pred.split())
+    recall = same / len(truth.split())
+    return 2 * precision * recall / (precision + recall)
+
+
+async def judge(question: str, gold: str, predicted: str, caller: Caller) -> bool:
+    """Does ``predicted`` answer ``question`` as ``gold`` does? Asked of the run's model.
+
+    An unclear reply counts as "no". The caller keeps the usage; the calling node returns
+    ``{"usage": caller.usage}`` like any other model call.
+    """
+    if exact_match(predicted, gold):
+        return True
+    prompt = prompts.render("hotpotqa/judge", question=question, gold=gold, predicted=predicted)
+    reply = await caller([HumanMessage(prompt)])
+    return bool(yes_no(str(reply.content)))
