@@ -1,0 +1,207 @@
+"""AutoPlan (Ouyang & Li, EMNLP Findings 2023; paper 004) as two LangGraph graphs.
+
+Collection, which is also inference (one task, the plan in Context.plan, greedy; an
+empty plan is the ReAct zero-shot baseline)::
+
+    START -> start -> think -> act -> formalize -> step -+-> think   (until the episode ends
+                                                        +-> finish -> END    or the step cap)
+
+Training (paper 3.2, B = Context.batch_size, I = Context.iterations, seeded by Context.seed)::
+
+    START -> sample_batch =Send x B=> collect -> score_batch =Send x B=> reflect -> plan -+-> sample_batch
+                                                                                         +-> END
+
+``collect`` is the collection graph itself, one Send branch per task instance, each in
+its own env session; ``reflect`` is SIR (Summary, flaw Identification, Revision) per
+experience; ``plan`` rewrites the plan from the whole batch (Upd-prompt). Every plan is
+kept in ``plans``; ``train`` runs the loop and writes them to a file that ``load_plan``
+reads back for ``introspect eval autoplan --plan FILE``.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from langgraph.graph import END, START, StateGraph
+
+from graphs.context import Context
+from nodes.autoplan.batch import (
+    TRAIN_TEMPERATURE,
+    of_iteration,
+    sample_batch,
+    score_batch,
+    send_collections,
+    send_reflections,
+)
+from nodes.autoplan.collect import MAX_ACTIONS, act, finish, formalize, max_actions, next_step, start, step, think
+from nodes.autoplan.plan import next_iteration, plan
+from nodes.autoplan.reflect import reflect
+from nodes.autoplan.state import CollectState, TrainState
+from nodes.usage import add_usage
+
+DEFAULT_ENV = "alfworld"
+ENVS = ("alfworld", "hotpotqa")
+DEFAULTS: dict[str, Any] = {
+    "max_actions": MAX_ACTIONS[DEFAULT_ENV],
+    "max_actions_by_env": dict(MAX_ACTIONS),
+    "batch_size": 4,
+    "iterations": 3,
+    "temperature": 0.0,  # inference, reflection, plan update (greedy)
+    "train_temperature": TRAIN_TEMPERATURE,  # experience collection while training
+}
+NODES_PER_STEP = 4  # think, act, formalize, step
+
+
+def recursion_limit(context: Context) -> int:
+    """Supersteps a run needs: four per action plus start and finish (and the loop)."""
+    return max(NODES_PER_STEP * max_actions(context), 5 * context.iterations) + 20
+
+
+def _collection() -> StateGraph:
+    builder = StateGraph(CollectState, context_schema=Context)
+    builder.add_node("start", start)
+    builder.add_node("think", think)
+    builder.add_node("act", act)
+    builder.add_node("formalize", formalize)
+    builder.add_node("step", step)
+    builder.add_node("finish", finish)
+    builder.add_edge(START, "start")
+    builder.add_conditional_edges("start", next_step, ["think", "finish"])
+    builder.add_edge("think", "act")
+    builder.add_edge("act", "formalize")
+    builder.add_edge("formalize", "step")
+    builder.add_conditional_edges("step", next_step, ["think", "finish"])
+    builder.add_edge("finish", END)
+    return builder
+
+
+def build_graph(checkpointer: Any = None):
+    """The inference graph: input ``{"task_id": ...}``, plan from Context.plan."""
+    return _collection().compile(checkpointer=checkpointer, name="autoplan")
+
+
+def build_training_graph(checkpointer: Any = None):
+    """The training graph: input ``{"task_ids": [...]}``, the pool batches are drawn from."""
+    builder = StateGraph(TrainState, context_schema=Context)
+    builder.add_node("sample_batch", sample_batch)
+    builder.add_node("collect", _collection().compile(name="collect"))
+    builder.add_node("score_batch", score_batch)
+    builder.add_node("reflect", reflect)
+    builder.add_node("plan", plan)
+    builder.add_edge(START, "sample_batch")
+    builder.add_conditional_edges("sample_batch", send_collections, ["collect"])
+    builder.add_edge("collect", "score_batch")
+    builder.add_conditional_edges("score_batch", send_reflections, ["reflect"])
+    builder.add_edge("reflect", "plan")
+    builder.add_conditional_edges("plan", next_iteration, ["sample_batch", END])
+    return builder.compile(checkpointer=checkpointer, name="autoplan_training")
+
+
+graph = build_graph()
+training_graph = build_training_graph()
+
+
+def result(state: dict[str, Any]) -> dict[str, Any]:
+    """Per-task extras for evaluation: the model usage and cost of this question (Table 4)."""
+    usage = state.get("usage") or {}
+    return {
+        "model_calls": int(usage.get("model_calls", 0)),
+        "input_tokens": int(usage.get("input_tokens", 0)),
+        "output_tokens": int(usage.get("output_tokens", 0)),
+        "cost_usd": float(usage.get("cost_usd", 0.0)),
+        "with_plan": bool((state.get("plan") or "").strip()),
+        "stop_reason": state.get("stop_reason", ""),
+    }
+
+
+def training_record(state: TrainState, context: Context) -> dict[str, Any]:
+    """What ``train`` writes: every plan, the final one, and what each iteration saw."""
+    plans = list(state.get("plans") or [context.plan])
+    experiences = state.get("experiences") or []
+    usage = add_usage(state.get("usage"), None)
+    iterations = []
+    for i in range(len(plans) - 1):
+        reflections = {r.get("index"): r for r in of_iteration(state.get("reflections") or [], i)}
+        jobs = [
+            {
+                "task_id": e.get("task_id"),
+                "success": bool(e.get("success")),
+                "steps": e.get("steps", 0),
+                "summary": reflections.get(e.get("index"), {}).get("summary", ""),
+                "flaw": reflections.get(e.get("index"), {}).get("flaw", ""),
+                "revision": reflections.get(e.get("index"), {}).get("revision", ""),
+            }
+            for e in of_iteration(experiences, i)
+        ]
+        iterations.append({"iteration": i, "plan": plans[i], "new_plan": plans[i + 1], "jobs": jobs})
+    return {
+        "method": "autoplan",
+        "env": context.env,
+        "model": context.model,
+        "batch_size": context.batch_size,
+        "iterations": context.iterations,
+        "seed": context.seed,
+        "reflect_flaw_revision": context.reflect_flaw_revision,
+        "task_ids": list(state.get("task_ids") or []),
+        "plans": plans,
+        "final_plan": plans[-1],
+        "history": iterations,
+        "usage": usage,
+        "cost_per_question": usage["cost_usd"] / len(experiences) if experiences else 0.0,
+    }
+
+
+def write_plans(path: Path, record: dict[str, Any]) -> None:
+    """The JSON record at ``path`` and the final plan as text beside it (``.txt``)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(record, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    path.with_suffix(".txt").write_text(record["final_plan"].strip() + "\n", encoding="utf-8")
+
+
+async def train(
+    context: Context,
+    *,
+    task_ids: list[str],
+    plan_out: Path,
+    checkpointer: Any = None,
+    thread_id: str,
+    resume: bool = False,
+) -> dict[str, Any]:
+    """Run the training loop on ``task_ids`` and write every plan to ``plan_out``.
+
+    ``resume=True`` continues the checkpointed run of ``thread_id`` instead of starting one.
+    Returns the record written (see ``training_record``).
+    """
+    if not task_ids and not resume:
+        raise ValueError("AutoPlan training needs at least one task id")
+    runner = build_training_graph(checkpointer=checkpointer)
+    config = {"configurable": {"thread_id": thread_id}, "recursion_limit": recursion_limit(context)}
+    state = await runner.ainvoke(None if resume else {"task_ids": list(task_ids)}, config, context=context)
+    record = training_record(state, context)
+    write_plans(Path(plan_out), record)
+    return record
+
+
+def load_plan(path: str | Path) -> str:
+    """The final plan from a file ``train`` wrote (JSON), or a plain-text plan file."""
+    file = Path(path)
+    if not file.is_file():
+        raise ValueError(f"plan file not found: {file}")
+    body = file.read_text(encoding="utf-8")
+    try:
+        data = json.loads(body)
+    except json.JSONDecodeError:
+        return body.strip()
+    plan_text = data.get("final_plan") if isinstance(data, dict) else None
+    if not isinstance(plan_text, str):
+        raise ValueError(f"{file} has no final_plan: write it with `introspect train autoplan`")
+    return plan_text.strip()
+
+
+__all__ = [
+    "DEFAULTS", "DEFAULT_ENV", "ENVS", "build_graph", "build_training_graph", "graph", "load_plan",
+    "recursion_limit", "result", "train", "training_graph",
+]

@@ -1,0 +1,152 @@
+"""Experience batching (paper 3.2.1): seeded sampling, the Send fan-outs and their fan-ins.
+
+Each iteration draws B task instances with ``random.Random`` seeded by (Context.seed,
+iteration), so a resumed or repeated run draws the same batch. Every branch plays its
+task in its own env session, ``f"{thread}/{iteration}/{task_id}"``, so parallel games
+never share an env.
+
+Model-call positions (what a scripted model answers from) in parallel phases:
+the run keeps ``position``, the position of its next sequential call. A fan-out phase
+(the B collections, then the B reflections) hands every branch that position as its
+``call_offset``; inside a branch the position is call_offset + the branch's own call
+count. So all branches read the same script lines in lockstep: line position+k answers
+step k of every branch, whichever branch the scheduler runs first. After the fan-in the
+run's position advances by the longest branch's call count (``advance``), and the next
+sequential call (the plan update) reads the line after it. Real models ignore positions;
+the branch's usage still counts every call for cost. Positions and counts are in
+checkpointed state, so a resumed run reads the same lines as an uninterrupted one.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any, Iterable, TypeVar
+
+from langchain_core.runnables import RunnableConfig
+from langgraph.runtime import Runtime
+from langgraph.types import Send
+
+from graphs.context import Context
+from nodes.autoplan.state import (
+    BatchItem,
+    Branch,
+    CollectState,
+    IterationScore,
+    ReflectInput,
+    TrainState,
+)
+from nodes.environment import session_key
+from nodes.llm import Caller, caller_for
+
+TRAIN_TEMPERATURE = 1.0  # sampling while collecting experiences (paper: nucleus, p=0.9)
+GREEDY = 0.0  # inference, reflection and plan update
+
+T = TypeVar("T", bound=dict)
+
+
+def sample_tasks(pool: list[str], size: int, seed: int, iteration: int) -> list[str]:
+    """B distinct task instances for ``iteration`` (all of them when the pool is smaller)."""
+    rng = random.Random(f"autoplan:{seed}:{iteration}")
+    return rng.sample(pool, min(max(size, 1), len(pool)))
+
+
+def branch_session(root: str, iteration: int, task_id: str) -> str:
+    """The env session key of one branch: unique per iteration and task."""
+    return f"{root}/{iteration}/{task_id}"
+
+
+def session_config(state: CollectState, config: RunnableConfig) -> RunnableConfig:
+    """The config whose thread id keys this collection's env (the branch's own session)."""
+    branch = state.get("branch")
+    return {"configurable": {"thread_id": branch["session"]}} if branch else config
+
+
+def caller_at(context: Any, position: int, temperature: float) -> Caller:
+    """A Caller that starts at model-call ``position`` (see the module docstring)."""
+    return caller_for(context, {"usage": {"model_calls": position}}, temperature)
+
+
+def branch_caller(context: Any, state: dict[str, Any], temperature: float) -> Caller:
+    """The Caller of a node inside a branch: the branch offset plus its own calls."""
+    branch = state.get("branch") or {}
+    own = int((state.get("usage") or {}).get("model_calls", 0))
+    return caller_at(context, int(branch.get("call_offset", 0)) + own, temperature)
+
+
+def collection_temperature(state: CollectState) -> float:
+    """Sampling while training (a branch), greedy decoding at inference."""
+    return TRAIN_TEMPERATURE if state.get("branch") else GREEDY
+
+
+def iteration_of(state: TrainState) -> int:
+    """The iteration under way: plans[0] is X_0, so iteration i runs with plans[i]."""
+    return len(state.get("plans") or [""]) - 1
+
+
+def of_iteration(items: Iterable[T], iteration: int) -> list[T]:
+    """The records of one iteration in batch order (parallel writes land in any order)."""
+    return sorted((x for x in items if x.get("iteration") == iteration), key=lambda x: x.get("index", 0))
+
+
+def advance(position: int, records: Iterable[dict]) -> int:
+    """The position after a fan-out phase: its longest branch's call count further."""
+    return position + max((int(r.get("usage", {}).get("model_calls", 0)) for r in records), default=0)
+
+
+async def sample_batch(state: TrainState, runtime: Runtime[Context], config: RunnableConfig) -> dict:
+    """Draw this iteration's B task instances; start from Context.plan on the first one."""
+    pool = list(dict.fromkeys(str(t) for t in state.get("task_ids") or []))
+    if not pool:
+        raise ValueError("AutoPlan training needs task_ids to sample batches from")
+    plans = state.get("plans") or [runtime.context.plan]
+    iteration = len(plans) - 1
+    root = state.get("session_root") or session_key(config)
+    chosen = sample_tasks(pool, runtime.context.batch_size, runtime.context.seed, iteration)
+    batch = [
+        BatchItem(task_id=task, session=branch_session(root, iteration, task), index=i)
+        for i, task in enumerate(chosen)
+    ]
+    return {"batch": batch, "plans": plans, "session_root": root, "position": state.get("position", 0)}
+
+
+def send_collections(state: TrainState) -> list[Send]:
+    """One ``collect`` branch per task instance, each with the current plan X_i."""
+    iteration = iteration_of(state)
+    return [
+        Send(
+            "collect",
+            {
+                "task_id": item["task_id"],
+                "plan": state["plans"][-1],
+                "branch": Branch(
+                    session=item["session"],
+                    iteration=iteration,
+                    index=item["index"],
+                    call_offset=int(state.get("position", 0)),
+                ),
+            },
+        )
+        for item in state["batch"]
+    ]
+
+
+async def score_batch(state: TrainState) -> dict:
+    """Fan-in of the collections: the iteration's training success, the next position."""
+    iteration = iteration_of(state)
+    experiences = of_iteration(state.get("experiences") or [], iteration)
+    score = IterationScore(
+        iteration=iteration, successes=sum(bool(e.get("success")) for e in experiences), size=len(experiences)
+    )
+    return {
+        "scores": list(state.get("scores") or []) + [score],
+        "position": advance(int(state.get("position", 0)), experiences),
+    }
+
+
+def send_reflections(state: TrainState) -> list[Send]:
+    """One ``reflect`` branch per experience of this iteration."""
+    offset = int(state.get("position", 0))
+    return [
+        Send("reflect", ReflectInput(experience=experience, call_offset=offset))
+        for experience in of_iteration(state.get("experiences") or [], iteration_of(state))
+    ]

@@ -1,0 +1,143 @@
+"""Experience collection (paper 3.2.1, eqs. 2-5): thought, action, formalizer, env step.
+
+One collection plays one task with a plan X: ``think`` samples the thought ~a_t with the
+Thought-prompt, ``act`` the free-form action a'_t after "Action:", ``formalize`` turns
+it into a command of the env's grammar (a_t = F(a'_t), Appendix A.1), ``step`` executes
+it and ``finish`` packs the experience for reflection. The chat H_t grows by
+(thought, action, observation) each step; it is kept in state as plain turns.
+"""
+
+from __future__ import annotations
+
+import re
+
+from langchain_core.messages import HumanMessage
+from langchain_core.runnables import RunnableConfig
+from langgraph.runtime import Runtime
+
+from graphs.context import Context
+from nodes.autoplan import prompting as text
+from nodes.autoplan.batch import GREEDY, branch_caller, collection_temperature, session_config
+from nodes.autoplan.state import CollectState, Experience, Turn
+from nodes.environment import execute, live_env, release, start_task
+from nodes.parse import bracket_action
+
+MAX_ACTIONS = {"alfworld": 35, "hotpotqa": 10}  # paper 4.2
+HOTPOTQA_VERBS = ("search", "lookup", "finish")
+_LABEL = re.compile(r"^\s*(?:formalized(?: first)? action|action)\s*\d*\s*:\s*", re.IGNORECASE)
+_PUT = re.compile(r"^put (.+?) (?:in/on|in|on|into|onto) (.+)$")
+
+
+def max_actions(context: Context) -> int:
+    """The step cap: Context.max_actions, else 35 (ALFWorld) / 10 (HotpotQA)."""
+    return context.limit("max_actions", MAX_ACTIONS.get(context.env, 35))
+
+
+def normalize_command(env: str, reply: str) -> str:
+    """The formalizer's reply as one command of the env's grammar (or the cleaned reply,
+    which the env then refuses with feedback)."""
+    line = _LABEL.sub("", text.first_line(reply)).strip().strip("`\"'").rstrip(".").strip()
+    if env == "hotpotqa":
+        canonical = re.sub(
+            r"\b(search|lookup|finish)\s*\[", lambda m: m.group(1).lower() + "[", line, flags=re.IGNORECASE
+        )
+        found = re.search(r"\b(?:search|lookup|finish)\[.*?\]", canonical)
+        return (found and bracket_action(found.group(0), HOTPOTQA_VERBS)) or line
+    command = " ".join(line.lower().split())
+    put = _PUT.match(command)
+    return f"put {put.group(1)} in/on {put.group(2)}" if put else command
+
+
+async def start(state: CollectState, runtime: Runtime[Context], config: RunnableConfig) -> dict:
+    """Reset the env to the task; the plan comes from the branch (training) or Context.plan."""
+    ctx = runtime.context
+    text.check_env(ctx.env)
+    _, obs, update = await start_task(state, ctx, session_config(state, config))
+    update["plan"] = state["plan"] if "plan" in state else ctx.plan
+    update["goal"] = str(obs.info.get("goal") or obs.info.get("question") or obs.text)
+    update["stop_reason"] = "" if max_actions(ctx) > 0 else "max_actions"
+    return update
+
+
+async def think(state: CollectState, runtime: Runtime[Context], config: RunnableConfig) -> dict:
+    """~a_t ~ M(H_{t-1} ⊕ Thought-prompt): the first turn carries P_j ⊕ X_i and o_0."""
+    env, plan = runtime.context.env, state.get("plan", "")
+    if state.get("messages"):
+        context = f"Observation: {state.get('observation', '')}"
+    else:
+        context = text.instance_prompt(env, plan, state.get("observation", ""))
+    ask = Turn(role="user", content=f"{context}\n{text.thought_prompt(env, plan)}")
+    llm = branch_caller(runtime.context, state, collection_temperature(state))
+    thought = text.text_of(await llm(text.chat(env, [*state.get("messages", []), ask])))
+    return {"messages": [ask, Turn(role="assistant", content=thought)], "thought": thought, "usage": llm.usage}
+
+
+async def act(state: CollectState, runtime: Runtime[Context], config: RunnableConfig) -> dict:
+    """a'_t ~ M(H_{t-1} ⊕ ~a_t ⊕ "Action:"): a free-form action, its first line kept."""
+    env = runtime.context.env
+    asked = text.with_user(state.get("messages", []), text.render(env, "action"))
+    llm = branch_caller(runtime.context, state, collection_temperature(state))
+    raw = text.first_line(text.text_of(await llm(text.chat(env, asked))))
+    return {"raw_action": _LABEL.sub("", raw).strip(), "usage": llm.usage}
+
+
+async def formalize(state: CollectState, runtime: Runtime[Context], config: RunnableConfig) -> dict:
+    """a_t = F(a'_t): the formalizer call (Appendix A.1), greedy, outside the chat."""
+    env = runtime.context.env
+    prompt = text.render(env, "formalize", action=state.get("raw_action", ""))
+    llm = branch_caller(runtime.context, state, GREEDY)
+    command = normalize_command(env, text.text_of(await llm([HumanMessage(prompt)])))
+    turns = [Turn(role="user", content=text.render(env, "action")), Turn(role="assistant", content=command)]
+    return {"command": command, "messages": turns, "usage": llm.usage}
+
+
+async def step(state: CollectState, runtime: Runtime[Context], config: RunnableConfig) -> dict:
+    """o_t = E(a_t); a refused command shows the env's feedback (ALFWorld: Table 6)."""
+    cfg = session_config(state, config)
+    env = await live_env(state, runtime.context, cfg)
+    result, update = await execute(env, state, cfg, state.get("command", ""), node="step",
+                                   rationale=state.get("thought", ""))
+    observation = result.observation.text
+    if not result.info.get("valid", True) and observation == state.get("observation"):
+        observation = str(result.info.get("feedback") or observation)  # the env echoed the old screen
+    update["observation"] = observation
+    if update["done"]:
+        update["stop_reason"] = "max_actions" if result.info.get("stop_reason") == "max_steps" else "done"
+    elif update["actions"] >= max_actions(runtime.context):
+        update["stop_reason"] = "max_actions"
+    return update
+
+
+def next_step(state: CollectState) -> str:
+    """Keep collecting until the episode ends or the step cap is reached."""
+    return "finish" if state.get("done") or state.get("stop_reason") else "think"
+
+
+async def finish(state: CollectState, runtime: Runtime[Context], config: RunnableConfig) -> dict:
+    """Close the episode: the last observation joins H_T, the experience is recorded."""
+    env, plan = runtime.context.env, state.get("plan", "")
+    last = (
+        f"Observation: {state.get('observation', '')}"
+        if state.get("messages")
+        else text.instance_prompt(env, plan, state.get("observation", ""))
+    )
+    final = Turn(role="user", content=last)
+    branch = state.get("branch") or {}
+    success = bool(state.get("success"))
+    stop_reason = state.get("stop_reason") or "done"
+    experience = Experience(
+        iteration=int(branch.get("iteration", 0)),
+        index=int(branch.get("index", 0)),
+        task_id=str(state.get("task_id", "")),
+        objective=state.get("goal", ""),
+        plan=plan,
+        messages=[*state.get("messages", []), final],
+        success=success,
+        reward=float(state.get("reward", 0.0)),
+        steps=int(state.get("actions", 0)),
+        stop_reason=stop_reason,
+        outcome=text.outcome(env, success, stop_reason),
+        usage=state.get("usage") or {},
+    )
+    await release(state, session_config(state, config))
+    return {"messages": [final], "experiences": [experience], "stop_reason": stop_reason}

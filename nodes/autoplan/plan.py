@@ -1,0 +1,59 @@
+"""Plan update (paper 3.2.3, eq. 9): X_{i+1} = M(X_i ⊕ (P_1, s_1, f_1, r_1) ⊕ ... ⊕ Upd-prompt).
+
+The Upd-prompt sees the current plan and, for every task instance of the batch in batch
+order, its objective, result, summary, flaws and suggested revision; the reply is the new
+plan. An empty reply keeps the current plan (a malformed answer must not erase it).
+Every plan is kept: ``plans`` grows by one per iteration.
+"""
+
+from __future__ import annotations
+
+import re
+
+from langchain_core.messages import HumanMessage
+from langchain_core.runnables import RunnableConfig
+from langgraph.graph import END
+from langgraph.runtime import Runtime
+
+from graphs.context import Context
+from nodes.autoplan import prompting as text
+from nodes.autoplan.batch import GREEDY, advance, caller_at, iteration_of, of_iteration
+from nodes.autoplan.state import TrainState
+
+NO_PLAN = "None"  # how an empty plan X_0 is shown to the updater
+_HEADER = re.compile(r"^\s*(?:#+\s*)?\**\s*new (?:game |task )?plan\s*:?\s*\**\s*\n?", re.IGNORECASE)
+
+
+def clean_plan(reply: str) -> str:
+    """The plan text without an echoed "New Game Plan:" header."""
+    return _HEADER.sub("", reply.strip(), count=1).strip()
+
+
+def update_prompt(env: str, state: TrainState) -> str:
+    """The Upd-prompt for the iteration under way."""
+    iteration = iteration_of(state)
+    experiences = of_iteration(state.get("experiences") or [], iteration)
+    reflections = {r.get("index"): r for r in of_iteration(state.get("reflections") or [], iteration)}
+    blocks = "\n".join(
+        text.experience_block(env, number, experience, reflections.get(experience.get("index"), {}))
+        for number, experience in enumerate(experiences, 1)
+    )
+    current = state["plans"][-1].strip()
+    return text.render(env, "update", description=text.render(env, "description"), plan=current or NO_PLAN,
+                       experiences=blocks, count=len(experiences))
+
+
+async def plan(state: TrainState, runtime: Runtime[Context], config: RunnableConfig) -> dict:
+    """Rewrite the plan from the whole batch and its reflections (greedy)."""
+    env = runtime.context.env
+    iteration = iteration_of(state)
+    position = advance(int(state.get("position", 0)), of_iteration(state.get("reflections") or [], iteration))
+    llm = caller_at(runtime.context, position, GREEDY)
+    reply = text.text_of(await llm([HumanMessage(update_prompt(env, state))]))
+    new_plan = clean_plan(reply) or state["plans"][-1]
+    return {"plans": [*state["plans"], new_plan], "position": position + 1, "usage": llm.usage}
+
+
+def next_iteration(state: TrainState, runtime: Runtime[Context]) -> str:
+    """Another iteration until I plans have been written (paper: I iterations)."""
+    return "sample_batch" if len(state.get("plans") or []) - 1 < runtime.context.iterations else END

@@ -1,0 +1,121 @@
+"""AutoPlan's prompts per environment, and the chat transcript they are sent in.
+
+The paper writes its prompts per environment (Table 2 is ALFWorld's; Figures 6-8 give
+both ALFWorld's and HotpotQA's). A prompt lives at ``prompts/autoplan/<env>/<name>.md``
+where the environments differ and at ``prompts/autoplan/<name>.md`` where they do not;
+``render`` picks the specific one first. The experience is one growing chat, as in the
+paper's H_t = P ⊕ X ⊕ (o_0, ~a_0, a_0, o_1, ...): reflection continues that same chat.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
+
+import prompts
+from envs.base import EnvError
+from nodes.autoplan.state import Experience, Turn
+
+ENVS = ("alfworld", "hotpotqa")
+# The sentence that tells the reflection how the job ended (paper eqs. 6-8: H ⊕ R ⊕ prompt).
+OUTCOMES: dict[str, dict[str, str]] = {
+    "alfworld": {
+        "success": "Job succeeded.",
+        "max_actions": "Job failed. Maximum number of steps reached.",
+        "failure": "Job failed.",
+    },
+    "hotpotqa": {
+        "success": "Task finished. The answer is correct.",
+        "max_actions": "Max number of iteration reached. No answer is found.",
+        "failure": "Task finished. The answer is wrong.",
+    },
+}
+
+
+def check_env(env: str) -> None:
+    """AutoPlan's prompts exist for ALFWorld and HotpotQA only."""
+    if env not in ENVS:
+        raise EnvError(f"AutoPlan runs on {' or '.join(ENVS)}, not {env!r}")
+
+
+def prompt_name(env: str, name: str) -> str:
+    """``autoplan/<env>/<name>`` when the env has its own version, else ``autoplan/<name>``."""
+    specific = f"autoplan/{env}/{name}"
+    return specific if (prompts.ROOT / f"{specific}.md").is_file() else f"autoplan/{name}"
+
+
+def render(env: str, name: str, **values: object) -> str:
+    return prompts.render(prompt_name(env, name), **values)
+
+
+def system_prompt(env: str) -> str | None:
+    """ALFWorld's agent gets a system message; HotpotQA's does not."""
+    name = f"autoplan/{env}/system"
+    return prompts.load(name) if (prompts.ROOT / f"{name}.md").is_file() else None
+
+
+def instance_prompt(env: str, plan: str, observation: str) -> str:
+    """P_j ⊕ X_i: the game description, the plan (if any) and the first observation."""
+    section = f"\n{render(env, 'plan_section', plan=plan.strip())}\n" if plan.strip() else ""
+    return render(env, "instance", description=render(env, "description"), plan_section=section,
+                  observation=observation)
+
+
+def thought_prompt(env: str, plan: str) -> str:
+    """Table 2's Thought-prompt with a plan; ReAct zero-shot's plain one without."""
+    return render(env, "thought" if plan.strip() else "thought_no_plan")
+
+
+def outcome(env: str, success: bool, stop_reason: str, detail: str = "") -> str:
+    """The result sentence, e.g. "Job failed. Maximum number of steps reached."."""
+    table = OUTCOMES[env]
+    key = "success" if success else ("max_actions" if stop_reason == "max_actions" else "failure")
+    return f"{table[key]} {detail}".strip()
+
+
+def with_user(turns: Sequence[Turn], text: str) -> list[Turn]:
+    """``turns`` followed by a user message ``text`` (merged into a trailing user turn)."""
+    out = list(turns)
+    if out and out[-1]["role"] == "user":
+        out[-1] = Turn(role="user", content=f"{out[-1]['content']}\n{text}")
+    else:
+        out.append(Turn(role="user", content=text))
+    return out
+
+
+def chat(env: str, turns: Sequence[Turn]) -> list[BaseMessage]:
+    """LangChain messages for ``turns``, led by the env's system prompt."""
+    system = system_prompt(env)
+    messages: list[BaseMessage] = [SystemMessage(system)] if system else []
+    for turn in turns:
+        cls = HumanMessage if turn["role"] == "user" else AIMessage
+        messages.append(cls(turn["content"]))
+    return messages
+
+
+def text_of(message: BaseMessage) -> str:
+    """The reply text (content may be a string or a list of parts)."""
+    content = message.content
+    if isinstance(content, str):
+        return content.strip()
+    return "".join(p.get("text", "") if isinstance(p, dict) else str(p) for p in content).strip()
+
+
+def first_line(text: str) -> str:
+    """The first non-empty line: the paper stops action replies at a newline."""
+    return next((line.strip() for line in text.splitlines() if line.strip()), "")
+
+
+def experience_block(env: str, number: int, experience: Experience, reflection: dict) -> str:
+    """One (P_j, s_j, f_j, r_j) entry of the Upd-prompt (paper eq. 9)."""
+    return render(
+        env,
+        "experience",
+        number=number,
+        objective=experience.get("objective", ""),
+        result="Succeeded" if experience.get("success") else "Failed",
+        summary=reflection.get("summary") or "N/A",
+        flaw=reflection.get("flaw") or "N/A",
+        revision=reflection.get("revision") or "N/A",
+    )

@@ -1,0 +1,50 @@
+"""SIR reflection (paper 3.2.2): Summary, flaw Identification, plan Revision of one experience.
+
+The three prompts continue the experience's own chat, one after the other, so the model
+reflects on H^j ⊕ R^j (the whole interaction and how it ended): the summary s_j first,
+then the flaws f_j of the plan and actions, then a revision r_j of only the flawed part
+of the plan, which reads the flaws it just named. The ablation of Figure 3(b)
+(Context.reflect_flaw_revision=False) keeps the summary only. Reflection is greedy.
+"""
+
+from __future__ import annotations
+
+from langchain_core.runnables import RunnableConfig
+from langgraph.runtime import Runtime
+
+from graphs.context import Context
+from nodes.autoplan import prompting as text
+from nodes.autoplan.batch import GREEDY, caller_at
+from nodes.autoplan.state import ReflectInput, Reflection, Turn
+from nodes.llm import Caller
+
+
+async def _answer(llm: Caller, env: str, turns: list[Turn], prompt: str) -> tuple[list[Turn], str]:
+    """Ask ``prompt`` after ``turns``; returns the chat including the reply, and the reply."""
+    asked = text.with_user(turns, prompt)
+    reply = text.text_of(await llm(text.chat(env, asked)))
+    return [*asked, Turn(role="assistant", content=reply)], reply
+
+
+async def reflect(state: ReflectInput, runtime: Runtime[Context], config: RunnableConfig) -> dict:
+    """s_j, f_j and r_j for one experience (one Send branch per experience)."""
+    env = runtime.context.env
+    experience = state["experience"]
+    llm = caller_at(runtime.context, int(state.get("call_offset", 0)), GREEDY)
+    turns, summary = await _answer(
+        llm, env, list(experience.get("messages", [])), text.render(env, "summary", outcome=experience.get("outcome", ""))
+    )
+    flaw = revision = ""
+    if runtime.context.reflect_flaw_revision:
+        turns, flaw = await _answer(llm, env, turns, text.render(env, "flaw"))
+        turns, revision = await _answer(llm, env, turns, text.render(env, "revision"))
+    reflection = Reflection(
+        iteration=int(experience.get("iteration", 0)),
+        index=int(experience.get("index", 0)),
+        task_id=str(experience.get("task_id", "")),
+        summary=summary,
+        flaw=flaw,
+        revision=revision,
+        usage=llm.usage,
+    )
+    return {"reflections": [reflection], "usage": llm.usage}

@@ -1,0 +1,105 @@
+"""AutoPlan's node helpers: the formalizer's parsing, seeded batches, positions of parallel
+branches, plan cleaning and the per-env prompt lookup."""
+
+from __future__ import annotations
+
+import pytest
+
+import prompts
+from graphs.context import Context
+from nodes.autoplan import prompting
+from nodes.autoplan.batch import advance, branch_session, of_iteration, sample_tasks
+from nodes.autoplan.collect import max_actions, normalize_command
+from nodes.autoplan.plan import clean_plan
+
+
+@pytest.mark.parametrize(
+    ("reply", "command"),
+    [
+        ("Formalized First Action: take mug 2 from shelf 1", "take mug 2 from shelf 1"),
+        ("put Apple 1 on  CounterTop 2.", "put apple 1 in/on countertop 2"),
+        ("put apple 1 in fridge 1\ngo to desk 1", "put apple 1 in/on fridge 1"),
+        ('"go to cabinet 3"', "go to cabinet 3"),
+        ("put apple 1 in/on fridge 1", "put apple 1 in/on fridge 1"),
+        ("", ""),
+    ],
+)
+def test_alfworld_formalizer_replies_become_commands(reply, command):
+    assert normalize_command("alfworld", reply) == command
+
+
+@pytest.mark.parametrize(
+    ("reply", "command"),
+    [
+        ("Search[Eiffel Tower]", "search[Eiffel Tower]"),
+        ("Formalized First Action: lookup[ height ]", "lookup[height]"),
+        ("finish[1889] then search[x]", "finish[1889]"),
+        ("I am not sure", "I am not sure"),  # left for the env to refuse with feedback
+    ],
+)
+def test_hotpotqa_formalizer_replies_become_commands(reply, command):
+    assert normalize_command("hotpotqa", reply) == command
+
+
+def test_seeded_batches_are_reproducible_and_distinct():
+    pool = [f"t{i}" for i in range(20)]
+    assert sample_tasks(pool, 4, 7, 0) == sample_tasks(pool, 4, 7, 0)
+    assert sample_tasks(pool, 4, 7, 0) != sample_tasks(pool, 4, 8, 0)
+    assert sample_tasks(pool, 4, 7, 0) != sample_tasks(pool, 4, 7, 1)
+    assert len(set(sample_tasks(pool, 4, 7, 1))) == 4
+    assert sorted(sample_tasks(["a", "b"], 4, 0, 0)) == ["a", "b"]  # B larger than the pool
+
+
+def test_branch_sessions_differ_per_iteration_and_task():
+    keys = {branch_session("t", i, task) for i in (0, 1) for task in ("a", "b")}
+    assert len(keys) == 4 and "t/1/b" in keys
+
+
+def test_positions_advance_by_the_longest_branch_and_records_sort_by_index():
+    records = [{"iteration": 1, "index": 1, "usage": {"model_calls": 9}},
+               {"iteration": 1, "index": 0, "usage": {"model_calls": 6}},
+               {"iteration": 0, "index": 0, "usage": {"model_calls": 99}}]
+    assert [r["index"] for r in of_iteration(records, 1)] == [0, 1]
+    assert advance(10, of_iteration(records, 1)) == 19
+    assert advance(10, []) == 10
+
+
+def test_step_caps_are_the_papers():
+    assert max_actions(Context(env="alfworld")) == 35
+    assert max_actions(Context(env="hotpotqa")) == 10
+    assert max_actions(Context(env="hotpotqa", max_actions=4)) == 4
+
+
+def test_clean_plan_drops_an_echoed_header():
+    assert clean_plan("New Game Plan:\n1. go to fridge 1") == "1. go to fridge 1"
+    assert clean_plan("**New Task Plan:**\n1. search[x]") == "1. search[x]"
+    assert clean_plan("1. keep me") == "1. keep me"
+
+
+def test_with_user_merges_into_a_trailing_user_turn():
+    turns = [{"role": "assistant", "content": "a"}, {"role": "user", "content": "Observation: x"}]
+    merged = prompting.with_user(turns, "Job failed.")
+    assert merged[-1] == {"role": "user", "content": "Observation: x\nJob failed."}
+    assert turns[-1]["content"] == "Observation: x"  # the input is not modified
+    assert prompting.with_user(turns[:1], "Action:")[-1] == {"role": "user", "content": "Action:"}
+
+
+def test_prompts_are_looked_up_per_env_then_shared():
+    assert prompting.prompt_name("alfworld", "flaw") == "autoplan/alfworld/flaw"
+    assert prompting.prompt_name("hotpotqa", "thought") == "autoplan/thought"
+    assert prompting.system_prompt("hotpotqa") is None
+    assert "game rule may differ" in prompting.system_prompt("alfworld")
+    for env in prompting.ENVS:
+        for name in ("instance", "description", "plan_section", "formalize", "summary", "flaw", "experience",
+                     "update", "thought", "thought_no_plan", "action", "revision"):
+            assert prompts.load(prompting.prompt_name(env, name))
+
+
+def test_table_2_wording():
+    assert prompts.load("autoplan/thought").startswith("Identify which step of plan you are at.")
+    assert prompts.load("autoplan/revision") == (
+        "Suggest revision to the current flawed part of the plan. Only the flawed part.")
+    assert "The system message in observation is always correct" in prompts.load("autoplan/alfworld/flaw")
+    assert "Pay attention to summary of successful jobs" in prompts.load("autoplan/alfworld/update")
+    assert prompting.outcome("alfworld", False, "max_actions") == "Job failed. Maximum number of steps reached."
+    assert prompting.outcome("hotpotqa", True, "done", 'The gold answer is "x".').endswith('"x".')
