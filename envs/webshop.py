@@ -127,11 +127,34 @@ class WebShopEnv(Env):
             raise EnvError(f"not a webshop snapshot: {exc}") from None
         if task_id is None:
             raise EnvError("the snapshot was taken before any task was started")
+        problem = self._view_problem(view)
+        if problem:
+            raise EnvError(f"not a valid webshop snapshot: {problem}")
         await self.reset(str(task_id))
         self._view = view
-        if view.page == "done" and view.asin:
-            self._total = (await asyncio.to_thread(self._score))[0]
+        product = self._product()
+        if view.page == "done" and product is not None:
+            self._total = (await asyncio.to_thread(self._score, product))[0]
         return self._observe()
+
+    def _view_problem(self, view: View) -> str | None:
+        """Why ``view`` cannot be shown on this catalogue, or None."""
+        if view.page not in ("search", "results", "item", "item_sub", "done"):
+            return f"unknown page {view.page!r}"
+        if view.page == "search":
+            return None
+        if not view.query or view.page_number < 1:
+            return "a results or item page needs a query and a page number"
+        if view.page == "results":
+            return None
+        product = self.catalogue.by_asin.get(view.asin or "")
+        if product is None:
+            return f"unknown item {view.asin!r}"
+        if view.page == "item_sub" and view.sub_page not in SUB_PAGES:
+            return f"unknown sub-page {view.sub_page!r}"
+        if any(value not in product["options"].get(name, []) for name, value in view.options.items()):
+            return f"options {view.options} are not options of {view.asin}"
+        return None
 
     # -- public helpers ---------------------------------------------------------------
     @property
@@ -141,15 +164,19 @@ class WebShopEnv(Env):
             raise EnvError("no webshop task has been started")
         return copy.deepcopy(self._goal)
 
-    # -- pages --------------------------------------------------------------------------
+    # -- pages ------------------------------------------------------------------------
     def _hits(self) -> tuple[str, ...]:
         return self._index.search(self._view.query) if self._view.query else ()
 
     def _product(self) -> Product | None:
         return self.catalogue.by_asin.get(self._view.asin) if self._view.asin else None
 
+    @property
+    def _instruction(self) -> str:
+        return self._goal["instruction_text"] if self._goal else ""
+
     def _page(self) -> Page:
-        view, text = self._view, self.goal_instruction
+        view, text = self._view, self._instruction
         product = self._product()
         if view.page == "results":
             shown = page_of_results(self._hits(), view.page_number)
@@ -162,13 +189,9 @@ class WebShopEnv(Env):
             return done_page(text, view, product, self._total)
         return search_page(text)
 
-    @property
-    def goal_instruction(self) -> str:
-        return self._goal["instruction_text"] if self._goal else ""
-
     def _observe(self) -> Observation:
         page = self._page()
-        info = page_info(self._view, page, self.goal_instruction, self._hits(), self._product())
+        info = page_info(self._view, page, self._instruction, self._hits(), self._product())
         return Observation(page.text, None, info)
 
     def _moved(self, view: View) -> StepResult:
@@ -214,25 +237,23 @@ class WebShopEnv(Env):
         return self._choose_option(found)
 
     def _choose_option(self, value: str) -> StepResult:
-        """Select an option value; a value shared by several options goes to the last (as WebShop)."""
-        product = self._product()
-        assert product is not None  # option buttons exist only on an item page
+        """Select an option value (only item pages show them); a value shared by several
+        options goes to the last of them, as in WebShop."""
+        view, product = self._view, self.catalogue.by_asin[self._view.asin or ""]
         name = [n for n, values in product["options"].items() if value in values][-1]
-        view = self._view
         return self._moved(View("item", view.query, view.page_number, view.asin, None, {**view.options, name: value}))
 
-    def _score(self) -> tuple[float, dict[str, Any], float]:
-        product = self._product()
-        assert product is not None and self._goal is not None
+    def _score(self, product: Product) -> tuple[float, dict[str, Any], float]:
         price = self.catalogue.prices[product["asin"]]
-        total, parts = reward(self._goal, product, price, self._view.options, verbose=True)
+        total, parts = reward(self.goal, product, price, self._view.options, verbose=True)
         return total, parts, price
 
     async def _buy(self) -> StepResult:
         """End the episode; the reward runs in a thread (the first one loads spaCy)."""
-        self._view = View("done", self._view.query, self._view.page_number, self._view.asin, None,
-                          dict(self._view.options))
-        total, parts, price = await asyncio.to_thread(self._score)
+        view = self._view
+        product = self.catalogue.by_asin[view.asin or ""]  # Buy Now is only on item pages
+        self._view = View("done", view.query, view.page_number, view.asin, None, dict(view.options))
+        total, parts, price = await asyncio.to_thread(self._score, product)
         self._total = total
         success = abs(total - 1.0) <= SUCCESS_TOLERANCE
         info = {

@@ -199,3 +199,30 @@ async def test_make_env_builds_webshop_and_rejects_bad_options():
     assert obs.text.startswith("WebShop\nInstruction:\n") and obs.text.endswith("[button] Search [button_]")
     with pytest.raises(EnvError):
         make_env("webshop", colour="red")
+
+
+async def test_restore_on_a_used_instance_and_bad_snapshots(env):
+    await env.reset(GOAL_12)
+    await env.step("search[women long sleeve shirt]")
+    opened = await env.step("click[B08JD14GJF]")
+    snap = await env.snapshot()
+    await env.step("click[Buy Now]")
+    await env.reset("0")  # the same instance moved on to another task
+    obs = await env.restore(snap)
+    assert obs.text == opened.observation.text and env.goal["asin"] == "B08JD14GJF"
+    assert (await env.step("click[x-large]")).info["valid"]
+    bad_views = [
+        {"page": "checkout"},
+        {"page": "item", "query": "shirt", "asin": "NOPE"},
+        {"page": "item", "query": "shirt", "asin": "B08JD14GJF", "options": {"size": "huge"}},
+        {"page": "item_sub", "query": "shirt", "asin": "B08JD14GJF", "sub_page": "Questions"},
+        {"page": "results", "query": ""},
+    ]
+    for view in bad_views:
+        with pytest.raises(EnvError):
+            await WebShopEnv().restore({**snap, "view": view})
+    for broken in ({}, {"task_id": "12"}, {"task_id": None, "view": {}}, {**snap, "view": {"colour": 1}}):
+        with pytest.raises(EnvError):
+            await WebShopEnv().restore(broken)
+    with pytest.raises(UnknownTaskError):
+        await WebShopEnv().restore({**snap, "task_id": "99999"})

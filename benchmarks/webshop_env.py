@@ -1,0 +1,105 @@
+"""How fast the WebShop env is: loading, indexing, and each kind of reset/step.
+
+Cold figures (catalogue load, FTS5 index build, POS tagger load) are measured once, in a
+fresh process; per-action latencies are medians over many goals (search results are cached
+per query, and goals of one product share a query, so the FTS5 query itself is also timed
+uncached, once per product title). Every figure is printed
+and written to benchmarks/results/webshop_env.json.
+Usage: .venv/bin/python benchmarks/webshop_env.py [--goals 200]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from envs import webshop_data, webshop_reward  # noqa: E402
+from envs.webshop import WebShopEnv, search_index  # noqa: E402
+
+
+def timed(fn, *args):
+    started = time.perf_counter()
+    value = fn(*args)
+    return value, time.perf_counter() - started
+
+
+async def atimed(coro):
+    started = time.perf_counter()
+    value = await coro
+    return value, time.perf_counter() - started
+
+
+async def episode_latencies(env: WebShopEnv, task_ids: list[str]) -> dict[str, list[float]]:
+    """Play each goal to a purchase of its own product; record the latency of each action kind."""
+    kinds: dict[str, list[float]] = {k: [] for k in
+                                     ("reset", "search", "click_item", "click_option", "sub_page", "prev",
+                                      "buy", "snapshot", "restore_fresh")}
+    for task_id in task_ids:
+        _, t = await atimed(env.reset(task_id))
+        kinds["reset"].append(t)
+        goal = env.goal
+        res, t = await atimed(env.step(f"search[{goal['name']}]"))
+        kinds["search"].append(t)
+        if goal["asin"] not in res.observation.info["item_ids"]:
+            continue
+        _, t = await atimed(env.step(f"click[{goal['asin']}]"))
+        kinds["click_item"].append(t)
+        values = goal["goal_options"].values() if isinstance(goal["goal_options"], dict) else goal["goal_options"]
+        for value in values:
+            _, t = await atimed(env.step(f"click[{value}]"))
+            kinds["click_option"].append(t)
+        _, t = await atimed(env.step("click[Features]"))
+        kinds["sub_page"].append(t)
+        _, t = await atimed(env.step("click[< Prev]"))
+        kinds["prev"].append(t)
+        snap, t = await atimed(env.snapshot())
+        kinds["snapshot"].append(t)
+        _, t = await atimed(WebShopEnv().restore(snap))
+        kinds["restore_fresh"].append(t)
+        _, t = await atimed(env.step("click[Buy Now]"))
+        kinds["buy"].append(t)
+    return kinds
+
+
+async def main(n_goals: int) -> dict:
+    catalogue, load_s = timed(webshop_data.load_catalogue)
+    _, index_s = timed(search_index)
+    _, tagger_s = timed(webshop_reward._tagger)
+    env = WebShopEnv()
+    step = max(1, len(catalogue.goals) // n_goals)
+    task_ids = env.task_ids()[::step][:n_goals]
+    kinds = await episode_latencies(env, task_ids)
+    index = search_index()
+    uncached = [timed(index._search, p["Title"].lower())[1] for p in catalogue.products]  # bypass the cache
+    figures = {
+        "cold_catalogue_load_s": round(load_s, 4),
+        "cold_fts5_index_build_s": round(index_s, 4),
+        "cold_pos_tagger_load_s": round(tagger_s, 4),
+        "goals_played": len(kinds["buy"]),
+        "goals_tried": len(task_ids),
+        "fts5_query_uncached_median_ms": round(1000 * statistics.median(uncached), 3),
+        "fts5_query_uncached_max_ms": round(1000 * max(uncached), 3),
+        "median_ms": {k: round(1000 * statistics.median(v), 3) for k, v in kinds.items() if v},
+        "max_ms": {k: round(1000 * max(v), 3) for k, v in kinds.items() if v},
+    }
+    return figures
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--goals", type=int, default=200)
+    args = parser.parse_args()
+    result = asyncio.run(main(args.goals))
+    print(json.dumps(result, indent=2))
+    out = ROOT / "benchmarks" / "results" / "webshop_env.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(result, indent=2) + "\n")
+    print(f"wrote {out.relative_to(ROOT)}")
