@@ -20,7 +20,7 @@ _ID = re.compile(r"\A\s*\[\s*(\d+)\s*\]")
 _SCROLL = re.compile(r"\A\s*\[\s*(?:direction\s*=\s*)?(up|down)\s*\]", re.IGNORECASE)
 _URL = re.compile(r"\A\s*\[\s*([^\s\]]+)\s*\]")
 _REST_OF_LINE = re.compile(r"\A\s*\[(.*)\]", re.DOTALL)
-_ENTER_FLAG = re.compile(r"\]\s*\[\s*(?:press_enter_after\s*=\s*)?([01])\s*\Z")
+_ENTER_FLAG = re.compile(r"\]\s*\[\s*(?:press_enter_after\s*=\s*)?([01])\s*\]\s*\Z")
 _NO_ARGS = re.compile(r"\A\s*(?:\[\s*\])?")
 _ELEMENT_ACTION = re.compile(r"\A(click|type|hover)\s*\[\s*(\d+)\s*\]")
 _LINE = re.compile(r"^[ \t]*\[(\d+)\][ \t]+(.*)$", re.MULTILINE)
@@ -92,24 +92,44 @@ def element_lines(observation: str) -> dict[str, str]:
     return {eid: _role_and_name(rest) for eid, rest in _LINE.findall(observation or "")}
 
 
+_ROLE_NAME = re.compile(r"""\A(\S+)\s+('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*")""")
+
+
 def _role_and_name(rest: str) -> str:
     """The ``role 'name'`` part of a line; properties after the name may change on reload."""
-    rest = rest.strip()
-    first, last = rest.find("'"), rest.rfind("'")
-    return rest[: last + 1] if 0 <= first < last else rest
+    match = _ROLE_NAME.match(rest.strip())
+    return match.group(0) if match else rest.strip()
+
+
+CONTEXT_LINES = 5
+
+
+def _signature(observation: str, eid: str) -> tuple[str, ...] | None:
+    """The element's ``role 'name'`` with those of the lines just above it (ids left out).
+
+    Rows of a table often repeat the same line (``link 'View Order'``); the cells above
+    it (order number, date) tell which one it is.
+    """
+    lines = _LINE.findall(observation or "")
+    for index, (line_id, _) in enumerate(lines):
+        if line_id == eid:
+            window = lines[max(0, index - CONTEXT_LINES) : index + 1]
+            return tuple(_role_and_name(rest) for _, rest in window)
+    return None
 
 
 def same_element(action: str, before: str, after: str) -> bool:
-    """Whether the element ``action`` names is the same line on screen ``after``.
+    """Whether the element ``action`` names is the same element on screen ``after``.
 
     True for actions without an element. False when the id is gone or now names another
-    element: then the id must be mapped (the paper's Element Mapping prompt).
+    line (or the same line in another place): then the id must be mapped (the paper's
+    Element Mapping prompt).
     """
     eid = element_id(action)
     if eid is None:
         return True
-    old, new = element_lines(before).get(eid), element_lines(after).get(eid)
-    return old is not None and old == new
+    old = _signature(before, eid)
+    return old is not None and old == _signature(after, eid)
 
 
 def parse_element_id(text: str, observation: str) -> str:
