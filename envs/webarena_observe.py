@@ -19,7 +19,8 @@ ids (= backend DOM node ids for DOM nodes), valid for the page they were shown o
   navigation/Section/LabelText/Legend/listitem nodes without properties print no line (their
   children move up); properties focusable, editable, readonly, level, settable, multiline,
   invalid (and url, which repeats the link target) are left out;
-- a StaticText that repeats text of one of the three lines before it is dropped.
+- a StaticText that repeats text of one of the three lines before it is dropped (the ids of those
+  lines are not searched: WebArena's check would drop StaticText '8' after a line "[758] ...").
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ HIDDEN_WHEN_EMPTY = frozenset(
     {"generic", "img", "list", "strong", "paragraph", "banner", "navigation", "Section",
      "LabelText", "Legend", "listitem"}
 )
+VALUE_ROLES = frozenset({"textbox", "searchbox", "combobox", "spinbutton", "slider"})
 SKIPPED_ROLES = frozenset({"none", "InlineTextBox", "LineBreak"})
 IN_VIEWPORT_RATIO = 0.6
 
@@ -72,7 +74,15 @@ def in_viewport(box: Box, width: float, height: float) -> bool:
 
 
 def _properties(node: dict[str, Any]) -> list[str]:
+    """WebArena's ``name: value`` properties; a field's current value comes first, as ``value: '...'``.
+
+    (Older Chrome showed a field's text as a StaticText child; current Chrome does not, and a form
+    draft must be readable, so the value is shown as a property.)
+    """
     out = []
+    value = " ".join(str(node.get("value", {}).get("value", "")).split())
+    if value and node.get("role", {}).get("value") in VALUE_ROLES:
+        out.append(f"value: {value!r}")
     for prop in node.get("properties", []):
         value = prop.get("value", {})
         if prop.get("name") in IGNORED_PROPERTIES or "value" not in value:
@@ -118,7 +128,7 @@ def render_tree(nodes: list[dict[str, Any]], boxes: dict[int, Box], width: float
         line = _line(node) if visible(node) else None
         if line is not None and node.get("role", {}).get("value") == "StaticText":
             text = " ".join(str(node.get("name", {}).get("value", "")).split())
-            if any(text in previous for previous in kept[-3:]):
+            if any(text in previous.split("] ", 1)[-1] for previous in kept[-3:]):
                 line = None
         child_depth = depth
         if line is not None:

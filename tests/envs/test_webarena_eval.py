@@ -1,0 +1,176 @@
+"""WebArena's evaluators on hand-made passing and failing cases (program_html on the local shop)."""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import pytest
+
+from envs import webarena_eval as ev
+from envs import webarena_helpers as helpers
+from envs import webarena_tasks
+from envs.browser import UrlPolicy
+from envs.webarena import open_tabbed_session
+from envs.sites.serve import shared_site
+from nodes.llm import Caller
+
+
+def cfg(eval_part: dict[str, Any], intent: str = "What colour is the frame?") -> dict[str, Any]:
+    return {"task_id": "t", "intent": intent, "eval": {"eval_types": ["string_match"], **eval_part}}
+
+
+def judge(write_script: Callable[..., str], *replies: str) -> Caller:
+    spec = write_script([{"content": r} for r in replies])
+    return Caller(spec, temperature=0.0, max_tokens=64, calls_before=0)
+
+
+# --- string_match ---------------------------------------------------------------------------------
+
+
+def test_clean_exact_and_must_include_follow_webarena() -> None:
+    assert ev.clean_answer('  "Walnut" ') == "walnut"
+    assert ev.exact_match("3", " '3' ") and not ev.exact_match("3", "3 orders")
+    assert ev.must_include("Walnut", "The colour is walnut.")
+    assert ev.must_include("8", "size 8", tokenize=True)
+    assert not ev.must_include("8", "size 18", tokenize=True)  # a lone digit must be its own token
+    assert ev.must_include("8", "size 18", tokenize=False)
+
+
+async def test_string_match_exact_and_must_include_pass_and_fail() -> None:
+    exact = cfg({"reference_answers": {"exact_match": "3"}})
+    assert (await ev.string_match(exact, "3")).passed is True
+    assert (await ev.string_match(exact, "three")).passed is False
+    include = cfg({"reference_answers": {"must_include": ["Gold", "Collage"]}})
+    assert (await ev.string_match(include, "the gold collage frame")).passed is True
+    failed = await ev.string_match(include, "gold")
+    assert failed.passed is False and "Collage" in failed.detail
+
+
+async def test_fuzzy_match_asks_the_model_and_reads_its_verdict(write_script) -> None:
+    task = cfg({"reference_answers": {"fuzzy_match": ["yoga mat and water bottle"]}}, intent="What did I buy?")
+    caller = judge(write_script, "The answer is correct.", "It is partially correct.", "incorrect")
+    assert (await ev.string_match(task, "A yoga mat plus a bottle", caller)).passed is True
+    prompt = caller.model.calls[0]["messages"][-1].content
+    assert "reference answer: yoga mat and water bottle" in prompt and "question: What did I buy?" in prompt
+    assert "student answer: a yoga mat plus a bottle" in prompt
+    assert (await ev.string_match(task, "a mat", caller)).passed is False
+    assert (await ev.string_match(task, "a kettle", caller)).passed is False
+    assert await ev.fuzzy_match("", "", "q", None) is True  # empty vs empty needs no model
+
+
+async def test_fuzzy_match_without_a_model_is_undecided_not_passed() -> None:
+    task = cfg({"reference_answers": {"fuzzy_match": ["yoga mat"]}})
+    outcome = await ev.string_match(task, "yoga mat", None)
+    assert outcome.passed is None and "needs a model" in outcome.detail
+
+
+async def test_unachievable_tasks_accept_na_and_judge_other_reports(write_script) -> None:
+    task = cfg({"reference_answers": {"fuzzy_match": "N/A"}, "string_note": "no sofa was bought"})
+    assert (await ev.string_match(task, "N/A", None)).passed is True
+    assert (await ev.string_match(task, "I never bought a sofa", None)).passed is None
+    caller = judge(write_script, "[same]", "[different]")
+    assert (await ev.string_match(task, "I never bought a sofa", caller)).passed is True
+    assert "Reason_1 = no sofa was bought" in caller.model.calls[0]["messages"][-1].content
+    assert (await ev.string_match(task, "It is red", caller)).passed is False
+
+
+# --- url_match ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("reference", "page", "ok"),
+    [
+        ("http://h:1/sales/order/view/order_id/170/", "http://h:1/sales/order/view/order_id/170", True),
+        ("http://h:1/sales/order/view/order_id/170/", "http://h:1/sales/order/view/order_id/171/", False),
+        ("http://h:1/catalogsearch/result/?q=yoga+mat", "http://h:1/catalogsearch/result/?q=yoga+mat&p=1", True),
+        ("http://h:1/catalogsearch/result/?q=yoga+mat", "http://h:1/catalogsearch/result/?q=mat", False),
+        ("http://h:1/catalogsearch/result/?q=yoga+mat", "http://h:1/catalogsearch/result/", False),
+        ("http://h:1/a |OR| http://h:1/b", "http://h:1/b/", True),
+        ("http://h:1/a", "http://other:1/a", False),
+    ],
+)
+def test_url_match_is_gold_in_pred(reference: str, page: str, ok: bool) -> None:
+    assert ev.url_matches(reference, page) is ok
+    outcome = ev.url_match({"eval": {"reference_url": reference, "url_note": "GOLD in PRED"}}, page)
+    assert outcome.passed is ok
+
+
+# --- func: helpers --------------------------------------------------------------------------------
+
+
+def test_helpers_are_parsed_not_evaluated() -> None:
+    assert helpers.parse_call("shopping_get_sku_latest_review_author('B00J8RZL7I')") == (
+        "shopping_get_sku_latest_review_author", ["B00J8RZL7I"])
+    assert helpers.parse_call("gitlab_get_project_memeber_role(__page__, 'yjlou')")[1] == [None, "yjlou"]
+    post = helpers.call_url("reddit_get_post_url('__last_url__')", "http://r:9/f/books/12/some-title/c/3")
+    assert post == "http://r:9/f/books/12/"
+    assert helpers.reddit_get_post_url("http://r:9/forums") == "http://r:9/forums"
+    with pytest.raises(helpers.HelperUnavailable):
+        helpers.call_url("__import__('os')", "http://x/")
+    with pytest.raises(helpers.HelperUnavailable):
+        helpers.parse_call("reddit_get_post_url(open('/etc/passwd'))")
+
+
+def test_every_func_helper_in_the_webarena_configs_parses() -> None:
+    known = {"reddit_get_post_url", "shopping_get_latest_order_url", "gitlab_get_project_memeber_role",
+             "shopping_get_sku_latest_review_author", "shopping_get_sku_latest_review_rating"}
+    seen = 0
+    for task_id in webarena_tasks.task_ids("webarena"):
+        for target in webarena_tasks.config(task_id)["eval"].get("program_html") or []:
+            for value in (target["url"], target["locator"]):
+                if value.startswith("func:"):
+                    assert helpers.parse_call(value[5:])[0] in known
+                    seen += 1
+    assert seen > 80
+
+
+# --- program_html on the local shop ----------------------------------------------------------------
+
+
+@pytest.mark.browser
+async def test_program_html_reads_form_fields_on_the_last_page_and_other_urls() -> None:
+    url = shared_site("shop").url
+    task = webarena_tasks.resolve(webarena_tasks.config("shop-10"), {"__SHOP__": url})
+    session = await open_tabbed_session(UrlPolicy(origins=(url,)), {"width": 1280, "height": 720})
+    try:
+        await session.goto(url + "/contact/")
+        page = session.page
+        await page.fill("#order", "000000174")
+        await page.fill("#comment", "My candles arrived broken, please send a replacement.")
+        outcome = await ev.program_html(task, page, session.context)
+        assert outcome.passed is True, outcome.detail
+        await page.fill("#comment", "My candles arrived late.")
+        outcome = await ev.program_html(task, page, session.context)
+        assert outcome.passed is False and "FAIL" in outcome.detail
+        elsewhere = {"eval": {"program_html": [
+            {"url": url + "/sales/order/view/order_id/175/",
+             "locator": "document.querySelector('.order-status').textContent",
+             "required_contents": {"exact_match": "Canceled"}},
+            {"url": "last", "locator": "document.querySelector('#missing').value",
+             "required_contents": {"must_include": ["x"]}},
+        ]}}
+        outcome = await ev.program_html(elsewhere, page, session.context)
+        assert outcome.passed is False  # the first target passes, the missing element fails
+        assert outcome.detail.startswith("ok exact_match 'Canceled'")
+        assert page.url == url + "/contact/" and len(session.context.pages) == 1
+    finally:
+        await session.close()
+
+
+@pytest.mark.browser
+async def test_program_html_with_an_unreachable_rest_helper_is_undecided(monkeypatch) -> None:
+    monkeypatch.delenv("WEBARENA_SHOPPING", raising=False)
+    url = shared_site("shop").url
+    session = await open_tabbed_session(UrlPolicy(origins=(url,)), {"width": 1280, "height": 720})
+    try:
+        await session.goto(url + "/")
+        task = {"eval": {"program_html": [{
+            "url": "last", "locator": "func:shopping_get_sku_latest_review_rating('B00J8RZL7I')",
+            "required_contents": {"must_include": ["80"]}}]}}
+        outcome = await ev.program_html(task, session.page, session.context)
+        assert outcome.passed is None and "WEBARENA_SHOPPING" in outcome.detail
+        success, outcomes = await ev.evaluate({**task, "intent": "x", "eval": {
+            **task["eval"], "eval_types": ["program_html"]}}, "", session.page, session.context)
+        assert success is False and outcomes[0].passed is None
+    finally:
+        await session.close()
