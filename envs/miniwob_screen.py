@@ -1,0 +1,232 @@
+"""Paper 002's compact screen (section 3.2): the visible leaf elements, one per line.
+
+Each line is an HTML-like tag carrying what the paper keeps of a leaf element: its id, class, text,
+placeholder, value and its position on a 3x3 grid of the task area, e.g.
+
+    <button id=12 class="secondary-action" pos="bottom left">Submit</button>
+    <input id=5 type="checkbox" checked pos="left">
+    <text pos="left">Select all the words below</text>
+
+Why a JS walk in the page: visibility must be real, so one ``page.evaluate`` reads each element's
+computed visibility (``checkVisibility`` with opacity and CSS visibility), its box, and the clip of
+its ``overflow: hidden`` ancestors, in the same frame. Rules:
+- shown: rendered elements with a non-empty box that is not clipped away and not placed outside
+  the page; leaves (no shown element children) get an ``id=N``; text that sits beside elements
+  (prose around a link, a label's words) is shown as ``<text>`` without an id;
+- left out: display:none, visibility:hidden, opacity 0, smaller than 3x3 px (a closed pie
+  menu's items are scaled to a dot), fully clipped by an
+  overflow:hidden ancestor (a collapsed section), or off the page (negative coordinates), and
+  MiniWoB's own chrome (the goal box, reward display, start cover, click canvas);
+- a part of a scrollable list or of the page scrolled out of view is shown: it is one scroll away,
+  and a click scrolls it into view as a user would (MiniWoB's own DOM reader and the paper's code
+  expose it too);
+- text is verbatim (whitespace runs collapsed): case and punctuation decide MiniWoB rewards.
+
+Element ids are ``data-introspect-id`` attributes given in document order the first time an
+element is seen in an episode, so an element keeps its id across the screens of an episode and a
+deterministic replay gives the same ids.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, TypedDict
+
+from playwright.async_api import Page
+
+ID_ATTR = "data-introspect-id"
+
+GRID = (
+    ("top left", "top", "top right"),
+    ("left", "center", "right"),
+    ("bottom left", "bottom", "bottom right"),
+)
+
+_WALK_JS = """
+(idAttr) => {
+  const SKIP = new Set(['reward-display', 'sync-task-cover', 'click-canvas', 'query']);
+  const skipped = (el) => SKIP.has(el.id);
+  let next = window.__introspectNextId || 1;
+  const stack = [document.body];
+  while (stack.length) {
+    const el = stack.pop();
+    if (skipped(el)) continue;
+    if (el !== document.body && !el.hasAttribute(idAttr)) el.setAttribute(idAttr, String(next++));
+    for (let i = el.children.length - 1; i >= 0; i--) stack.push(el.children[i]);
+  }
+  window.__introspectNextId = next;
+
+  const wrap = document.getElementById('wrap');
+  const frame = wrap ? wrap.getBoundingClientRect()
+                     : {left: 0, top: 0, width: innerWidth, height: innerHeight};
+  const sx = window.scrollX, sy = window.scrollY;
+  const MIN_SIZE = 3;  // px; e.g. a pie menu's items scaled to a dot before it opens
+  const scrolls = (v) => v === 'auto' || v === 'scroll' || v === 'overlay';
+
+  function visibleBox(node, rect) {
+    // Clip by overflow:hidden/clip ancestors; scrollable ancestors do not hide (one scroll away).
+    let l = rect.left, t = rect.top, r = rect.right, b = rect.bottom;
+    for (let a = node.parentElement; a && a !== document.body; a = a.parentElement) {
+      const cs = getComputedStyle(a);
+      if (cs.position === 'fixed') break;
+      const ar = a.getBoundingClientRect();
+      const clipX = cs.overflowX !== 'visible' && !scrolls(cs.overflowX) && a.tagName !== 'SELECT';
+      const clipY = cs.overflowY !== 'visible' && !scrolls(cs.overflowY) && a.tagName !== 'SELECT';
+      if (clipX) { l = Math.max(l, ar.left); r = Math.min(r, ar.right); }
+      if (clipY) { t = Math.max(t, ar.top); b = Math.min(b, ar.bottom); }
+    }
+    if (r - l < MIN_SIZE || b - t < MIN_SIZE) return null;  // too small to see
+    if (r + sx <= 0 || b + sy <= 0) return null;  // placed off the page
+    return {l, t, r, b};
+  }
+
+  function shown(el) {
+    if (skipped(el)) return null;
+    if (!el.checkVisibility({checkOpacity: true, checkVisibilityCSS: true})) return null;
+    const rect = el.getBoundingClientRect();
+    if (rect.width === 0 || rect.height === 0) return null;
+    return visibleBox(el, rect);
+  }
+
+  function words(s) { return s.replace(/\\s+/g, ' ').trim(); }
+
+  function pos(box) {
+    const cx = ((box.l + box.r) / 2 - frame.left) / frame.width;
+    const cy = ((box.t + box.b) / 2 - frame.top) / frame.height;
+    const cell = (v) => Math.max(0, Math.min(2, Math.floor(v * 3)));
+    return [cell(cy), cell(cx)];
+  }
+
+  function describe(el, box) {
+    const item = {
+      kind: 'element', tag: el.tagName.toLowerCase(), id: el.getAttribute(idAttr),
+      cls: (typeof el.className === 'string' && el.className.trim()) || el.id || '',
+      text: '', placeholder: el.getAttribute('placeholder') || '', value: '', type: '',
+      checked: false, disabled: !!el.disabled, cell: pos(box),
+    };
+    if (el instanceof HTMLInputElement) {
+      item.type = el.type;
+      if (el.type === 'checkbox' || el.type === 'radio') item.checked = el.checked;
+      else item.value = el.value;
+    } else if (el instanceof HTMLTextAreaElement) {
+      item.value = el.value;
+    } else if (el instanceof HTMLSelectElement) {
+      item.value = Array.from(el.selectedOptions).map((o) => words(o.textContent)).join(', ');
+    }
+    item.text = words(Array.from(el.childNodes)
+      .filter((n) => n.nodeType === Node.TEXT_NODE).map((n) => n.data).join(' '));
+    return item;
+  }
+
+  function textItem(node) {
+    const text = words(node.data);
+    if (!text) return null;
+    const range = document.createRange();
+    range.selectNodeContents(node);
+    const rect = range.getBoundingClientRect();
+    if (rect.width === 0 || rect.height === 0) return null;
+    const box = visibleBox(node, rect);
+    return box ? {kind: 'text', text, cell: pos(box)} : null;
+  }
+
+  const out = [];
+  function walk(el) {
+    const children = [];
+    for (const child of el.children) {
+      const box = shown(child);
+      if (box) children.push([child, box]);
+    }
+    for (const node of el.childNodes) {
+      if (node.nodeType === Node.ELEMENT_NODE) {
+        const hit = children.find(([c]) => c === node);
+        if (!hit) continue;
+        if (hit[0].tagName === 'SELECT' && !hit[0].multiple && hit[0].size <= 1) {
+          out.push(describe(hit[0], hit[1]));  // a closed drop-down shows only its value
+        } else if (Array.from(hit[0].children).some((c) => shown(c))) {
+          walk(hit[0]);
+        } else {
+          out.push(describe(hit[0], hit[1]));
+        }
+      } else if (node.nodeType === Node.TEXT_NODE && children.length) {
+        const item = textItem(node);
+        if (item) out.push(item);
+      }
+    }
+  }
+  walk(document.body);
+  return out;
+}
+"""
+
+
+class ScreenItem(TypedDict, total=False):
+    """One line of the compact screen, as read from the page."""
+
+    kind: str  # "element" (a leaf with an id) or "text" (prose beside elements, no id)
+    tag: str
+    id: str
+    cls: str
+    text: str
+    placeholder: str
+    value: str
+    type: str
+    checked: bool
+    disabled: bool
+    cell: list[int]  # [row, column] on the 3x3 grid
+
+
+@dataclass
+class Screen:
+    """A compact screen: its lines and the ids the agent may act on."""
+
+    items: list[ScreenItem]
+    disabled: frozenset[str] = frozenset()
+    text: str = field(init=False)
+    ids: list[str] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.text = "\n".join(render(item, self.disabled) for item in self.items)
+        self.ids = [
+            item["id"]
+            for item in self.items
+            if item["kind"] == "element" and item["id"] not in self.disabled
+        ]
+
+
+def _attr(value: str) -> str:
+    return '"' + value.replace('"', "&quot;") + '"'
+
+
+def render(item: ScreenItem, disabled: frozenset[str] = frozenset()) -> str:
+    """One compact-screen line; a disabled target keeps its line but loses its ``id=N``."""
+    where = GRID[item["cell"][0]][item["cell"][1]]
+    if item["kind"] == "text":
+        return f'<text pos="{where}">{item["text"]}</text>'
+    tag = item["tag"]
+    parts = [tag]
+    if item["id"] not in disabled:
+        parts.append(f"id={item['id']}")
+    if item.get("type"):
+        parts.append(f"type={_attr(item['type'])}")
+    for key, label in (("cls", "class"), ("placeholder", "placeholder"), ("value", "value")):
+        if item.get(key):
+            parts.append(f"{label}={_attr(item[key])}")  # type: ignore[literal-required]
+    if item.get("checked"):
+        parts.append("checked")
+    if item.get("disabled"):
+        parts.append("disabled")
+    parts.append(f'pos="{where}"')
+    if tag in ("input", "img", "br", "hr"):
+        return f"<{' '.join(parts)}>"
+    return f"<{' '.join(parts)}>{item.get('text', '')}</{tag}>"
+
+
+async def read_screen(page: Page, disabled: frozenset[str] = frozenset()) -> Screen:
+    """Read the page's compact screen (assigning ids to elements seen for the first time)."""
+    items: list[dict[str, Any]] = await page.evaluate(_WALK_JS, ID_ATTR)
+    return Screen(items, disabled)  # type: ignore[arg-type]
+
+
+def locator_for(page: Page, element_id: str):
+    """The Playwright locator of the element shown as ``id=element_id``."""
+    return page.locator(f'[{ID_ATTR}="{element_id}"]')

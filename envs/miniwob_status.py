@@ -1,0 +1,64 @@
+"""The trial end conditions of paper 002 (section 3.4, prompts in Appendix D).
+
+    correct      the episode ended with a positive reward
+    failed       the episode ended without a positive reward
+    exception    an action could not be grounded or executed (the env refused it)
+    cycle        the screen after the last action is a screen seen before the previous one
+    no change    the last action left the screen exactly as it was
+    in progress  the step budget ran out with the task unfinished ("too many steps")
+    incomplete   the planner produced no further action and the task is unfinished
+
+``trial_status`` returns the status that ends the trial now, or None while the trial goes on
+(so ``IN_PROGRESS`` always means "stopped by the step budget"). ``screens`` are the compact
+screens of the trial in order: the first screen, then the screen after each action.
+
+Cycle and no change compare screens as the paper's released code does: it checks for a cycle
+first (the new screen equals a screen from before the previous action), then for no change
+(the new screen equals the screen right before the action); the comparison is exact text, which
+is why the compact screen carries no timers or other text that changes by itself.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+
+
+class TrialStatus(str, Enum):
+    CORRECT = "correct"
+    CYCLE = "cycle"
+    NO_CHANGE = "no change"
+    INCOMPLETE = "incomplete"
+    IN_PROGRESS = "in progress"
+    EXCEPTION = "exception"
+    FAILED = "failed"
+
+
+def trial_status(
+    screens: list[str],
+    *,
+    reward: float,
+    done: bool,
+    steps: int,
+    max_steps: int,
+    exception: bool,
+    stopped: bool,
+) -> TrialStatus | None:
+    """The status that ends the trial after the latest action, or None if it continues.
+
+    ``reward`` is the raw reward of the episode (used once ``done``); ``steps`` the actions taken
+    in this trial; ``exception`` whether the latest action was refused; ``stopped`` whether the
+    planner produced no further action.
+    """
+    if done:
+        return TrialStatus.CORRECT if reward > 0 else TrialStatus.FAILED
+    if exception:
+        return TrialStatus.EXCEPTION
+    if len(screens) >= 3 and screens[-1] in screens[:-2]:
+        return TrialStatus.CYCLE
+    if len(screens) >= 2 and screens[-1] == screens[-2]:
+        return TrialStatus.NO_CHANGE
+    if steps >= max_steps:
+        return TrialStatus.IN_PROGRESS
+    if stopped:
+        return TrialStatus.INCOMPLETE
+    return None
