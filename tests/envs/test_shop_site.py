@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import socket
 import urllib.error
 import urllib.request
 from collections import Counter
@@ -99,8 +98,8 @@ def test_site_server_starts_on_a_free_port_and_releases_it() -> None:
             assert resp.status == 200
         assert server.running
     assert not server.running
-    with socket.socket() as sock:  # the port is free again
-        sock.bind(("127.0.0.1", port))
+    with SiteServer("shop", port=port) as again:  # the port was released (a bound one raises)
+        assert again.url == server.url
 
 
 def test_shared_site_is_reused_and_unknown_sites_are_refused() -> None:
