@@ -113,6 +113,13 @@ def next_step(state: CollectState) -> str:
     return "finish" if state.get("done") or state.get("stop_reason") else "think"
 
 
+async def _reference(state: CollectState, context: Context, config: RunnableConfig) -> dict | None:
+    """The task's reference record when the env keeps one (HotpotQA's question, gold answer
+    and supporting facts, by question id), for the training reflection."""
+    env = await live_env(state, context, config)
+    return (getattr(env, "by_id", None) or {}).get(state.get("task_id"))
+
+
 async def finish(state: CollectState, runtime: Runtime[Context], config: RunnableConfig) -> dict:
     """Close the episode: the last observation joins H_T, the experience is recorded."""
     env, plan = runtime.context.env, state.get("plan", "")
@@ -125,6 +132,9 @@ async def finish(state: CollectState, runtime: Runtime[Context], config: Runnabl
     branch = state.get("branch") or {}
     success = bool(state.get("success"))
     stop_reason = state.get("stop_reason") or "done"
+    cfg = session_config(state, config)
+    training_qa = branch and env == "hotpotqa"  # only HotpotQA's reflection reads a reference
+    detail = text.gold_detail(env, await _reference(state, runtime.context, cfg)) if training_qa else ""
     experience = Experience(
         iteration=int(branch.get("iteration", 0)),
         index=int(branch.get("index", 0)),
@@ -136,8 +146,8 @@ async def finish(state: CollectState, runtime: Runtime[Context], config: Runnabl
         reward=float(state.get("reward", 0.0)),
         steps=int(state.get("actions", 0)),
         stop_reason=stop_reason,
-        outcome=text.outcome(env, success, stop_reason),
+        outcome=text.outcome(env, success, stop_reason, detail),
         usage=state.get("usage") or {},
     )
-    await release(state, session_config(state, config))
+    await release(state, cfg)
     return {"messages": [final], "experiences": [experience], "stop_reason": stop_reason}

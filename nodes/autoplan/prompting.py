@@ -25,10 +25,10 @@ OUTCOMES: dict[str, dict[str, str]] = {
         "max_actions": "Job failed. Maximum number of steps reached.",
         "failure": "Job failed.",
     },
-    "hotpotqa": {
-        "success": "Task finished. The answer is correct.",
+    "hotpotqa": {  # the gold answer follows (``gold_detail``): the updater judges the answer
+        "success": "Task finished.",
         "max_actions": "Max number of iteration reached. No answer is found.",
-        "failure": "Task finished. The answer is wrong.",
+        "failure": "Task finished.",
     },
 }
 
@@ -72,6 +72,17 @@ def outcome(env: str, success: bool, stop_reason: str, detail: str = "") -> str:
     table = OUTCOMES[env]
     key = "success" if success else ("max_actions" if stop_reason == "max_actions" else "failure")
     return f"{table[key]} {detail}".strip()
+
+
+def gold_detail(env: str, question: dict | None) -> str:
+    """HotpotQA training sees the gold answer and the supporting pages (the paper's training
+    triples: question, answer, supporting facts); other envs have nothing to add."""
+    if env != "hotpotqa" or not question or "answer" not in question:
+        return ""
+    titles = list(dict.fromkeys(str(fact[0]) for fact in question.get("supporting_facts") or []))
+    quoted = [f'"{t}"' for t in titles] or ["unknown"]
+    entities = quoted[0] if len(quoted) == 1 else f"{', '.join(quoted[:-1])} and {quoted[-1]}"
+    return render(env, "gold", answer=question["answer"], entities=entities)
 
 
 def with_user(turns: Sequence[Turn], text: str) -> list[Turn]:
