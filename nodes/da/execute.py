@@ -3,6 +3,11 @@
 The new screen is summarised when it exceeds the budget, so that every model-facing
 prompt after this step (describe, align, complete, act) reads the same view of it.
 ``note_down`` actions also go to the notes the prompts show as {notes}.
+
+A run resumed in a new process has no live env: it is rebuilt from the snapshot in
+state, and a rebuilt page may number its elements differently from the screen the
+action was chosen on. The action's element then goes through element mapping first,
+exactly as after a backtrack.
 """
 
 from __future__ import annotations
@@ -13,28 +18,58 @@ from typing import Any
 from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 
+from envs.base import Env
+from envs.sessions import SESSIONS
 from graphs.context import Context
 from nodes.da.ask import caller
+from nodes.da.grammar import same_element
+from nodes.da.map_element import mapped_action
 from nodes.da.state import DAState, Screen, Settings
 from nodes.da.summarise import model_view
-from nodes.environment import execute, live_env
+from nodes.environment import execute, live_env, session_key
+from nodes.llm import Caller
 
 _NOTE = re.compile(r"\Anote_down \[(.*)\]\Z", re.DOTALL)
+
+
+async def _rebuilt_env(
+    state: DAState, context: Context, config: RunnableConfig, llm: Caller, settings: Settings
+) -> tuple[Env, Screen | None]:
+    """The live env; after a rebuild also the screen it shows now (else None)."""
+    key = session_key(config, state)
+    if key in SESSIONS:
+        return await live_env(state, context, config), None
+    env = await SESSIONS.get(key, context.env, dict(context.env_options), None)
+    obs = await env.restore(state["env_snapshot"])
+    snapshot = await env.snapshot()
+    SESSIONS.mark(key, snapshot)
+    screen = Screen(
+        snapshot=snapshot,
+        observation=obs.text,
+        screen=await model_view(llm, state.get("goal", ""), obs.text, settings.observation_budget),
+        url=obs.url or "",
+    )
+    return env, screen
 
 
 async def execute_action(state: DAState, runtime: Runtime[Context], config: RunnableConfig) -> dict[str, Any]:
     entry = state["popped"]
     assert entry is not None and entry["action"]  # routed here only with an action to run
     action = entry["action"]
-    env = await live_env(state, runtime.context, config)
-    result, update = await execute(env, state, config, action, node="execute")
+    settings = Settings.of(runtime.context)
     llm = caller(runtime.context, state)
-    budget = Settings.of(runtime.context).observation_budget
+    before = state["current"]
+    env, rebuilt = await _rebuilt_env(state, runtime.context, config, llm, settings)
+    if rebuilt is not None:
+        if not same_element(action, before["observation"], rebuilt["observation"]):
+            action = await mapped_action(llm, action, before, rebuilt, settings.reasks) or action
+        before = rebuilt
+    result, update = await execute(env, state, config, action, node="execute")
     obs = result.observation
     after = Screen(
         snapshot=update["env_snapshot"],
         observation=obs.text,
-        screen=await model_view(llm, state.get("goal", ""), obs.text, budget),
+        screen=await model_view(llm, state.get("goal", ""), obs.text, settings.observation_budget),
         url=obs.url or "",
     )
     episodes = [list(actions) for actions in state.get("episode_actions") or [[]]]
@@ -42,7 +77,7 @@ async def execute_action(state: DAState, runtime: Runtime[Context], config: Runn
     note = _NOTE.match(action) if result.info.get("valid", True) else None
     return {
         **update,
-        "previous": state["current"],
+        "previous": before,
         "current": after,
         "episode_actions": episodes,
         "notes": [*(state.get("notes") or []), note.group(1)] if note else list(state.get("notes") or []),

@@ -16,30 +16,31 @@ from langgraph.runtime import Runtime
 from graphs.context import Context
 from nodes.da.ask import ask, caller
 from nodes.da.grammar import element_id, parse_element_id, with_element
-from nodes.da.state import DAState, Settings
+from nodes.da.state import DAState, Screen, Settings
+from nodes.llm import Caller
 from prompts import render
+
+
+async def mapped_action(llm: Caller, action: str, before: Screen, after: Screen, reasks: int) -> str | None:
+    """``action`` with its element id mapped from screen ``before`` to screen ``after``."""
+    prompt = render(
+        "devils_advocate/map_element",
+        element_id=element_id(action),
+        screen_before=before["screen"],
+        screen_after=after["screen"],
+    )
+    answer = await ask(llm, prompt, lambda text: parse_element_id(text, after["observation"]), reasks=reasks)
+    return with_element(action, answer.value) if answer.value is not None else None
 
 
 async def map_element(state: DAState, runtime: Runtime[Context], config: RunnableConfig) -> dict[str, Any]:
     entry = state["popped"]
     assert entry is not None
-    current = state["current"]
     llm = caller(runtime.context, state)
-    prompt = render(
-        "devils_advocate/map_element",
-        element_id=element_id(entry["action"]),
-        screen_before=entry["state"]["screen"],
-        screen_after=current["screen"],
-    )
-    answer = await ask(
-        llm,
-        prompt,
-        lambda text: parse_element_id(text, current["observation"]),
-        reasks=Settings.of(runtime.context).reasks,
-    )
-    if answer.value is None:
+    reasks = Settings.of(runtime.context).reasks
+    mapped = await mapped_action(llm, entry["action"], entry["state"], state["current"], reasks)
+    if mapped is None:
         return {"popped": None, "usage": llm.usage}
-    mapped = with_element(entry["action"], answer.value)
     backtracks = [dict(b) for b in state.get("backtracks") or []]
     if backtracks:
         backtracks[-1]["mapped_action"] = mapped

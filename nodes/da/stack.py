@@ -20,7 +20,7 @@ from nodes.da.ask import caller
 from nodes.da.grammar import same_element
 from nodes.da.state import Backtrack, DAState, HistoryItem, Screen, Settings, StackEntry
 from nodes.da.summarise import model_view
-from nodes.environment import live_env, session_key
+from nodes.environment import session_key
 
 
 def _fingerprint(screen: Screen) -> str:
@@ -72,10 +72,12 @@ async def backtrack(state: DAState, runtime: Runtime[Context], config: RunnableC
     entry = state["popped"]
     assert entry is not None  # routed here only after a non-empty pop
     saved = entry["state"]
-    env = await live_env(state, runtime.context, config)
+    key = session_key(config, state)
+    # The thread's env as it is (created if the run resumed in a new process): it is restored anyway.
+    env = await SESSIONS.get(key, runtime.context.env, dict(runtime.context.env_options), None)
     obs = await env.restore(saved["snapshot"])
     snapshot = await env.snapshot()
-    SESSIONS.mark(session_key(config, state), snapshot)
+    SESSIONS.mark(key, snapshot)
     llm = caller(runtime.context, state)
     if obs.text == saved["observation"]:
         screen = saved["screen"]

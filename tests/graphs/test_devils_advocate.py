@@ -17,6 +17,7 @@ import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 
 from envs.base import ENV_CLASSES, Env, Observation, StepResult, invalid
+from envs.sessions import SESSIONS
 from graphs.context import Context
 from graphs.devils_advocate import build_graph, result
 from nodes.da.summarise import chunks
@@ -351,3 +352,38 @@ async def test_long_screens_are_summarised_first(tmp_path):
     describe_prompt = prompts[home_parts + 2 + orders_parts]
     assert "SUMMARY-ORDERS" in describe_prompt and "View Order" not in describe_prompt
     assert out["current"]["screen"].startswith("SUMMARY-ORDERS") and len(out["current"]["screen"]) <= budget
+
+
+async def test_a_resumed_run_rebuilds_the_env_and_remaps_the_pending_action(tmp_path):
+    spec = write_script(
+        tmp_path,
+        PICTURE_FRAME[:11]
+        + ["New element id is: [101]"]  # execute after the resume: order 179 on the rebuilt /orders (load 1)
+        + PICTURE_FRAME[11:13]  # describe, align NO -> backtrack (load 3)
+        + ["[303]"]  # map_element: order 175
+        + PICTURE_FRAME[14:],
+    )
+    g = build_graph(checkpointer=InMemorySaver())
+    config = {"configurable": {"thread_id": "t-resume"}, "recursion_limit": 500}
+    context = Context(model=spec, env="fakeshop")
+    await g.ainvoke({"task_id": "frame"}, config, context=context, interrupt_before=["execute"])
+    paused = await g.ainvoke(None, config, context=context, interrupt_before=["execute"])
+    assert paused["popped"]["action"] == "click [201]" and steps() == ["click [102]"]
+    await SESSIONS.release("t-resume")  # the process died: the live env is gone
+
+    out = await g.ainvoke(None, config, context=context)
+    # The env was rebuilt from the snapshot in state; the pending click went through element mapping.
+    orders = ("restore", {"url": f"{ORIGIN}/orders", "scroll": 0})
+    assert FakeShop.log == [
+        ("reset", "frame"),
+        ("step", "click [102]"),
+        orders,  # the rebuild
+        ("step", "click [101]"),
+        orders,  # the backtrack
+        ("step", "click [303]"),
+        ("step", "stop [Walnut Brown]"),
+    ]
+    assert "element id: 201" in prompts_seen(spec)[11]
+    assert out["episode_actions"] == [["click [102]", "click [101]", "click [303]"]]
+    assert out["success"] and out["answer"] == "Walnut Brown"
+    assert out["usage"]["model_calls"] == len(PICTURE_FRAME) + 1
