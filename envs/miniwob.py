@@ -26,6 +26,8 @@ import asyncio
 import time
 from typing import Any
 
+from playwright.async_api import Page
+
 from envs.base import EnvError, Env, Observation, StepResult, invalid
 from envs.browser import BrowserSession, UrlPolicy, click
 from envs.miniwob_actions import Action, ActionError, Click, Enter, Hold, Press, canonical, parse_action
@@ -217,13 +219,18 @@ class MiniWoBEnv(Env):
         self._page()
         return await self._observe()
 
+    @property
+    def page(self) -> Page:
+        """The task's live page (for tests, debugging and screenshots; agents act via step)."""
+        return self._page()
+
     async def screenshot(self, path: str | None = None) -> bytes:
         """A PNG of the task area (for humans: the agent never sees pixels)."""
         return await self._page().screenshot(path=path, clip={"x": 0, "y": 0, "width": 160, "height": 210})
 
     # --- internals --------------------------------------------------------------------------
 
-    def _page(self):
+    def _page(self) -> Page:
         if self._session is None:
             raise EnvError("miniwob env: call reset(task_id) first")
         return self._session.page

@@ -107,6 +107,7 @@ _WALK_JS = """
     if (el instanceof HTMLInputElement) {
       item.type = el.type;
       if (el.type === 'checkbox' || el.type === 'radio') item.checked = el.checked;
+      else if (el.type === 'password') item.value = '\u2022'.repeat(el.value.length);  // as seen
       else item.value = el.value;
     } else if (el instanceof HTMLTextAreaElement) {
       item.value = el.value;

@@ -1,0 +1,210 @@
+"""MiniWoBEnv behaviour in the real Chromium: seeding, the compact screen's visibility rules and
+grid positions, refused actions, disabled ids, snapshot/restore, task lists."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from envs import make_env
+from envs.base import EnvError, UnknownTaskError
+from envs.miniwob import MiniWoBEnv
+from envs.miniwob_screen import GRID
+from envs.miniwob_tasks import CATEGORIES, PAPER_43
+
+pytestmark = pytest.mark.browser
+
+POSITIONS = {p for row in GRID for p in row}
+
+
+@pytest.fixture(scope="module")
+async def env():
+    env = MiniWoBEnv()
+    yield env
+    await env.close()
+
+
+def line_with(text: str, screen: str) -> str:
+    lines = [line for line in screen.splitlines() if f">{text}<" in line]
+    assert len(lines) == 1, f"{text!r} on {len(lines)} lines of:\n{screen}"
+    return lines[0]
+
+
+def id_of(text: str, screen: str) -> str:
+    match = re.search(r" id=(\d+)", line_with(text, screen))
+    assert match, f"{text!r} has no id"
+    return match[1]
+
+
+def test_task_lists_and_suites() -> None:
+    env = MiniWoBEnv()
+    everything = env.task_ids()
+    assert len(everything) == 130 and everything == env.task_ids("all")
+    assert all(t.endswith("/0") for t in everything)
+    paper = env.task_ids("paper-43")
+    assert len(paper) == 43 and {t.split("/")[0] for t in paper} == set(PAPER_43)
+    assert sorted(set(PAPER_43.values())) == sorted(CATEGORIES)
+    assert [len(env.task_ids(c)) for c in CATEGORIES] == [10, 20, 13]
+    assert len(env.task_ids("paper-43@3")) == 129 and "click-pie/2" in env.task_ids("paper-43@3")
+    env.check_task("click-test/17")
+    for bad in ("no-such-task/0", "click-test/x", "click-test/1/2"):
+        with pytest.raises(UnknownTaskError):
+            env.check_task(bad)
+    with pytest.raises(UnknownTaskError):
+        env.task_ids("paper-44")
+
+
+def test_make_env_and_options() -> None:
+    assert isinstance(make_env("miniwob"), MiniWoBEnv)
+    with pytest.raises(EnvError):
+        make_env("miniwob", episode_seconds=-1)
+    with pytest.raises(EnvError):
+        make_env("miniwob", no_such_option=1)
+
+
+async def test_same_seed_same_task_other_seed_other_task(env: MiniWoBEnv) -> None:
+    first = await env.reset("click-checkboxes/5")
+    again = await env.reset("click-checkboxes/5")
+    other = await env.reset("click-checkboxes/6")
+    assert first.info["utterance"] == again.info["utterance"] and first.text == again.text
+    assert (other.info["utterance"], other.text) != (first.info["utterance"], first.text)
+    assert first.info["goal"] == first.info["utterance"].strip() != ""
+    assert first.info["category"] == "1-screen-n-step" and first.info["seed"] == 5
+
+
+async def test_structured_goal_of_natural_language_tasks(env: MiniWoBEnv) -> None:
+    obs = await env.reset("email-inbox-nl-turk/0")
+    assert isinstance(obs.info["utterance"], str) and "{" not in obs.info["utterance"]
+    assert obs.info["fields"] and all(isinstance(v, str) for v in obs.info["fields"].values())
+
+
+async def test_screen_lines_carry_grid_positions_and_verbatim_text(env: MiniWoBEnv) -> None:
+    obs = await env.reset("focus-text-2/0")
+    positions = re.findall(r'<input id=\d+ type="text" class="tt\d" pos="([^"]+)">', obs.text)
+    assert positions == ["top", "center", "bottom"]
+    obs = await env.reset("click-link/0")
+    for line in obs.text.splitlines():
+        assert re.search(r' pos="([^"]+)"', line)[1] in POSITIONS  # type: ignore[index]
+    # prose beside the links is shown, verbatim, without an id
+    prose = [line for line in obs.text.splitlines() if line.startswith("<text ")]
+    assert prose and all(" id=" not in line for line in prose)
+    assert any(re.search(r"[A-Z].*[,.]", line) for line in prose)
+
+
+async def test_collapsed_content_appears_only_after_expanding(env: MiniWoBEnv) -> None:
+    obs = await env.reset("click-collapsible/0")
+    assert "ui-accordion-content" not in obs.text
+    header = re.search(r"<h3 id=(\d+)", obs.text)[1]  # type: ignore[index]
+    result = await env.step(f"click id={header}")
+    assert result.info["valid"] and "ui-accordion-content" in result.observation.text
+
+
+async def test_hidden_clipped_and_offpage_elements_are_left_out(env: MiniWoBEnv) -> None:
+    await env.reset("click-test/0")
+    await env.page.evaluate(
+        """() => {
+      const area = document.getElementById('area');
+      const add = (html) => area.insertAdjacentHTML('beforeend', html);
+      add('<button style="display:none">NONE</button>');
+      add('<button style="visibility:hidden">HIDDEN</button>');
+      add('<div style="opacity:0"><button>GHOST</button></div>');
+      add('<button style="position:absolute; left:-9999px">AWAY</button>');
+      add('<div style="height:0; overflow:hidden"><button>FOLDED</button></div>');
+      add('<button>SEEN</button>');
+    }"""
+    )
+    screen = (await env.observe()).text
+    assert "SEEN" in screen
+    for hidden in ("NONE", "HIDDEN", "GHOST", "AWAY", "FOLDED"):
+        assert hidden not in screen
+
+
+async def test_invalid_actions_give_feedback_and_change_nothing(env: MiniWoBEnv) -> None:
+    obs = await env.reset("enter-text/0")
+    for action, words in [
+        ("scroll down", "unknown action"),
+        ("click the submit button", "click id="),
+        ("click id=999", "no element with id=999"),
+        ('enter "x" to id=999', "no element with id=999"),
+        ("press NOSUCHKEY", "unknown key"),
+        ("hold SPACE", "CTRL"),
+        ("", "empty action"),
+    ]:
+        result = await env.step(action)
+        assert result.info["valid"] is False and words in result.info["feedback"], (action, result.info)
+        assert not result.done and result.reward == 0.0
+    assert (await env.snapshot())["actions"] == []
+    assert (await env.observe()).text == obs.text
+
+
+async def test_step_after_the_episode_ended_is_refused(env: MiniWoBEnv) -> None:
+    obs = await env.reset("click-test/0")
+    done = await env.step(f"click id={id_of('Click Me!', obs.text)}")
+    assert done.done and done.info["success"] and done.reward == 1.0
+    again = await env.step("press ENTER")
+    assert again.info["valid"] is False and "over" in again.info["feedback"]
+
+
+async def test_disabled_ids_lose_their_id_and_are_refused(env: MiniWoBEnv) -> None:
+    obs = await env.reset("click-test-2/0")
+    one = id_of("ONE", obs.text)
+    shown = await env.disable_ids([one])
+    assert ">ONE<" in shown.text and f"id={one} " not in shown.text
+    assert one not in shown.info["ids"] and shown.info["disabled_ids"] == [one]
+    refused = await env.step(f"click id={one}")
+    assert refused.info["valid"] is False and "disabled" in refused.info["feedback"]
+    assert not refused.done and (await env.snapshot())["disabled_ids"] == [one]
+    cleared = await env.reset("click-test-2/0")
+    assert f"id={one} " in cleared.text and cleared.info["disabled_ids"] == []
+
+
+async def test_snapshot_restore_replays_on_fresh_and_used_envs(env: MiniWoBEnv) -> None:
+    obs = await env.reset("login-user/3")
+    user, password = re.findall(r'"(.*?)"', obs.info["utterance"])
+    user_box = re.search(r'<input id=(\d+) type="text" class="username"', obs.text)[1]  # type: ignore[index]
+    pass_box = re.search(r'<input id=(\d+) type="password"', obs.text)[1]  # type: ignore[index]
+    await env.step(f'enter "{user}" to id={user_box}')
+    await env.step("press TAB")
+    result = await env.step(f'enter "{password}" to id={pass_box}')
+    await env.disable_ids([user_box])
+    snap = await env.snapshot()
+    assert snap == {
+        "task_id": "login-user/3",
+        "actions": [f'enter "{user}" to id={user_box}', "press Tab", f'enter "{password}" to id={pass_box}'],
+        "disabled_ids": [user_box],
+    }
+
+    fresh = MiniWoBEnv()
+    try:
+        restored = await fresh.restore(snap)
+        assert restored.text == (await env.observe()).text
+        assert f'value="{user}"' in restored.text and "replay_failures" not in restored.info
+        login = id_of("Login", restored.text)
+        final = await fresh.step(f"click id={login}")
+        assert final.done and final.info["success"]
+    finally:
+        await fresh.close()
+
+    await env.reset("click-test/0")  # a used env, now on another task
+    again = await env.restore(snap)
+    assert again.text == result.observation.text.replace(f" id={user_box} ", " ")
+    assert again.info["steps"] == 3 and again.info["disabled_ids"] == [user_box]
+
+
+async def test_hold_ctrl_selects_several_options(env: MiniWoBEnv) -> None:
+    obs = await env.reset("click-scroll-list/0")
+    options = re.findall(r"<option id=(\d+)", obs.text)[:2]
+    assert len(options) == 2
+    for action in ["hold CTRL", *(f"click id={o}" for o in options), "release CTRL"]:
+        assert (await env.step(action)).info["valid"]
+    count = "() => document.getElementById('options').selectedOptions.length"
+    assert await env.page.evaluate(count) == 2
+
+
+async def test_password_values_are_masked(env: MiniWoBEnv) -> None:
+    obs = await env.reset("enter-password/0")
+    box = re.search(r'<input id=(\d+) type="password"', obs.text)[1]  # type: ignore[index]
+    result = await env.step(f'enter "secret" to id={box}')
+    assert "secret" not in result.observation.text
+    assert 'value="\u2022\u2022\u2022\u2022\u2022\u2022"' in result.observation.text
