@@ -11,7 +11,7 @@ WEBARENA_HOMEPAGE, login cookies from WEBARENA_AUTH_DIR) and the local shop task
 on envs/sites/shop, started in this process on first use). Splits: "local", "webarena".
 
 Observation: envs.webarena_observe (tab header, URL, the viewport's accessibility tree);
-obs.info has intent, tabs, notes. Actions: envs.webarena_actions. A task's sites are its
+obs.info has task_id, intent, sites, site_urls, start_url, notes, url, tabs. Actions: envs.webarena_actions. A task's sites are its
 navigation allowlist: anything else (another host, file://) is refused with feedback.
 
 fuzzy_match needs a model: set ``env.judge`` to a nodes.llm.Caller (usage then lands in the
@@ -48,6 +48,7 @@ class _Episode:
     task_id: str
     config: dict[str, Any]  # placeholders resolved
     session: BrowserSession
+    site_urls: dict[str, str]  # site name ("shopping", "shop", ...) -> base URL
     screen: Screen = field(default_factory=lambda: Screen(""))
     notes: list[str] = field(default_factory=list)
     answer: str | None = None
@@ -171,7 +172,8 @@ class WebArenaEnv(Env):
         session.context.on("page", self._on_new_page)
         if cookies:
             await session.context.add_cookies(cookies)
-        self._ep = _Episode(task_id, webarena_tasks.resolve(raw, urls), session)
+        names = webarena_tasks.site_names(urls)
+        self._ep = _Episode(task_id, webarena_tasks.resolve(raw, urls), session, names)
 
     def _on_new_page(self, page: Page) -> None:
         """A tab opened by the page (target=_blank, window.open) becomes the current tab."""
@@ -234,6 +236,9 @@ class WebArenaEnv(Env):
         info: dict[str, Any] = {
             "task_id": ep.task_id,
             "intent": ep.config["intent"],
+            "sites": list(ep.config.get("sites", [])),
+            "site_urls": dict(ep.site_urls),
+            "start_url": ep.config.get("start_url", ""),
             "notes": list(ep.notes),
             "url": ep.session.page.url,
         }

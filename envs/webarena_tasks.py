@@ -121,6 +121,13 @@ def site_urls(
     return urls
 
 
+def site_names(urls: Mapping[str, str]) -> dict[str, str]:
+    """placeholder -> URL mapping re-keyed by site name ("shopping", "shop", ...)."""
+    names = {ph: site for ph, (site, _) in WEBARENA_SITES.items()}
+    names.update(LOCAL_SITES)
+    return {names[ph]: url for ph, url in urls.items()}
+
+
 def resolve(value: Any, urls: Mapping[str, str]) -> Any:
     """``value`` with every placeholder replaced (strings inside dicts and lists too)."""
     if isinstance(value, str):

@@ -76,6 +76,7 @@ async def test_observation_has_tab_header_url_and_tree_lines_of_the_viewport_onl
     assert "\t[" in obs.text and element(obs.text, "link", "My Orders")
     assert obs.info["intent"] == webarena_tasks.config("shop-0")["intent"]
     assert obs.info["tabs"] == ["One Stop Market"] and obs.info["notes"] == []
+    assert obs.info["sites"] == ["shop"] and obs.info["site_urls"] == {"shop": obs.url.rstrip("/")}
     orders = (await ok(env, f"click [{element(obs.text, 'link', 'My Orders')}]")).observation.text
     assert "StaticText 'Welcome, Emma Lopez!'" in orders
     assert "Privacy and Cookie Policy" not in orders  # the footer is below the viewport
