@@ -42,14 +42,14 @@ def _clean(line: str) -> str:
     """Strip list markers, wrapping backticks/quotes and a trailing period or comma."""
     text = _MARKER.sub("", line.strip(), count=1).strip().strip("`").strip()
     lowered = text.lstrip(_QUOTES).lower()
-    if text[:1] in _QUOTES and lowered.startswith(VERBS):
+    if text and text[0] in _QUOTES and lowered.startswith(VERBS):
         text = text[1:]
-        if text.count('"') % 2 == 1 and text[-1:] in _QUOTES:  # the wrapper's closing quote
+        if text.count('"') % 2 == 1 and text.endswith(tuple(_QUOTES)):  # the wrapper's closing quote
             text = text[:-1]
-        elif text[-1:] in "'`\u201d":
+        elif text.endswith(("'", "`", "\u201d")):
             text = text[:-1]
     text = text.strip()
-    while text[-1:] in ".,;" and not text.endswith('"'):
+    while text and text[-1] in ".,;":
         text = text[:-1].rstrip()
     first, _, rest = text.partition(" ")
     if first.lower() == "have":  # "have clicked id=7"

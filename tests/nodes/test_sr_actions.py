@@ -1,0 +1,52 @@
+"""The SR action grammar read from untrusted plan lines and reflections."""
+
+import pytest
+
+from nodes.sr.actions import click_id, kind, parse_action, read_plan, target_id
+
+
+@pytest.mark.parametrize(
+    "line, action",
+    [
+        ("click id=6", "click id=6"),
+        ("1. Click id=6.", "click id=6"),
+        ("- `click id = 6`", "click id=6"),
+        ('"click id=6"', "click id=6"),
+        ("\u201cclick id=6\u201d", "click id=6"),
+        ("click on the element with id 12 (the Submit button)", "click id=12"),
+        ("have clicked id=3", "click id=3"),
+        ('enter "Hello, World." to id=10', 'enter "Hello, World." to id=10'),
+        ('Type "a "quoted" word" into the textbox id=4.', 'enter "a "quoted" word" to id=4'),
+        ('"enter "x" to id=2"', 'enter "x" to id=2'),
+        ("press ARROWDOWN x 3", "press ARROWDOWN x 3"),
+        ("press enter", "press ENTER"),
+        ("Step 2: press Tab x 1", "press TAB"),
+        ("hold ctrl", "hold CTRL"),
+        ("release CTRL.", "release CTRL"),
+    ],
+)
+def test_lines_are_normalised_to_the_canonical_grammar(line, action):
+    parsed = parse_action(line)
+    assert parsed.error == "" and parsed.action == action
+
+
+@pytest.mark.parametrize("line", ["click the submit button", "enter hello to id=3", 'enter "x"', "press", "hold"])
+def test_malformed_lines_carry_feedback(line):
+    parsed = parse_action(line)
+    assert parsed.error and "is not an action" in parsed.error and parsed.action == line
+
+
+def test_plan_skips_commentary_and_keeps_malformed_lines_in_order():
+    plan = read_plan("Your plan:\n```\n1. click id=1\n\nclick the OK button\n2. click id=3\n```\nThat is all.")
+    assert [(p.action, bool(p.error)) for p in plan] == [
+        ("click id=1", False), ("click the OK button", True), ("click id=3", False)]
+
+
+def test_no_action_lines_is_an_empty_plan():
+    assert read_plan("No further actions are needed; the goal is done.") == []
+    assert read_plan("") == []
+
+
+def test_action_helpers():
+    assert kind('enter "a" to id=3') == "enter" and target_id('enter "a" to id=3') == 3
+    assert click_id("click id=7") == 7 and click_id("press ENTER") is None and target_id("hold CTRL") is None
