@@ -21,6 +21,7 @@ SITE_INTROS: dict[str, str] = {
     "gitlab": "A GitLab site",
     "map": "A map site (OpenStreetMap)",
     "wikipedia": "A Wikipedia site",
+    "shop": "An online shopping site (One Stop Market, served locally by the project)",
 }
 
 NONE = "None"
