@@ -18,6 +18,7 @@ separate envs may run in parallel; one env's calls are serialised by its lock.
 from __future__ import annotations
 
 import asyncio
+import os
 import re
 import sys
 import threading
@@ -77,11 +78,16 @@ def _translating(call: Any) -> Any:
 def _engine(game: dict[str, Any]) -> Any:
     """A textworld PDDL env for one game, wrapped like AlfredTWEnv does (names demangled)."""
     import textworld
-    from alfworld.agents.environment.alfred_tw_env import AlfredDemangler
     from textworld.envs.pddl import PddlEnv
 
+    chosen = os.environ.get("ALFWORLD_DATA")
+    from alfworld.agents.environment.alfred_tw_env import AlfredDemangler  # sets ALFWORLD_DATA
+
+    if chosen is None:
+        os.environ.pop("ALFWORLD_DATA", None)
+
     _install_translation_cache()
-    infos = textworld.EnvInfos(won=True, admissible_commands=True, facts=True)
+    infos = textworld.EnvInfos(won=True, admissible_commands=True)
     engine = AlfredDemangler(PddlEnv(infos), shuffle=False)
     _translating(lambda: engine.load(game))
     return engine
@@ -143,6 +149,7 @@ class ALFWorldEnv(Env):
         if self._engine is None or self._game_id != task_id:
             path = games.game_path(self.root, task_id)
             assert path is not None
+            self._drop_engine()
             self._engine = _engine(games.read_game_path(path))
             self._game_id = task_id
         self._state = _translating(self._engine.reset)
@@ -204,7 +211,8 @@ class ALFWorldEnv(Env):
             text = react_text(raw)
             extra = {"valid": True}
         else:
-            world = World.from_facts(self._state.facts)
+            names = {key: entity.name or entity.id for key, entity in self._state["_entity_infos"].items()}
+            world = World.from_facts(self._state["_facts"], names)
             why = explain(command, world, self._state.admissible_commands)
             raw = NOTHING
             text = why.sentence if self.augmented else NOTHING
@@ -245,6 +253,17 @@ class ALFWorldEnv(Env):
         for action in actions:
             self._step(action)
 
-    async def close(self) -> None:
+    def _drop_engine(self) -> None:
+        """Free the planner state in the engine's private copy of fast-downward's library.
+
+        The copy itself stays mapped: dlclose-ing it crashes the interpreter at exit.
+        """
+        if self._engine is not None:
+            self._engine.unwrapped.downward_lib.cleanup()
         self._engine = self._state = None
-        self._game_id = self._task_id = None
+        self._game_id = None
+
+    async def close(self) -> None:
+        async with self._lock:
+            self._drop_engine()
+            self._task_id = None

@@ -77,11 +77,13 @@ class World:
     can_contain: set[tuple[str, str]] = field(default_factory=set)
 
     @classmethod
-    def from_facts(cls, facts: Iterable[Any]) -> World:
-        """Build from textworld Propositions (``state["facts"]``) after ALFWorld's demangling."""
+    def from_facts(cls, facts: Iterable[Any], names: dict[str, str] | None = None) -> World:
+        """Build from textworld Propositions; ``names`` maps PDDL ids to ALFWorld's readable
+        names (``apple 1``), for the engine's raw ``state["_facts"]``."""
         world = cls()
+        names = names or {}
         for fact in facts:
-            args = [v.name.strip() for v in fact.arguments]
+            args = [names.get(v.name, v.name).strip() for v in fact.arguments]
             name = fact.name
             if name == "atlocation":
                 world.agent_at = args[1]
@@ -139,7 +141,8 @@ def canonical(verb: str, args: dict[str, str]) -> str:
 
 def explain(command: str, world: World, admissible: Iterable[str]) -> Feedback:
     """The augmented feedback for ``command``, which the game refused ("Nothing happens.")."""
-    command = " ".join(command.strip().lower().split())
+    written = " ".join(command.split())
+    command = " ".join(written.lower().rstrip(".!").split())
     parsed = parse(command)
     if parsed is None:
         return Feedback(
@@ -148,7 +151,7 @@ def explain(command: str, world: World, admissible: Iterable[str]) -> Feedback:
         )
     verb, args = parsed
     fixed = canonical(verb, args)
-    if fixed != command and fixed in set(admissible):
+    if fixed != written and fixed in set(admissible):
         return Feedback("wrong_form", f'Use the form "{fixed}".')
     for name in args.values():
         if not ENTITY.match(name) and re.fullmatch(r"[a-z]+", name):

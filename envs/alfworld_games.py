@@ -49,9 +49,20 @@ SHORT_NAMES: dict[str, str] = {
 }
 
 
+# Importing the alfworld package sets ALFWORLD_DATA to this (empty) cache dir when unset.
+ALFWORLD_DEFAULT_CACHE = Path("~/.cache/alfworld").expanduser()
+
+
 def data_root(data_dir: str | None = None) -> Path:
-    """The games root: the ``data_dir`` option, else ``$ALFWORLD_DATA``, else the shipped sample."""
-    chosen = data_dir or os.environ.get("ALFWORLD_DATA")
+    """The games root: the ``data_dir`` option, else ``$ALFWORLD_DATA``, else the shipped sample.
+
+    ALFWORLD_DATA pointing at alfworld's default cache without games counts as unset: the
+    alfworld package puts that value there itself on import.
+    """
+    from_env = os.environ.get("ALFWORLD_DATA")
+    if from_env and Path(from_env).expanduser() == ALFWORLD_DEFAULT_CACHE:
+        from_env = from_env if (ALFWORLD_DEFAULT_CACHE / "json_2.1.1").is_dir() else None
+    chosen = data_dir or from_env
     root = Path(chosen).expanduser() if chosen else SHIPPED_ROOT
     if not root.is_dir():
         raise EnvError(f"ALFWorld data directory {str(root)!r} does not exist")

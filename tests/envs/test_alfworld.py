@@ -99,6 +99,7 @@ async def test_every_augmented_feedback_case(env):
     assert obs.info["goal"] == "heat some apple and put it in garbagecan."
     cases = [
         ("take apple 1 from countertop 1", "wrong_location", "You are not at countertop 1."),
+        ("Go to countertop 1.", "wrong_form", 'Use the form "go to countertop 1".'),
         ("go to countertop 1", None, "On the countertop 1, you see a apple 1, a cellphone 1, a creditcard 1, and a tomato 1."),
         ("take apple from countertop 1", "missing_index", "You miss the index of apple, e.g., apple 1."),
         ("take apple 1 from countertop 9", "invalid_receptacle", "countertop 9 is not a valid action in this household."),
@@ -127,6 +128,8 @@ async def test_every_augmented_feedback_case(env):
             assert result.observation.text == text, action
         before = result.info["admissible_commands"]
     assert result.info["steps"] == len(cases) and not result.done
+    # importing alfworld sets ALFWORLD_DATA to its empty cache dir; the shipped games still count
+    assert len(make_env("alfworld").task_ids()) == 42
 
 
 async def test_snapshot_restores_state_on_fresh_and_used_instances(env):
