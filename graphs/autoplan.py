@@ -26,6 +26,7 @@ from typing import Any
 
 from langgraph.graph import END, START, StateGraph
 
+from envs.sessions import SESSIONS
 from graphs.context import Context
 from nodes.autoplan.batch import (
     TRAIN_TEMPERATURE,
@@ -178,11 +179,30 @@ async def train(
     if not task_ids and not resume:
         raise ValueError("AutoPlan training needs at least one task id")
     runner = build_training_graph(checkpointer=checkpointer)
-    config = {"configurable": {"thread_id": thread_id}, "recursion_limit": recursion_limit(context)}
-    state = await runner.ainvoke(None if resume else {"task_ids": list(task_ids)}, config, context=context)
+    config = {
+        "configurable": {"thread_id": thread_id},
+        "recursion_limit": recursion_limit(context),
+        # not "introspect_method": `introspect resume` drives inference graphs; this thread
+        # continues with train(..., resume=True), which these keys are enough for
+        "metadata": {"introspect_training": "autoplan", "introspect_context": json.dumps(context.to_dict()),
+                     "introspect_plan_out": str(plan_out)},
+    }
+    try:
+        state = await runner.ainvoke(None if resume else {"task_ids": list(task_ids)}, config, context=context)
+    finally:
+        await _release_batch(runner, config)
     record = training_record(state, context)
     write_plans(Path(plan_out), record)
     return record
+
+
+async def _release_batch(runner: Any, config: dict[str, Any]) -> None:
+    """Close the env sessions of a batch a failed run left open (finished branches closed theirs)."""
+    if runner.checkpointer is None:
+        return
+    snapshot = await runner.aget_state(config)
+    for item in (snapshot.values or {}).get("batch") or []:
+        await SESSIONS.release(item["session"])
 
 
 def load_plan(path: str | Path) -> str:

@@ -156,6 +156,22 @@ async def test_a_run_killed_mid_batch_resumes_to_the_same_plans(toy_alfworld, wr
     assert len(state["experiences"]) == 4 and len(state["reflections"]) == 4
 
 
+async def test_train_resumes_a_failed_run_and_closes_its_sessions(toy_alfworld, write_script, tmp_path):
+    full = iteration_script(PLAN_1, "0") + iteration_script(PLAN_2, "1")
+    spec = write_script(full[:16], name="train-resume.jsonl")
+    saver, out = InMemorySaver(), tmp_path / "plan.json"
+    with pytest.raises(Exception, match="replies"):
+        await autoplan.train(context(spec), task_ids=["heat/1", "heat/2"], plan_out=out, checkpointer=saver,
+                             thread_id="tr")
+    assert not out.exists()
+    assert not any(key.startswith("tr/") for key in SESSIONS._sessions)  # the dead batch's envs closed
+    write_script(full, name="train-resume.jsonl")
+    clear_models()
+    record = await autoplan.train(context(spec), task_ids=[], plan_out=out, checkpointer=saver, thread_id="tr",
+                                  resume=True)
+    assert record["plans"] == ["", PLAN_1, PLAN_2] and json.loads(out.read_text())["final_plan"] == PLAN_2
+
+
 async def test_train_refuses_an_empty_pool(tmp_path):
     with pytest.raises(ValueError, match="at least one task"):
         await autoplan.train(Context(env="alfworld"), task_ids=[], plan_out=tmp_path / "p.json", thread_id="x")
