@@ -30,6 +30,7 @@ from typing import Any, Literal
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 
+from envs.miniwob_status import TrialStatus
 from graphs.context import Context
 from nodes.sr.act import act
 from nodes.sr.describe import describe, needs_description
@@ -38,7 +39,6 @@ from nodes.sr.plan import DEFAULT_MAX_ACTIONS, plan
 from nodes.sr.reflect import reflect
 from nodes.sr.replay import replay
 from nodes.sr.state import SRState
-from nodes.sr.status import TrialStatus
 from nodes.sr.trial import finish, start_trial
 
 DEFAULT_ENV = "miniwob"

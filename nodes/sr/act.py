@@ -16,13 +16,13 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 
 import prompts
+from envs.miniwob_status import trial_status
 from graphs.context import Context
 from nodes.environment import execute, live_env
 from nodes.sr.actions import kind
 from nodes.sr.constrain import disable_failed_targets
 from nodes.sr.plan import DEFAULT_MAX_ACTIONS
 from nodes.sr.state import SRState, StepRecord
-from nodes.sr.status import trial_status
 from nodes.state import Step
 
 NO_SCREEN_CHANGE = ("hold", "release")

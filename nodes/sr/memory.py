@@ -71,7 +71,7 @@ def enforced_action(memory: Memory, step: int) -> str:
     return action
 
 
-def disabled_ids(memory: Memory, step: int) -> list[int]:
+def disabled_ids(memory: Memory, step: int) -> list[str]:
     entry = entry_at(memory, step)
     return list(entry.get("disabled", [])) if entry else []
 
@@ -96,7 +96,7 @@ def update(memory: Memory, suggestion: Suggestion, steps: list[StepRecord], refl
     return Memory(replay=replay, entries=entries)
 
 
-def hide_ids(screen: str, ids: list[int]) -> str:
+def hide_ids(screen: str, ids: list[str]) -> str:
     """The screen with the ``id=N`` attributes of ``ids`` removed (the element stays, Sec. 5.2)."""
     for element_id in ids:
         screen = re.sub(rf"\s*\bid={element_id}\b(?!\d)", "", screen)

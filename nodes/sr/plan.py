@@ -16,13 +16,13 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 
 import prompts
+from envs.miniwob_status import trial_status
 from graphs.context import Context
 from nodes.llm import caller_for
 from nodes.sr.actions import read_plan
 from nodes.sr.memory import entry_at
 from nodes.sr.model import TEMPERATURE, ask
 from nodes.sr.state import PlannedAction, SRState, StepRecord
-from nodes.sr.status import trial_status
 
 DEFAULT_MAX_ACTIONS = 20  # per trial; the paper does not state its budget
 

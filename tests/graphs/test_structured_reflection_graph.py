@@ -73,8 +73,8 @@ class FakePageEnv(Env):
         self.task = task_id
         return self._obs()
 
-    async def disable_ids(self, ids: list[int]) -> Observation:
-        self.disabled |= set(ids)
+    async def disable_ids(self, ids: list[str]) -> Observation:
+        self.disabled |= {int(i) for i in ids}
         return self._obs()
 
     async def step(self, action: str) -> StepResult:
@@ -157,7 +157,7 @@ async def test_failed_trial_is_reflected_and_the_fix_enforced_without_a_model_ca
     assert out["trials"][1]["sources"] == ["enforce"] and out["trials"][1]["planning_calls"] == 0
     assert out["memory"]["entries"] == {"0": {
         "reflection": "For action index=1, you should click id=5.", "action": "click id=5",
-        "failed": ["click id=1"], "disabled": [1]}}
+        "failed": ["click id=1"], "disabled": ["1"]}}
     reflection_prompt = prompts_seen(spec)[2]
     assert "However, your actions did not complete the goal." in reflection_prompt
     assert "Your index=1 action: click id=1 (clicked Cancel)" in reflection_prompt

@@ -2,7 +2,7 @@
 
 import pytest
 
-from nodes.sr.actions import click_id, kind, parse_action, read_plan, target_id
+from nodes.sr.actions import kind, parse_action, read_plan, target_id
 
 
 @pytest.mark.parametrize(
@@ -14,15 +14,17 @@ from nodes.sr.actions import click_id, kind, parse_action, read_plan, target_id
         ('"click id=6"', "click id=6"),
         ("\u201cclick id=6\u201d", "click id=6"),
         ("click on the element with id 12 (the Submit button)", "click id=12"),
+        ("click id=12 - the Submit button", "click id=12"),
         ("have clicked id=3", "click id=3"),
         ('enter "Hello, World." to id=10', 'enter "Hello, World." to id=10'),
-        ('Type "a "quoted" word" into the textbox id=4.', 'enter "a "quoted" word" to id=4'),
+        ('Type "a "quoted" word" into id=4.', 'enter "a "quoted" word" to id=4'),
+        ('enter "go to id=5" to id=7 (the search box)', 'enter "go to id=5" to id=7'),
         ('"enter "x" to id=2"', 'enter "x" to id=2'),
-        ("press ARROWDOWN x 3", "press ARROWDOWN x 3"),
-        ("press enter", "press ENTER"),
-        ("Step 2: press Tab x 1", "press TAB"),
-        ("hold ctrl", "hold CTRL"),
-        ("release CTRL.", "release CTRL"),
+        ("press ARROWDOWN x 3", "press ArrowDown x 3"),
+        ("press enter", "press Enter"),
+        ("Step 2: press Tab x 1", "press Tab"),
+        ("hold ctrl", "hold Control"),
+        ("have released CTRL.", "release Control"),
     ],
 )
 def test_lines_are_normalised_to_the_canonical_grammar(line, action):
@@ -48,5 +50,5 @@ def test_no_action_lines_is_an_empty_plan():
 
 
 def test_action_helpers():
-    assert kind('enter "a" to id=3') == "enter" and target_id('enter "a" to id=3') == 3
-    assert click_id("click id=7") == 7 and click_id("press ENTER") is None and target_id("hold CTRL") is None
+    assert kind('enter "a" to id=3') == "enter" and target_id('enter "a" to id=3') == "3"
+    assert target_id("click id=17") == "17" and target_id("press Enter") is None

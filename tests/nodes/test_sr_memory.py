@@ -46,7 +46,7 @@ def test_update_keeps_prefix_enforces_b_disables_failed_click_and_clears_later_e
                                              valid=True)
     memory = update(memory, Suggestion(1, "click id=6", "click id=6"), trial, "r2")
     assert list(memory["entries"]) == ["1"]  # the entry for step 3 is outdated
-    assert enforced_action(memory, 1) == "click id=6" and disabled_ids(memory, 1) == [2]
+    assert enforced_action(memory, 1) == "click id=6" and disabled_ids(memory, 1) == ["2"]
     assert len(memory["replay"]) == 1
 
 
@@ -54,7 +54,7 @@ def test_failed_attempts_accumulate_and_a_failed_b_is_not_enforced():
     memory = update(empty_memory(), Suggestion(0, "click id=2", "click id=2"), steps("click id=1"), "r")
     memory = update(memory, Suggestion(0, "click id=1", "click id=1"), steps("click id=2"), "r")
     assert memory["entries"]["0"]["failed"] == ["click id=1", "click id=2"]
-    assert disabled_ids(memory, 0) == [1, 2]
+    assert disabled_ids(memory, 0) == ["1", "2"]
     assert enforced_action(memory, 0) == ""  # B=click id=1 already failed: the planner decides
 
 
@@ -62,8 +62,8 @@ def test_no_disable_when_b_acts_on_the_same_element_and_none_for_keys():
     memory = update(empty_memory(), Suggestion(0, 'enter "x" to id=4', 'enter "x" to id=4'),
                     steps("click id=4"), "r")
     assert disabled_ids(memory, 0) == [] and enforced_action(memory, 0) == 'enter "x" to id=4'
-    memory = update(empty_memory(), Suggestion(0, "press ENTER", "press ENTER"), steps("press TAB"), "r")
-    assert disabled_ids(memory, 0) == [] and memory["entries"]["0"]["failed"] == ["press TAB"]
+    memory = update(empty_memory(), Suggestion(0, "press Enter", "press Enter"), steps("press Tab"), "r")
+    assert disabled_ids(memory, 0) == [] and memory["entries"]["0"]["failed"] == ["press Tab"]
 
 
 def test_suggestion_past_the_end_has_no_failed_action():
@@ -73,4 +73,4 @@ def test_suggestion_past_the_end_has_no_failed_action():
 
 def test_hide_ids_removes_only_the_id_attribute():
     screen = '<button id=1 class="b">One</button>\n<button id=12>Twelve</button>'
-    assert hide_ids(screen, [1]) == '<button class="b">One</button>\n<button id=12>Twelve</button>'
+    assert hide_ids(screen, ["1"]) == '<button class="b">One</button>\n<button id=12>Twelve</button>'
