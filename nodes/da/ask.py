@@ -34,7 +34,7 @@ class Answer(Generic[T]):
     def text(self) -> str:
         """The last reply of the model."""
         replies = [m for m in self.messages if isinstance(m, AIMessage)]
-        return str(replies[-1].content) if replies else ""
+        return replies[-1].text if replies else ""
 
 
 async def ask(
@@ -50,7 +50,7 @@ async def ask(
         reply = await llm(exchange)
         exchange.append(reply)
         try:
-            return Answer(parse(str(reply.content)), exchange)
+            return Answer(parse(reply.text), exchange)
         except ParseError as problem:
             if attempt == reasks:
                 break
@@ -84,11 +84,15 @@ _ANSWER = re.compile(r"#+\s*Answer\s*:?\s*(.*)", re.IGNORECASE | re.DOTALL)
 
 
 def final_answer(text: str) -> str:
-    """The text after ``###Answer`` on one line (the answer delivered with ``stop``)."""
+    """The paragraph after ``###Answer``, on one line (the answer delivered with ``stop``).
+
+    An explanation the model adds after a blank line is not part of the answer, which
+    matters for WebArena's exact_match.
+    """
     match = _ANSWER.search(text or "")
     if not match:
         raise ParseError("the answer must start with ###Answer")
-    return " ".join(match.group(1).split())
+    return " ".join(match.group(1).strip().split("\n\n")[0].split())
 
 
 _LIST = re.compile(r"\bList\b")

@@ -45,6 +45,6 @@ async def describe(state: DAState, runtime: Runtime[Context], config: RunnableCo
             screen_after=state["current"]["screen"],
         )
         reply = await llm([HumanMessage(prompt)])
-        item["text"] = " ".join(str(reply.content).split()) or f"Executed {action}."
+        item["text"] = " ".join(reply.text.split()) or f"Executed {action}."
         update["usage"] = llm.usage
     return {**update, "history": [*(state.get("history") or []), item]}

@@ -62,6 +62,6 @@ async def model_view(llm: Caller, task: str, observation: str, budget: int) -> s
             limit=share,
         )
         reply = await llm([HumanMessage(prompt)])
-        summaries.append(str(reply.content).strip())
+        summaries.append(reply.text.strip())
     joined = "\n".join(summaries) + (CUT if len(pieces) > MAX_CHUNKS else "")
     return fit(joined, budget)

@@ -54,3 +54,8 @@ async def test_ask_re_asks_with_feedback_then_gives_up(write_script):
     assert second[-1].content.startswith("Your answer could not be used: no verdict found")
     again = await ask(llm, "Is it done?", yes_no, reasks=0)
     assert again.value is True and llm.position == 3
+
+
+def test_an_explanation_after_the_answer_is_left_out():
+    assert final_answer("###Answer: Gold\n\nThe frame in order 174 is gold.") == "Gold"
+    assert final_answer("###Answer:\nYoga mat\nWater bottle") == "Yoga mat Water bottle"
