@@ -295,3 +295,32 @@ def test_every_local_task_has_a_solution_here() -> None:
     solved = {"shop-0", "shop-1", "shop-2", "shop-3", "shop-4", "shop-5", "shop-6", "shop-7", "shop-8",
               "shop-9", "shop-10", "shop-11", "shop-12", "shop-13"}
     assert set(webarena_tasks.task_ids("local")) == solved
+
+
+async def test_covered_targets_are_refused_and_selects_take_an_option_by_label() -> None:
+    env = make_env("webarena", action_timeout_ms=400)  # refusals wait out the timeout
+    try:
+        await covered_and_select(env)
+    finally:
+        await env.close()
+
+
+async def covered_and_select(env: Env) -> None:
+    obs = await start(env, "shop-0")
+    link = element(obs, "link", "Contact Us")
+    await env._ep.session.page.evaluate(  # type: ignore[attr-defined]
+        "() => { const d = document.createElement('div'); d.id = 'veil';"
+        " d.style = 'position:fixed;top:0;left:0;width:100%;height:100%;z-index:99';"
+        " document.body.appendChild(d); }"
+    )
+    refused = await env.step(f"click [{link}]")
+    assert refused.info["valid"] is False and "covered" in refused.info["feedback"]
+    assert not refused.observation.url.endswith("/contact/")
+    product = await ok(env, "goto [" + refused.observation.url + "solid-wood-picture-frame.html]")
+    colour = element(product.observation.text, "combobox", "Color")
+    chosen = await ok(env, f"type [{colour}] [Walnut]")
+    assert re.search(r"combobox 'Color' value: 'Walnut'", chosen.observation.text)
+    missing = await env.step(f"type [{element(chosen.observation.text, 'combobox', 'Color')}] [Purple]")
+    assert missing.info["valid"] is False and "no option 'Purple'" in missing.info["feedback"]
+    hovered = await ok(env, f"hover [{element(chosen.observation.text, 'link', 'My Orders')}]")
+    assert hovered.observation.url == product.observation.url
