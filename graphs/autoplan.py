@@ -16,6 +16,10 @@ its own env session; ``reflect`` is SIR (Summary, flaw Identification, Revision)
 experience; ``plan`` rewrites the plan from the whole batch (Upd-prompt). Every plan is
 kept in ``plans``; ``train`` runs the loop and writes them to a file that ``load_plan``
 reads back for ``introspect eval autoplan --plan FILE``.
+
+Scripted models and parallel branches: every branch of a fan-out reads the script from
+the same line on, in lockstep, and the run then moves on by its longest branch (see
+nodes.autoplan.batch), so the replies never depend on which branch is scheduled first.
 """
 
 from __future__ import annotations
