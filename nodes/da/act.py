@@ -15,6 +15,7 @@ from graphs.context import Context
 from nodes.da.ask import ask, caller
 from nodes.da.grammar import parse_action
 from nodes.da.state import DAState, Settings
+from nodes.da.summarise import shown
 from nodes.da.views import history_text, notes_text, plan_text, subtask_text
 from prompts import render
 
@@ -27,7 +28,7 @@ def action_prompt(state: DAState) -> str:
         plan=plan_text(state),
         history=history_text(state, episode=int(state.get("episode", 1))),
         step=subtask_text(state),
-        screen=state["current"]["screen"],
+        screen=shown(state["current"]),
         notes=notes_text(state),
     )
 

@@ -16,6 +16,7 @@ from graphs.context import Context
 from nodes.da.ask import ask, caller, yes_no
 from nodes.da.describe import last_step_refused
 from nodes.da.state import DAState, Settings
+from nodes.da.summarise import shown
 from nodes.da.views import plan_text, subtask_text
 from prompts import render
 
@@ -29,8 +30,8 @@ async def align(state: DAState, runtime: Runtime[Context], config: RunnableConfi
         step=subtask_text(state),
         plan=plan_text(state),
         action=state["episode_actions"][-1][-1],
-        screen_before=state["previous"]["screen"],
-        screen_after=state["current"]["screen"],
+        screen_before=shown(state["previous"]),
+        screen_after=shown(state["current"]),
     )
     answer = await ask(llm, prompt, yes_no, reasks=Settings.of(runtime.context).reasks)
     return {"aligned": bool(answer.value), "usage": llm.usage}

@@ -17,6 +17,7 @@ from langgraph.runtime import Runtime
 from graphs.context import Context
 from nodes.da.ask import ask, caller, final_answer, yes_no
 from nodes.da.state import DAState, Settings
+from nodes.da.summarise import shown
 from nodes.da.views import history_text, notes_text, plan_text, subtask_text
 from nodes.environment import execute, live_env
 from prompts import render
@@ -28,7 +29,7 @@ def _fields(state: DAState) -> dict[str, str]:
         "plan": plan_text(state),
         "history": history_text(state, episode=int(state.get("episode", 1))),
         "notes": notes_text(state),
-        "screen": state["current"]["screen"],
+        "screen": shown(state["current"]),
     }
 
 

@@ -17,6 +17,7 @@ from langgraph.runtime import Runtime
 from graphs.context import Context
 from nodes.da.ask import caller
 from nodes.da.state import DAState, HistoryItem
+from nodes.da.summarise import shown
 from prompts import render
 
 
@@ -41,8 +42,8 @@ async def describe(state: DAState, runtime: Runtime[Context], config: RunnableCo
             "devils_advocate/describe",
             task=state["goal"],
             action=action,
-            screen_before=state["previous"]["screen"],
-            screen_after=state["current"]["screen"],
+            screen_before=shown(state["previous"]),
+            screen_after=shown(state["current"]),
         )
         reply = await llm([HumanMessage(prompt)])
         item["text"] = " ".join(reply.text.split()) or f"Executed {action}."

@@ -16,8 +16,8 @@ from langgraph.runtime import Runtime
 
 from graphs.context import Context
 from nodes.da.ask import caller
-from nodes.da.state import DAState, Screen, Settings, StackEntry
-from nodes.da.summarise import model_view
+from nodes.da.state import DAState, Settings, StackEntry
+from nodes.da.summarise import look
 from nodes.da.views import goal_of, site_of
 from nodes.environment import execute, live_env, release, start_task
 
@@ -28,12 +28,7 @@ async def start(state: DAState, runtime: Runtime[Context], config: RunnableConfi
     _, obs, update = await start_task(state, runtime.context, config)
     goal = goal_of(obs, str(state["task_id"]))
     llm = caller(runtime.context, state)
-    initial = Screen(
-        snapshot=update["env_snapshot"],
-        observation=obs.text,
-        screen=await model_view(llm, goal, obs.text, settings.observation_budget),
-        url=obs.url or "",
-    )
+    initial = await look(llm, goal, obs, update["env_snapshot"], settings.observation_budget)
     return {
         **update,
         "goal": goal,

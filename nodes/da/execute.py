@@ -25,7 +25,7 @@ from nodes.da.ask import caller
 from nodes.da.grammar import same_element
 from nodes.da.map_element import mapped_action
 from nodes.da.state import DAState, Screen, Settings
-from nodes.da.summarise import model_view
+from nodes.da.summarise import look
 from nodes.environment import execute, live_env, session_key
 from nodes.llm import Caller
 
@@ -43,13 +43,7 @@ async def _rebuilt_env(
     obs = await env.restore(state["env_snapshot"])
     snapshot = await env.snapshot()
     SESSIONS.mark(key, snapshot)
-    screen = Screen(
-        snapshot=snapshot,
-        observation=obs.text,
-        screen=await model_view(llm, state.get("goal", ""), obs.text, settings.observation_budget),
-        url=obs.url or "",
-    )
-    return env, screen
+    return env, await look(llm, state.get("goal", ""), obs, snapshot, settings.observation_budget, state["current"])
 
 
 async def execute_action(state: DAState, runtime: Runtime[Context], config: RunnableConfig) -> dict[str, Any]:
@@ -65,12 +59,8 @@ async def execute_action(state: DAState, runtime: Runtime[Context], config: Runn
             action = await mapped_action(llm, action, before, rebuilt, settings.reasks) or action
         before = rebuilt
     result, update = await execute(env, state, config, action, node="execute")
-    obs = result.observation
-    after = Screen(
-        snapshot=update["env_snapshot"],
-        observation=obs.text,
-        screen=await model_view(llm, state.get("goal", ""), obs.text, settings.observation_budget),
-        url=obs.url or "",
+    after = await look(
+        llm, state.get("goal", ""), result.observation, update["env_snapshot"], settings.observation_budget, before
     )
     episodes = [list(actions) for actions in state.get("episode_actions") or [[]]]
     episodes[-1].append(action)

@@ -17,6 +17,7 @@ from graphs.context import Context
 from nodes.da.ask import ask, caller
 from nodes.da.grammar import element_id, parse_element_id, with_element
 from nodes.da.state import DAState, Screen, Settings
+from nodes.da.summarise import shown
 from nodes.llm import Caller
 from prompts import render
 
@@ -26,8 +27,8 @@ async def mapped_action(llm: Caller, action: str, before: Screen, after: Screen,
     prompt = render(
         "devils_advocate/map_element",
         element_id=element_id(action),
-        screen_before=before["screen"],
-        screen_after=after["screen"],
+        screen_before=shown(before),
+        screen_after=shown(after),
     )
     answer = await ask(llm, prompt, lambda text: parse_element_id(text, after["observation"]), reasks=reasks)
     return with_element(action, answer.value) if answer.value is not None else None

@@ -14,6 +14,7 @@ from langgraph.runtime import Runtime
 from graphs.context import Context
 from nodes.da.ask import ask, caller, plan_steps
 from nodes.da.state import DAState, Settings
+from nodes.da.summarise import shown
 from prompts import render
 
 
@@ -22,7 +23,7 @@ async def plan(state: DAState, runtime: Runtime[Context], config: RunnableConfig
     prompt = render(
         "devils_advocate/plan",
         **state["site"],
-        starting_screen=state["initial"]["screen"],
+        starting_screen=shown(state["initial"]),
         task=state["goal"],
     )
     answer = await ask(llm, prompt, plan_steps, reasks=Settings.of(runtime.context).reasks)

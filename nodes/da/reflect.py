@@ -15,6 +15,7 @@ from langgraph.runtime import Runtime
 from graphs.context import Context
 from nodes.da.ask import ask, caller, plan_steps
 from nodes.da.state import DAState, Settings
+from nodes.da.summarise import shown
 from nodes.da.views import experience_text, notes_text, plan_text
 from prompts import render
 
@@ -24,7 +25,7 @@ async def reflect(state: DAState, runtime: Runtime[Context], config: RunnableCon
     prompt = render(
         "devils_advocate/plan_revision",
         **state["site"],
-        starting_screen=state["initial"]["screen"],
+        starting_screen=shown(state["initial"]),
         task=state["goal"],
         failed_plan=plan_text(state),
         history=experience_text(state),

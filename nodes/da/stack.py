@@ -19,7 +19,7 @@ from graphs.context import Context
 from nodes.da.ask import caller
 from nodes.da.grammar import same_element
 from nodes.da.state import Backtrack, DAState, HistoryItem, Screen, Settings, StackEntry
-from nodes.da.summarise import model_view
+from nodes.da.summarise import look
 from nodes.environment import session_key
 
 
@@ -79,12 +79,8 @@ async def backtrack(state: DAState, runtime: Runtime[Context], config: RunnableC
     snapshot = await env.snapshot()
     SESSIONS.mark(key, snapshot)
     llm = caller(runtime.context, state)
-    if obs.text == saved["observation"]:
-        screen = saved["screen"]
-    else:
-        budget = Settings.of(runtime.context).observation_budget
-        screen = await model_view(llm, state.get("goal", ""), obs.text, budget)
-    current = Screen(snapshot=snapshot, observation=obs.text, screen=screen, url=obs.url or saved["url"])
+    budget = Settings.of(runtime.context).observation_budget
+    current = await look(llm, state.get("goal", ""), obs, snapshot, budget, known=saved)
     update: dict[str, Any] = {
         "current": current,
         "observation": obs.text,

@@ -35,7 +35,7 @@ class Screen(TypedDict):
 
     snapshot: dict[str, Any]
     observation: str
-    screen: str  # the observation, or its summary when it exceeds the budget
+    summary: str  # what the model sees instead when the observation exceeds the budget, else ""
     url: str
 
 

@@ -8,8 +8,12 @@ joined summary is cut at the budget with a visible marker rather than overflowin
 
 from __future__ import annotations
 
+from typing import Any
+
 from langchain_core.messages import HumanMessage
 
+from envs.base import Observation
+from nodes.da.state import Screen
 from nodes.llm import Caller
 from prompts import render
 
@@ -65,3 +69,28 @@ async def model_view(llm: Caller, task: str, observation: str, budget: int) -> s
         summaries.append(reply.text.strip())
     joined = "\n".join(summaries) + (CUT if len(pieces) > MAX_CHUNKS else "")
     return fit(joined, budget)
+
+
+async def look(
+    llm: Caller,
+    task: str,
+    observation: Observation,
+    snapshot: dict[str, Any],
+    budget: int,
+    known: Screen | None = None,
+) -> Screen:
+    """S_t as state keeps it: snapshot, observation and, only when it is over budget, a summary.
+
+    ``known`` is a screen seen before; its summary is reused when the observation is the same.
+    """
+    text = observation.text
+    if known is not None and known["observation"] == text:
+        summary = known["summary"]
+    else:
+        summary = "" if len(text) <= budget else await model_view(llm, task, text, budget)
+    return Screen(snapshot=snapshot, observation=text, summary=summary, url=observation.url or "")
+
+
+def shown(screen: Screen) -> str:
+    """The screen as the prompts show it."""
+    return screen["summary"] or screen["observation"]

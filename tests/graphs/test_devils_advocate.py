@@ -351,7 +351,9 @@ async def test_long_screens_are_summarised_first(tmp_path):
     assert "SUMMARY-HOME" in prompts[home_parts] and "My Account" not in prompts[home_parts]
     describe_prompt = prompts[home_parts + 2 + orders_parts]
     assert "SUMMARY-ORDERS" in describe_prompt and "View Order" not in describe_prompt
-    assert out["current"]["screen"].startswith("SUMMARY-ORDERS") and len(out["current"]["screen"]) <= budget
+    summary = out["current"]["summary"]
+    assert summary.startswith("SUMMARY-ORDERS") and len(summary) <= budget
+    assert out["stack"] == [] and out["previous"]["observation"].startswith("URL: http://shop.test/\n")
 
 
 async def test_a_resumed_run_rebuilds_the_env_and_remaps_the_pending_action(tmp_path):
