@@ -31,9 +31,8 @@ async def reflect(state: ReflectInput, runtime: Runtime[Context], config: Runnab
     env = runtime.context.env
     experience = state["experience"]
     llm = caller_at(runtime.context, int(state.get("call_offset", 0)), GREEDY)
-    turns, summary = await _answer(
-        llm, env, list(experience.get("messages", [])), text.render(env, "summary", outcome=experience.get("outcome", ""))
-    )
+    summary_prompt = text.render(env, "summary", outcome=experience.get("outcome", ""))
+    turns, summary = await _answer(llm, env, list(experience.get("messages", [])), summary_prompt)
     flaw = revision = ""
     if runtime.context.reflect_flaw_revision:
         turns, flaw = await _answer(llm, env, turns, text.render(env, "flaw"))
