@@ -21,7 +21,6 @@ evaluator outcome that says a judge was missing.
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -202,9 +201,8 @@ class WebArenaEnv(Env):
         await ep.session.page.bring_to_front()
 
     async def _settle(self) -> None:
-        """Let a navigation the action started begin and load (no-op when nothing navigates)."""
+        """Wait until the current page has loaded (a tab the page just opened may still load)."""
         page = self._require().session.page
-        await asyncio.sleep(0.05)
         try:
             await page.wait_for_load_state("load", timeout=10000)
         except PlaywrightError:
@@ -261,13 +259,15 @@ class WebArenaEnv(Env):
             finally:
                 await cdp.detach()
             if action.kind == "click":
-                await acts.click(target, self.timeout_ms)
+                await acts.with_navigation(page, acts.click(target, self.timeout_ms))
             elif action.kind == "hover":
                 await acts.hover(target, self.timeout_ms)
+            elif action.enter:
+                await acts.with_navigation(page, acts.type_text(page, target, action.text, True, self.timeout_ms))
             else:
-                await acts.type_text(page, target, action.text, action.enter, self.timeout_ms)
+                await acts.type_text(page, target, action.text, False, self.timeout_ms)
         elif action.kind == "press":
-            await acts.press(page, action.key)
+            await acts.with_navigation(page, acts.press(page, action.key))
         elif action.kind == "scroll":
             await acts.scroll(page, action.direction)
         elif action.kind == "goto":

@@ -14,9 +14,11 @@ click behind Playwright's actionability checks (envs.browser.click), never a JS 
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import re
 from dataclasses import dataclass
+from typing import Awaitable
 
 from playwright.async_api import Error as PlaywrightError, Locator, Page
 
@@ -191,3 +193,36 @@ async def scroll(page: Page, direction: str) -> None:
     """One viewport height up or down, as WebArena scrolls."""
     sign = -1 if direction == "up" else 1
     await page.evaluate(f"window.scrollBy(0, {sign} * window.innerHeight)")
+
+
+async def with_navigation(page: Page, action: Awaitable[None], grace_s: float = 0.3) -> None:
+    """Run ``action``; if it starts a navigation of the page (a link, Enter in a form), wait for
+    the new page to load. Without this an observation taken right after a click could still show
+    the old page; an action that navigates nowhere costs the grace period.
+    """
+    started, committed = asyncio.Event(), asyncio.Event()
+
+    def on_request(request: object) -> None:
+        if request.is_navigation_request() and request.frame == page.main_frame:  # type: ignore[attr-defined]
+            started.set()
+
+    def on_navigated(frame: object) -> None:
+        if frame == page.main_frame:
+            committed.set()
+
+    page.on("request", on_request)
+    page.on("framenavigated", on_navigated)
+    try:
+        await action
+        try:
+            await asyncio.wait_for(started.wait(), grace_s)
+        except asyncio.TimeoutError:
+            return
+        try:
+            await asyncio.wait_for(committed.wait(), 15)
+            await page.wait_for_load_state("load", timeout=15000)
+        except (asyncio.TimeoutError, PlaywrightError):
+            pass  # the observation shows whatever is there
+    finally:
+        page.remove_listener("request", on_request)
+        page.remove_listener("framenavigated", on_navigated)

@@ -14,6 +14,7 @@ import pytest
 
 from envs import make_env, webarena_tasks
 from envs.base import Env, StepResult
+from envs.sites.serve import shared_site
 from nodes.llm import Caller
 
 pytestmark = pytest.mark.browser
@@ -324,3 +325,17 @@ async def covered_and_select(env: Env) -> None:
     assert missing.info["valid"] is False and "no option 'Purple'" in missing.info["feedback"]
     hovered = await ok(env, f"hover [{element(chosen.observation.text, 'link', 'My Orders')}]")
     assert hovered.observation.url == product.observation.url
+
+
+async def test_a_webarena_task_runs_on_the_site_its_variable_names(env, monkeypatch) -> None:
+    """Placeholder resolution end to end: point WEBARENA_SHOPPING at the local shop."""
+    shop = shared_site("shop").url
+    monkeypatch.setenv("WEBARENA_SHOPPING", shop + "/")
+    task_id = next(t for t in webarena_tasks.task_ids("webarena")
+                   if webarena_tasks.config(t)["start_url"] == "__SHOPPING__"
+                   and webarena_tasks.config(t)["sites"] == ["shopping"])
+    obs = await env.reset(task_id)
+    assert obs.url == shop + "/" and obs.info["site_urls"] == {"shopping": shop}
+    assert obs.info["intent"] == webarena_tasks.config(task_id)["intent"]
+    refused = await env.step("goto [http://localhost:7770/]")  # WebArena's usual port, not this task's
+    assert refused.info["valid"] is False
