@@ -21,7 +21,7 @@ from envs.base import EnvError, make_env
 from graphs import METHODS, UnknownMethodError, canonical, load_method
 from graphs.checkpoint import CheckpointConfigError, open_checkpointer
 from graphs.context import Context
-from graphs.runner import ThreadError, drive, resume
+from graphs.runner import ThreadError, drive, resume, thread_metadata
 from nodes.llm import ModelCallError, ModelConfigError, check_credentials, parse_spec
 from nodes.scripted import ScriptError, load_script
 from prompts import PromptError
@@ -75,7 +75,12 @@ def context_from(args: argparse.Namespace, method: str) -> Context:
         if getattr(args, key, None) is not None:
             values[key] = getattr(args, key)
     if getattr(args, "plan", None):
-        values["plan"] = module.load_plan(args.plan) if hasattr(module, "load_plan") else Path(args.plan).read_text()
+        if not hasattr(module, "load_plan"):
+            raise UsageError(f"{method} does not take a plan file")
+        try:
+            values["plan"] = module.load_plan(args.plan)
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
     context = Context(**values)
     check_model(context.model)
     return context
@@ -150,6 +155,15 @@ async def cmd_run(args: argparse.Namespace) -> int:
 
 async def cmd_resume(args: argparse.Namespace) -> int:
     async with open_checkpointer(args.checkpoint) as saver:
+        meta = await thread_metadata(saver, args.thread_id)
+        if meta.get("introspect_training"):  # a training thread continues its training loop
+            module = load_method(str(meta["introspect_training"]))
+            context = Context.from_dict(json.loads(meta["introspect_context"]))
+            plan_out = Path(meta["introspect_plan_out"])
+            record = await module.train(context, task_ids=[], plan_out=plan_out, checkpointer=saver,
+                                        thread_id=args.thread_id, resume=True)
+            print_training(record, plan_out)
+            return 0
         outcome = await resume(saver, args.thread_id, print_update)
     print_outcome(outcome.state, args.thread_id, outcome.finished)
     return 0
@@ -197,10 +211,23 @@ async def cmd_train(args: argparse.Namespace) -> int:
     plan_out = Path(args.plan_out)
     thread_id = args.thread or f"train-{method}-{uuid.uuid4().hex[:10]}"
     async with open_checkpointer(args.checkpoint) as saver:
-        outcome = await module.train(context, task_ids=tasks, plan_out=plan_out, checkpointer=saver, thread_id=thread_id)
-    print(json.dumps(outcome, indent=2, default=str)[:4000])
-    print(f"plan written to {plan_out}")
+        print(f"thread: {thread_id}  training {method} on {len(tasks)} {context.env} tasks: batch "
+              f"{context.batch_size}, {context.iterations} iterations", flush=True)
+        record = await module.train(context, task_ids=tasks, plan_out=plan_out, checkpointer=saver, thread_id=thread_id)
+    print_training(record, plan_out)
     return 0
+
+
+def print_training(record: dict[str, Any], plan_out: Path) -> None:
+    """Per iteration the batch's successes, then the final plan and where it was written."""
+    for number, iteration in enumerate(record.get("history") or [], 1):
+        jobs = iteration.get("jobs") or []
+        wins = sum(1 for job in jobs if job.get("success"))
+        print(f"  iteration {number}: {wins}/{len(jobs)} tasks succeeded")
+    print("final plan:\n" + textwrap.indent(str(record.get("final_plan", "")).strip() or "(empty)", "  "))
+    usage = record.get("usage") or {}
+    print(f"model_calls={usage.get('model_calls', 0)} cost=${float(usage.get('cost_usd', 0.0)):.4f}")
+    print(f"plans written to {plan_out} (final plan also in {plan_out.with_suffix('.txt')})")
 
 
 def cmd_graphs(args: argparse.Namespace) -> int:

@@ -37,10 +37,13 @@ class Outcome:
 
 
 def run_config(thread_id: str, method: str, context: Context) -> dict[str, Any]:
+    """The thread's config; its metadata makes the thread resumable by id alone."""
+    module = load_method(method)
+    limit = module.recursion_limit(context) if hasattr(module, "recursion_limit") else RECURSION_LIMIT
     return {
         "configurable": {"thread_id": thread_id},
         "metadata": {"introspect_method": method, "introspect_context": json.dumps(context.to_dict())},
-        "recursion_limit": RECURSION_LIMIT,
+        "recursion_limit": max(limit, RECURSION_LIMIT),
     }
 
 
@@ -69,21 +72,21 @@ async def drive(
     return Outcome(thread_id, method, dict(snapshot.values), finished=not snapshot.next)
 
 
-async def thread_info(checkpointer: BaseCheckpointSaver, thread_id: str) -> tuple[str, Context]:
-    """The method and Context a thread was started with."""
+async def thread_metadata(checkpointer: BaseCheckpointSaver, thread_id: str) -> dict[str, Any]:
+    """The metadata of a thread's latest checkpoint (what introspect recorded at its start)."""
     found = await checkpointer.aget_tuple({"configurable": {"thread_id": thread_id}})
     if found is None:
         raise ThreadError(f"no checkpointed thread {thread_id!r}")
-    meta = found.metadata or {}
-    method, context = meta.get("introspect_method"), meta.get("introspect_context")
-    if not method or not context:
+    meta = dict(found.metadata or {})
+    if not meta.get("introspect_context") or not (meta.get("introspect_method") or meta.get("introspect_training")):
         raise ThreadError(f"thread {thread_id!r} was not started by introspect")
-    return str(method), Context.from_dict(json.loads(context))
+    return meta
 
 
 async def resume(
     checkpointer: BaseCheckpointSaver, thread_id: str, on_update: OnUpdate | None = None
 ) -> Outcome:
-    """Continue an interrupted thread from its last checkpoint."""
-    method, context = await thread_info(checkpointer, thread_id)
-    return await drive(method, context, thread_id, checkpointer, None, on_update)
+    """Continue an interrupted run thread from its last checkpoint."""
+    meta = await thread_metadata(checkpointer, thread_id)
+    context = Context.from_dict(json.loads(meta["introspect_context"]))
+    return await drive(str(meta["introspect_method"]), context, thread_id, checkpointer, None, on_update)
