@@ -11,8 +11,11 @@ WEBARENA_HOMEPAGE, login cookies from WEBARENA_AUTH_DIR) and the local shop task
 on envs/sites/shop, started in this process on first use). Splits: "local", "webarena".
 
 Observation: envs.webarena_observe (tab header, URL, the viewport's accessibility tree);
-obs.info has task_id, intent, sites, site_urls, start_url, notes, url, tabs. Actions: envs.webarena_actions. A task's sites are its
-navigation allowlist: anything else (another host, file://) is refused with feedback.
+obs.info has task_id, intent, sites, site_urls, start_url, notes, url, tabs. Actions:
+envs.webarena_actions; step info adds valid, action (and feedback when refused). A task's sites
+are its navigation allowlist: anything else (another host, file://) is refused with feedback.
+The final ``stop [answer]`` result adds answer, success and evaluators (one dict per evaluator:
+evaluator, passed True/False/None, detail).
 
 fuzzy_match needs a model: set ``env.judge`` to a nodes.llm.Caller (usage then lands in the
 caller's node) or pass ``judge_model``; without one such a task ends with success False and an
@@ -71,9 +74,12 @@ class WebArenaEnv(Env):
         self.timeout_ms = float(action_timeout_ms)
         self.judge: Any = None
         if judge_model:
-            from nodes.llm import Caller
+            from nodes.llm import Caller, ModelConfigError
 
-            self.judge = Caller(judge_model, temperature=0.0, max_tokens=768, calls_before=0)
+            try:
+                self.judge = Caller(judge_model, temperature=0.0, max_tokens=768, calls_before=0)
+            except ModelConfigError as exc:
+                raise EnvError(f"judge_model: {exc}") from None
         self._ep: _Episode | None = None
 
     # --- protocol ------------------------------------------------------------------------------
@@ -105,6 +111,9 @@ class WebArenaEnv(Env):
         except acts.ActionError as exc:
             obs = await self._observe()
             return invalid(obs, str(exc), **obs.info)
+        except PlaywrightError as exc:  # the page crashed or closed under the action
+            obs = await self._observe()
+            return invalid(obs, f"the action failed: {str(exc).splitlines()[0]}", **obs.info)
         obs = await self._observe()
         return StepResult(obs, 0.0, False, {**obs.info, "valid": True, "action": parsed.kind})
 

@@ -168,6 +168,10 @@ async def test_snapshot_restore_brings_back_url_scroll_tabs_and_notes_on_a_fresh
         assert await other.snapshot() != snap
     finally:
         await other.close()
+    site = scrolled.observation.url.split("/sales/")[0]
+    assert (await ok(env, f"goto [{site}/contact/]")).observation.url == f"{site}/contact/"
+    back = await env.restore(snap)  # the used instance, as backtracking does
+    assert back.url == scrolled.observation.url and (await env.snapshot())["tabs"] == snap["tabs"]
 
 
 async def test_stop_ends_the_episode_and_later_actions_are_refused(env) -> None:

@@ -90,3 +90,5 @@ def test_bad_env_options_are_user_errors() -> None:
         make_env("webarena", colour="red")
     with pytest.raises(EnvError):
         make_env("webarena", viewport_width=10)
+    with pytest.raises(EnvError, match="judge_model"):
+        make_env("webarena", judge_model="no-provider")
