@@ -1,11 +1,12 @@
 """Executing the next queued action and judging the trial (paper 002, Sec. 3.3-3.4, 4.3).
 
-One action per node run, so every step is checkpointed. Before the action, the failed
-click targets the memory holds for this step are disabled. A malformed plan line is not
-sent to the env: it is recorded as an invalid action with the parser's explanation, which
-ends the trial with status exception (the paper halts a plan that holds non-executable
-actions and resorts to reflection). After the action the trial status is computed from
-the screens; hold/release change nothing visible by design, so they add no screen.
+One action per node run, so every step is checkpointed. Before the action, the env's
+disabled ids are set to the failed click targets the memory holds for this step. A
+malformed plan line is not sent to the env: it is recorded as an invalid action with the
+parser's explanation, which ends the trial with status exception (the paper halts a plan
+that holds non-executable actions and resorts to reflection). After the action the trial
+status is computed from the screens; hold/release change nothing visible by design, so
+they add no screen.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from envs.miniwob_status import trial_status
 from graphs.context import Context
 from nodes.environment import execute, live_env
 from nodes.sr.actions import kind
-from nodes.sr.constrain import disable_failed_targets
+from nodes.sr.constrain import constrain_step
 from nodes.sr.plan import DEFAULT_MAX_ACTIONS
 from nodes.sr.state import SRState, StepRecord
 from nodes.state import Step
@@ -40,7 +41,7 @@ async def act(state: SRState, runtime: Runtime[Context], config: RunnableConfig)
     pending = list(state["pending"])
     item = pending.pop(0)
     steps = list(state.get("steps", []))
-    update: dict[str, Any] = await disable_failed_targets(state, ctx, config, len(steps))
+    update: dict[str, Any] = await constrain_step(state, ctx, config, len(steps))
     state = {**state, **update}  # type: ignore[assignment]
     screens = list(state.get("screens", []))
     record = StepRecord(action=item["action"], source=item["source"], valid=True)

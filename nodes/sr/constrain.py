@@ -1,9 +1,11 @@
 """Constraining the action space (paper 002, Sec. 5.2): failed click targets are disabled.
 
-When a trial reaches a step whose memory entry has disabled ids, they are disabled in the
-env (``env.disable_ids``): the element stays on the screen the model sees but loses its
-``id=N``, and the env refuses actions on it. The env keeps them disabled until the next
-reset, and its snapshot carries them, so a resumed run sees the same screen.
+The memory keeps a disabled set per step. When a trial reaches step t, the env's disabled
+ids are set to the memory's set for t (``env.set_disabled_ids``): a failed target stays on
+the screen the model sees but loses its ``id=N``, and the env refuses actions on it. At a
+step without failed targets nothing is disabled, so an element that was the wrong choice at
+one step (a Submit clicked too early) is available again at the next. The env's snapshot
+carries the disabled ids, so a resumed run sees the same screen.
 """
 
 from __future__ import annotations
@@ -18,15 +20,15 @@ from nodes.sr.memory import disabled_ids
 from nodes.sr.state import SRState
 
 
-async def disable_failed_targets(state: SRState, context: Any, config: RunnableConfig, step: int) -> dict[str, Any]:
-    """Disable the memory's failed click ids for ``step``; the state update for the new screen."""
+async def constrain_step(state: SRState, context: Any, config: RunnableConfig, step: int) -> dict[str, Any]:
+    """Disable exactly the memory's failed click ids for ``step``; the state update if it changed."""
     ids = disabled_ids(state["memory"], step)
-    if not ids:
+    if ids == state.get("disabled", []):
         return {}
     env = await live_env(state, context, config)
-    observation = await env.disable_ids(ids)  # type: ignore[attr-defined]
+    observation = await env.set_disabled_ids(ids)  # type: ignore[attr-defined]
     snapshot = await env.snapshot()
     SESSIONS.mark(session_key(config, state), snapshot)
     screens = list(state.get("screens", []))
     screens[-1:] = [observation.text]
-    return {"observation": observation.text, "env_snapshot": snapshot, "screens": screens}
+    return {"observation": observation.text, "env_snapshot": snapshot, "screens": screens, "disabled": ids}

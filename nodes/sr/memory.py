@@ -5,7 +5,7 @@ trial (1) keeps the trial's steps before A as a replay prefix, executed without 
 in the next trial (the env is reset with the same seed, so they lead to the same screen);
 (2) stores B at A, enforced there unless B is itself an action that already failed at A;
 (3) adds the action taken at A to A's failed set and, for a click, its id to A's disabled
-ids (removed from the screen from A on); (4) clears every entry after A, now outdated.
+ids (disabled on the screen at A); (4) clears every entry after A, now outdated.
 All functions are pure: they take and return the JSON structures kept in graph state.
 """
 

@@ -15,7 +15,7 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 
 from graphs.context import Context
-from nodes.sr.constrain import disable_failed_targets
+from nodes.sr.constrain import constrain_step
 from nodes.sr.memory import enforced_action
 from nodes.sr.state import PlannedAction, SRState
 
@@ -39,5 +39,5 @@ async def replay(state: SRState, runtime: Runtime[Context], config: RunnableConf
     queue = queued_from_memory(state)
     if queue:
         return {"pending": queue}
-    update = await disable_failed_targets(state, runtime.context, config, len(state.get("steps", [])))
+    update = await constrain_step(state, runtime.context, config, len(state.get("steps", [])))
     return {"pending": [], **update}

@@ -37,7 +37,7 @@ class MemoryEntry(TypedDict, total=False):
     reflection: str  # the model's statement "For action index=A, you should B."
     action: str  # B as a canonical action; "" when B was not an action of the grammar
     failed: list[str]  # actions already tried at this step in earlier trials
-    disabled: list[str]  # click ids removed from the screen at this step
+    disabled: list[str]  # click ids disabled on the screen at this step
 
 
 class Memory(TypedDict):
@@ -67,6 +67,7 @@ class SRState(RunState, total=False):
     steps: list[StepRecord]  # this trial's executed actions
     pending: list[PlannedAction]  # the rest of the current stage's plan
     planning_calls: int  # this trial's planner calls
+    disabled: list[str]  # the click ids the env has disabled now (the memory's set for this step)
     status: str  # "" while the trial runs, else a trial status (envs.miniwob_status)
     memory: Memory
     trials: list[TrialRecord]

@@ -38,6 +38,7 @@ async def start_trial(state: SRState, runtime: Runtime[Context], config: Runnabl
         pending=[],
         planning_calls=0,
         status="",
+        disabled=[],
     )
     if "memory" not in state:
         update.update(memory=empty_memory(), trials=[])

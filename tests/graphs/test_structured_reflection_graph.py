@@ -73,8 +73,8 @@ class FakePageEnv(Env):
         self.task = task_id
         return self._obs()
 
-    async def disable_ids(self, ids: list[str]) -> Observation:
-        self.disabled |= {int(i) for i in ids}
+    async def set_disabled_ids(self, ids: list[str]) -> Observation:
+        self.disabled = {int(i) for i in ids}
         return self._obs()
 
     async def step(self, action: str) -> StepResult:
@@ -129,6 +129,10 @@ def prompts_seen(spec: str) -> list[str]:
     return [str(call["messages"][-1].content) for call in model_for(spec, 0.0, 512).calls]
 
 
+def screen_in(prompt: str) -> str:
+    return prompt.split("<screen>", 1)[1].split("</screen>", 1)[0]
+
+
 async def run(spec: str, task: str, **options: Any) -> dict[str, Any]:
     graph = build_graph(checkpointer=InMemorySaver())
     config = {"configurable": {"thread_id": uuid.uuid4().hex}, "recursion_limit": 500}
@@ -163,23 +167,38 @@ async def test_failed_trial_is_reflected_and_the_fix_enforced_without_a_model_ca
     assert "Your index=1 action: click id=1 (clicked Cancel)" in reflection_prompt
 
 
-async def test_second_trial_replays_enforces_and_plans_without_the_failed_id(tmp_path):
+async def test_second_trial_replays_and_plans_at_a_with_the_lesson_and_the_failed_id_disabled(tmp_path):
     spec = scripted(tmp_path, [
         "click id=2\nclick id=4\nclick id=5",  # trial 1: D instead of C
         "ticked B", "ticked D", "submitted",
-        "For action index=2, you should click id=3.",
-        "ticked C",  # trial 2: paraphrase of the enforced click (the replayed one keeps its own)
-        "click id=5",  # trial 2: the plan on the screen after the fix
+        "For action index=2, you should tick the C checkbox instead.",  # prose: a lesson, not enforceable
+        "click id=3\nclick id=5",  # trial 2, step 1: the planner follows the lesson
+        "ticked C",
     ])
     out = await run(spec, "boxes/0")
     assert out["success"]
     second = out["trials"][1]
-    assert second["sources"] == ["replay", "enforce", "plan"]
+    assert second["sources"] == ["replay", "plan", "plan"]
     assert second["actions"] == ["click id=2", "click id=3", "click id=5"]
     assert second["planning_calls"] == 1
-    last_plan = prompts_seen(spec)[-1]
-    assert ">D</checkbox>" in last_plan and "id=4" not in last_plan  # D stays, without its id
-    assert "1st action: ticked B" in last_plan and "2nd action: ticked C" in last_plan
+    plan_at_a = prompts_seen(spec)[5]
+    assert ">D</checkbox>" in plan_at_a and "id=4" not in plan_at_a  # D stays, without its id
+    assert "- For action index=2, you should tick the C checkbox instead." in plan_at_a
+    assert "Now, you need to follow the lessons to plan your next action." in plan_at_a
+    assert "1st action: ticked B" in plan_at_a  # the replayed step keeps its paraphrase
+
+
+async def test_b_that_already_failed_is_not_enforced_and_both_ids_are_disabled(tmp_path):
+    spec = scripted(tmp_path, [
+        "click id=1", "clicked Cancel", "For action index=1, you should click id=3.",
+        "clicked Help", "For action index=1, you should click id=1.",  # B failed in trial 1
+        "click id=5",
+    ])
+    out = await run(spec, "button/0")
+    assert [t["sources"] for t in out["trials"]] == [["plan"], ["enforce"], ["plan"]]
+    assert out["success"] and out["memory"]["entries"]["0"]["disabled"] == ["1", "3"]
+    shown = screen_in(prompts_seen(spec)[-1])
+    assert "id=1" not in shown and "id=3" not in shown and ">Cancel</button>" in shown
 
 
 async def test_an_earlier_correction_clears_later_entries(tmp_path):
@@ -198,7 +217,7 @@ async def test_an_earlier_correction_clears_later_entries(tmp_path):
     assert list(out["memory"]["entries"]) == ["0"]  # the entry for index=3 is outdated
     assert out["memory"]["replay"] == []
     assert out["trials"][2]["sources"] == ["enforce", "plan", "plan"]
-    assert "id=1" not in prompts_seen(spec)[-1]  # A failed at step 0: disabled from then on
+    assert "<checkbox id=1 " in prompts_seen(spec)[-2]  # A is disabled at step 0 only
 
 
 async def test_no_change_status_and_its_reflection_prompt(tmp_path):
@@ -282,14 +301,14 @@ async def test_staged_planning_needs_fewer_planning_calls_than_iterative(tmp_pat
 
 async def test_resumed_run_ends_like_an_uninterrupted_one(tmp_path):
     spec = scripted(tmp_path, ["click id=2\nclick id=4\nclick id=5", "B", "D", "submit",
-                               "For action index=2, you should click id=3.", "C", "click id=5"])
+                               "For action index=2, you should tick C.", "click id=3\nclick id=5", "C"])
     graph = build_graph(checkpointer=InMemorySaver())
     config = {"configurable": {"thread_id": uuid.uuid4().hex}, "recursion_limit": 500}
     context = Context(model=spec, env="fakepage")
     await graph.ainvoke({"task_id": "boxes/0"}, config, context=context, interrupt_before=["plan"])
     paused = await graph.ainvoke(None, config, context=context, interrupt_before=["plan"])
-    assert paused["trial"] == 2 and len(paused["steps"]) == 2  # replayed and enforced, before the plan
+    assert paused["trial"] == 2 and len(paused["steps"]) == 1  # replayed, about to plan at A
     await SESSIONS.release(config["configurable"]["thread_id"])  # the process died: no live env
     out = await graph.ainvoke(None, config, context=context)
-    assert out["success"] and out["trials"][1]["sources"] == ["replay", "enforce", "plan"]
-    assert "id=4" not in prompts_seen(spec)[-1]  # the rebuilt env still hides the failed target
+    assert out["success"] and out["trials"][1]["sources"] == ["replay", "plan", "plan"]
+    assert "id=4" not in prompts_seen(spec)[5]  # the rebuilt env still hides the failed target
