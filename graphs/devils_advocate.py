@@ -69,6 +69,8 @@ def after_pop(state: DAState, runtime: Runtime[Context]) -> str:
 
 
 def after_backtrack(state: DAState, runtime: Runtime[Context]) -> str:
+    if state.get("popped") is None:  # the saved state could not be restored
+        return "pop"
     return "map_element" if needs_mapping(state) else _run_popped(state, Settings.of(runtime.context))
 
 
@@ -130,7 +132,9 @@ def build_graph(checkpointer: Any = None):
     builder.add_edge("plan", "new_episode")
     builder.add_edge("new_episode", "pop")
     builder.add_conditional_edges("pop", after_pop, ["reflect", "finish", "backtrack", "next_subtask", "execute"])
-    builder.add_conditional_edges("backtrack", after_backtrack, ["map_element", "next_subtask", "execute", "finish"])
+    builder.add_conditional_edges(
+        "backtrack", after_backtrack, ["map_element", "next_subtask", "execute", "pop", "finish"]
+    )
     builder.add_conditional_edges("map_element", after_mapping, ["pop", "execute", "finish"])
     builder.add_conditional_edges("next_subtask", to_act, ["act", "pop", "finish"])
     builder.add_conditional_edges("execute", after_execute, ["describe", "finish"])

@@ -14,6 +14,7 @@ from typing import Any
 from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 
+from envs.base import EnvError
 from envs.sessions import SESSIONS
 from graphs.context import Context
 from nodes.da.ask import caller
@@ -68,14 +69,25 @@ async def push(state: DAState) -> dict[str, Any]:
 
 
 async def backtrack(state: DAState, runtime: Runtime[Context], config: RunnableConfig) -> dict[str, Any]:
-    """go_back(S'_t); S_t = S'_t (line 6): restore the saved snapshot and look again."""
+    """go_back(S'_t); S_t = S'_t (line 6): restore the saved snapshot and look again.
+
+    A snapshot the env cannot restore drops the entry (``popped`` None): the agent pops
+    the next alternative.
+    """
     entry = state["popped"]
     assert entry is not None  # routed here only after a non-empty pop
     saved = entry["state"]
     key = session_key(config, state)
     # The thread's env as it is (created if the run resumed in a new process): it is restored anyway.
     env = await SESSIONS.get(key, runtime.context.env, dict(runtime.context.env_options), None)
-    obs = await env.restore(saved["snapshot"])
+    episode = int(state.get("episode", 1))
+    try:
+        obs = await env.restore(saved["snapshot"])
+    except EnvError as exc:  # e.g. the page is gone: this alternative cannot be tried
+        SESSIONS.mark(key, {})  # the env is somewhere unknown: the next access restores it from state
+        note = f"Could not go back to {saved['url'] or 'an earlier screen'}: {exc}"
+        history = [*(state.get("history") or []), HistoryItem(episode=episode, action="", text=note)]
+        return {"popped": None, "history": history}
     snapshot = await env.snapshot()
     SESSIONS.mark(key, snapshot)
     llm = caller(runtime.context, state)
@@ -88,7 +100,6 @@ async def backtrack(state: DAState, runtime: Runtime[Context], config: RunnableC
         "usage": llm.usage,
     }
     if entry["action"]:  # a root entry only starts an episode; an alternative is a real backtrack
-        episode = int(state.get("episode", 1))
         update["backtracks"] = [
             *(state.get("backtracks") or []),
             Backtrack(episode=episode, url=current["url"], action=entry["action"]),

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 
-from envs.base import ENV_CLASSES, Env, Observation, StepResult, invalid
+from envs.base import ENV_CLASSES, Env, EnvError, Observation, StepResult, invalid
 from envs.sessions import SESSIONS
 from graphs.context import Context
 from graphs.devils_advocate import build_graph, result
@@ -52,6 +52,7 @@ class FakeShop(Env):
 
     name = "fakeshop"
     log: list[tuple[str, Any]] = []  # (kind, detail) of every reset, step and restore, for assertions
+    gone: set[str] = set()  # paths a restore cannot reach (EnvError)
 
     def __init__(self) -> None:
         self.path, self.scroll, self.loads, self.back = "/", 0, 0, []
@@ -104,6 +105,8 @@ class FakeShop(Env):
 
     async def restore(self, snapshot: dict[str, Any]) -> Observation:
         self.log.append(("restore", snapshot))
+        if snapshot["url"].removeprefix(ORIGIN) in self.gone:
+            raise EnvError(f"could not load {snapshot['url']}")
         self._load(snapshot["url"].removeprefix(ORIGIN), snapshot["scroll"])
         return self._obs()
 
@@ -122,6 +125,7 @@ class BudgetContext(Context):
 def fake_shop(monkeypatch):
     monkeypatch.setitem(ENV_CLASSES, "fakeshop", f"{__name__}:FakeShop")
     FakeShop.log = []
+    FakeShop.gone = set()
 
 
 def write_script(tmp_path: Path, replies: list[str]) -> str:
@@ -389,3 +393,26 @@ async def test_a_resumed_run_rebuilds_the_env_and_remaps_the_pending_action(tmp_
     assert out["episode_actions"] == [["click [102]", "click [101]", "click [303]"]]
     assert out["success"] and out["answer"] == "Walnut Brown"
     assert out["usage"]["model_calls"] == len(PICTURE_FRAME) + 1
+
+
+async def test_a_state_that_cannot_be_restored_drops_its_alternative(tmp_path):
+    FakeShop.gone = {"/"}
+    spec = write_script(
+        tmp_path,
+        [
+            "List:\n1. Click on 'Order History'.",  # plan
+            "click [102]",  # act
+            "click [101]",  # remedy
+            "The action is to open the order history.",  # describe
+            "NO",  # align -> the remedy's home page cannot be restored -> empty stack -> finish
+        ],
+    )
+    out = await run(spec, remedies=1, plan_revision=False)
+    assert out["history"][-1]["text"].startswith("Could not go back to http://shop.test/: could not load")
+    assert out["stop_reason"] == "plan_failed" and out["usage"]["model_calls"] == 5
+    # finish found the env in an unknown place and restored it from state before stopping.
+    assert FakeShop.log[-3:] == [
+        ("restore", {"url": f"{ORIGIN}/", "scroll": 0}),
+        ("restore", {"url": f"{ORIGIN}/orders", "scroll": 0}),
+        ("step", "stop [Early stop: plan_failed]"),
+    ]
