@@ -343,3 +343,15 @@ async def test_a_webarena_task_runs_on_the_site_its_variable_names(env, monkeypa
     assert obs.info["intent"] == webarena_tasks.config(task_id)["intent"]
     refused = await env.step("goto [http://localhost:7770/]")  # WebArena's usual port, not this task's
     assert refused.info["valid"] is False
+
+
+async def test_a_link_that_opens_a_new_tab_makes_it_current(env) -> None:
+    await env.reset("shop-0")
+    await env._ep.session.page.evaluate(  # type: ignore[attr-defined]
+        "() => { const a = document.createElement('a'); a.href = '/contact/'; a.target = '_blank';"
+        " a.textContent = 'Contact in a new tab'; document.querySelector('main').prepend(a); }"
+    )
+    screen = (await ok(env, "scroll [up]")).observation.text
+    opened = await ok(env, f"click [{element(screen, 'link', 'Contact in a new tab')}]")
+    assert opened.observation.text.startswith("Tab 0: One Stop Market | Tab 1 (current): Contact Us\n")
+    assert opened.observation.url.endswith("/contact/") and len((await env.snapshot())["tabs"]) == 2
