@@ -23,6 +23,7 @@ StepResult info: ``valid``, ``feedback`` (when refused), ``action`` (canonical f
 from __future__ import annotations
 
 import asyncio
+import re
 import time
 from typing import Any
 
@@ -31,7 +32,7 @@ from playwright.async_api import Page
 from envs.base import EnvError, Env, Observation, StepResult, invalid
 from envs.browser import BrowserSession, UrlPolicy, click
 from envs.miniwob_actions import Action, ActionError, Click, Enter, Hold, Press, canonical, parse_action
-from envs.miniwob_screen import Screen, locator_for, read_screen
+from envs.miniwob_screen import ID_ATTR, Screen, locator_for, read_screen
 from envs.miniwob_tasks import HTML_ROOT, category, parse_task_id, split_ids, task_url
 
 # Tracks pending short timers, animation frames and CSS/jQuery animations, so a step can wait until the page has settled.
@@ -128,7 +129,8 @@ class MiniWoBEnv(Env):
         return await self._observe()
 
     async def step(self, action: str) -> StepResult:
-        self._page()  # reset first
+        # The page may have ended the episode on its own (time limit): never act on its cover.
+        self._status = await self._page().evaluate(_STATUS)
         if self._status["done"]:
             return invalid(self._observation(), "the episode is over; reset to start again")
         try:
@@ -255,6 +257,7 @@ class MiniWoBEnv(Env):
             target = locator_for(page, action.id)
             ok, feedback = await click(target, timeout_ms=self.click_timeout_ms)
             if not ok:
+                feedback = re.sub(rf'{ID_ATTR}="(\d+)"', r"id=\1", feedback)
                 return False, f"cannot click id={action.id}: {feedback}"
             if isinstance(action, Enter):
                 if await target.evaluate("(el) => 'value' in el && el.value !== ''"):

@@ -3,6 +3,7 @@ grid positions, refused actions, disabled ids, snapshot/restore, task lists."""
 
 from __future__ import annotations
 
+import asyncio
 import re
 
 import pytest
@@ -208,3 +209,24 @@ async def test_password_values_are_masked(env: MiniWoBEnv) -> None:
     result = await env.step(f'enter "secret" to id={box}')
     assert "secret" not in result.observation.text
     assert 'value="\u2022\u2022\u2022\u2022\u2022\u2022"' in result.observation.text
+
+
+async def test_click_on_a_covered_element_is_refused(env: MiniWoBEnv) -> None:
+    obs = await env.reset("click-dialog/0")
+    area = re.search(r'<div id=(\d+) class="area"', obs.text)[1]  # type: ignore[index]
+    result = await env.step(f"click id={area}")  # the dialog lies over the task area
+    assert result.info["valid"] is False and "covered by" in result.info["feedback"]
+    assert re.search(r"covered by <\w+ id=\d+", result.info["feedback"]) and not result.done
+    assert (await env.snapshot())["actions"] == []
+
+
+async def test_the_page_time_limit_ends_the_episode() -> None:
+    short = MiniWoBEnv(episode_seconds=1.0)
+    try:
+        await short.reset("click-test/0")
+        await asyncio.sleep(1.5)
+        late = await short.step("press ENTER")
+        assert late.info["valid"] is False and "over" in late.info["feedback"]
+        assert late.observation.info["done"] and late.observation.info["success"] is False
+    finally:
+        await short.close()
