@@ -3,11 +3,12 @@
 The algorithm, one trial per pass through ``start_trial`` (T = 1..max_trials, default 5):
 
     start_trial   reset the env to the task (same seed every trial)
-    replay        memory: replay the steps before A, enforce B at A (no model call);
-                  at a step with a lesson it cannot enforce, disable the failed click targets
+    replay        memory: replay the steps before A, enforce B at A (no model call)
+                  unless B already failed at A; then the planner gets B as a lesson
     plan          staged planning: every action executable on this screen, in one call
                   (Context.planning="iterative": one action per call, the baseline)
-    act           execute the next planned action; judge the trial status from the screens
+    act           execute the next planned action, with the click targets that failed at this
+                  step disabled (their id removed from the screen); judge the trial status
     describe      paraphrase the executed action (Appendix C)
     ... act/describe until the plan is used up, then replay -> plan on the new screen,
         until a status ends the trial: correct, cycle, no change, incomplete (no further
@@ -46,6 +47,13 @@ ENVS = ("miniwob",)
 DEFAULTS: dict[str, Any] = {"max_trials": 5, "max_actions": DEFAULT_MAX_ACTIONS, "planning": "staged"}
 
 Next = Literal["act", "replay", "reflect", "finish"]
+NODES_PER_ACTION = 4  # at most: replay, plan, act, describe
+
+
+def recursion_limit(context: Context) -> int:
+    """Supersteps a run may need: four per action and start/reflect per trial, plus finish."""
+    per_trial = NODES_PER_ACTION * context.limit("max_actions", DEFAULT_MAX_ACTIONS) + 4
+    return context.limit("max_trials", DEFAULTS["max_trials"]) * per_trial + 2
 
 
 def _after_step(state: SRState, runtime: Runtime[Context]) -> Next:
