@@ -27,7 +27,7 @@ import re
 import time
 from typing import Any
 
-from playwright.async_api import Page
+from playwright.async_api import Error as PlaywrightError, Page
 
 from envs.base import EnvError, Env, Observation, StepResult, invalid
 from envs.browser import BrowserSession, UrlPolicy, click
@@ -129,6 +129,18 @@ class MiniWoBEnv(Env):
         return await self._observe()
 
     async def step(self, action: str) -> StepResult:
+        """One action; if Chromium died meanwhile, the episode is rebuilt by replay first."""
+        self._page()
+        before = await self.snapshot()
+        try:
+            return await self._step(action)
+        except PlaywrightError:
+            if self._alive():
+                raise
+        await self.restore(before)
+        return await self._step(action)
+
+    async def _step(self, action: str) -> StepResult:
         # The page may have ended the episode on its own (time limit): never act on its cover.
         self._status = await self._page().evaluate(_STATUS)
         if self._status["done"]:
@@ -237,6 +249,12 @@ class MiniWoBEnv(Env):
             raise EnvError("miniwob env: call reset(task_id) first")
         return self._session.page
 
+    def _alive(self) -> bool:
+        session = self._session
+        browser = session.context.browser if session is not None else None
+        return session is not None and not session.page.is_closed() and browser is not None \
+            and browser.is_connected()
+
     def _disabled_list(self) -> list[str]:
         return sorted(self._disabled, key=lambda i: (len(i), i))
 
@@ -324,8 +342,7 @@ class MiniWoBEnv(Env):
         screen of every trial is the same (no key held, no element hovered).
         """
         session = self._session
-        browser = session.context.browser if session is not None else None
-        if session is not None and task == self._task and browser is not None and browser.is_connected():
+        if session is not None and task == self._task and self._alive():
             for key in sorted(self._held):
                 await session.page.keyboard.up(key)
             await session.page.mouse.move(0, 0)

@@ -4,11 +4,13 @@ grid positions, refused actions, disabled ids, snapshot/restore, task lists."""
 from __future__ import annotations
 
 import asyncio
+import os
+import signal
 import re
 
 import pytest
 
-from envs import make_env
+from envs import browser, make_env
 from envs.base import EnvError, UnknownTaskError
 from envs.miniwob import MiniWoBEnv
 from envs.miniwob_screen import GRID
@@ -230,3 +232,25 @@ async def test_the_page_time_limit_ends_the_episode() -> None:
         assert late.observation.info["done"] and late.observation.info["success"] is False
     finally:
         await short.close()
+
+
+async def test_a_step_after_chromium_died_replays_the_episode_and_goes_on() -> None:
+    env = MiniWoBEnv()
+    try:
+        obs = await env.reset("click-button-sequence/0")
+        await env.step(f"click id={id_of('ONE', obs.text)}")
+        old_browser = env.page.context.browser
+        for pid in browser.browser_pids():
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:  # a child that died with its parent
+                pass
+        for _ in range(100):
+            if not old_browser.is_connected():
+                break
+            await asyncio.sleep(0.05)
+        result = await env.step(f"click id={id_of('TWO', obs.text)}")
+        assert result.info["valid"] and result.done and result.info["success"]
+        assert env.page.context.browser is not old_browser
+    finally:
+        await env.close()
