@@ -34,7 +34,7 @@ from envs import webarena_eval, webarena_tasks
 from envs.base import Env, EnvError, Observation, StepResult, invalid
 from envs.browser import BrowserSession, UrlPolicy
 from envs.sites.serve import shared_site
-from envs.webarena_observe import Screen, observation_text, observe, tab_header
+from envs.webarena_observe import Screen, layout_boxes, observation_text, render_tree, tab_header
 
 
 async def open_tabbed_session(policy: UrlPolicy, viewport: dict[str, int]) -> BrowserSession:
@@ -228,11 +228,8 @@ class WebArenaEnv(Env):
             except PlaywrightError:
                 titles.append("")
         try:
-            cdp = await ep.session.context.new_cdp_session(page)
-            try:
-                ep.screen = await observe(cdp, self.viewport["width"], self.viewport["height"])
-            finally:
-                await cdp.detach()
+            nodes, snapshot = await ep.session.ax_tree(), await ep.session.dom_snapshot()
+            ep.screen = render_tree(nodes, layout_boxes(snapshot), self.viewport["width"], self.viewport["height"])
         except PlaywrightError as exc:  # e.g. the page navigated while it was read
             ep.screen = Screen(f"(the page could not be read: {str(exc).splitlines()[0]})")
         header = tab_header(titles, self._current_index())

@@ -106,7 +106,8 @@ def _line(node: dict[str, Any]) -> str | None:
 
 
 def render_tree(nodes: list[dict[str, Any]], boxes: dict[int, Box], width: float, height: float) -> Screen:
-    """The viewport's tree as text (pure: the browser calls are in ``observe``)."""
+    """The viewport's tree as text (pure; envs.webarena reads the tree and the snapshot through
+    envs.browser's ax_tree and dom_snapshot)."""
     by_id: dict[str, dict[str, Any]] = {}
     for node in nodes:
         by_id.setdefault(node["nodeId"], node)  # a few nodes are listed twice
@@ -152,12 +153,3 @@ def tab_header(titles: Iterable[str], current: int) -> str:
 
 def observation_text(header: str, url: str, screen: Screen) -> str:
     return f"{header}\n\nURL: {url}\n\n{screen.text}"
-
-
-async def observe(cdp: Any, width: float, height: float) -> Screen:
-    """Read the page behind ``cdp`` (a Playwright CDPSession) and render its viewport."""
-    nodes = (await cdp.send("Accessibility.getFullAXTree"))["nodes"]
-    snapshot = await cdp.send(
-        "DOMSnapshot.captureSnapshot", {"computedStyles": [], "includeDOMRects": True}
-    )
-    return render_tree(nodes, layout_boxes(snapshot), width, height)
