@@ -143,13 +143,18 @@ class WebArenaEnv(Env):
 
     async def restore(self, snapshot: dict[str, Any]) -> Observation:
         """Reopen the snapshot's tabs at their URLs and scroll offsets (form contents are lost)."""
+        if not isinstance(snapshot, dict) or "task_id" not in snapshot:
+            raise EnvError("not a webarena snapshot (it has no task_id)")
         await self._open(str(snapshot["task_id"]))
         ep = self._require()
         for i, tab in enumerate(snapshot.get("tabs") or [{"url": "about:blank", "scroll": [0, 0]}]):
             page = ep.session.page if i == 0 else await ep.session.context.new_page()
             await self._load(page, str(tab["url"]))
-            x, y = (tab.get("scroll") or [0, 0])[:2]
-            await page.evaluate("([x, y]) => window.scrollTo(x, y)", [x, y])
+            x, y = (list(tab.get("scroll") or []) + [0, 0])[:2]
+            try:
+                await page.evaluate("([x, y]) => window.scrollTo(x, y)", [float(x), float(y)])
+            except PlaywrightError:
+                pass  # the page went on to load something else; it stays where it is
         await self._focus(int(snapshot.get("current", 0)))
         ep.notes = [str(n) for n in snapshot.get("notes", [])]
         ep.answer = snapshot.get("answer")
@@ -307,9 +312,9 @@ class WebArenaEnv(Env):
         ep = self._require()
         ep.answer, ep.done = answer, True
         obs = await self._observe()
-        success, outcomes = await webarena_eval.evaluate(
-            ep.config, answer, ep.session.page, ep.session.context, self.judge
-        )
+        page = ep.session.page
+        success, outcomes = await webarena_eval.evaluate(ep.config, answer, page, ep.session.context, self.judge)
+        ep.session.page = page  # program_html's own pages must not become the current tab
         info = {
             **obs.info,
             "valid": True,

@@ -12,7 +12,7 @@ from typing import Callable
 
 import pytest
 
-from envs import make_env, webarena_tasks
+from envs import EnvError, make_env, webarena_tasks
 from envs.base import Env, StepResult
 from envs.sites.serve import shared_site
 from nodes.llm import Caller
@@ -159,6 +159,8 @@ async def test_snapshot_restore_brings_back_url_scroll_tabs_and_notes_on_a_fresh
     assert snap["notes"] == ["Apr 2022 is on page 2"]
     other = make_env("webarena")
     try:
+        with pytest.raises(EnvError, match="snapshot"):
+            await other.restore({"tabs": snap["tabs"]})
         restored = await other.restore(snap)
         assert restored.url == scrolled.observation.url
         assert without_ids(restored.text) == without_ids(scrolled.observation.text)
