@@ -9,17 +9,21 @@ from __future__ import annotations
 import json
 import re
 import uuid
+from pathlib import Path
 from typing import Any
 
 import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 
 from envs.miniwob import MiniWoBEnv
+from envs.sessions import SESSIONS
 from graphs.context import Context
 from graphs.structured_reflection import build_graph, result
 from nodes.llm import model_for
 
 pytestmark = pytest.mark.browser
+
+SCRIPTS = Path(__file__).parent / "scripts" / "sr"
 
 
 @pytest.fixture(scope="module")
@@ -139,14 +143,15 @@ async def test_cycle_reached_on_purpose(tmp_path, peek):
     assert out["trials"][0]["actions"] == [f"click id={tab2}", f"click id={tab1}"]
 
 
-async def test_no_change_reached_on_purpose_and_reflected(tmp_path, peek):
+async def test_no_change_reached_on_purpose_and_reflected(peek):
+    """The shipped fixture: clicking prose changes nothing; the reflection's fix is enforced."""
     screen, goal = await peek("click-button/1")
     assert goal == 'Click on the "Ok" button.'
-    prose, ok = id_of(screen, "cursus dis justo"), id_of(screen, "Ok")
-    spec = scripted(tmp_path, [f"click id={prose}", "clicked some text",
-                               f"For action index=1, you should click id={ok}."])
+    assert (id_of(screen, "cursus dis justo"), id_of(screen, "Ok")) == ("3", "5")  # the ids the fixture uses
+    spec = f"scripted:{SCRIPTS / 'click_button_1.jsonl'}"
     out = await run(spec, "click-button/1")
     assert [t["status"] for t in out["trials"]] == ["no change", "correct"]
+    assert [t["sources"] for t in out["trials"]] == [["plan"], ["enforce"]]
     assert "did not cause anything to change on the last screen" in prompts_seen(spec)[2]
 
 
@@ -184,3 +189,25 @@ async def test_staged_planning_needs_fewer_planning_calls_than_iterative(tmp_pat
     assert out_staged["success"] and out_iterative["success"]
     assert (result(out_staged)["planning_calls"], result(out_iterative)["planning_calls"]) == (1, len(clicks))
     assert len(clicks) == 5
+
+
+async def test_run_interrupted_mid_trial_resumes_on_a_rebuilt_env(tmp_path, peek):
+    """A crash after the replayed and enforced steps of trial 2: the env is rebuilt from the
+    snapshot in state (reset + the executed clicks), and the run ends as it would have."""
+    screen, _ = await peek("click-checkboxes/2")
+    first, second, submit = id_of(screen, "fzzqo"), id_of(screen, "NYYyS82"), id_of(screen, "Submit")
+    (wrong,) = set(re.findall(r'id=(\d+) type="checkbox"', screen)) - {first, second}
+    spec = scripted(tmp_path, [
+        f"click id={first}\nclick id={wrong}\nclick id={submit}", "fzzqo", "wrong", "submit",
+        f"For action index=2, you should click id={second}.", "NYYyS82", f"click id={submit}",
+    ])
+    graph = build_graph(checkpointer=InMemorySaver())
+    thread = uuid.uuid4().hex
+    config = {"configurable": {"thread_id": thread}, "recursion_limit": 500}
+    context = Context(model=spec, env="miniwob")
+    await graph.ainvoke({"task_id": "click-checkboxes/2"}, config, context=context, interrupt_before=["plan"])
+    paused = await graph.ainvoke(None, config, context=context, interrupt_before=["plan"])
+    assert paused["trial"] == 2 and [s["source"] for s in paused["steps"]] == ["replay", "enforce"]
+    await SESSIONS.release(thread)  # the process died: no live env
+    out = await graph.ainvoke(None, config, context=context)
+    assert out["success"] and out["trials"][1]["actions"][-1] == f"click id={submit}"
