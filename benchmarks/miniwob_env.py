@@ -88,6 +88,10 @@ async def main(seeds: int, concurrent: int) -> dict:
     many = await concurrent_memory(task_ids, concurrent)
     await browser.close_browser()
     mib = 1024 * 1024
+
+    def mem(m: dict[str, int]) -> dict[str, float]:
+        return {"rss": m["rss"] / mib, "pss": m["pss"] / mib, "processes": m["processes"]}
+
     return {
         "tasks": len(task_ids),
         "seeds_per_task": seeds,
@@ -96,11 +100,9 @@ async def main(seeds: int, concurrent: int) -> dict:
         "latency": {kind: summary(values) for kind, values in kinds.items() if values},
         "suite_wall_s": total_s,
         "memory_mib": {
-            "idle_browser": {"rss": idle["rss"] / mib, "pss": idle["pss"] / mib, "processes": idle["processes"]},
-            "one_env_open": {"rss": one_env["rss"] / mib, "pss": one_env["pss"] / mib,
-                             "processes": one_env["processes"]},
-            f"{concurrent}_envs_open": {"rss": many["rss"] / mib, "pss": many["pss"] / mib,
-                                        "processes": many["processes"]},
+            "idle_browser": mem(idle),
+            "one_env_open": mem(one_env),
+            f"{concurrent}_envs_open": mem(many),
         },
         "load_average": os.getloadavg(),
         "cpus": os.cpu_count(),
@@ -113,11 +115,13 @@ if __name__ == "__main__":
     parser.add_argument("--concurrent", type=int, default=4)
     args = parser.parse_args()
     results = asyncio.run(main(args.seeds, args.concurrent))
-    print(f"MiniWoB env over {results['tasks']} task ids, browser launch {results['browser_launch_ms']:.0f} ms")
+    launch = results["browser_launch_ms"]
+    print(f"MiniWoB env over {results['tasks']} task ids, browser launch {launch:.0f} ms")
     for kind, s in results["latency"].items():
         print(f"  {kind:16s} n={s['n']:3d}  median {s['median_ms']:7.1f} ms  p95 {s['p95_ms']:7.1f} ms")
     for label, m in results["memory_mib"].items():
-        print(f"  memory {label:14s} RSS {m['rss']:7.1f} MiB  PSS {m['pss']:7.1f} MiB  ({m['processes']} processes)")
+        print(f"  memory {label:14s} RSS {m['rss']:7.1f} MiB  PSS {m['pss']:7.1f} MiB"
+              f"  ({m['processes']:.0f} processes)")
     print(f"  load average {results['load_average']} on {results['cpus']} CPUs")
     out = ROOT / "benchmarks" / "results" / "miniwob_env.json"
     out.parent.mkdir(parents=True, exist_ok=True)

@@ -15,7 +15,7 @@ Public API:
 - ``browser_pids()`` / ``browser_memory_bytes()``: the Chromium process tree of this process' browser.
 - ``UrlPolicy``: which URLs a task may load; ``allows(url)`` and ``refusal(url)`` (feedback or None).
 - ``BrowserSession.open(policy)``: a context + page for one task, with ``goto``, ``ax_tree``,
-  ``dom_snapshot``, ``screenshot``, ``close``.
+  ``dom_snapshot``, ``screenshot``, ``close``, and ``pending_requests`` (requests in flight).
 - ``await click(locator)`` -> ``(ok, feedback)``: a real click, refused with feedback when the
   target is missing, hidden, disabled or covered.
 """
@@ -28,7 +28,7 @@ import re
 import signal
 import urllib.parse
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Awaitable, Callable
 
 from playwright.async_api import (
     Browser,
@@ -247,6 +247,7 @@ class BrowserSession:
     context: BrowserContext
     page: Page
     blocked: list[str] = field(default_factory=list)
+    pending_requests: int = 0  # requests in flight (images a page adds after load, XHR, ...)
 
     @classmethod
     async def open(
@@ -268,6 +269,9 @@ class BrowserSession:
         page = await context.new_page()
         session = cls(policy, context, page)
         context.on("page", session._close_popup)
+        context.on("request", session._request_started)
+        context.on("requestfinished", session._request_ended)
+        context.on("requestfailed", session._request_ended)
         await context.route("**/*", session._filter)
         return session
 
@@ -277,6 +281,12 @@ class BrowserSession:
                 await page.close()
             except PlaywrightError:
                 pass
+
+    def _request_started(self, request: Request) -> None:
+        self.pending_requests += 1
+
+    def _request_ended(self, request: Request) -> None:
+        self.pending_requests = max(0, self.pending_requests - 1)
 
     async def _filter(self, route: Route, request: Request) -> None:
         if self.policy.allows(request.url):
@@ -345,11 +355,15 @@ async def click(
     *,
     timeout_ms: float = DEFAULT_CLICK_TIMEOUT_MS,
     modifiers: list[str] | None = None,
+    after_hover: Callable[[], Awaitable[None]] | None = None,
 ) -> tuple[bool, str]:
     """Click ``locator`` as a user would; ``(True, "")`` or ``(False, feedback)``.
 
     Playwright's actionability checks (attached, visible, stable, enabled, receives the pointer at
     the click point) decide; a target that fails them is never clicked, and the feedback says why.
+    With ``after_hover``, the pointer first moves onto the target and the callback runs (e.g. to
+    wait for the page's hover effects, such as an icon swapped on :hover, to finish) before the
+    press, as a person sees the hover before clicking.
     """
     try:
         count = await locator.count()
@@ -361,6 +375,9 @@ async def click(
             return False, "the element is not visible"
         if not await locator.is_enabled():
             return False, "the element is disabled"
+        if after_hover is not None:
+            await locator.hover(timeout=timeout_ms, modifiers=modifiers)  # type: ignore[arg-type]
+            await after_hover()
         await locator.click(timeout=timeout_ms, modifiers=modifiers)  # type: ignore[arg-type]
     except PlaywrightTimeoutError as exc:
         covering = _INTERCEPT.findall(str(exc))

@@ -5,12 +5,15 @@ Episodes start as MiniWoB++'s own Python driver starts them: load the task page,
 ``core.EPISODE_MAX_TIME`` (raised, default one hour, so model latency does not time the task
 out), ``Math.seedrandom(seed)``, ``core.setDataMode("train")``, ``core.startEpisodeReal()``; the
 goal is ``core.getUtterance()`` and the reward is read from the page's ``WOB_*`` globals
-(success = positive raw reward). Each reset opens a fresh browser context on the process-wide
-Chromium (envs/browser.py) that may load only the miniwob package's html directory.
+(success = positive raw reward). A new task opens a fresh browser context on the process-wide
+Chromium (envs/browser.py) that may load only the miniwob package's html directory; a new trial
+of the same task reloads the page in its context.
 
-After each action the env waits until the page settles (no running animation, no animation frame
-requested in the last 50 ms, no pending short timer; at most ``settle_ms_max``) before reading the screen, so that what the agent sees is the
-page's result of the action, not a frame of its animation.
+After each action the env waits until the page settles (no request in flight, no running
+animation, no animation frame requested in the last 50 ms, no pending short timer; at most
+``settle_ms_max``) before reading the screen, so that what the agent sees is the page's result
+of the action, not a frame of its animation. A click first moves the pointer onto its target and
+lets hover effects settle, then presses, as a person sees the hover before clicking.
 
 Observation: ``text`` is the compact screen (envs/miniwob_screen.py); ``info`` holds
 ``utterance`` (the goal; also as ``goal``), ``fields`` (the task's structured goal fields, if
@@ -35,7 +38,8 @@ from envs.miniwob_actions import Action, ActionError, Click, Enter, Hold, Press,
 from envs.miniwob_screen import ID_ATTR, Screen, locator_for, read_screen
 from envs.miniwob_tasks import HTML_ROOT, category, parse_task_id, split_ids, task_url
 
-# Tracks pending short timers, animation frames and CSS/jQuery animations, so a step can wait until the page has settled.
+# Tracks pending short timers, animation frames and CSS/jQuery animations, so that a step can
+# wait until the page has settled.
 _SETTLE_INIT = """
 (() => {
   const pending = new Set();
@@ -273,7 +277,8 @@ class MiniWoBEnv(Env):
         page = self._page()
         if isinstance(action, (Click, Enter)):
             target = locator_for(page, action.id)
-            ok, feedback = await click(target, timeout_ms=self.click_timeout_ms)
+            ok, feedback = await click(target, timeout_ms=self.click_timeout_ms,
+                                       after_hover=lambda: self._settle(minimum_s=0.02))
             if not ok:
                 feedback = re.sub(rf'{ID_ATTR}="(\d+)"', r"id=\1", feedback)
                 return False, f"cannot click id={action.id}: {feedback}"
@@ -294,11 +299,15 @@ class MiniWoBEnv(Env):
                 self._held.discard(action.key)
         return True, ""
 
-    async def _settle(self) -> None:
+    async def _settle(self, minimum_s: float | None = None) -> None:
         page = self._page()
-        await asyncio.sleep(self.settle_s)
-        deadline = time.monotonic() + self.settle_max_s - self.settle_s
-        while time.monotonic() < deadline and await page.evaluate("window.__introspectBusy()"):
+        assert self._session is not None
+        minimum = self.settle_s if minimum_s is None else minimum_s
+        await asyncio.sleep(minimum)
+        deadline = time.monotonic() + self.settle_max_s - minimum
+        while time.monotonic() < deadline and (
+            self._session.pending_requests > 0 or await page.evaluate("window.__introspectBusy()")
+        ):
             await asyncio.sleep(0.025)
 
     async def _observe(self) -> Observation:

@@ -105,7 +105,8 @@ def parse_action(line: str) -> Action:
     if match := _HOLD.match(text):
         key = MODIFIERS.get(match.group("key").upper())
         if key is None:
-            raise ActionError(f"can only hold or release CTRL, SHIFT, ALT or META, not {match.group('key')!r}")
+            wrong = match.group("key")
+            raise ActionError(f"can only hold or release CTRL, SHIFT, ALT or META, not {wrong!r}")
         return Hold(key, match.group("verb").lower() == "hold")
     if match := _PRESS.match(text):
         count = int(match.group("n") or 1)

@@ -12,7 +12,10 @@ computed visibility (``checkVisibility`` with opacity and CSS visibility), its b
 its ``overflow: hidden`` ancestors, in the same frame. Rules:
 - shown: rendered elements with a non-empty box that is not clipped away and not placed outside
   the page; leaves (no shown element children) get an ``id=N``; text that sits beside elements
-  (prose around a link, a label's words) is shown as ``<text>`` without an id;
+  is shown where it stands as ``<text>``: with the id of its element when that element is
+  clickable (a link, button, label, an ARIA menu item/tab/option, an onclick handler or a
+  pointer cursor: a menu item's words beside its icon), else without an id (prose around a
+  link);
 - left out: display:none, visibility:hidden, opacity 0, smaller than 3x3 px (a closed pie
   menu's items are scaled to a dot), fully clipped by an
   overflow:hidden ancestor (a collapsed section), or off the page (negative coordinates), and
@@ -130,8 +133,17 @@ _WALK_JS = """
     return box ? {kind: 'text', text, cell: pos(box)} : null;
   }
 
+  const CLICKABLE_TAGS = new Set(['A', 'BUTTON', 'LABEL', 'OPTION', 'SUMMARY']);
+  const CLICKABLE_ROLES = new Set(['button', 'link', 'menuitem', 'menuitemcheckbox', 'menuitemradio',
+                                   'option', 'tab', 'treeitem', 'checkbox', 'radio', 'switch']);
+  function interactive(el) {
+    return CLICKABLE_TAGS.has(el.tagName) || CLICKABLE_ROLES.has(el.getAttribute('role'))
+      || el.hasAttribute('onclick') || getComputedStyle(el).cursor === 'pointer';
+  }
+
   const out = [];
   function walk(el) {
+    let own = null;
     const children = [];
     for (const child of el.children) {
       const box = shown(child);
@@ -150,7 +162,14 @@ _WALK_JS = """
         }
       } else if (node.nodeType === Node.TEXT_NODE && children.length) {
         const item = textItem(node);
-        if (item) out.push(item);
+        if (!item) continue;
+        if (el === document.body || !interactive(el)) out.push(item);
+        else if (own) own.text += ' ' + item.text;
+        else {  // a clickable element's own words (a menu item beside its icon) carry its id
+          own = item;
+          own.id = el.getAttribute(idAttr);
+          out.push(own);
+        }
       }
     }
   }
@@ -163,7 +182,7 @@ _WALK_JS = """
 class ScreenItem(TypedDict, total=False):
     """One line of the compact screen, as read from the page."""
 
-    kind: str  # "element" (a leaf with an id) or "text" (prose beside elements, no id)
+    kind: str  # "element" (a leaf) or "text" (words beside elements; id only if clickable)
     tag: str
     id: str
     cls: str
@@ -188,9 +207,7 @@ class Screen:
     def __post_init__(self) -> None:
         self.text = "\n".join(render(item, self.disabled) for item in self.items)
         self.ids = [
-            item["id"]
-            for item in self.items
-            if item["kind"] == "element" and item["id"] not in self.disabled
+            item["id"] for item in self.items if item.get("id") and item["id"] not in self.disabled
         ]
 
 
@@ -202,7 +219,8 @@ def render(item: ScreenItem, disabled: frozenset[str] = frozenset()) -> str:
     """One compact-screen line; a disabled target keeps its line but loses its ``id=N``."""
     where = GRID[item["cell"][0]][item["cell"][1]]
     if item["kind"] == "text":
-        return f'<text pos="{where}">{item["text"]}</text>'
+        shown_id = f"id={item['id']} " if item.get("id") and item["id"] not in disabled else ""
+        return f'<text {shown_id}pos="{where}">{item["text"]}</text>'
     tag = item["tag"]
     parts = [tag]
     if item["id"] not in disabled:
