@@ -114,6 +114,25 @@ async def test_click_is_real_and_refuses_covered_hidden_and_disabled(site: Path)
         await session.close()
 
 
+async def test_click_can_hover_first_and_wait_for_the_page(site: Path) -> None:
+    session = await open_page(site)
+    try:
+        await session.page.evaluate(
+            """() => { window.seen = []; const b = document.getElementById('free');
+            for (const t of ['mouseover', 'mousedown', 'click']) b.addEventListener(t, () => seen.push(t)); }"""
+        )
+        waited: list[list[str]] = []
+
+        async def after_hover() -> None:
+            waited.append(await session.page.evaluate("window.seen.slice()"))
+
+        assert await click(session.page.locator("#free"), after_hover=after_hover) == (True, "")
+        assert waited == [["mouseover"]]  # the page saw the hover before the press
+        assert await session.page.evaluate("window.seen") == ["mouseover", "mousedown", "click"]
+    finally:
+        await session.close()
+
+
 async def test_popups_are_closed(site: Path) -> None:
     session = await open_page(site)
     try:
