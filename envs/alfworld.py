@@ -155,7 +155,10 @@ class ALFWorldEnv(Env):
         self._state = _translating(self._engine.reset)
 
     def _engine_step(self, command: str) -> str:
-        self._state, _score, _done = self._engine.step(command)
+        # textworld renders feedback with one module-level tatsu parser (textgen._PARSER),
+        # which is not thread-safe: engines stepped at once (AutoPlan's batch) share the lock.
+        with _TRANSLATE:
+            self._state, _score, _done = self._engine.step(command)
         return str(self._state.feedback)
 
     # -- the protocol ----------------------------------------------------------------------

@@ -68,7 +68,7 @@ async def think(state: CollectState, runtime: Runtime[Context], config: Runnable
         context = text.instance_prompt(env, plan, state.get("observation", ""))
     ask = Turn(role="user", content=f"{context}\n{text.thought_prompt(env, plan)}")
     llm = branch_caller(runtime.context, state, collection_temperature(state))
-    thought = text.text_of(await llm(text.chat(env, [*state.get("messages", []), ask])))
+    thought = (await llm(text.chat(env, [*state.get("messages", []), ask]))).text.strip()
     return {"messages": [ask, Turn(role="assistant", content=thought)], "thought": thought, "usage": llm.usage}
 
 
@@ -77,7 +77,7 @@ async def act(state: CollectState, runtime: Runtime[Context], config: RunnableCo
     env = runtime.context.env
     asked = text.with_user(state.get("messages", []), text.render(env, "action"))
     llm = branch_caller(runtime.context, state, collection_temperature(state))
-    raw = text.first_line(text.text_of(await llm(text.chat(env, asked))))
+    raw = text.first_line((await llm(text.chat(env, asked))).text.strip())
     return {"raw_action": _LABEL.sub("", raw).strip(), "usage": llm.usage}
 
 
@@ -86,7 +86,7 @@ async def formalize(state: CollectState, runtime: Runtime[Context], config: Runn
     env = runtime.context.env
     prompt = text.render(env, "formalize", action=state.get("raw_action", ""))
     llm = branch_caller(runtime.context, state, GREEDY)
-    command = normalize_command(env, text.text_of(await llm([HumanMessage(prompt)])))
+    command = normalize_command(env, (await llm([HumanMessage(prompt)])).text.strip())
     turns = [Turn(role="user", content=text.render(env, "action")), Turn(role="assistant", content=command)]
     return {"command": command, "messages": turns, "usage": llm.usage}
 

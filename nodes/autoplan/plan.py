@@ -49,7 +49,7 @@ async def plan(state: TrainState, runtime: Runtime[Context], config: RunnableCon
     iteration = iteration_of(state)
     position = advance(int(state.get("position", 0)), of_iteration(state.get("reflections") or [], iteration))
     llm = caller_at(runtime.context, position, GREEDY)
-    reply = text.text_of(await llm([HumanMessage(update_prompt(env, state))]))
+    reply = (await llm([HumanMessage(update_prompt(env, state))])).text.strip()
     new_plan = clean_plan(reply) or state["plans"][-1]
     return {"plans": [*state["plans"], new_plan], "position": position + 1, "usage": llm.usage}
 

@@ -105,14 +105,6 @@ def chat(env: str, turns: Sequence[Turn]) -> list[BaseMessage]:
     return messages
 
 
-def text_of(message: BaseMessage) -> str:
-    """The reply text (content may be a string or a list of parts)."""
-    content = message.content
-    if isinstance(content, str):
-        return content.strip()
-    return "".join(p.get("text", "") if isinstance(p, dict) else str(p) for p in content).strip()
-
-
 def first_line(text: str) -> str:
     """The first non-empty line: the paper stops action replies at a newline."""
     return next((line.strip() for line in text.splitlines() if line.strip()), "")

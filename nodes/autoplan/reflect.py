@@ -22,7 +22,7 @@ from nodes.llm import Caller
 async def _answer(llm: Caller, env: str, turns: list[Turn], prompt: str) -> tuple[list[Turn], str]:
     """Ask ``prompt`` after ``turns``; returns the chat including the reply, and the reply."""
     asked = text.with_user(turns, prompt)
-    reply = text.text_of(await llm(text.chat(env, asked)))
+    reply = (await llm(text.chat(env, asked))).text.strip()
     return [*asked, Turn(role="assistant", content=reply)], reply
 
 

@@ -30,18 +30,11 @@ class Choice:
     problem: str = ""
 
 
-def text_of(message: AIMessage) -> str:
-    content = message.content
-    if isinstance(content, list):
-        return "".join(part.get("text", "") if isinstance(part, dict) else str(part) for part in content)
-    return str(content)
-
-
 async def rationale(llm: Caller, system: str, observation: str, history: list[str]) -> str:
     """The state's rationale for the next action (Tables 4-6)."""
     user = prompts.render("laser/observation", observation=observation, history="\n".join(history) or "None")
     reply = await llm([SystemMessage(system), HumanMessage(user)])
-    text = text_of(reply).strip()
+    text = reply.text.strip()
     return text.removeprefix("Rationale:").strip() or text
 
 
@@ -78,7 +71,7 @@ def _read_reply(reply: AIMessage, mode: str) -> tuple[str | None, dict[str, Any]
     """(name, args, parse problem) from a tool call or a JSON reply."""
     if mode == "json":
         try:
-            data = json_object(text_of(reply))
+            data = json_object(reply.text)
         except ParseError as exc:
             return None, {}, str(exc)
         args = data.get("arguments", data.get("args", {}))

@@ -18,7 +18,7 @@ from langgraph.runtime import Runtime
 import prompts
 from graphs.context import Context
 from nodes.environment import execute, live_env, release, start_task
-from nodes.laser.choose import choose_function, rationale, text_of, validate
+from nodes.laser.choose import choose_function, rationale, validate
 from nodes.laser.page import Page, has_next, item_ids, laser_state, mark_clicked, option_values, page_of
 from nodes.laser.tools import backup_tool, tools_for
 from nodes.llm import caller_for
@@ -213,7 +213,7 @@ async def backup(state: LaserState, runtime: Runtime[Context], config: RunnableC
     restored = {**state, "env_snapshot": entry["snapshot"], "page": page_of(obs.info)}
     actions = _env_actions("Buy_Now", {"customization_options": args.get("customization_options") or []})
     run, feedback = await _run(env, restored, config, actions, "backup strategy")
-    note = f"Rationale: backup strategy {text_of(reply)}\nAction: {_call_text('Buy_Now', args)}"
+    note = f"Rationale: backup strategy {reply.text}\nAction: {_call_text('Buy_Now', args)}"
     if feedback:
         note += f"\nFeedback: {feedback}"
     return {

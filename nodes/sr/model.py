@@ -16,8 +16,4 @@ TEMPERATURE = 0.0
 
 async def ask(llm: Caller, prompt: str) -> str:
     """The model's reply to ``prompt`` as plain text."""
-    reply = await llm([HumanMessage(prompt)])
-    content = reply.content
-    if isinstance(content, list):
-        return "".join(part.get("text", "") if isinstance(part, dict) else str(part) for part in content)
-    return str(content)
+    return (await llm([HumanMessage(prompt)])).text

@@ -58,11 +58,7 @@ async def test_alfworld_game_won_from_free_form_actions(write_script):
     assert state["goal"] == "heat some apple and put it in garbagecan."
 
 
-# textworld parses its text grammar with one module-level tatsu parser (textgen._PARSER), and
-# envs/alfworld.py steps each engine in its own worker thread without a process-wide lock around
-# engine.step, so two games stepped at once can crash inside tatsu (IndexError). Fix belongs in
-# envs/alfworld.py (hold its _TRANSLATE lock in _engine_step too); until then this may fail.
-@pytest.mark.xfail(raises=IndexError, strict=False, reason="textworld's shared parser is not thread-safe")
+# Two real games stepped concurrently (textworld's shared parser is guarded by the env's lock).
 async def test_alfworld_training_iteration_on_two_real_games(write_script):
     games = make_env("alfworld").task_ids("valid_unseen:heat")[:2]
     script = [*step_replies("Look around.", "look", "look"), *step_replies("Check hands.", "inventory", "inventory"),
