@@ -60,13 +60,27 @@ class EnvSessions:
         snapshot: dict[str, Any] | None,
     ) -> Env:
         """The thread's env, brought to ``snapshot`` if it is not already there."""
+        env, _ = await self.sync(thread_id, env_name, options, snapshot)
+        return env
+
+    async def sync(
+        self,
+        thread_id: str,
+        env_name: str,
+        options: dict[str, Any],
+        snapshot: dict[str, Any] | None,
+    ) -> tuple[Env, Observation | None]:
+        """Like ``get``, and also the observation of a restore when one was needed (else
+        None): after a restore a page may be rebuilt, and element ids shown before may
+        no longer be valid."""
         async with self._lock(thread_id):
             session = await self._ensure_env(thread_id, env_name, options)
             wanted = _fingerprint(snapshot)
+            restored = None
             if snapshot and session.synced != wanted:
-                await session.env.restore(snapshot)
+                restored = await session.env.restore(snapshot)
                 session.synced = wanted
-            return session.env
+            return session.env, restored
 
     def mark(self, thread_id: str, snapshot: dict[str, Any]) -> None:
         """Record that the thread's env is now at ``snapshot`` (after a step)."""

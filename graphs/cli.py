@@ -15,7 +15,7 @@ import textwrap
 import uuid
 from dataclasses import fields
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any, Callable, NoReturn
 
 from envs.base import EnvError, make_env
 from graphs import METHODS, UnknownMethodError, canonical, load_method
@@ -109,19 +109,23 @@ def task_list(context: Context, split: str | None, selection: str | None) -> lis
     return wanted
 
 
-def print_update(node: str, update: dict[str, Any]) -> None:
-    """The node, its rationale (shortened) and one line per action it executed."""
-    steps = update.get("trajectory") or []
-    if not steps:
-        print(f"  {node:<10} ·", flush=True)
-        return
-    why = " ".join(str(steps[0].get("rationale", "")).split())
-    if why:
-        print(f"  {node:<10} {textwrap.shorten(why, 110, placeholder='...')}", flush=True)
-    for step in steps:
-        mark = "" if step.get("valid", True) else f"  (refused: {step.get('feedback', '')})"
-        lead = "" if why else node
-        print(f"  {lead:<10} -> {step.get('action', '')}  reward={float(step.get('reward', 0.0)):.2f}{mark}", flush=True)
+def update_printer(method: str) -> Callable[[str, dict[str, Any]], None]:
+    """Prints each node update: the method's own one-line account of non-acting nodes
+    (its optional ``narrate(node, update)``), the rationale, and every executed action."""
+    narrate = getattr(load_method(method), "narrate", None)
+
+    def show(node: str, update: dict[str, Any]) -> None:
+        steps = update.get("trajectory") or []
+        story = narrate(node, update) if narrate else None
+        why = " ".join(str(steps[0].get("rationale", "")).split()) if steps else ""
+        text = story or why
+        print(f"  {node:<11} {textwrap.shorten(text, 110, placeholder='...') if text else ('' if steps else '·')}".rstrip(),
+              flush=True)
+        for step in steps:
+            mark = "" if step.get("valid", True) else f"  (refused: {step.get('feedback', '')})"
+            print(f"  {'':<11} -> {step.get('action', '')}  reward={float(step.get('reward', 0.0)):.2f}{mark}", flush=True)
+
+    return show
 
 
 def print_outcome(state: dict[str, Any], thread_id: str, finished: bool) -> None:
@@ -147,7 +151,7 @@ async def cmd_run(args: argparse.Namespace) -> int:
     thread_id = args.thread or f"{method}-{uuid.uuid4().hex[:10]}"
     print(f"thread: {thread_id}  method: {method}  env: {context.env}  task: {args.task}  model: {context.model}", flush=True)
     async with open_checkpointer(args.checkpoint) as saver:
-        outcome = await drive(method, context, thread_id, saver, {"task_id": args.task}, print_update)
+        outcome = await drive(method, context, thread_id, saver, {"task_id": args.task}, update_printer(method))
     print_outcome(outcome.state, thread_id, outcome.finished)
     return 0
 
@@ -163,7 +167,7 @@ async def cmd_resume(args: argparse.Namespace) -> int:
                                         thread_id=args.thread_id, resume=True)
             print_training(record, plan_out)
             return 0
-        outcome = await resume(saver, args.thread_id, print_update)
+        outcome = await resume(saver, args.thread_id, update_printer(str(meta["introspect_method"])))
     print_outcome(outcome.state, args.thread_id, outcome.finished)
     return 0
 
@@ -254,7 +258,8 @@ async def cmd_demo(args: argparse.Namespace) -> int:
     thread_id = f"demo-{name}-{uuid.uuid4().hex[:8]}"
     print(f"demo: {spec['title']}\n(a scripted model replays {spec['script']}; no key or network needed)\n", flush=True)
     async with open_checkpointer(args.checkpoint or "memory") as saver:
-        outcome = await drive(spec["method"], context, thread_id, saver, {"task_id": spec["task_id"]}, print_update)
+        outcome = await drive(spec["method"], context, thread_id, saver, {"task_id": spec["task_id"]},
+                              update_printer(spec["method"]))
     print_outcome(outcome.state, thread_id, outcome.finished)
     return 0
 

@@ -39,6 +39,8 @@ class Context:
 
     # Devil's Advocate: remedies per action, plan revision, backtracking switches.
     remedies: int | None = None
+    # Observations longer than this many characters are summarised first (paper 3.2).
+    observation_budget: int | None = None
     plan_revision: bool = True
     backtracking: bool = True
 

@@ -126,3 +126,20 @@ def result(state: dict[str, Any]) -> dict[str, Any]:
             for t in trials
         ],
     }
+
+
+def narrate(node: str, update: dict[str, Any]) -> str | None:
+    """One line for the CLI about what a node decided (the plan, a paraphrase, a reflection)."""
+    if node == "start_trial" and update.get("trial"):
+        return f"trial {update['trial']}"
+    if node == "plan":
+        planned = [p["action"] for p in update.get("pending", [])]
+        return f"planned: {'; '.join(planned)}" if planned else f"no further plan ({update.get('status', '')})"
+    if node == "describe" and update.get("steps"):
+        return f"paraphrase: {update['steps'][-1].get('description', '')}"
+    if node == "reflect" and update.get("trials"):
+        last = update["trials"][-1]
+        return f"trial {last['trial']} ended {last['status']}; reflection: {last.get('reflection', '')}"
+    if node == "act" and update.get("status"):
+        return f"status: {update['status']}"
+    return None

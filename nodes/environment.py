@@ -50,6 +50,13 @@ async def live_env(state: RunState, context: Any, config: RunnableConfig) -> Env
     )
 
 
+async def sync_env(state: RunState, context: Any, config: RunnableConfig) -> tuple[Env, Observation | None]:
+    """The run's env and, when it had to be restored (resume, fork), the restored observation."""
+    return await SESSIONS.sync(
+        session_key(config, state), context.env, dict(context.env_options), state.get("env_snapshot")
+    )
+
+
 async def execute(
     env: Env, state: RunState, config: RunnableConfig, action: str, *, node: str, rationale: str = ""
 ) -> tuple[StepResult, dict[str, Any]]:

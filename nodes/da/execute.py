@@ -26,7 +26,7 @@ from nodes.da.grammar import same_element
 from nodes.da.map_element import mapped_action
 from nodes.da.state import DAState, Screen, Settings
 from nodes.da.summarise import look
-from nodes.environment import execute, live_env, session_key
+from nodes.environment import execute, session_key, sync_env
 from nodes.llm import Caller
 
 _NOTE = re.compile(r"\Anote_down \[(.*)\]\Z", re.DOTALL)
@@ -36,13 +36,11 @@ async def _rebuilt_env(
     state: DAState, context: Context, config: RunnableConfig, llm: Caller, settings: Settings
 ) -> tuple[Env, Screen | None]:
     """The live env; after a rebuild also the screen it shows now (else None)."""
-    key = session_key(config, state)
-    if key in SESSIONS:
-        return await live_env(state, context, config), None
-    env = await SESSIONS.get(key, context.env, dict(context.env_options), None)
-    obs = await env.restore(state["env_snapshot"])
+    env, obs = await sync_env(state, context, config)
+    if obs is None:
+        return env, None
     snapshot = await env.snapshot()
-    SESSIONS.mark(key, snapshot)
+    SESSIONS.mark(session_key(config, state), snapshot)
     return env, await look(llm, state.get("goal", ""), obs, snapshot, settings.observation_budget, state["current"])
 
 

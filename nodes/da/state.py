@@ -105,13 +105,12 @@ class Settings:
         backtracking = bool(context.backtracking)
         # Without backtracking no saved state is ever revisited, so remedies would never run.
         remedies = context.limit("remedies", DEFAULTS["remedies"]) if backtracking else 0
-        budget = getattr(context, "observation_budget", None)
         return cls(
             max_actions=context.limit("max_actions", DEFAULTS["max_actions"]),
             max_episodes=context.limit("max_episodes", DEFAULTS["max_episodes"]),
             remedies=max(0, remedies),
             backtracking=backtracking,
             plan_revision=bool(context.plan_revision),
-            observation_budget=int(budget) if budget else DEFAULTS["observation_budget"],
+            observation_budget=context.limit("observation_budget", DEFAULTS["observation_budget"]),
             reasks=DEFAULTS["reasks"],
         )

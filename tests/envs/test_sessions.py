@@ -83,3 +83,11 @@ def test_bad_env_option_is_a_user_error(counter_env):
 def test_unknown_task_is_refused(counter_env):
     with pytest.raises(base.UnknownTaskError):
         make_env("counter").check_task("99")
+
+
+async def test_sync_reports_the_observation_of_a_restore_only(counter_env):
+    sessions = EnvSessions()
+    env, _, snap = await sessions.start("t1", "counter", {}, "2")
+    assert (await sessions.sync("t1", "counter", {}, snap))[1] is None  # in sync: nothing restored
+    _, restored = await sessions.sync("t1", "counter", {}, {"value": 9})  # a fork elsewhere
+    assert restored is not None and restored.text == "value 9" and env.value == 9

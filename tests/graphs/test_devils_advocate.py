@@ -9,7 +9,6 @@ each comment names the node that makes the call.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -114,13 +113,6 @@ class FakeShop(Env):
         return ["frame"]
 
 
-@dataclass(kw_only=True)
-class BudgetContext(Context):
-    """Context with the observation budget this method reads (not yet a shared Context field)."""
-
-    observation_budget: int | None = None
-
-
 @pytest.fixture(autouse=True)
 def fake_shop(monkeypatch):
     monkeypatch.setitem(ENV_CLASSES, "fakeshop", f"{__name__}:FakeShop")
@@ -134,10 +126,10 @@ def write_script(tmp_path: Path, replies: list[str]) -> str:
     return f"scripted:{path}"
 
 
-async def run(spec: str, context_cls: type[Context] = Context, **options: Any) -> dict[str, Any]:
+async def run(spec: str, **options: Any) -> dict[str, Any]:
     g = build_graph(checkpointer=InMemorySaver())
     config = {"configurable": {"thread_id": f"t-{spec}"}, "recursion_limit": 500}
-    return await g.ainvoke({"task_id": "frame"}, config, context=context_cls(model=spec, env="fakeshop", **options))
+    return await g.ainvoke({"task_id": "frame"}, config, context=Context(model=spec, env="fakeshop", **options))
 
 
 def prompts_seen(spec: str) -> list[str]:
@@ -349,7 +341,7 @@ async def test_long_screens_are_summarised_first(tmp_path):
         + ["SUMMARY-ORDERS"] * orders_parts  # execute: summarise S_1
         + ["The action is to open the order history.", "NO"],  # describe, align -> finish
     )
-    out = await run(spec, BudgetContext, observation_budget=budget, remedies=0, plan_revision=False)
+    out = await run(spec, observation_budget=budget, remedies=0, plan_revision=False)
     prompts = prompts_seen(spec)
     assert home_parts > 1 and "part 1 of" in prompts[0]
     assert "SUMMARY-HOME" in prompts[home_parts] and "My Account" not in prompts[home_parts]
