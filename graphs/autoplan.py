@@ -227,5 +227,18 @@ def load_plan(path: str | Path) -> str:
 
 __all__ = [
     "DEFAULTS", "DEFAULT_ENV", "ENVS", "build_graph", "build_training_graph", "graph", "load_plan",
-    "recursion_limit", "result", "train", "training_graph",
+    "narrate", "recursion_limit", "result", "train", "training_graph",
 ]
+
+
+def narrate(node: str, update: dict[str, Any]) -> str | None:
+    """One line for the CLI: the thought, the free-form action and its formalized command."""
+    if node == "think" and update.get("thought"):
+        return f"thought: {update['thought']}"
+    if node == "act" and "raw_action" in update:
+        return f"action: {update['raw_action']}"
+    if node == "formalize" and "command" in update:
+        return f"command: {update['command']}"
+    if node == "step" and update.get("trajectory"):
+        return f"observation: {update['trajectory'][-1].get('observation', '')}"
+    return None

@@ -170,3 +170,25 @@ def result(state: dict[str, Any]) -> dict[str, Any]:
         "plans": plans,
         "backtracks": len(state.get("backtracks") or []),
     }
+
+
+def narrate(node: str, update: dict[str, Any]) -> str | None:
+    """One line for the CLI about what a node decided (plans, proposals, verdicts)."""
+    if node in ("plan", "reflect") and update.get("plan"):
+        prefix = "plan" if node == "plan" else "revised plan"
+        return f"{prefix}: " + " | ".join(str(step) for step in update["plan"])
+    if node in ("act", "remedy") and "proposal" in update:
+        return f"proposes: {' ; '.join(update['proposal']) or '(nothing usable)'}"
+    if node == "describe" and update.get("history"):
+        return f"observed: {update['history'][-1]['text']}"
+    if node == "align" and "aligned" in update:
+        return "aligned with the subtask" if update["aligned"] else "not aligned: backtrack"
+    if node == "complete":
+        if update.get("task_done"):
+            return f"task complete; answer: {update.get('answer', '')}"
+        return f"task not complete; now on subtask {int(update.get('subtask', 0)) + 1}"
+    if node == "map_element" and update.get("popped"):
+        return f"element remapped: {update['popped']['action']}"
+    if node == "new_episode" and update.get("episode"):
+        return f"episode {update['episode']}"
+    return None
