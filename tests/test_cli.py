@@ -58,12 +58,22 @@ def test_graphs_lists_laser_with_its_diagram(capsys):
     assert "results -.-> item;" in out and "item -.-> results;" in out
 
 
-def test_demo_runs_offline(capsys, monkeypatch):
+@pytest.mark.parametrize("name,shown", [
+    ("laser", "-> click[Buy Now]  reward=1.00"),
+    ("structured_reflection", "trial 1 ended no change; reflection: For action index=1"),
+    ("autoplan", "(refused: You are not at countertop 1.)"),
+])
+def test_every_demo_runs_offline_and_succeeds(capsys, monkeypatch, name, shown):
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-    code, out, _ = run_cli(capsys, "demo")
+    code, out, _ = run_cli(capsys, "demo", name)
     assert code == 0
-    assert "-> click[Buy Now]  reward=1.00" in out
+    assert shown in out
     assert "finished: success=True reward=1.000" in out
+
+
+def test_unknown_demo_is_a_user_error(capsys):
+    code, _, err = run_cli(capsys, "demo", "nope")
+    assert code == 2 and "available: autoplan, laser, structured_reflection" in err
 
 
 def stub_replies() -> list[Reply]:
