@@ -119,7 +119,7 @@ class MiniWoBEnv(Env):
     async def reset(self, task_id: str) -> Observation:
         task, seed = parse_task_id(task_id)
         session = await self._session_for(task)
-        self._task_id, self._task, self._seed = task_id, task, seed
+        self._task_id, self._task, self._seed = f"{task}/{seed}", task, seed
         self._actions, self._disabled = [], set()
         ok, feedback = await session.goto(task_url(task))
         if not ok:
