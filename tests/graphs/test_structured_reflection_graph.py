@@ -7,7 +7,6 @@ snapshot/restore. The real-MiniWoB tests live in test_structured_reflection_mini
 
 from __future__ import annotations
 
-import json
 import re
 import uuid
 from typing import Any
@@ -20,7 +19,7 @@ from envs.base import Env, Observation, StepResult, invalid
 from envs.sessions import SESSIONS
 from graphs.context import Context
 from graphs.structured_reflection import build_graph, result
-from nodes.llm import model_for
+from tests.graphs.sr_support import prompts_seen, run_sr, scripted, screen_in
 
 # task -> (goal, element ids to select, submit id)
 TASKS = {
@@ -118,26 +117,8 @@ def fake_env(monkeypatch):
     monkeypatch.setitem(envs.base.ENV_CLASSES, "fakepage", f"{__name__}:FakePageEnv")
 
 
-def scripted(tmp_path, replies: list[str]) -> str:
-    path = tmp_path / f"sr-{uuid.uuid4().hex[:8]}.jsonl"
-    path.write_text("".join(json.dumps({"content": r}) + "\n" for r in replies), encoding="utf-8")
-    return f"scripted:{path}"
-
-
-def prompts_seen(spec: str) -> list[str]:
-    """Every prompt the scripted model was shown, in call order."""
-    return [str(call["messages"][-1].content) for call in model_for(spec, 0.0, 512).calls]
-
-
-def screen_in(prompt: str) -> str:
-    return prompt.split("<screen>", 1)[1].split("</screen>", 1)[0]
-
-
 async def run(spec: str, task: str, **options: Any) -> dict[str, Any]:
-    graph = build_graph(checkpointer=InMemorySaver())
-    config = {"configurable": {"thread_id": uuid.uuid4().hex}, "recursion_limit": 500}
-    context = Context(model=spec, env="fakepage", **options)
-    return await graph.ainvoke({"task_id": task}, config, context=context)
+    return await run_sr(spec, task, "fakepage", **options)
 
 
 async def test_staged_plan_solves_a_screen_in_one_planning_call(tmp_path):

@@ -6,7 +6,6 @@ tests follow the env: the seeds fix the tasks (same seed, same utterance and scr
 
 from __future__ import annotations
 
-import json
 import re
 import uuid
 from pathlib import Path
@@ -19,7 +18,7 @@ from envs.miniwob import MiniWoBEnv
 from envs.sessions import SESSIONS
 from graphs.context import Context
 from graphs.structured_reflection import build_graph, result
-from nodes.llm import model_for
+from tests.graphs.sr_support import prompts_seen, run_sr, scripted, screen_in
 
 pytestmark = pytest.mark.browser
 
@@ -51,24 +50,8 @@ def id_of(screen: str, text: str) -> str:
     raise AssertionError(f"{text!r} not on the screen:\n{screen}")
 
 
-def scripted(tmp_path, replies: list[str]) -> str:
-    path = tmp_path / f"sr-{uuid.uuid4().hex[:8]}.jsonl"
-    path.write_text("".join(json.dumps({"content": r}) + "\n" for r in replies), encoding="utf-8")
-    return f"scripted:{path}"
-
-
-def prompts_seen(spec: str) -> list[str]:
-    return [str(call["messages"][-1].content) for call in model_for(spec, 0.0, 512).calls]
-
-
-def screen_in(prompt: str) -> str:
-    return prompt.split("<screen>", 1)[1].split("</screen>", 1)[0]
-
-
 async def run(spec: str, task: str, **options: Any) -> dict[str, Any]:
-    graph = build_graph(checkpointer=InMemorySaver())
-    config = {"configurable": {"thread_id": uuid.uuid4().hex}, "recursion_limit": 500}
-    return await graph.ainvoke({"task_id": task}, config, context=Context(model=spec, env="miniwob", **options))
+    return await run_sr(spec, task, "miniwob", **options)
 
 
 async def test_failed_trial_reflected_then_replayed_enforced_and_solved(tmp_path, peek):
