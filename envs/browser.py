@@ -251,9 +251,12 @@ class BrowserSession:
 
     @classmethod
     async def open(
-        cls, policy: UrlPolicy, *, viewport: dict[str, int] | None = None
+        cls, policy: UrlPolicy, *, viewport: dict[str, int] | None = None, allow_tabs: bool = False
     ) -> "BrowserSession":
-        """A new context on the shared browser (relaunching it once if it died meanwhile)."""
+        """A new context on the shared browser (relaunching it once if it died meanwhile).
+
+        Pages the site opens (pop-ups, ``target=_blank``) are closed unless ``allow_tabs``:
+        WebArena has tabs, MiniWoB does not."""
         for attempt in (1, 2):
             browser = await get_browser()
             try:
@@ -268,7 +271,8 @@ class BrowserSession:
                     raise
         page = await context.new_page()
         session = cls(policy, context, page)
-        context.on("page", session._close_popup)
+        if not allow_tabs:
+            context.on("page", session._close_popup)
         context.on("request", session._request_started)
         context.on("requestfinished", session._request_ended)
         context.on("requestfailed", session._request_ended)

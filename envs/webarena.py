@@ -37,14 +37,6 @@ from envs.sites.serve import shared_site
 from envs.webarena_observe import Screen, layout_boxes, observation_text, render_tree, tab_header
 
 
-async def open_tabbed_session(policy: UrlPolicy, viewport: dict[str, int]) -> BrowserSession:
-    """A BrowserSession that keeps extra pages: WebArena has tabs (new_tab, target=_blank links)
-    and its evaluators read other URLs in a page of their own, while browser.py closes pop-ups."""
-    session = await BrowserSession.open(policy, viewport=viewport)
-    session.context.remove_listener("page", session._close_popup)
-    return session
-
-
 @dataclass
 class _Episode:
     task_id: str
@@ -181,7 +173,9 @@ class WebArenaEnv(Env):
         cookies = (webarena_tasks.storage_state(raw) or {}).get("cookies", [])
         await self.close()
         policy = UrlPolicy(origins=webarena_tasks.origins(urls))
-        session = await open_tabbed_session(policy, self.viewport)
+        # WebArena has tabs (new_tab, target=_blank links), and its evaluators read other URLs
+        # in a page of their own.
+        session = await BrowserSession.open(policy, viewport=self.viewport, allow_tabs=True)
         session.context.on("page", self._on_new_page)
         if cookies:
             await session.context.add_cookies(cookies)

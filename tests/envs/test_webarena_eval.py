@@ -9,8 +9,7 @@ import pytest
 from envs import webarena_eval as ev
 from envs import webarena_helpers as helpers
 from envs import webarena_tasks
-from envs.browser import UrlPolicy
-from envs.webarena import open_tabbed_session
+from envs.browser import BrowserSession, UrlPolicy
 from envs.sites.serve import shared_site
 from nodes.llm import Caller
 
@@ -131,7 +130,7 @@ def test_every_func_helper_in_the_webarena_configs_parses() -> None:
 async def test_program_html_reads_form_fields_on_the_last_page_and_other_urls() -> None:
     url = shared_site("shop").url
     task = webarena_tasks.resolve(webarena_tasks.config("shop-10"), {"__SHOP__": url})
-    session = await open_tabbed_session(UrlPolicy(origins=(url,)), {"width": 1280, "height": 720})
+    session = await BrowserSession.open(UrlPolicy(origins=(url,)), viewport={"width": 1280, "height": 720}, allow_tabs=True)
     try:
         await session.goto(url + "/contact/")
         page = session.page
@@ -161,7 +160,7 @@ async def test_program_html_reads_form_fields_on_the_last_page_and_other_urls() 
 async def test_program_html_with_an_unreachable_rest_helper_is_undecided(monkeypatch) -> None:
     monkeypatch.delenv("WEBARENA_SHOPPING", raising=False)
     url = shared_site("shop").url
-    session = await open_tabbed_session(UrlPolicy(origins=(url,)), {"width": 1280, "height": 720})
+    session = await BrowserSession.open(UrlPolicy(origins=(url,)), viewport={"width": 1280, "height": 720}, allow_tabs=True)
     try:
         await session.goto(url + "/")
         task = {"eval": {"program_html": [{
