@@ -105,3 +105,47 @@ def test_eval_through_chatopenai_resumes_and_keeps_the_key_out(capsys, monkeypat
     files = [p.read_bytes() for p in tmp_path.iterdir() if p.is_file()]  # results, sqlite (+ wal)
     for blob in (*files, (out + err + out_again).encode()):
         assert secret.encode() not in blob
+
+
+def test_train_crash_resume_and_eval_with_the_plan(capsys, tmp_path, monkeypatch):
+    """AutoPlan through the CLI on the local HotpotQA corpus: training stops when the model
+    fails before the plan update, `introspect resume` finishes it and writes the plans, and
+    `eval --plan` runs with the learned plan."""
+    from nodes import llm
+
+    script = tmp_path / "train.jsonl"
+    # both branches of the batch read the script in lockstep: thought, action, formalized
+    # command; then summary, flaw, revision for each experience; then the plan update
+    lines = ["I should search.", "search[Scott Derrickson]", "search[Scott Derrickson]",
+             "Summary: searched once.", "Flaw: never answered.", "Revision: answer after one search."]
+    script.write_text("".join(json.dumps({"content": line}) + "\n" for line in lines))
+    plans = tmp_path / "plans" / "qa.json"
+    common = ["--env", "hotpotqa", "--model", f"scripted:{script}", "--checkpoint", f"sqlite:///{tmp_path / 'cp.sqlite'}"]
+    code, _, err = run_cli(capsys, "train", "autoplan", "--split", "dev[:2]", "--batch", "2", "--iterations", "1",
+                           "--set", "max_actions=1", "--plan-out", str(plans), "--thread", "train-1", *common)
+    assert code == 1 and "6 replies" in err  # the plan update had no reply
+    assert not plans.exists()
+
+    with script.open("a") as handle:
+        handle.write(json.dumps({"content": "1. Search the entity.\n2. Answer with finish[answer]."}) + "\n")
+    llm.clear_models()
+    code, out, err = run_cli(capsys, "resume", "train-1", "--checkpoint", f"sqlite:///{tmp_path / 'cp.sqlite'}")
+    assert code == 0, err
+    assert "iteration 1: 0/2 tasks succeeded" in out and "2. Answer with finish[answer]." in out
+    record = json.loads(plans.read_text())
+    assert record["plans"] == ["", "1. Search the entity.\n2. Answer with finish[answer]."]
+    assert plans.with_suffix(".txt").read_text().startswith("1. Search the entity.")
+
+    answer = tmp_path / "answer.jsonl"
+    answer.write_text("".join(json.dumps({"content": c}) + "\n" for c in
+                              ["Both are American.", "finish[yes]", "finish[yes]"]))
+    llm.clear_models()
+    code, out, err = run_cli(capsys, "eval", "autoplan", "--env", "hotpotqa", "--tasks", "5a8b57f25542995d1e6f1371",
+                             "--plan", str(plans), "--model", f"scripted:{answer}", "--results", str(tmp_path / "r.jsonl"),
+                             "--checkpoint", "memory")
+    assert code == 0, err
+    assert "success rate  100.0%" in out
+    row = json.loads((tmp_path / "r.jsonl").read_text())
+    assert row["with_plan"] is True and row["model_calls"] == 3
+    calls = llm.model_for(f"scripted:{answer}", 0.0, 512).calls
+    assert "2. Answer with finish[answer]." in "\n".join(str(m.content) for m in calls[0]["messages"])
