@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import asyncio
-import os
-import signal
 from pathlib import Path
 
 import pytest
 
 from envs import browser
 from envs.browser import BrowserSession, UrlPolicy, click
+from tests.support.chromium import kill_chromium
 
 pytestmark = pytest.mark.browser
 
@@ -149,17 +148,8 @@ async def test_popups_are_closed(site: Path) -> None:
 async def test_browser_is_relaunched_after_it_dies(site: Path) -> None:
     first = await browser.get_browser()
     launches = browser.launch_count()
-    pids = browser.browser_pids()
-    assert pids and browser.browser_memory_bytes()["rss"] > 0
-    for pid in pids:
-        try:
-            os.kill(pid, signal.SIGKILL)
-        except ProcessLookupError:  # a child that died with its parent
-            pass
-    for _ in range(100):
-        if not first.is_connected():
-            break
-        await asyncio.sleep(0.05)
+    assert browser.browser_pids() and browser.browser_memory_bytes()["rss"] > 0
+    await kill_chromium(first)
     assert not first.is_connected()
 
     session = await open_page(site)  # launches a new browser

@@ -4,17 +4,16 @@ grid positions, refused actions, disabled ids, snapshot/restore, task lists."""
 from __future__ import annotations
 
 import asyncio
-import os
-import signal
 import re
 
 import pytest
 
-from envs import browser, make_env
+from envs import make_env
 from envs.base import EnvError, UnknownTaskError
 from envs.miniwob import MiniWoBEnv
 from envs.miniwob_screen import GRID
 from envs.miniwob_tasks import CATEGORIES, PAPER_43
+from tests.support.chromium import kill_chromium
 
 pytestmark = pytest.mark.browser
 
@@ -240,15 +239,7 @@ async def test_a_step_after_chromium_died_replays_the_episode_and_goes_on() -> N
         obs = await env.reset("click-button-sequence/0")
         await env.step(f"click id={id_of('ONE', obs.text)}")
         old_browser = env.page.context.browser
-        for pid in browser.browser_pids():
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:  # a child that died with its parent
-                pass
-        for _ in range(100):
-            if not old_browser.is_connected():
-                break
-            await asyncio.sleep(0.05)
+        await kill_chromium(old_browser)
         result = await env.step(f"click id={id_of('TWO', obs.text)}")
         assert result.info["valid"] and result.done and result.info["success"]
         assert env.page.context.browser is not old_browser
