@@ -21,6 +21,7 @@ from envs.base import EnvError, make_env
 from graphs import METHODS, UnknownMethodError, canonical, load_method
 from graphs.checkpoint import CheckpointConfigError, open_checkpointer
 from graphs.context import Context
+from graphs.evaluate import evaluate, finished_tasks
 from graphs.runner import ThreadError, drive, resume, thread_metadata
 from nodes.llm import ModelCallError, ModelConfigError, check_credentials, parse_spec
 from nodes.scripted import ScriptError, load_script
@@ -175,17 +176,12 @@ async def cmd_resume(args: argparse.Namespace) -> int:
 async def cmd_eval(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
-    from graphs.evaluate import evaluate
-
     method = canonical(args.method)
     context = context_from(args, method)
     tasks = task_list(context, args.split, args.tasks)
     results = Path(args.results or f"results/{method}-{context.env}.jsonl")
     bar = tqdm(total=len(tasks), desc=f"{method} on {context.env}", unit="task", file=sys.stderr)
-    from graphs.evaluate import read_rows
-
-    done = {r["task_id"] for r in read_rows(results) if not r.get("error")}
-    bar.update(len(done & set(tasks)))
+    bar.update(len(finished_tasks(results) & set(tasks)))
 
     def on_row(row: dict[str, Any]) -> None:
         bar.update(1)

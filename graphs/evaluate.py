@@ -93,6 +93,11 @@ def read_rows(path: Path) -> list[dict[str, Any]]:
     return rows
 
 
+def finished_tasks(path: Path) -> set[str]:
+    """Tasks with a results line and no error: a re-run skips them."""
+    return {r["task_id"] for r in read_rows(path) if not r.get("error")}
+
+
 def summarize(rows: list[dict[str, Any]]) -> Summary:
     n = len(rows)
 
@@ -159,7 +164,7 @@ async def evaluate(
     over every row of the requested tasks."""
     method = canonical(method)
     results = ResultsFile(results_path)
-    done = {r["task_id"] for r in read_rows(results_path) if not r.get("error")}
+    done = finished_tasks(results_path)
     todo = [t for t in task_ids if t not in done]
     gate = asyncio.Semaphore(max(1, concurrency))
 
