@@ -10,7 +10,7 @@ from __future__ import annotations
 import abc
 import importlib
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 
 @dataclass
@@ -80,6 +80,40 @@ class Env(abc.ABC):
         """Raise UnknownTaskError unless ``task_id`` is one of ``task_ids()``."""
         if task_id not in set(self.task_ids()):
             raise UnknownTaskError(f"unknown {self.name} task {task_id!r}")
+
+
+class Judge(Protocol):
+    """A model asked one question by an evaluator; returns the reply text.
+
+    Envs never build model clients: the node that steps an env hands it one of these, bound
+    to the run's model (or to the model the env's ``judge`` option names), so the judge's calls
+    are counted with the run's own.
+    """
+
+    async def __call__(self, prompt: str, *, system: str = "") -> str: ...
+
+
+@runtime_checkable
+class JudgedEnv(Protocol):
+    """An env whose scoring may ask a model (WebArena's fuzzy_match, HotpotQA's judge).
+
+    ``judge_model`` says which model should judge: ``"run"`` (the run's own model), a
+    ``provider:model`` spec, or None (no judging). The stepping node sets ``judge`` before
+    each step; an env with a judge model and no judge reports its verdict as undecided.
+    """
+
+    judge_model: str | None
+    judge: Judge | None
+
+
+def judge_option(value: Any, env: str) -> str | None:
+    """Parse an env's ``judge`` option: ``run``, ``off`` or a ``provider:model`` spec."""
+    text = str(value).strip() if value is not None else "off"
+    if text.lower() in ("off", "none", "false", ""):
+        return None
+    if text == "run" or (":" in text and all(part.strip() for part in text.split(":", 1))):
+        return text
+    raise EnvError(f"{env} option judge={value!r}: use run (the run's model), off, or provider:model")
 
 
 def invalid(observation: Observation, feedback: str, **info: Any) -> StepResult:

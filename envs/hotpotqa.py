@@ -7,7 +7,9 @@ prompts expect; AutoPlan adds no feedback of its own for HotpotQA):
 - ``lookup[K]``: ``(Result i / n) <sentence>``, the next sentence of the open page containing K
   (case-insensitive); the same K again moves on; past the last one, ``No more results.``.
 - ``finish[A]``: ends the episode, ``Episode finished, reward = <EM>``; reward = exact match,
-  ``info`` has ``em``, ``f1``, ``answer`` and ``gold``.
+  ``info`` has ``em``, ``f1``, ``answer``, ``gold`` and ``judge`` (the model judge's verdict, or
+  None when the ``judge`` option is off), also gathered in ``info["evaluation"]``. Success is the
+  judge's verdict when a judge answered (AutoPlan reports judged accuracy), else EM.
 - ``think[...]``: ``Nice thought.``. Anything else: ``Invalid action: ...`` (valid False).
 - A step cap (10, AutoPlan's) ends the episode unanswered.
 
@@ -23,9 +25,9 @@ from dataclasses import asdict, dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from envs.base import Env, EnvError, Observation, StepResult
+from envs.base import Env, EnvError, Judge, Observation, StepResult, judge_option
 from envs.hotpotqa_corpus import WIKIPEDIA_API, Backend, LocalWiki, Page, Wikipedia, load_questions
-from envs.hotpotqa_score import exact_match, f1
+from envs.hotpotqa_score import exact_match, f1, judged_correct
 
 ACTION = re.compile(r"^\s*(search|lookup|finish|think)\s*\[(.*)\]\s*$", re.IGNORECASE | re.DOTALL)
 GRAMMAR = "Use search[entity], lookup[keyword] or finish[answer]."
@@ -62,7 +64,8 @@ class EpisodeState:
 class HotpotQAEnv(Env):
     """Options: ``backend`` ("local" | "wikipedia"), ``questions`` (a HotpotQA-format .json or
     .json.gz; default the shipped 100 dev questions), ``max_steps`` (10), ``api_url`` and
-    ``timeout`` (seconds) for the Wikipedia backend."""
+    ``timeout`` (seconds) for the Wikipedia backend, ``judge`` (``off`` by default, ``run`` for the
+    run's own model, or ``provider:model``; ``judge_model`` is the same option)."""
 
     name = "hotpotqa"
 
@@ -74,6 +77,8 @@ class HotpotQAEnv(Env):
         max_steps: int = DEFAULT_MAX_STEPS,
         api_url: str = WIKIPEDIA_API,
         timeout: float = 10.0,
+        judge: str = "off",
+        judge_model: str | None = None,
     ) -> None:
         if backend not in ("local", "wikipedia"):
             raise EnvError(f"unknown hotpotqa backend {backend!r}; use 'local' or 'wikipedia'")
@@ -86,6 +91,8 @@ class HotpotQAEnv(Env):
             _local_wiki(self.questions_path) if backend == "local" else Wikipedia(api_url, timeout)
         )
         self.max_steps = int(max_steps)
+        self.judge_model = judge_option(judge_model or judge, self.name)
+        self.judge: Judge | None = None
         self.state = EpisodeState()
 
     def task_ids(self, split: str | None = None) -> list[str]:
@@ -135,7 +142,7 @@ class HotpotQAEnv(Env):
         elif verb == "lookup" and argument:
             text, extra = self._lookup(argument)
         elif verb == "finish":
-            text, reward, extra = self._finish(argument)
+            text, reward, extra = await self._finish(argument)
         elif verb == "think":
             text = "Nice thought."
         else:
@@ -169,12 +176,18 @@ class HotpotQAEnv(Env):
         self.state.lookup_index += 1
         return f"(Result {self.state.lookup_index} / {len(hits)}) {hits[self.state.lookup_index - 1]}", {"valid": True}
 
-    def _finish(self, answer: str) -> tuple[str, float, dict[str, Any]]:
-        gold = str(self._question()["answer"])
+    async def _finish(self, answer: str) -> tuple[str, float, dict[str, Any]]:
+        question = self._question()
+        gold = str(question["answer"])
         em = 1.0 if exact_match(answer, gold) else 0.0
+        verdict = None
+        if self.judge_model and self.judge is not None:
+            verdict = await judged_correct(str(question["question"]), gold, answer, self.judge)
         self.state.answer, self.state.done = answer, True
-        extra = {"valid": True, "answer": answer, "gold": gold, "em": em, "f1": f1(answer, gold),
-                 "success": em == 1.0, "stop_reason": "finish"}
+        evaluation = {"answer": answer, "gold": gold, "em": em, "f1": f1(answer, gold), "judge": verdict}
+        success = verdict if verdict is not None else em == 1.0
+        extra = {"valid": True, **evaluation, "success": success, "stop_reason": "finish",
+                 "evaluation": {**evaluation, "success": success}}
         return f"Episode finished, reward = {em:g}", em, extra
 
     async def snapshot(self) -> dict[str, Any]:

@@ -5,7 +5,7 @@
 whitespace; F1 over tokens, and 0 when exactly one side is yes/no/noanswer and they differ.
 
 AutoPlan reports human judgement instead, because a correct answer can differ in form from the
-gold one; ``judge`` stands in for the annotators with the run's own model.
+gold one; ``judged_correct`` stands in for the annotators with a model (the env's ``judge``).
 """
 
 from __future__ import annotations
@@ -13,15 +13,9 @@ from __future__ import annotations
 import re
 import string
 from collections import Counter
-from typing import TYPE_CHECKING
-
-from langchain_core.messages import HumanMessage
-
 import prompts
+from envs.base import Judge
 from nodes.parse import yes_no
-
-if TYPE_CHECKING:
-    from nodes.llm import Caller
 
 SPECIAL = ("yes", "no", "noanswer")
 
@@ -52,14 +46,10 @@ def f1(predicted: str, gold: str) -> float:
     return 2 * precision * recall / (precision + recall)
 
 
-async def judge(question: str, gold: str, predicted: str, caller: Caller) -> bool:
-    """Does ``predicted`` answer ``question`` as ``gold`` does? Asked of the run's model.
-
-    An unclear reply counts as "no". The caller keeps the usage; the calling node returns
-    ``{"usage": caller.usage}`` like any other model call.
-    """
+async def judged_correct(question: str, gold: str, predicted: str, judge: Judge) -> bool:
+    """Does ``predicted`` answer ``question`` as ``gold`` does? An exact match needs no model;
+    otherwise the judge is asked, and an unclear reply counts as "no"."""
     if exact_match(predicted, gold):
         return True
-    prompt = prompts.render("hotpotqa/judge", question=question, gold=gold, predicted=predicted)
-    reply = await caller([HumanMessage(prompt)])
-    return bool(yes_no(str(reply.content)))
+    reply = await judge(prompts.render("hotpotqa/judge", question=question, gold=gold, predicted=predicted))
+    return bool(yes_no(reply))

@@ -1,7 +1,7 @@
 """The WebArena environment: WebArena task configs and evaluators, Chromium through Playwright.
 
     env = make_env("webarena")                 # options: viewport_width, viewport_height,
-    obs = await env.reset("shop-0")            #   judge_model ("provider:model" for fuzzy_match),
+    obs = await env.reset("shop-0")            #   judge (run | off | provider:model), 
     res = await env.step("click [18]")         #   action_timeout_ms
     res = await env.step("stop [Walnut]")      # -> reward 1.0, info["success"], info["evaluators"]
 
@@ -17,9 +17,10 @@ are its navigation allowlist: anything else (another host, file://) is refused w
 The final ``stop [answer]`` result adds answer, success and evaluators (one dict per evaluator:
 evaluator, passed True/False/None, detail).
 
-fuzzy_match needs a model: set ``env.judge`` to a nodes.llm.Caller (usage then lands in the
-caller's node) or pass ``judge_model``; without one such a task ends with success False and an
-evaluator outcome that says a judge was missing.
+fuzzy_match and the N/A check ask a model (``envs.base.JudgedEnv``): by default the run's own
+(``judge="run"``), or the model ``judge`` names (``judge_model`` is the same option). The node that
+steps the env hands it the judge; a task stepped with no judge ends with success False and an
+evaluator outcome that says a judge was missing, never a silent pass.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from playwright.async_api import Error as PlaywrightError, Page
 
 from envs import webarena_actions as acts
 from envs import webarena_eval, webarena_tasks
-from envs.base import Env, EnvError, Observation, StepResult, invalid
+from envs.base import Env, EnvError, Judge, Observation, StepResult, invalid, judge_option
 from envs.browser import BrowserSession, UrlPolicy
 from envs.sites.serve import shared_site
 from envs.webarena_observe import Screen, layout_boxes, observation_text, render_tree, tab_header
@@ -57,6 +58,7 @@ class WebArenaEnv(Env):
         *,
         viewport_width: int = 1280,
         viewport_height: int = 720,
+        judge: str = "run",
         judge_model: str | None = None,
         action_timeout_ms: float = 3000.0,
     ) -> None:
@@ -64,14 +66,8 @@ class WebArenaEnv(Env):
             raise EnvError("viewport_width and viewport_height must be at least 200")
         self.viewport = {"width": int(viewport_width), "height": int(viewport_height)}
         self.timeout_ms = float(action_timeout_ms)
-        self.judge: Any = None
-        if judge_model:
-            from nodes.llm import Caller, ModelConfigError
-
-            try:
-                self.judge = Caller(judge_model, temperature=0.0, max_tokens=768, calls_before=0)
-            except ModelConfigError as exc:
-                raise EnvError(f"judge_model: {exc}") from None
+        self.judge_model = judge_option(judge_model or judge, self.name)
+        self.judge: Judge | None = None
         self._ep: _Episode | None = None
 
     # --- protocol ------------------------------------------------------------------------------
@@ -317,4 +313,5 @@ class WebArenaEnv(Env):
             "success": success,
             "evaluators": [o.as_dict() for o in outcomes],
         }
+        info["evaluation"] = {key: info[key] for key in ("answer", "success", "evaluators")}
         return StepResult(obs, 1.0 if success else 0.0, True, info)

@@ -1,8 +1,8 @@
 """WebArena's evaluators, written after evaluation_harness/evaluators.py (semantics, not code).
 
 - string_match: the ``stop`` answer against ``reference_answers``: exact_match, must_include
-  (a single one-character reference must be a whole token), fuzzy_match (an LLM judge through
-  a nodes.llm.Caller; "N/A" marks an unachievable task: the answer "N/A" passes outright, any other
+  (a single one-character reference must be a whole token), fuzzy_match (a model judge, an
+  ``envs.base.Judge``; "N/A" marks an unachievable task: the answer "N/A" passes outright, any other
   answer is judged against ``string_note`` by the UA prompt);
 - url_match: "GOLD in PRED": some reference base path (netloc + path, trailing "/" ignored) equals
   the page's, and every reference query key has one of its reference values in the page's query;
@@ -23,11 +23,11 @@ from collections import defaultdict
 from dataclasses import asdict, dataclass
 from typing import Any, Mapping
 
-from langchain_core.messages import HumanMessage, SystemMessage
 from playwright.async_api import BrowserContext, Error as PlaywrightError, Page
 
 import prompts
 from envs import webarena_helpers
+from envs.base import Judge
 
 _TOKEN = re.compile(r"\w+|[^\w\s]")
 
@@ -71,37 +71,34 @@ def must_include(ref: str, pred: str, tokenize: bool = False) -> bool:
     return clean_ref in clean_pred
 
 
-async def _ask(caller: Any, prompt: str) -> str:
-    message = await caller([SystemMessage("You are a helpful assistant"), HumanMessage(prompt)])
-    content = message.content
-    return (content if isinstance(content, str) else str(content)).lower()
+async def _ask(judge: Judge, prompt: str) -> str:
+    return (await judge(prompt, system="You are a helpful assistant")).lower()
 
 
-async def fuzzy_match(pred: str, reference: str, intent: str, caller: Any) -> bool:
+async def fuzzy_match(pred: str, reference: str, intent: str, judge: Judge | None) -> bool:
     """The LLM judge of WebArena (prompts/webarena/fuzzy_match.md): "correct" passes.
 
-    ``caller`` is a nodes.llm.Caller (any async callable taking messages and returning an
-    AIMessage). An empty prediction passes only an empty reference, without asking.
+    An empty prediction passes only an empty reference, without asking.
     """
     if not pred:
         return not reference
-    if caller is None:
-        raise JudgeUnavailable("fuzzy_match needs a model: pass a caller (env.judge or judge_model)")
-    reply = await _ask(caller, prompts.render("webarena/fuzzy_match", intent=intent, reference=reference, pred=pred))
+    if judge is None:
+        raise JudgeUnavailable("fuzzy_match needs a model: the env's judge option is off or no judge was given")
+    reply = await _ask(judge, prompts.render("webarena/fuzzy_match", intent=intent, reference=reference, pred=pred))
     if "partially correct" in reply or "incorrect" in reply:
         return False
     return "correct" in reply
 
 
-async def ua_match(pred: str, reason: str, intent: str, caller: Any) -> bool:
+async def ua_match(pred: str, reason: str, intent: str, judge: Judge | None) -> bool:
     """Does the agent's report of an unachievable task give the annotated reason? ("same")."""
-    if caller is None:
-        raise JudgeUnavailable("judging an N/A report needs a model: pass a caller (env.judge or judge_model)")
-    reply = await _ask(caller, prompts.render("webarena/ua_match", intent=intent, reference=reason, pred=pred))
+    if judge is None:
+        raise JudgeUnavailable("judging an N/A report needs a model: the env's judge option is off or no judge was given")
+    reply = await _ask(judge, prompts.render("webarena/ua_match", intent=intent, reference=reason, pred=pred))
     return "different" not in reply and "same" in reply
 
 
-async def string_match(cfg: Mapping[str, Any], answer: str, caller: Any = None) -> Outcome:
+async def string_match(cfg: Mapping[str, Any], answer: str, judge: Judge | None = None) -> Outcome:
     pred = clean_answer(answer)
     ev = cfg["eval"]
     failures: list[str] = []
@@ -116,12 +113,12 @@ async def string_match(cfg: Mapping[str, Any], answer: str, caller: Any = None) 
                         failures.append(f"must_include {ref!r}")
             elif approach == "fuzzy_match" and value == "N/A":
                 if not exact_match("N/A", pred) and not await ua_match(
-                    pred, ev.get("string_note", ""), cfg["intent"], caller
+                    pred, ev.get("string_note", ""), cfg["intent"], judge
                 ):
                     failures.append("N/A: the report does not give the reason")
             elif approach == "fuzzy_match":
                 for ref in value:
-                    if not await fuzzy_match(pred, ref, cfg["intent"], caller):
+                    if not await fuzzy_match(pred, ref, cfg["intent"], judge):
                         failures.append(f"fuzzy_match {ref!r}")
             else:
                 failures.append(f"unknown reference kind {approach!r}")
@@ -233,13 +230,13 @@ async def program_html(cfg: Mapping[str, Any], page: Page, context: BrowserConte
 
 
 async def evaluate(
-    cfg: Mapping[str, Any], answer: str, page: Page, context: BrowserContext, caller: Any = None
+    cfg: Mapping[str, Any], answer: str, page: Page, context: BrowserContext, judge: Judge | None = None
 ) -> tuple[bool, list[Outcome]]:
     """(success, outcomes) for the task's ``eval_types``; success needs every one to pass."""
     outcomes: list[Outcome] = []
     for kind in cfg["eval"]["eval_types"]:
         if kind == "string_match":
-            outcomes.append(await string_match(cfg, answer, caller))
+            outcomes.append(await string_match(cfg, answer, judge))
         elif kind == "url_match":
             outcomes.append(url_match(cfg, page.url))
         elif kind == "program_html":

@@ -75,6 +75,8 @@ def row_for(method: str, context: Context, task_id: str, thread_id: str, state: 
         "seconds": round(seconds, 3),
         "error": error,
     }
+    if state.get("evaluation"):
+        row["evaluation"] = state["evaluation"]  # the benchmark's own scoring: evaluators, EM/F1, judge
     if not error:
         row.update(load_method(method).result(state))
     return row

@@ -3,6 +3,10 @@
 The env of a run is keyed by the run's thread id in ``envs.sessions.SESSIONS``; every
 access passes the state's latest snapshot so that a resumed, forked or backtracked run
 first brings its env to the state the graph believes it is in.
+
+Envs whose scoring asks a model (``envs.base.JudgedEnv``) get their judge here, from the
+stepping node's own Caller: the judge's calls then count with the run's (scripted runs
+stay deterministic on resume) and the result records which model judged.
 """
 
 from __future__ import annotations
@@ -12,8 +16,9 @@ from typing import Any
 
 from langchain_core.runnables import RunnableConfig
 
-from envs.base import Env, Observation, StepResult
+from envs.base import Env, JudgedEnv, Observation, StepResult
 from envs.sessions import SESSIONS
+from nodes.llm import Caller, CallerJudge
 from nodes.state import RunState, Step
 
 
@@ -58,10 +63,28 @@ async def sync_env(state: RunState, context: Any, config: RunnableConfig) -> tup
 
 
 async def execute(
-    env: Env, state: RunState, config: RunnableConfig, action: str, *, node: str, rationale: str = ""
+    env: Env,
+    state: RunState,
+    config: RunnableConfig,
+    action: str,
+    *,
+    node: str,
+    caller: Caller,
+    rationale: str = "",
 ) -> tuple[StepResult, dict[str, Any]]:
-    """Run ``action``; returns the result and the state update (trajectory, snapshot, counters)."""
-    result = await env.step(action)
+    """Run ``action``; returns the result and the state update (trajectory, snapshot, counters,
+    and on the final step the env's ``evaluation``). ``caller`` is the node's model caller:
+    an env that judges with the run's model asks it, so the node's usage covers the judge."""
+    judged = env if isinstance(env, JudgedEnv) and env.judge_model else None
+    judge: CallerJudge | None = None
+    if judged is not None:
+        judge = caller.judge(None if judged.judge_model == "run" else judged.judge_model)
+        judged.judge = judge
+    try:
+        result = await env.step(action)
+    finally:
+        if judged is not None:
+            judged.judge = None  # a judge is bound to one node's caller: it lives for one step
     snap = await env.snapshot()
     SESSIONS.mark(session_key(config, state), snap)
     valid = bool(result.info.get("valid", True))
@@ -84,6 +107,9 @@ async def execute(
         "done": bool(result.done),
         "success": bool(result.done and result.info.get("success", result.reward >= 1.0)),
     }
+    evaluation = result.info.get("evaluation")
+    if result.done and isinstance(evaluation, dict):
+        update["evaluation"] = {**evaluation, **({"judged_by": judge.spec} if judge and judge.calls else {})}
     return result, update
 
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 
 from langchain_core.language_models.chat_models import BaseChatModel
-from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 
 from nodes.scripted import ScriptedChatModel
 from nodes.usage import Usage, add_usage, empty_usage, usage_of_call
@@ -41,6 +41,7 @@ class RetryPolicy:
 
 
 RETRY = RetryPolicy()
+JUDGE_MAX_TOKENS = 768  # WebArena's evaluator asks its judge with temperature 0 and 768 tokens
 
 
 def parse_spec(spec: str) -> tuple[str, str]:
@@ -162,14 +163,29 @@ class Caller:
         tools: Sequence[Any] | None = None,
         tool_choice: str | None = None,
     ) -> AIMessage:
-        runnable: Any = self.model
+        return await self._call(self.model, self.spec, messages, tools, tool_choice)
+
+    def judge(self, spec: str | None = None) -> "CallerJudge":
+        """A judge for an env's evaluator: ``spec``'s model (default this run's), asked
+        greedily, its calls counted in this caller's position and usage."""
+        return CallerJudge(self, spec or self.spec)
+
+    async def _call(
+        self,
+        model: BaseChatModel,
+        spec: str,
+        messages: Sequence[BaseMessage],
+        tools: Sequence[Any] | None = None,
+        tool_choice: str | None = None,
+    ) -> AIMessage:
+        runnable: Any = model
         if tools:
             runnable = runnable.bind_tools(list(tools), **({"tool_choice": tool_choice} if tool_choice else {}))
-        if isinstance(self.model, ScriptedChatModel):
+        if isinstance(model, ScriptedChatModel):
             runnable = runnable.bind(script_position=self.position)
         message = await self._with_retries(runnable, list(messages))
         self.position += 1
-        self.usage = add_usage(self.usage, usage_of_call(self.spec, message.usage_metadata))
+        self.usage = add_usage(self.usage, usage_of_call(spec, message.usage_metadata))
         return message
 
     async def _with_retries(self, runnable: Any, messages: list[BaseMessage]) -> AIMessage:
@@ -182,6 +198,23 @@ class Caller:
                 delay = _retry_after(exc) or self.policy.base_delay * 2 ** (attempt - 1)
                 await asyncio.sleep(min(self.policy.max_delay, delay) * (0.5 + random.random() / 2))
         raise AssertionError("unreachable")
+
+
+@dataclass
+class CallerJudge:
+    """``envs.base.Judge`` on top of a Caller; remembers whether it was asked, so that
+    results can say which model judged."""
+
+    caller: Caller
+    spec: str
+    calls: int = 0
+
+    async def __call__(self, prompt: str, *, system: str = "") -> str:
+        model = model_for(self.spec, 0.0, JUDGE_MAX_TOKENS)
+        messages: list[BaseMessage] = [SystemMessage(system)] if system else []
+        reply = await self.caller._call(model, self.spec, [*messages, HumanMessage(prompt)])
+        self.calls += 1
+        return reply.text
 
 
 def caller_for(context: Any, state: dict[str, Any], temperature: float | None = None) -> Caller:

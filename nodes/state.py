@@ -39,4 +39,5 @@ class RunState(TypedDict, total=False):
     done: bool
     success: bool
     stop_reason: str
+    evaluation: dict[str, Any]  # the env's scoring of the final step (evaluators, EM/F1, judge)
     usage: Annotated[Usage, add_usage]

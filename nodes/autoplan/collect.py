@@ -95,8 +95,10 @@ async def step(state: CollectState, runtime: Runtime[Context], config: RunnableC
     """o_t = E(a_t); a refused command shows the env's feedback (ALFWorld: Table 6)."""
     cfg = session_config(state, config)
     env = await live_env(state, runtime.context, cfg)
-    result, update = await execute(env, state, cfg, state.get("command", ""), node="step",
+    llm = branch_caller(runtime.context, state, GREEDY)
+    result, update = await execute(env, state, cfg, state.get("command", ""), node="step", caller=llm,
                                    rationale=state.get("thought", ""))
+    update["usage"] = llm.usage
     observation = result.observation.text
     if not result.info.get("valid", True) and observation == state.get("observation"):
         observation = str(result.info.get("feedback") or observation)  # the env echoed the old screen

@@ -47,7 +47,7 @@ async def complete(state: DAState, runtime: Runtime[Context], config: RunnableCo
         )
         answer = reply.value if reply.value is not None else " ".join(reply.text.split())
         env = await live_env(state, runtime.context, config)
-        _, update = await execute(env, state, config, f"stop [{answer}]", node="complete")
+        _, update = await execute(env, state, config, f"stop [{answer}]", node="complete", caller=llm)
         update["actions"] = int(state.get("actions", 0))  # delivering the answer is not an action
         return {**update, "task_done": True, "answer": answer, "usage": llm.usage}
     subtask_done = await ask(

@@ -86,8 +86,9 @@ async def finish(state: DAState, runtime: Runtime[Context], config: RunnableConf
     update: dict[str, Any] = {"stop_reason": reason}
     if not state.get("done"):
         env = await live_env(state, runtime.context, config)
-        _, stepped = await execute(env, state, config, f"stop [Early stop: {reason}]", node="finish")
+        llm = caller(runtime.context, state)
+        _, stepped = await execute(env, state, config, f"stop [Early stop: {reason}]", node="finish", caller=llm)
         stepped["actions"] = int(state.get("actions", 0))  # stopping is not one of the agent's actions
-        update.update(stepped)
+        update.update(stepped, usage=llm.usage)
     await release(state, config)
     return update

@@ -56,7 +56,7 @@ async def execute_action(state: DAState, runtime: Runtime[Context], config: Runn
         if not same_element(action, before["observation"], rebuilt["observation"]):
             action = await mapped_action(llm, action, before, rebuilt, settings.reasks) or action
         before = rebuilt
-    result, update = await execute(env, state, config, action, node="execute")
+    result, update = await execute(env, state, config, action, node="execute", caller=llm)
     after = await look(
         llm, state.get("goal", ""), result.observation, update["env_snapshot"], settings.observation_budget, before
     )

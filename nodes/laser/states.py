@@ -21,7 +21,7 @@ from nodes.environment import execute, live_env, release, start_task
 from nodes.laser.choose import choose_function, rationale, validate
 from nodes.laser.page import Page, has_next, item_ids, laser_state, mark_clicked, option_values, page_of
 from nodes.laser.tools import backup_tool, tools_for
-from nodes.llm import caller_for
+from nodes.llm import Caller, caller_for
 from nodes.state import RunState
 
 TEMPERATURE = 0.0
@@ -101,12 +101,16 @@ def _env_actions(name: str, args: dict[str, Any]) -> list[str]:
     return [f"click[{ {'Next': 'Next >', 'Back_to_Search': 'Back to Search', 'Prev': '< Prev'}.get(name, name)}]"]
 
 
-async def _run(env: Any, state: LaserState, config: RunnableConfig, actions: list[str], why: str) -> tuple[dict[str, Any], str]:
+async def _run(
+    env: Any, state: LaserState, config: RunnableConfig, llm: Caller, actions: list[str], why: str
+) -> tuple[dict[str, Any], str]:
     """Execute env actions in order; stop at the first refusal. Returns (update, feedback)."""
     update: dict[str, Any] = {"trajectory": []}
     current = dict(state)
     for action in actions:
-        result, step_update = await execute(env, current, config, action, node=state.get("laser_state", ""), rationale=why)
+        result, step_update = await execute(
+            env, current, config, action, node=state.get("laser_state", ""), caller=llm, rationale=why
+        )
         update["trajectory"] = update["trajectory"] + step_update.pop("trajectory")
         update.update(step_update)
         current.update(step_update)
@@ -138,10 +142,10 @@ async def _step(state: LaserState, runtime: Runtime[Context], config: RunnableCo
     details = dict(state.get("details", {}))
     if choice.name in DETAIL_PAGES:
         # Read the sub-page, keep its text in the item state, and return to the item page.
-        run, feedback = await _run(env, state, config, [f"click[{choice.name}]"], why)
+        run, feedback = await _run(env, state, config, llm, [f"click[{choice.name}]"], why)
         if not feedback:
             details[choice.name] = run.get("observation", "")
-            back, feedback = await _run(env, {**state, **run}, config, ["click[< Prev]"], why)
+            back, feedback = await _run(env, {**state, **run}, config, llm, ["click[< Prev]"], why)
             run = {**run, **back, "trajectory": run["trajectory"] + back["trajectory"]}
     else:
         if choice.name in ("Prev", "Back_to_Search") and here == "item":
@@ -149,7 +153,7 @@ async def _step(state: LaserState, runtime: Runtime[Context], config: RunnableCo
                 asin=page.get("asin", ""), summary=state.get("observation", "")[:600],
                 options=option_values(page), rationale=why, snapshot=state.get("env_snapshot", {}),
             ))
-        run, feedback = await _run(env, state, config, _env_actions(choice.name, choice.args), why)
+        run, feedback = await _run(env, state, config, llm, _env_actions(choice.name, choice.args), why)
     update.update(run)
     new_page = run.get("page", page)
     new_state = laser_state(new_page)
@@ -212,7 +216,7 @@ async def backup(state: LaserState, runtime: Runtime[Context], config: RunnableC
     obs = await env.restore(entry["snapshot"])
     restored = {**state, "env_snapshot": entry["snapshot"], "page": page_of(obs.info)}
     actions = _env_actions("Buy_Now", {"customization_options": args.get("customization_options") or []})
-    run, feedback = await _run(env, restored, config, actions, "backup strategy")
+    run, feedback = await _run(env, restored, config, llm, actions, "backup strategy")
     note = f"Rationale: backup strategy {reply.text}\nAction: {_call_text('Buy_Now', args)}"
     if feedback:
         note += f"\nFeedback: {feedback}"

@@ -20,6 +20,7 @@ import prompts
 from envs.miniwob_status import trial_status
 from graphs.context import Context
 from nodes.environment import execute, live_env
+from nodes.llm import caller_for
 from nodes.sr.actions import kind
 from nodes.sr.constrain import constrain_step
 from nodes.sr.plan import DEFAULT_MAX_ACTIONS
@@ -55,7 +56,11 @@ async def act(state: SRState, runtime: Runtime[Context], config: RunnableConfig)
         update["actions"] = int(state.get("actions", 0)) + 1
     else:
         env = await live_env(state, ctx, config)
-        result, executed = await execute(env, state, config, item["action"], node="act", rationale=item["source"])
+        llm = caller_for(ctx, state)
+        result, executed = await execute(
+            env, state, config, item["action"], node="act", caller=llm, rationale=item["source"]
+        )
+        executed["usage"] = llm.usage
         update.update(executed)
         if not executed["trajectory"][0].get("valid", True):
             record.update(valid=False, feedback=executed["trajectory"][0].get("feedback", ""))

@@ -12,8 +12,8 @@ from aiohttp import web
 
 from envs import EnvError, UnknownTaskError, make_env
 from envs.hotpotqa_corpus import SHIPPED_QUESTIONS
-from envs.hotpotqa_score import exact_match, f1, judge, normalize_answer
-from nodes.llm import Caller, model_for
+from envs.hotpotqa_score import exact_match, f1, judged_correct, normalize_answer
+from nodes.llm import JUDGE_MAX_TOKENS, Caller, model_for
 
 FIRST = "5a8b57f25542995d1e6f1371"  # Were Scott Derrickson and Ed Wood of the same nationality? -> yes
 
@@ -187,12 +187,13 @@ async def test_wikipedia_backend_against_a_local_api_stub():
 async def test_judge_asks_the_model_only_when_the_answer_is_not_an_exact_match(write_script):
     spec = write_script([{"content": "The two name the same place.\nYES"}, {"content": "NO"}])
     caller = Caller(spec, temperature=None, max_tokens=64, calls_before=0)
+    judge = caller.judge()
     question = "Where did the singer grow up?"
-    assert await judge(question, "New York City", "the New York City", caller)
+    assert await judged_correct(question, "New York City", "the New York City", judge)
     assert caller.position == 0  # exact match needs no model call
-    assert await judge(question, "New York City", "NYC", caller) is True
-    assert await judge(question, "New York City", "Boston", caller) is False
-    calls = model_for(spec, None, 64).calls
+    assert await judged_correct(question, "New York City", "NYC", judge) is True
+    assert await judged_correct(question, "New York City", "Boston", judge) is False
+    calls = model_for(spec, 0.0, JUDGE_MAX_TOKENS).calls
     assert len(calls) == 2 and caller.usage["model_calls"] == 2
     shown = calls[0]["messages"][0].content
     assert question in shown and "Gold answer: New York City" in shown and "Predicted answer: NYC" in shown

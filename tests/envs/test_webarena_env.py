@@ -293,7 +293,7 @@ async def test_shop_13_fuzzy_match_needs_a_judge(env, write_script: Callable[...
     assert unjudged.info["success"] is False and unjudged.reward == 0.0
     assert unjudged.info["evaluators"][0]["passed"] is None
     assert "needs a model" in unjudged.info["evaluators"][0]["detail"]
-    env.judge = Caller(write_script([{"content": "correct"}]), temperature=0.0, max_tokens=64, calls_before=0)
+    env.judge = Caller(write_script([{"content": "correct"}]), temperature=0.0, max_tokens=64, calls_before=0).judge()
     await open_order(env, await start(env, "shop-13"), "000000176")
     await finish(env, "A yoga mat and a water bottle")
 

@@ -11,16 +11,21 @@ from envs import webarena_helpers as helpers
 from envs import webarena_tasks
 from envs.browser import BrowserSession, UrlPolicy
 from envs.sites.serve import shared_site
-from nodes.llm import Caller
+from nodes.llm import JUDGE_MAX_TOKENS, Caller, CallerJudge, model_for
 
 
 def cfg(eval_part: dict[str, Any], intent: str = "What colour is the frame?") -> dict[str, Any]:
     return {"task_id": "t", "intent": intent, "eval": {"eval_types": ["string_match"], **eval_part}}
 
 
-def judge(write_script: Callable[..., str], *replies: str) -> Caller:
+def judge(write_script: Callable[..., str], *replies: str) -> CallerJudge:
     spec = write_script([{"content": r} for r in replies])
-    return Caller(spec, temperature=0.0, max_tokens=64, calls_before=0)
+    return Caller(spec, temperature=0.0, max_tokens=64, calls_before=0).judge()
+
+
+def judged_calls(judge: CallerJudge) -> list[dict[str, Any]]:
+    """What the scripted judge model was asked (the judge asks greedily, with 768 tokens)."""
+    return model_for(judge.spec, 0.0, JUDGE_MAX_TOKENS).calls
 
 
 # --- string_match ---------------------------------------------------------------------------------
@@ -49,7 +54,7 @@ async def test_fuzzy_match_asks_the_model_and_reads_its_verdict(write_script) ->
     task = cfg({"reference_answers": {"fuzzy_match": ["yoga mat and water bottle"]}}, intent="What did I buy?")
     caller = judge(write_script, "The answer is correct.", "It is partially correct.", "incorrect")
     assert (await ev.string_match(task, "A yoga mat plus a bottle", caller)).passed is True
-    prompt = caller.model.calls[0]["messages"][-1].content
+    prompt = judged_calls(caller)[0]["messages"][-1].content
     assert "reference answer: yoga mat and water bottle" in prompt and "question: What did I buy?" in prompt
     assert "student answer: a yoga mat plus a bottle" in prompt
     assert (await ev.string_match(task, "a mat", caller)).passed is False
@@ -69,7 +74,7 @@ async def test_unachievable_tasks_accept_na_and_judge_other_reports(write_script
     assert (await ev.string_match(task, "I never bought a sofa", None)).passed is None
     caller = judge(write_script, "[same]", "[different]")
     assert (await ev.string_match(task, "I never bought a sofa", caller)).passed is True
-    assert "Reason_1 = no sofa was bought" in caller.model.calls[0]["messages"][-1].content
+    assert "Reason_1 = no sofa was bought" in judged_calls(caller)[0]["messages"][-1].content
     assert (await ev.string_match(task, "It is red", caller)).passed is False
 
 

@@ -90,5 +90,7 @@ def test_bad_env_options_are_user_errors() -> None:
         make_env("webarena", colour="red")
     with pytest.raises(EnvError):
         make_env("webarena", viewport_width=10)
-    with pytest.raises(EnvError, match="judge_model"):
+    with pytest.raises(EnvError, match="judge"):
         make_env("webarena", judge_model="no-provider")
+    with pytest.raises(EnvError, match="judge"):
+        make_env("hotpotqa", judge="gpt-4o")

@@ -1,0 +1,56 @@
+"""nodes.environment: executing an action, and handing judging envs the run's model."""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from envs import make_env
+from nodes.environment import execute
+from nodes.llm import JUDGE_MAX_TOKENS, Caller, model_for
+
+
+def config(thread: str) -> dict[str, Any]:
+    return {"configurable": {"thread_id": thread}}
+
+
+async def finish_hotpotqa(judge: str, answer: str, caller: Caller) -> dict[str, Any]:
+    env = make_env("hotpotqa", judge=judge)
+    task = env.task_ids()[0]
+    await env.reset(task)
+    gold = env.by_id[task]["answer"]
+    state: dict[str, Any] = {"task_id": task, "actions": 0}
+    _, update = await execute(env, state, config(f"judge-{judge}"), f"finish[{answer or gold}]",
+                              node="finish", caller=caller)
+    return {"gold": gold, **update}
+
+
+async def test_a_judging_env_asks_the_run_model_through_the_node_caller(write_script: Callable[..., str]) -> None:
+    spec = write_script([{"content": "They are the same.\nYES"}])
+    caller = Caller(spec, temperature=0.7, max_tokens=64, calls_before=0)
+    update = await finish_hotpotqa("run", "a paraphrase that is not the gold string", caller)
+    evaluation = update["evaluation"]
+    assert evaluation["judge"] is True and evaluation["em"] == 0.0
+    assert evaluation["judged_by"] == spec
+    assert update["success"] is True and update["reward"] == 0.0  # reward stays EM, success is judged
+    assert caller.usage["model_calls"] == 1 and caller.position == 1  # counted with the run's calls
+    asked = model_for(spec, 0.0, JUDGE_MAX_TOKENS).calls  # greedy, as WebArena's judge
+    assert "a paraphrase that is not the gold string" in asked[0]["messages"][-1].content
+
+
+async def test_no_judge_is_asked_when_the_option_is_off_or_the_answer_matches(write_script: Callable[..., str]) -> None:
+    caller = Caller(write_script([{"content": "YES"}]), temperature=None, max_tokens=64, calls_before=0)
+    off = await finish_hotpotqa("off", "something else", caller)
+    assert off["evaluation"]["judge"] is None and "judged_by" not in off["evaluation"]
+    assert off["success"] is False
+    exact = await finish_hotpotqa("run", "", caller)  # the gold answer itself
+    assert exact["evaluation"]["judge"] is True and exact["success"] is True
+    assert caller.usage["model_calls"] == 0
+
+
+async def test_a_named_judge_model_answers_instead_of_the_run_model(write_script: Callable[..., str]) -> None:
+    run_spec = write_script([{"content": "NO"}])
+    judge_spec = write_script([{"content": "YES"}])
+    caller = Caller(run_spec, temperature=None, max_tokens=64, calls_before=0)
+    update = await finish_hotpotqa(judge_spec, "not the gold", caller)
+    assert update["evaluation"]["judge"] is True and update["evaluation"]["judged_by"] == judge_spec
+    assert caller.usage["model_calls"] == 1  # the judge's call is still the run's cost
