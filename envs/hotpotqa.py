@@ -12,6 +12,20 @@ prompts expect; AutoPlan adds no feedback of its own for HotpotQA):
   judge's verdict when a judge answered (AutoPlan reports judged accuracy), else EM.
 - ``think[...]``: ``Nice thought.``. Anything else: ``Invalid action: ...`` (valid False).
 - A step cap (10, AutoPlan's) ends the episode unanswered.
+- Quotes around an argument are dropped (``search["Ed Wood"]`` opens Ed Wood), as AutoPlan's
+  original task code does before it calls ReAct's env (``strip('"\'')``); ReAct's own prompts
+  never quote, so this changes nothing for them, and EM/F1 ignore punctuation anyway.
+
+Splits: ``dev`` (or none) is every question of the file; ``train`` is its last 20 questions
+(at most half of the file), AutoPlan's training split; ``test`` is the rest, so evaluation on
+``test`` never sees a training question (the original trains on HotpotQA's train file, which
+is not shipped here); ``bridge`` and ``comparison`` filter ``dev`` by type. Every split can be
+sliced: ``test[:50]``.
+
+Loading the questions and building the local corpus (SQLite FTS5) block, so the env does them
+in a worker thread on first use (``load``, called by reset and restore) and never on the event
+loop; the constructor only checks its options. ``task_ids`` is synchronous by the protocol and
+loads in the calling thread when nothing is loaded yet.
 
 Backends: ``local`` (default; the questions' own paragraphs, envs.hotpotqa_corpus) or
 ``wikipedia`` (live API; ``api_url``, ``timeout``). The state is small (question, open page,
@@ -20,7 +34,9 @@ lookup position), so a snapshot holds it directly and restore needs no search ag
 
 from __future__ import annotations
 
+import asyncio
 import re
+import threading
 from dataclasses import asdict, dataclass, field
 from functools import lru_cache
 from typing import Any
@@ -33,7 +49,9 @@ ACTION = re.compile(r"^\s*(search|lookup|finish|think)\s*\[(.*)\]\s*$", re.IGNOR
 GRAMMAR = "Use search[entity], lookup[keyword] or finish[answer]."
 PAGE_SENTENCES = 5
 DEFAULT_MAX_STEPS = 10
-SPLIT = re.compile(r"^(dev|bridge|comparison)?(?:\[(-?\d*):(-?\d*)\])?$")
+SPLIT = re.compile(r"^(dev|train|test|bridge|comparison)?(?:\[(-?\d*):(-?\d*)\])?$")
+TRAIN_QUESTIONS = 20  # the training split: the file's last 20 questions (at most half of them)
+_LOADING = threading.Lock()  # one thread reads a file and builds its index; the others wait
 
 
 @lru_cache(maxsize=4)
@@ -44,6 +62,11 @@ def _questions(path: str | None) -> tuple[dict[str, Any], ...]:
 @lru_cache(maxsize=4)
 def _local_wiki(path: str | None) -> LocalWiki:
     return LocalWiki(list(_questions(path)))
+
+
+def _argument(text: str) -> str:
+    """An action's argument without surrounding spaces or quotes (see the module docstring)."""
+    return text.strip().strip("\"'").strip()
 
 
 @dataclass
@@ -68,6 +91,7 @@ class HotpotQAEnv(Env):
     run's own model, or ``provider:model``; ``judge_model`` is the same option)."""
 
     name = "hotpotqa"
+    training_splits = ("train",)
 
     def __init__(
         self,
@@ -85,24 +109,60 @@ class HotpotQAEnv(Env):
         if int(max_steps) < 1:
             raise EnvError("max_steps must be at least 1")
         self.questions_path = str(questions) if questions else None
-        self.by_id = {q["_id"]: q for q in _questions(self.questions_path)}
         self.backend_name = backend
-        self.backend: Backend = (
-            _local_wiki(self.questions_path) if backend == "local" else Wikipedia(api_url, timeout)
-        )
+        self._wikipedia = (api_url, float(timeout))
+        self._by_id: dict[str, dict[str, Any]] | None = None
+        self._backend: Backend | None = None
         self.max_steps = int(max_steps)
         self.judge_model = judge_option(judge_model or judge, self.name)
         self.judge: Judge | None = None
         self.state = EpisodeState()
 
+    def _load(self) -> None:
+        """Read the questions and build the backend (blocking: a worker thread's job)."""
+        with _LOADING:
+            questions = _questions(self.questions_path)
+            self._backend = (_local_wiki(self.questions_path) if self.backend_name == "local"
+                             else Wikipedia(*self._wikipedia))
+        self._by_id = {q["_id"]: q for q in questions}
+
+    async def load(self) -> None:
+        """Load the questions and the corpus in a worker thread, once."""
+        if self._by_id is None:
+            await asyncio.to_thread(self._load)
+
+    @property
+    def by_id(self) -> dict[str, dict[str, Any]]:
+        """The questions by id (the gold answer and supporting facts AutoPlan's training reads)."""
+        if self._by_id is None:
+            self._load()
+        assert self._by_id is not None
+        return self._by_id
+
+    @property
+    def backend(self) -> Backend:
+        if self._backend is None:
+            self._load()
+        assert self._backend is not None
+        return self._backend
+
     def task_ids(self, split: str | None = None) -> list[str]:
-        """Question ids in file order. ``split``: None/"dev" (all), "bridge" or "comparison",
-        optionally sliced like a Python list: "dev[:50]", "dev[50:]", "bridge[0:10]"."""
+        """Question ids in file order. ``split``: None/"dev" (all), "train", "test", "bridge" or
+        "comparison" (see the module docstring), optionally sliced like a Python list:
+        "test[:50]", "dev[50:]", "bridge[0:10]"."""
         match = SPLIT.match((split or "").strip())
         if match is None:
-            raise EnvError(f"unknown hotpotqa split {split!r}; use dev, bridge or comparison, e.g. dev[:50]")
+            raise EnvError(f"unknown hotpotqa split {split!r}; use dev, train, test, bridge or comparison, "
+                           "e.g. test[:50]")
         kind, start, stop = match.groups()
-        ids = [qid for qid, q in self.by_id.items() if kind in (None, "dev") or q.get("type") == kind]
+        ids = list(self.by_id)
+        held_out = min(TRAIN_QUESTIONS, len(ids) // 2)
+        if kind == "train":
+            ids = ids[len(ids) - held_out:]
+        elif kind == "test":
+            ids = ids[:len(ids) - held_out]
+        elif kind in ("bridge", "comparison"):
+            ids = [qid for qid in ids if self.by_id[qid].get("type") == kind]
         return ids[int(start) if start else None : int(stop) if stop else None]
 
     def _question(self) -> dict[str, Any]:
@@ -121,6 +181,7 @@ class HotpotQAEnv(Env):
         return info
 
     async def reset(self, task_id: str) -> Observation:
+        await self.load()
         self.check_task(task_id)
         self.state = EpisodeState(task_id=task_id)
         self.state.observation = f"Question: {self._question()['question']}"
@@ -135,7 +196,7 @@ class HotpotQAEnv(Env):
             return StepResult(Observation(self.state.observation, info=info), 0.0, True, info)
         self.state.steps += 1
         match = ACTION.match(str(action))
-        verb, argument = (match.group(1).lower(), match.group(2).strip()) if match else ("", "")
+        verb, argument = (match.group(1).lower(), _argument(match.group(2))) if match else ("", "")
         reward, extra = 0.0, {"valid": True}
         if verb == "search" and argument:
             text = await self._search(argument)
@@ -196,6 +257,7 @@ class HotpotQAEnv(Env):
     async def restore(self, snapshot: dict[str, Any]) -> Observation:
         fields = {k: v for k, v in snapshot.items() if k in EpisodeState.__dataclass_fields__}
         state = EpisodeState(**fields)
+        await self.load()
         self.check_task(state.task_id)
         self.state = state
         return Observation(state.observation, info=dict(state.last_info))

@@ -5,14 +5,19 @@ distractor setting's 2 gold + 8 distractor paragraphs each), indexed with SQLite
 search whose text is a page title (ignoring case, spacing and underscores) opens that page;
 any other search gets the 5 best-matching titles, the way Wikipedia's search page answers
 when there is no article of that name. Live Wikipedia uses the MediaWiki API.
+
+SQLite calls block, so the index is built by the env in a worker thread and ranked searches
+run in one too (``asyncio.to_thread``); one connection serves every thread, under a lock.
 """
 
 from __future__ import annotations
 
+import asyncio
 import gzip
 import json
 import re
 import sqlite3
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -78,6 +83,7 @@ class LocalWiki:
                 if key not in self.pages:
                     kept = tuple(s.strip() for s in sentences if s.strip())
                     self.pages[key] = Page(title, kept)
+        self.lock = threading.Lock()
         self.db = sqlite3.connect(":memory:", check_same_thread=False)
         self.db.execute("CREATE VIRTUAL TABLE pages USING fts5(title, body)")
         self.db.executemany(
@@ -86,20 +92,22 @@ class LocalWiki:
         )
 
     def similar(self, text: str, limit: int = 5) -> list[str]:
+        """The best-matching titles (blocking: SQLite)."""
         query = fts_query(text)
         if query is None:
             return []
-        rows = self.db.execute(
-            "SELECT title FROM pages WHERE pages MATCH ? ORDER BY bm25(pages, 10.0, 1.0) LIMIT ?",
-            (query, limit),
-        ).fetchall()
+        with self.lock:
+            rows = self.db.execute(
+                "SELECT title FROM pages WHERE pages MATCH ? ORDER BY bm25(pages, 10.0, 1.0) LIMIT ?",
+                (query, limit),
+            ).fetchall()
         return [row[0] for row in rows]
 
     async def search(self, entity: str) -> SearchResult:
         page = self.pages.get(title_key(entity))
         if page is not None:
             return SearchResult(page)
-        return SearchResult(None, tuple(self.similar(entity)))
+        return SearchResult(None, tuple(await asyncio.to_thread(self.similar, entity)))
 
 
 def react_sentences(text: str) -> tuple[str, ...]:

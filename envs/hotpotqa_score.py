@@ -5,11 +5,15 @@
 whitespace; F1 over tokens, and 0 when exactly one side is yes/no/noanswer and they differ.
 
 AutoPlan reports human judgement instead, because a correct answer can differ in form from the
-gold one; ``judged_correct`` stands in for the annotators with a model (the env's ``judge``).
+gold one; ``judged_correct`` stands in for the annotators with a model (the env's ``judge``),
+asked with the yes/no prompt AutoPlan's own code scores with (``HotpotQA.score`` in its
+``tasks/hotpotqa.py``; prompts/hotpotqa/judge.md) and greedy decoding, as there. Unlike that
+code, an exact match counts as correct without asking.
 """
 
 from __future__ import annotations
 
+import asyncio
 import re
 import string
 from collections import Counter
@@ -51,5 +55,8 @@ async def judged_correct(question: str, gold: str, predicted: str, judge: Judge)
     otherwise the judge is asked, and an unclear reply counts as "no"."""
     if exact_match(predicted, gold):
         return True
-    reply = await judge(prompts.render("hotpotqa/judge", question=question, gold=gold, predicted=predicted))
+    # the template is read from disk the first time: not on the event loop
+    prompt = await asyncio.to_thread(prompts.render, "hotpotqa/judge", question=question, gold=gold,
+                                     predicted=predicted)
+    reply = await judge(prompt)
     return bool(yes_no(reply))

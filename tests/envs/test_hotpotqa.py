@@ -42,7 +42,15 @@ async def test_reset_and_task_ids():
     with pytest.raises(UnknownTaskError):
         await env.reset("nope")
     with pytest.raises(EnvError):
-        env.task_ids("train")
+        env.task_ids("validation")
+
+
+def test_training_split_is_disjoint_from_the_evaluation_split():
+    env = make_env("hotpotqa")
+    train, test = env.task_ids("train"), env.task_ids("test")
+    assert len(train) == 20 and len(test) == 80 and not set(train) & set(test)
+    assert test + train == env.task_ids("dev") and env.task_ids("train[:4]") == train[:4]
+    assert env.training_splits == ("train",)
 
 
 async def test_search_hit_shows_the_first_five_sentences(env):
@@ -55,6 +63,15 @@ async def test_search_hit_shows_the_first_five_sentences(env):
     assert long.observation.text == " ".join(sentences[:5])
     again = await env.step("search[  james_p._comer ]")  # title match ignores case and underscores
     assert again.observation.text == long.observation.text
+
+
+async def test_quoted_arguments_lose_their_quotes_as_in_autoplans_code(env):
+    found = await env.step('search["Ed Wood"]')
+    assert found.info["page"] == "Ed Wood" and found.observation.text == " ".join(paragraphs()["Ed Wood"][:5])
+    assert (await env.step("search['Scott Derrickson']")).info["page"] == "Scott Derrickson"
+    assert (await env.step('lookup["horror"]')).observation.text.startswith("(Result 1 / ")
+    answered = await env.step('finish["yes"]')
+    assert answered.info["answer"] == "yes" and answered.info["em"] == 1.0
 
 
 async def test_search_miss_lists_similar_titles(env):
@@ -196,4 +213,5 @@ async def test_judge_asks_the_model_only_when_the_answer_is_not_an_exact_match(w
     calls = model_for(spec, 0.0, JUDGE_MAX_TOKENS).calls
     assert len(calls) == 2 and caller.usage["model_calls"] == 2
     shown = calls[0]["messages"][0].content
-    assert question in shown and "Gold answer: New York City" in shown and "Predicted answer: NYC" in shown
+    assert shown == (f'Question: "{question}"\n\nGold Answer: "New York City"\n\nMy Prediction: "NYC"\n\n'
+                     "Verify whether my prediction to the question is equivalent to gold answer. Respond with yes/no.")
