@@ -8,11 +8,21 @@ and "You arrive at loc N. " from arrivals (the raw text stays in ``info["raw"]``
 
 A command the game refuses (not admissible: the engine would say "Nothing happens.") is
 answered with AutoPlan's augmented feedback (paper 004, Table 6; see envs.alfworld_feedback)
-in ``info["feedback"]`` and, by default, as the observation itself.
+in ``info["feedback"]`` and, by default, in the observation as AutoPlan's original shows it:
+"Action failed. System Message: You are not at countertop 1.".
 
-The engine is CPU-bound (about 0.1 s a step, 1-2 s to load a game), so its calls run in a
-worker thread. Each engine instance loads its own copy of fast-downward's library, so
-separate envs may run in parallel; one env's calls are serialised by its lock.
+The engine is CPU-bound (about 0.1 s a step, 1-2 s to load a game) and reading games
+touches the disk, so everything but bookkeeping runs in a worker thread: finding the data
+root and the game file, loading, stepping, replaying and freeing the engine. The
+constructor does no I/O (a bad ``data_dir`` is reported by ``task_ids`` or ``reset``), so
+the env can be made on the event loop. Each engine instance loads its own copy of
+fast-downward's library, so separate envs may run in parallel; one env's calls are
+serialised by its lock.
+
+Splits: ALFWorld's own folders. ``train`` (the full download) and ``valid_train`` are
+training splits (``training_splits``; the shipped sample's training games are
+``valid_train``); ``valid_seen`` and ``valid_unseen`` are for evaluation (papers report
+``valid_unseen``, ALFWorld's out-of-distribution set).
 """
 
 from __future__ import annotations
@@ -27,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from envs import alfworld_games as games
-from envs.alfworld_feedback import World, explain
+from envs.alfworld_feedback import REFUSED, World, explain
 from envs.base import Env, EnvError, Observation, StepResult, UnknownTaskError
 
 BANNER = "-= Welcome to TextWorld, ALFRED! =-"
@@ -104,10 +114,12 @@ def react_text(raw: str) -> str:
 class ALFWorldEnv(Env):
     """Options: ``data_dir`` (else $ALFWORLD_DATA, else the shipped sample), ``max_steps``
     (35, the paper's), ``task_types`` (filter for ``task_ids``: names, short names or ids
-    1-6), ``augmented_feedback`` (True: a refused command's observation is the Table 6
-    sentence; False: ALFWorld's plain "Nothing happens.", the sentence still in info)."""
+    1-6), ``augmented_feedback`` (True: a refused command's observation is "Action failed.
+    System Message: " and the Table 6 sentence; False: ALFWorld's plain "Nothing happens.",
+    the sentence still in info)."""
 
     name = "alfworld"
+    training_splits = ("train", "valid_train")
 
     def __init__(
         self,
@@ -119,7 +131,8 @@ class ALFWorldEnv(Env):
     ) -> None:
         if int(max_steps) < 1:
             raise EnvError("max_steps must be at least 1")
-        self.root = games.data_root(data_dir)
+        self.data_dir = data_dir
+        self._root: Path | None = None
         self.max_steps = int(max_steps)
         self.task_types = games.parse_types(task_types)
         self.augmented = bool(augmented_feedback)
@@ -134,6 +147,13 @@ class ALFWorldEnv(Env):
         self._won = False
         self._goal = ""  # "heat some egg and put it in garbagecan."
 
+    @property
+    def root(self) -> Path:
+        """The games root (``alfworld_games.data_root``); blocking on first use."""
+        if self._root is None:
+            self._root = games.data_root(self.data_dir)
+        return self._root
+
     def task_ids(self, split: str | None = None) -> list[str]:
         """Game paths relative to the data root; see alfworld_games.select for ``split``."""
         return games.select(self.root, split, self.task_types)
@@ -146,6 +166,7 @@ class ALFWorldEnv(Env):
 
     # -- engine calls (run in a worker thread) -------------------------------------------
     def _reset_engine(self, task_id: str) -> None:
+        task_id = self._canonical_task(task_id)
         if self._engine is None or self._game_id != task_id:
             path = games.game_path(self.root, task_id)
             assert path is not None
@@ -153,6 +174,7 @@ class ALFWorldEnv(Env):
             self._engine = _engine(games.read_game_path(path))
             self._game_id = task_id
         self._state = _translating(self._engine.reset)
+        self._begin(task_id)
 
     def _engine_step(self, command: str) -> str:
         # textworld renders feedback with one module-level tatsu parser (textgen._PARSER),
@@ -163,10 +185,8 @@ class ALFWorldEnv(Env):
 
     # -- the protocol ----------------------------------------------------------------------
     async def reset(self, task_id: str) -> Observation:
-        task = self._canonical_task(task_id)
         async with self._lock:
-            await asyncio.to_thread(self._reset_engine, task)
-            self._begin(task)
+            await asyncio.to_thread(self._reset_engine, task_id)
             return self._observation
 
     def _begin(self, task: str) -> None:
@@ -218,7 +238,7 @@ class ALFWorldEnv(Env):
             world = World.from_facts(self._state["_facts"], names)
             why = explain(command, world, self._state.admissible_commands)
             raw = NOTHING
-            text = why.sentence if self.augmented else NOTHING
+            text = REFUSED + why.sentence if self.augmented else NOTHING
             extra = {"valid": False, "feedback": why.sentence, "error": why.error}
         self._won = bool(self._state.won)
         out_of_steps = len(self._actions) >= self.max_steps and not self._won
@@ -242,17 +262,15 @@ class ALFWorldEnv(Env):
         task = snapshot.get("task_id")
         if not task:
             raise EnvError("alfworld snapshot has no task_id")
-        recorded = snapshot.get("data_root")
-        if recorded and Path(recorded) != self.root and games.game_path(self.root, task) is None:
-            self.root = games.data_root(recorded)
-        task = self._canonical_task(task)
         async with self._lock:
-            await asyncio.to_thread(self._replay, task, [str(a) for a in snapshot.get("actions", [])])
+            await asyncio.to_thread(self._replay, str(task), snapshot.get("data_root"),
+                                    [str(a) for a in snapshot.get("actions", [])])
             return self._observation
 
-    def _replay(self, task: str, actions: list[str]) -> None:
+    def _replay(self, task: str, recorded_root: str | None, actions: list[str]) -> None:
+        if recorded_root and Path(recorded_root) != self.root and games.game_path(self.root, task) is None:
+            self._root = games.data_root(recorded_root)
         self._reset_engine(task)
-        self._begin(task)
         for action in actions:
             self._step(action)
 
@@ -268,5 +286,6 @@ class ALFWorldEnv(Env):
 
     async def close(self) -> None:
         async with self._lock:
-            self._drop_engine()
+            if self._engine is not None:
+                await asyncio.to_thread(self._drop_engine)
             self._task_id = None

@@ -8,9 +8,16 @@ receptacles are open, what can heat, cool or clean), so it is exact rather than 
 from earlier observations.
 
 The Table 6 sentences are kept word for word, including "... is not a valid action in this
-household." for a receptacle the household does not have. Causes the table does not list
-(an object that is not there, a receptacle that cannot hold the object, a command in the
-wrong form, ...) get a sentence in the same style; ``Feedback.error`` names the cause.
+household." for a receptacle the household does not have (the original code's words are
+"... is not a valid receptacle ..."; either way the sentence is about receptacles only: an
+object that is not there gets the rule's own answer, "There is no apple 9 in/on
+countertop 1.", "You are not carrying apple 9."). Causes the table does not list (an
+object that is not there, a receptacle that cannot hold the object, a command in the wrong
+form, ...) get a sentence in the same style; ``Feedback.error`` names the cause.
+
+The agent reads the sentence as AutoPlan's original shows a refused command: after
+``REFUSED`` ("Action failed. System Message: "), the system message its Flaw prompt calls
+always correct.
 """
 
 from __future__ import annotations
@@ -20,6 +27,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+REFUSED = "Action failed. System Message: "  # the original's observation of a refused command
 ENTITY = re.compile(r"^[a-z]+ \d+$")
 PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("go", re.compile(r"^go to (?P<r>.+)$")),
@@ -156,9 +164,9 @@ def explain(command: str, world: World, admissible: Iterable[str]) -> Feedback:
     for name in args.values():
         if not ENTITY.match(name) and re.fullmatch(r"[a-z]+", name):
             return Feedback("missing_index", f"You miss the index of {name}, e.g., {name} 1.")
-    for name in args.values():
-        if not world.exists(name):
-            return Feedback("invalid_receptacle", f"{name} is not a valid action in this household.")
+    recep = args.get("r") if verb != "slice" else None  # slice's second argument is a knife
+    if recep is not None and recep not in world.rtype:
+        return Feedback("invalid_receptacle", f"{recep} is not a valid action in this household.")
     rule = RULES[verb]
     return rule(world, **args) or Feedback("not_possible", f"You cannot {command} now.")
 

@@ -103,7 +103,9 @@ async def test_every_augmented_feedback_case(env):
         ("go to countertop 1", None, "On the countertop 1, you see a apple 1, a cellphone 1, a creditcard 1, and a tomato 1."),
         ("take apple from countertop 1", "missing_index", "You miss the index of apple, e.g., apple 1."),
         ("take apple 1 from countertop 9", "invalid_receptacle", "countertop 9 is not a valid action in this household."),
+        ("take apple 9 from countertop 1", "not_there", "There is no apple 9 in/on countertop 1."),  # an object
         ("put apple 1 in/on countertop 1", "not_in_inventory", "You are not carrying apple 1."),
+        ("put apple 9 in/on countertop 1", "not_in_inventory", "You are not carrying apple 9."),
         ("take apple 1 from countertop 1", None, "You pick up the apple 1 from the countertop 1."),
         ("take tomato 1 from countertop 1", "inventory_limit", "You cannot hold more than one object."),
         ("heat apple 1 with toaster 1", "invalid_heating_appliance", "toaster cannot be used for heating."),
@@ -119,13 +121,14 @@ async def test_every_augmented_feedback_case(env):
         result = await env.step(action)
         if error is None:
             assert result.info["valid"] is True and "feedback" not in result.info, action
+            assert text is None or result.observation.text == text, action
         else:
             assert result.info["valid"] is False and result.info["error"] == error, action
             assert result.info["raw"] == "Nothing happens."
-            assert result.observation.text == result.info["feedback"]
+            # the original's observation of a refused command, which the Flaw prompt refers to
+            assert result.observation.text == "Action failed. System Message: " + result.info["feedback"]
+            assert text is None or result.info["feedback"] == text, action
             assert result.info["admissible_commands"] == before  # a refused command changes nothing
-        if text is not None:
-            assert result.observation.text == text, action
         before = result.info["admissible_commands"]
     assert result.info["steps"] == len(cases) and not result.done
     # importing alfworld sets ALFWORLD_DATA to its empty cache dir; the shipped games still count
