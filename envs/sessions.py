@@ -14,7 +14,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from envs.base import Env, Observation, make_env
+from envs.base import Env, Observation, env_class, make_env
 
 
 def _fingerprint(snapshot: dict[str, Any] | None) -> str:
@@ -95,6 +95,7 @@ class EnvSessions:
             return session
         if session is not None:
             await session.env.close()
+        await asyncio.to_thread(env_class, env_name)  # the env's module is imported off the event loop
         session = _Session(make_env(env_name, **options), env_name, "")
         self._sessions[thread_id] = session
         return session
