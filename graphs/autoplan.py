@@ -25,21 +25,25 @@ nodes.autoplan.batch), so the replies never depend on which branch is scheduled 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
 from langgraph.graph import END, START, StateGraph
 
+from envs.base import Env, EnvError
 from envs.sessions import SESSIONS
 from graphs.context import Context
 from nodes.autoplan.batch import (
     TRAIN_TEMPERATURE,
+    TRAIN_TOP_P,
     of_iteration,
     sample_batch,
     score_batch,
     send_collections,
     send_reflections,
 )
+from nodes.autoplan import few_shot
 from nodes.autoplan.collect import MAX_ACTIONS, act, finish, formalize, max_actions, next_step, start, step, think
 from nodes.autoplan.plan import next_iteration, plan
 from nodes.autoplan.reflect import reflect
@@ -53,8 +57,9 @@ DEFAULTS: dict[str, Any] = {
     "max_actions_by_env": dict(MAX_ACTIONS),
     "batch_size": 4,
     "iterations": 3,
-    "temperature": 0.0,  # inference, reflection, plan update (greedy)
-    "train_temperature": TRAIN_TEMPERATURE,  # experience collection while training
+    "temperature": 0.0,  # inference, formalizer, reflection, plan update (greedy)
+    "train_temperature": TRAIN_TEMPERATURE,  # acting calls of the training collection
+    "train_top_p": TRAIN_TOP_P,  # nucleus sampling of those calls (paper 4.2)
 }
 NODES_PER_STEP = 4  # think, act, formalize, step
 
@@ -108,6 +113,35 @@ graph = build_graph()
 training_graph = build_training_graph()
 
 
+def training_pool(env: Env, split: str | None = None, task_type: str | None = None) -> list[str]:
+    """The tasks training draws its batches from: a training split of the env (its
+    ``training_splits``: ALFWorld ``train`` or ``valid_train``, HotpotQA ``train``), never an
+    evaluation split; by default the first of them that has tasks (the full ALFWorld
+    download's ``train``, else the shipped ``valid_train``), narrowed to ``task_type``."""
+    allowed = tuple(getattr(env, "training_splits", ()))
+    names = [split] if split else list(allowed)
+    for name in names:
+        base = re.split(r"[:\[]", name, maxsplit=1)[0].strip()
+        if base not in allowed:
+            raise EnvError(f"AutoPlan trains on a training split of {env.name} ({', '.join(allowed) or 'none'}), "
+                           f"not {name!r}: evaluation tasks must stay unseen")
+        try:
+            tasks = env.task_ids(f"{name}:{task_type}" if task_type else name)
+        except EnvError:
+            if split:
+                raise
+            continue  # e.g. the shipped ALFWorld sample has no train folder
+        if tasks:
+            return tasks
+    kind = f" of type {task_type}" if task_type else ""
+    raise EnvError(f"no {env.name} training tasks{kind} in {' or '.join(names) or 'any split'}")
+
+
+def check_context(context: Context, training: bool = False) -> None:
+    """Settings that contradict each other, refused before anything runs (EnvError)."""
+    few_shot.check(context.few_shot, context.plan, training)
+
+
 def result(state: dict[str, Any]) -> dict[str, Any]:
     """Per-task extras for evaluation: the model usage and cost of this question (Table 4)."""
     usage = state.get("usage") or {}
@@ -127,6 +161,7 @@ def training_record(state: TrainState, context: Context) -> dict[str, Any]:
     experiences = state.get("experiences") or []
     usage = add_usage(state.get("usage"), None)
     iterations = []
+    pool = list(dict.fromkeys(state.get("task_ids") or []))
     for i in range(len(plans) - 1):
         reflections = {r.get("index"): r for r in of_iteration(state.get("reflections") or [], i)}
         jobs = [
@@ -140,12 +175,15 @@ def training_record(state: TrainState, context: Context) -> dict[str, Any]:
             }
             for e in of_iteration(experiences, i)
         ]
-        iterations.append({"iteration": i, "plan": plans[i], "new_plan": plans[i + 1], "jobs": jobs})
+        iterations.append({"iteration": i, "batch_size": len(jobs), "plan": plans[i], "new_plan": plans[i + 1],
+                           "jobs": jobs})
     return {
         "method": "autoplan",
         "env": context.env,
         "model": context.model,
-        "batch_size": context.batch_size,
+        "batch_size": min(context.batch_size, len(pool)) if pool else context.batch_size,  # what batches held
+        "batch_size_requested": context.batch_size,
+        "pool_size": len(pool),
         "iterations": context.iterations,
         "seed": context.seed,
         "reflect_flaw_revision": context.reflect_flaw_revision,
@@ -182,6 +220,7 @@ async def train(
     """
     if not task_ids and not resume:
         raise ValueError("AutoPlan training needs at least one task id")
+    check_context(context, training=True)
     runner = build_training_graph(checkpointer=checkpointer)
     config = {
         "configurable": {"thread_id": thread_id},
@@ -226,8 +265,8 @@ def load_plan(path: str | Path) -> str:
 
 
 __all__ = [
-    "DEFAULTS", "DEFAULT_ENV", "ENVS", "build_graph", "build_training_graph", "graph", "load_plan",
-    "narrate", "recursion_limit", "result", "train", "training_graph",
+    "DEFAULTS", "DEFAULT_ENV", "ENVS", "build_graph", "build_training_graph", "check_context", "graph",
+    "load_plan", "narrate", "recursion_limit", "result", "train", "training_graph", "training_pool",
 ]
 
 

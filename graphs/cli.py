@@ -84,6 +84,8 @@ def context_from(args: argparse.Namespace, method: str) -> Context:
             raise UsageError(str(exc)) from None
     context = Context(**values)
     check_model(context.model)
+    if hasattr(module, "check_context"):  # settings that contradict each other (AutoPlan's few_shot)
+        module.check_context(context)
     return context
 
 
@@ -202,16 +204,16 @@ async def cmd_train(args: argparse.Namespace) -> int:
         raise UsageError(f"{method} has no training phase")
     context = context_from(args, method)
     context.batch_size, context.iterations = args.batch, args.iterations
-    env = make_env(context.env, **context.env_options)
-    split = f"{args.split or ''}:{args.task_type}" if args.task_type else args.split
-    tasks = env.task_ids(split)
-    if not tasks:
-        raise EnvError(f"no {context.env} tasks for split {split!r}")
+    module.check_context(context, training=True)
+    tasks = module.training_pool(make_env(context.env, **context.env_options), args.split, args.task_type)
     plan_out = Path(args.plan_out)
     thread_id = args.thread or f"train-{method}-{uuid.uuid4().hex[:10]}"
     async with open_checkpointer(args.checkpoint) as saver:
         print(f"thread: {thread_id}  training {method} on {len(tasks)} {context.env} tasks: batch "
-              f"{context.batch_size}, {context.iterations} iterations", flush=True)
+              f"{min(context.batch_size, len(tasks))}, {context.iterations} iterations", flush=True)
+        if len(tasks) < context.batch_size:
+            print(f"note: the training pool has only {len(tasks)} tasks, fewer than --batch {context.batch_size}: "
+                  f"every batch is the whole pool", flush=True)
         record = await module.train(context, task_ids=tasks, plan_out=plan_out, checkpointer=saver, thread_id=thread_id)
     print_training(record, plan_out)
     return 0

@@ -20,6 +20,9 @@ class Context:
     # through OPENAI_BASE_URL) or ``scripted:<file.jsonl>`` for offline runs.
     model: str = "openai:gpt-4o-mini"
     temperature: float | None = None
+    # Nucleus sampling; None leaves it to the method (AutoPlan samples its training
+    # collection with 0.9, paper 004 section 4.2) or, where the method has none, unsent.
+    top_p: float | None = None
     max_tokens: int = 512
     # How the agent picks actions where the method uses functions (LASER): native tool
     # calls, or a JSON object in the reply for models without tool calling.
@@ -47,12 +50,19 @@ class Context:
     # Structured Reflection: "staged" (the paper) or "iterative" (the baseline).
     planning: Literal["staged", "iterative"] = "staged"
 
-    # AutoPlan: the plan to follow, batch size, iterations, SIR ablation, sampling seed.
+    # AutoPlan: the plan to follow, batch size, iterations, SIR ablation, the seed of the
+    # order batches walk the training pool in (shuffle_pool=False: the listed order, as
+    # the original code).
     plan: str = ""
     batch_size: int = 4
     iterations: int = 3
     reflect_flaw_revision: bool = True
     seed: int = 0
+    shuffle_pool: bool = True
+    # AutoPlan: Table 3's ReAct K-shot baselines, ReAct's own examples in place of the plan
+    # ("react": as ReAct's runners pick them; "react_autoplan": ALFWorld's from the file
+    # AutoPlan's code reads). See nodes.autoplan.few_shot.
+    few_shot: Literal["none", "react", "react_autoplan"] = "none"
 
     def limit(self, name: str, default: int) -> int:
         """The configured limit ``name``, or the method's ``default`` when unset."""

@@ -67,8 +67,9 @@ def check_credentials(spec: str) -> None:
         )
 
 
-def build_model(spec: str, temperature: float | None, max_tokens: int) -> BaseChatModel:
-    """A chat model for ``spec``; see the module docstring for the spec forms."""
+def build_model(spec: str, temperature: float | None, max_tokens: int, top_p: float | None = None) -> BaseChatModel:
+    """A chat model for ``spec``; see the module docstring for the spec forms. ``top_p``
+    (nucleus sampling) is sent only when set, as ``temperature`` is."""
     provider, name = parse_spec(spec)
     if provider == "scripted":
         return ScriptedChatModel.from_file(name)
@@ -76,6 +77,8 @@ def build_model(spec: str, temperature: float | None, max_tokens: int) -> BaseCh
     options: dict[str, Any] = {"max_tokens": max_tokens}
     if temperature is not None:
         options["temperature"] = temperature
+    if top_p is not None:
+        options["top_p"] = top_p
     if provider == "openai":
         from langchain_openai import ChatOpenAI
 
@@ -97,14 +100,14 @@ def build_model(spec: str, temperature: float | None, max_tokens: int) -> BaseCh
         raise ModelConfigError(f"unsupported model spec {spec!r}: {exc}") from None
 
 
-_MODELS: dict[tuple[str, float | None, int], BaseChatModel] = {}
+_MODELS: dict[tuple[str, float | None, int, float | None], BaseChatModel] = {}
 
 
-def model_for(spec: str, temperature: float | None, max_tokens: int) -> BaseChatModel:
+def model_for(spec: str, temperature: float | None, max_tokens: int, top_p: float | None = None) -> BaseChatModel:
     """The process-wide model for these settings (clients are reused across runs)."""
-    key = (spec, temperature, max_tokens)
+    key = (spec, temperature, max_tokens, top_p)
     if key not in _MODELS:
-        _MODELS[key] = build_model(spec, temperature, max_tokens)
+        _MODELS[key] = build_model(spec, temperature, max_tokens, top_p)
     return _MODELS[key]
 
 
@@ -148,10 +151,11 @@ class Caller:
         temperature: float | None,
         max_tokens: int,
         calls_before: int,
+        top_p: float | None = None,
         policy: RetryPolicy | None = None,
     ) -> None:
         self.spec = spec
-        self.model = model_for(spec, temperature, max_tokens)
+        self.model = model_for(spec, temperature, max_tokens, top_p)
         self.position = calls_before
         self.usage: Usage = empty_usage()
         self.policy = policy or RETRY
@@ -220,8 +224,10 @@ class CallerJudge:
 def caller_for(context: Any, state: dict[str, Any], temperature: float | None = None) -> Caller:
     """A Caller for a node: the model settings from ``context``, the position from ``state``.
 
-    ``temperature`` is the method's default, used when the Context leaves it unset.
+    ``temperature`` is the method's default, used when the Context leaves it unset;
+    Context.top_p (nucleus sampling) is passed on when set.
     """
     calls = int((state.get("usage") or {}).get("model_calls", 0))
     temp = context.temperature if context.temperature is not None else temperature
-    return Caller(context.model, temperature=temp, max_tokens=context.max_tokens, calls_before=calls)
+    return Caller(context.model, temperature=temp, max_tokens=context.max_tokens, calls_before=calls,
+                  top_p=context.top_p)

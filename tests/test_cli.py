@@ -115,15 +115,15 @@ def test_train_crash_resume_and_eval_with_the_plan(capsys, tmp_path, monkeypatch
 
     script = tmp_path / "train.jsonl"
     # both branches of the batch read the script in lockstep: thought, action, formalized
-    # command; then summary, flaw, revision for each experience; then the plan update
-    lines = ["I should search.", "search[Scott Derrickson]", "search[Scott Derrickson]",
-             "Summary: searched once.", "Flaw: never answered.", "Revision: answer after one search."]
+    # command; then the summary of each experience (no plan yet: HotpotQA asks for no flaws
+    # and no revision); then the plan update
+    lines = ["I should search.", "search[Scott Derrickson]", "search[Scott Derrickson]", "Summary: searched once."]
     script.write_text("".join(json.dumps({"content": line}) + "\n" for line in lines))
     plans = tmp_path / "plans" / "qa.json"
     common = ["--env", "hotpotqa", "--model", f"scripted:{script}", "--checkpoint", f"sqlite:///{tmp_path / 'cp.sqlite'}"]
-    code, _, err = run_cli(capsys, "train", "autoplan", "--split", "dev[:2]", "--batch", "2", "--iterations", "1",
+    code, _, err = run_cli(capsys, "train", "autoplan", "--split", "train[:2]", "--batch", "2", "--iterations", "1",
                            "--set", "max_actions=1", "--plan-out", str(plans), "--thread", "train-1", *common)
-    assert code == 1 and "6 replies" in err  # the plan update had no reply
+    assert code == 1 and "4 replies" in err  # the plan update had no reply
     assert not plans.exists()
 
     with script.open("a") as handle:

@@ -1,9 +1,23 @@
-"""Experience batching (paper 3.2.1): seeded sampling, the Send fan-outs and their fan-ins.
+"""Experience batching (paper 3.2.1): the batches, the Send fan-outs and their fan-ins, and
+how each model call decodes (paper 4.2).
 
-Each iteration draws B task instances with ``random.Random`` seeded by (Context.seed,
-iteration), so a resumed or repeated run draws the same batch. Every branch plays its
-task in its own env session, ``f"{thread}/{iteration}/{task_id}"``, so parallel games
-never share an env.
+Batches walk through the training pool without replacement, as the original's training
+loop does (a DataLoader over the training set: batch k of an epoch is items kB..kB+B-1,
+the last one may be shorter, and the next epoch starts over). The paper selects the
+instances "randomly", so each epoch walks a permutation seeded by (Context.seed, epoch);
+``Context.shuffle_pool=False`` walks the pool in its listed order instead, as the original
+code (``shuffle=False``). Iteration i's batch depends only on the pool, the seed and i, so
+a resumed or repeated run draws the same batches. A pool smaller than B gives batches of
+the whole pool. Every branch plays its task in its own env session,
+``f"{thread}/{iteration}/{task_id}"``, so parallel games never share an env.
+
+Decoding (paper 4.2: "nucleus sampling with p=0.9 during optimization and greedy decoding
+during evaluation"): the acting calls (thought and free-form action) sample with top_p 0.9
+and temperature 1.0 while training (the paper gives no temperature; 1.0 is the original
+code's default) and decode greedily at inference; Context.temperature and Context.top_p,
+when set, replace these for the acting calls only. The formalizer, the SIR reflection and
+the plan update are always greedy (the original asks reflection and update with top_p 0;
+its formalizer samples with the acting settings, which the paper does not describe).
 
 Model-call positions (what a scripted model answers from) in parallel phases:
 the run keeps ``position``, the position of its next sequential call. A fan-out phase
@@ -36,18 +50,25 @@ from nodes.autoplan.state import (
     TrainState,
 )
 from nodes.environment import session_key
-from nodes.llm import Caller, caller_for
+from nodes.llm import Caller
 
-TRAIN_TEMPERATURE = 1.0  # sampling while collecting experiences (paper: nucleus, p=0.9)
-GREEDY = 0.0  # inference, reflection and plan update
+TRAIN_TEMPERATURE = 1.0  # acting calls while training (the original's default; the paper names none)
+TRAIN_TOP_P = 0.9  # acting calls while training: nucleus sampling (paper 4.2)
+GREEDY = 0.0  # acting calls at inference; the formalizer, reflection and plan update always
 
 T = TypeVar("T", bound=dict)
 
 
-def sample_tasks(pool: list[str], size: int, seed: int, iteration: int) -> list[str]:
-    """B distinct task instances for ``iteration`` (all of them when the pool is smaller)."""
-    rng = random.Random(f"autoplan:{seed}:{iteration}")
-    return rng.sample(pool, min(max(size, 1), len(pool)))
+def batch_tasks(pool: list[str], size: int, seed: int, iteration: int, shuffle: bool = True) -> list[str]:
+    """Iteration ``iteration``'s task instances: the next B of the pool's walk (see the
+    module docstring); the whole pool when it is smaller than B."""
+    size = max(1, min(size, len(pool)))
+    per_epoch = -(-len(pool) // size)
+    epoch, k = divmod(iteration, per_epoch)
+    order = list(pool)
+    if shuffle:
+        random.Random(f"autoplan:{seed}:{epoch}").shuffle(order)
+    return order[k * size:(k + 1) * size]
 
 
 def branch_session(root: str, iteration: int, task_id: str) -> str:
@@ -61,21 +82,33 @@ def session_config(state: CollectState, config: RunnableConfig) -> RunnableConfi
     return {"configurable": {"thread_id": branch["session"]}} if branch else config
 
 
-def caller_at(context: Any, position: int, temperature: float) -> Caller:
-    """A Caller that starts at model-call ``position`` (see the module docstring)."""
-    return caller_for(context, {"usage": {"model_calls": position}}, temperature)
+def caller_at(context: Context, position: int, temperature: float = GREEDY, top_p: float | None = None) -> Caller:
+    """A Caller that starts at model-call ``position`` (see the module docstring); greedy
+    unless told otherwise, whatever Context.temperature says (it sets acting calls only)."""
+    return Caller(context.model, temperature=temperature, top_p=top_p, max_tokens=context.max_tokens,
+                  calls_before=position)
 
 
-def branch_caller(context: Any, state: dict[str, Any], temperature: float) -> Caller:
+def branch_caller(context: Context, state: dict[str, Any], temperature: float = GREEDY,
+                  top_p: float | None = None) -> Caller:
     """The Caller of a node inside a branch: the branch offset plus its own calls."""
     branch = state.get("branch") or {}
     own = int((state.get("usage") or {}).get("model_calls", 0))
-    return caller_at(context, int(branch.get("call_offset", 0)) + own, temperature)
+    return caller_at(context, int(branch.get("call_offset", 0)) + own, temperature, top_p)
 
 
-def collection_temperature(state: CollectState) -> float:
-    """Sampling while training (a branch), greedy decoding at inference."""
-    return TRAIN_TEMPERATURE if state.get("branch") else GREEDY
+def acting_sampling(context: Context, training: bool) -> tuple[float, float | None]:
+    """Temperature and top_p of the acting calls: Context's when set, else nucleus sampling
+    while training and greedy decoding at inference (paper 4.2)."""
+    temperature = context.temperature if context.temperature is not None else (
+        TRAIN_TEMPERATURE if training else GREEDY)
+    top_p = context.top_p if context.top_p is not None else (TRAIN_TOP_P if training else None)
+    return temperature, top_p
+
+
+def acting_caller(context: Context, state: CollectState) -> Caller:
+    """The Caller of the thought and action calls (a branch is a training collection)."""
+    return branch_caller(context, state, *acting_sampling(context, bool(state.get("branch"))))
 
 
 def iteration_of(state: TrainState) -> int:
@@ -94,14 +127,15 @@ def advance(position: int, records: Iterable[dict]) -> int:
 
 
 async def sample_batch(state: TrainState, runtime: Runtime[Context], config: RunnableConfig) -> dict:
-    """Draw this iteration's B task instances; start from Context.plan on the first one."""
+    """This iteration's B task instances; start from Context.plan on the first one."""
     pool = list(dict.fromkeys(str(t) for t in state.get("task_ids") or []))
     if not pool:
         raise ValueError("AutoPlan training needs task_ids to sample batches from")
     plans = state.get("plans") or [runtime.context.plan]
     iteration = len(plans) - 1
     root = state.get("session_root") or session_key(config)
-    chosen = sample_tasks(pool, runtime.context.batch_size, runtime.context.seed, iteration)
+    chosen = batch_tasks(pool, runtime.context.batch_size, runtime.context.seed, iteration,
+                         runtime.context.shuffle_pool)
     batch = [
         BatchItem(task_id=task, session=branch_session(root, iteration, task), index=i)
         for i, task in enumerate(chosen)

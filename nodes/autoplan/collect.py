@@ -5,6 +5,7 @@ Thought-prompt, ``act`` the free-form action a'_t after "Action:", ``formalize``
 it into a command of the env's grammar (a_t = F(a'_t), Appendix A.1), ``step`` executes
 it and ``finish`` packs the experience for reflection. The chat H_t grows by
 (thought, action, observation) each step; it is kept in state as plain turns.
+Context.few_shot runs Table 3's ReAct K-shot baselines instead (nodes.autoplan.few_shot).
 """
 
 from __future__ import annotations
@@ -16,8 +17,9 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 
 from graphs.context import Context
+from nodes.autoplan import few_shot
 from nodes.autoplan import prompting as text
-from nodes.autoplan.batch import GREEDY, branch_caller, collection_temperature, session_config
+from nodes.autoplan.batch import acting_caller, branch_caller, session_config
 from nodes.autoplan.state import CollectState, Experience, Turn
 from nodes.environment import execute, live_env, release, start_task
 from nodes.parse import bracket_action
@@ -52,22 +54,32 @@ async def start(state: CollectState, runtime: Runtime[Context], config: Runnable
     """Reset the env to the task; the plan comes from the branch (training) or Context.plan."""
     ctx = runtime.context
     text.check_env(ctx.env)
+    plan = state["plan"] if "plan" in state else ctx.plan
+    few_shot.check(ctx.few_shot, plan, training=bool(state.get("branch")))
     _, obs, update = await start_task(state, ctx, session_config(state, config))
-    update["plan"] = state["plan"] if "plan" in state else ctx.plan
+    update["plan"] = plan
+    update["task_type"] = str(obs.info.get("task_type") or "")
     update["goal"] = str(obs.info.get("goal") or obs.info.get("question") or obs.text)
     update["stop_reason"] = "" if max_actions(ctx) > 0 else "max_actions"
     return update
 
 
+async def _observed(state: CollectState, context: Context) -> str:
+    """The latest observation as the chat shows it; the first one opens the chat with the
+    task instance P_j and the custom prompt X_i (the plan, or a baseline's examples)."""
+    if state.get("messages"):
+        return f"Observation: {state.get('observation', '')}"
+    plan, kind = state.get("plan", ""), state.get("task_type", "")
+    examples = "" if plan.strip() else await few_shot.examples(context.env, context.few_shot, kind)
+    return text.instance_prompt(context.env, plan, state.get("observation", ""), kind, examples)
+
+
 async def think(state: CollectState, runtime: Runtime[Context], config: RunnableConfig) -> dict:
     """~a_t ~ M(H_{t-1} ⊕ Thought-prompt): the first turn carries P_j ⊕ X_i and o_0."""
     env, plan = runtime.context.env, state.get("plan", "")
-    if state.get("messages"):
-        context = f"Observation: {state.get('observation', '')}"
-    else:
-        context = text.instance_prompt(env, plan, state.get("observation", ""))
+    context = await _observed(state, runtime.context)
     ask = Turn(role="user", content=f"{context}\n{text.thought_prompt(env, plan)}")
-    llm = branch_caller(runtime.context, state, collection_temperature(state))
+    llm = acting_caller(runtime.context, state)
     thought = (await llm(text.chat(env, [*state.get("messages", []), ask]))).text.strip()
     return {"messages": [ask, Turn(role="assistant", content=thought)], "thought": thought, "usage": llm.usage}
 
@@ -76,26 +88,30 @@ async def act(state: CollectState, runtime: Runtime[Context], config: RunnableCo
     """a'_t ~ M(H_{t-1} ⊕ ~a_t ⊕ "Action:"): a free-form action, its first line kept."""
     env = runtime.context.env
     asked = text.with_user(state.get("messages", []), text.render(env, "action"))
-    llm = branch_caller(runtime.context, state, collection_temperature(state))
+    llm = acting_caller(runtime.context, state)
     raw = text.first_line((await llm(text.chat(env, asked))).text.strip())
     return {"raw_action": _LABEL.sub("", raw).strip(), "usage": llm.usage}
 
 
 async def formalize(state: CollectState, runtime: Runtime[Context], config: RunnableConfig) -> dict:
-    """a_t = F(a'_t): the formalizer call (Appendix A.1), greedy, outside the chat."""
+    """a_t = F(a'_t): the formalizer call (Appendix A.1), greedy, outside the chat; ALFWorld's
+    ReAct baseline takes the action as written (nodes.autoplan.few_shot)."""
     env = runtime.context.env
+    turns = [Turn(role="user", content=text.render(env, "action"))]
+    if few_shot.skips_formalizer(env, runtime.context.few_shot):
+        command = normalize_command(env, state.get("raw_action", ""))
+        return {"command": command, "messages": [*turns, Turn(role="assistant", content=command)]}
     prompt = text.render(env, "formalize", action=state.get("raw_action", ""))
-    llm = branch_caller(runtime.context, state, GREEDY)
+    llm = branch_caller(runtime.context, state)
     command = normalize_command(env, (await llm([HumanMessage(prompt)])).text.strip())
-    turns = [Turn(role="user", content=text.render(env, "action")), Turn(role="assistant", content=command)]
-    return {"command": command, "messages": turns, "usage": llm.usage}
+    return {"command": command, "messages": [*turns, Turn(role="assistant", content=command)], "usage": llm.usage}
 
 
 async def step(state: CollectState, runtime: Runtime[Context], config: RunnableConfig) -> dict:
     """o_t = E(a_t); a refused command shows the env's feedback (ALFWorld: Table 6)."""
     cfg = session_config(state, config)
     env = await live_env(state, runtime.context, cfg)
-    llm = branch_caller(runtime.context, state, GREEDY)
+    llm = branch_caller(runtime.context, state)
     result, update = await execute(env, state, cfg, state.get("command", ""), node="step", caller=llm,
                                    rationale=state.get("thought", ""))
     update["usage"] = llm.usage
@@ -125,12 +141,7 @@ async def _reference(state: CollectState, context: Context, config: RunnableConf
 async def finish(state: CollectState, runtime: Runtime[Context], config: RunnableConfig) -> dict:
     """Close the episode: the last observation joins H_T, the experience is recorded."""
     env, plan = runtime.context.env, state.get("plan", "")
-    last = (
-        f"Observation: {state.get('observation', '')}"
-        if state.get("messages")
-        else text.instance_prompt(env, plan, state.get("observation", ""))
-    )
-    final = Turn(role="user", content=last)
+    final = Turn(role="user", content=await _observed(state, runtime.context))
     branch = state.get("branch") or {}
     success = bool(state.get("success"))
     stop_reason = state.get("stop_reason") or "done"
@@ -141,6 +152,7 @@ async def finish(state: CollectState, runtime: Runtime[Context], config: Runnabl
         iteration=int(branch.get("iteration", 0)),
         index=int(branch.get("index", 0)),
         task_id=str(state.get("task_id", "")),
+        task_type=state.get("task_type", ""),
         objective=state.get("goal", ""),
         plan=plan,
         messages=[*state.get("messages", []), final],

@@ -17,7 +17,7 @@ from langgraph.runtime import Runtime
 
 from graphs.context import Context
 from nodes.autoplan import prompting as text
-from nodes.autoplan.batch import GREEDY, advance, caller_at, iteration_of, of_iteration
+from nodes.autoplan.batch import advance, caller_at, iteration_of, of_iteration
 from nodes.autoplan.state import TrainState
 
 NO_PLAN = "None"  # how an empty plan X_0 is shown to the updater
@@ -39,7 +39,8 @@ def update_prompt(env: str, state: TrainState) -> str:
         for number, experience in enumerate(experiences, 1)
     )
     current = state["plans"][-1].strip()
-    return text.render(env, "update", description=text.render(env, "description"), plan=current or NO_PLAN,
+    kinds = [str(e.get("task_type", "")) for e in experiences]
+    return text.render(env, "update", description=text.description(env, kinds), plan=current or NO_PLAN,
                        experiences=blocks, count=len(experiences))
 
 
@@ -48,7 +49,7 @@ async def plan(state: TrainState, runtime: Runtime[Context], config: RunnableCon
     env = runtime.context.env
     iteration = iteration_of(state)
     position = advance(int(state.get("position", 0)), of_iteration(state.get("reflections") or [], iteration))
-    llm = caller_at(runtime.context, position, GREEDY)
+    llm = caller_at(runtime.context, position)
     reply = (await llm([HumanMessage(update_prompt(env, state))])).text.strip()
     new_plan = clean_plan(reply) or state["plans"][-1]
     return {"plans": [*state["plans"], new_plan], "position": position + 1, "usage": llm.usage}

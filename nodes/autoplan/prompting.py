@@ -18,6 +18,16 @@ from envs.base import EnvError
 from nodes.autoplan.state import Experience, Turn
 
 ENVS = ("alfworld", "hotpotqa")
+# ALFWorld's task description ends with the job of the task type (the original's GOAL_DESCS),
+# keyed by ALFWorld's type names (envs.alfworld_games.TASK_TYPES).
+JOBS: dict[str, str] = {
+    "pick_and_place_simple": "Put some object in/on some receptacle.",
+    "look_at_obj_in_light": "Examine some object with the lamp.",
+    "pick_clean_then_place_in_recep": "Clean some object and put it in/on some receptacle.",
+    "pick_heat_then_place_in_recep": "Heat some object and put it in/on some receptacle.",
+    "pick_cool_then_place_in_recep": "Cool some object and put it in/on some receptacle.",
+    "pick_two_obj_and_place": "Find two objects and put them in/on some receptacles.",
+}
 # The sentence that tells the reflection how the job ended (paper eqs. 6-8: H ⊕ R ⊕ prompt).
 OUTCOMES: dict[str, dict[str, str]] = {
     "alfworld": {
@@ -55,10 +65,27 @@ def system_prompt(env: str) -> str | None:
     return prompts.load(name) if (prompts.ROOT / f"{name}.md").is_file() else None
 
 
-def instance_prompt(env: str, plan: str, observation: str) -> str:
-    """P_j ⊕ X_i: the game description, the plan (if any) and the first observation."""
-    section = f"\n{render(env, 'plan_section', plan=plan.strip())}\n" if plan.strip() else ""
-    return render(env, "instance", description=render(env, "description"), plan_section=section,
+def description(env: str, task_types: Sequence[str] = ()) -> str:
+    """The task description; ALFWorld's ends with the job of the task type ("You job is to
+    Heat some object and put it in/on some receptacle.", the original's words), which is
+    left out when the types differ (a batch of mixed types) or are unknown."""
+    text = render(env, "description")
+    kinds = set(task_types)
+    if env == "alfworld" and len(kinds) == 1 and (job := JOBS.get(kinds.pop())):
+        text += "\n" + render(env, "job", job=job)
+    return text
+
+
+def instance_prompt(env: str, plan: str, observation: str, task_type: str = "", examples: str = "") -> str:
+    """P_j ⊕ X_i: the game description, the custom prompt X_i (the plan, or a baseline's
+    few-shot examples) and the first observation."""
+    if plan.strip():
+        section = f"\n{render(env, 'plan_section', plan=plan.strip())}\n"
+    elif examples:
+        section = f"\n{render(env, 'examples_section', examples=examples.strip())}\n"
+    else:
+        section = ""
+    return render(env, "instance", description=description(env, [task_type]), plan_section=section,
                   observation=observation)
 
 
@@ -110,11 +137,23 @@ def first_line(text: str) -> str:
     return next((line.strip() for line in text.splitlines() if line.strip()), "")
 
 
+def asks_flaw(env: str, plan: str) -> bool:
+    """Whether SIR asks for flaws: ALFWorld's Flaw prompt asks about the plan and the actions,
+    so always; HotpotQA's only about the plan, so only when there is one (the original)."""
+    return env != "hotpotqa" or bool(plan.strip())
+
+
+def asks_revision(plan: str) -> bool:
+    """The Rev prompt revises the plan, so it is asked only when there is one (the original:
+    not in the first iteration, which starts from no plan)."""
+    return bool(plan.strip())
+
+
 def experience_block(env: str, number: int, experience: Experience, reflection: dict) -> str:
-    """One (P_j, s_j, f_j, r_j) entry of the Upd-prompt (paper eq. 9)."""
-    return render(
-        env,
-        "experience",
+    """One (P_j, s_j, f_j, r_j) entry of the Upd-prompt (paper eq. 9). The lines about the
+    plan (``experience_plan``: ALFWorld's revision, HotpotQA's flaws and revision) appear only
+    when the experience had a plan, as in the original, which asks for them only then."""
+    values = dict(
         number=number,
         objective=experience.get("objective", ""),
         result="Succeeded" if experience.get("success") else "Failed",
@@ -122,3 +161,7 @@ def experience_block(env: str, number: int, experience: Experience, reflection: 
         flaw=reflection.get("flaw") or "N/A",
         revision=reflection.get("revision") or "N/A",
     )
+    block = render(env, "experience", **values)
+    if asks_revision(str(experience.get("plan", ""))):
+        block += "\n" + render(env, "experience_plan", **values)
+    return block

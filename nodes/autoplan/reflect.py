@@ -3,8 +3,10 @@
 The three prompts continue the experience's own chat, one after the other, so the model
 reflects on H^j ⊕ R^j (the whole interaction and how it ended): the summary s_j first,
 then the flaws f_j of the plan and actions, then a revision r_j of only the flawed part
-of the plan, which reads the flaws it just named. The ablation of Figure 3(b)
-(Context.reflect_flaw_revision=False) keeps the summary only. Reflection is greedy.
+of the plan, which reads the flaws it just named. Where there is no plan yet (the first
+iteration starts from none) there is nothing to revise: the Rev prompt is not asked, nor
+HotpotQA's Flaw prompt, which asks about the plan only (as the original). The ablation of
+Figure 3(b) (Context.reflect_flaw_revision=False) keeps the summary only. Reflection is greedy.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from langgraph.runtime import Runtime
 
 from graphs.context import Context
 from nodes.autoplan import prompting as text
-from nodes.autoplan.batch import GREEDY, caller_at
+from nodes.autoplan.batch import caller_at
 from nodes.autoplan.state import ReflectInput, Reflection, Turn
 from nodes.llm import Caller
 
@@ -30,12 +32,14 @@ async def reflect(state: ReflectInput, runtime: Runtime[Context], config: Runnab
     """s_j, f_j and r_j for one experience (one Send branch per experience)."""
     env = runtime.context.env
     experience = state["experience"]
-    llm = caller_at(runtime.context, int(state.get("call_offset", 0)), GREEDY)
+    llm = caller_at(runtime.context, int(state.get("call_offset", 0)))
     summary_prompt = text.render(env, "summary", outcome=experience.get("outcome", ""))
     turns, summary = await _answer(llm, env, list(experience.get("messages", [])), summary_prompt)
     flaw = revision = ""
-    if runtime.context.reflect_flaw_revision:
+    plan = str(experience.get("plan", ""))
+    if runtime.context.reflect_flaw_revision and text.asks_flaw(env, plan):
         turns, flaw = await _answer(llm, env, turns, text.render(env, "flaw"))
+    if runtime.context.reflect_flaw_revision and text.asks_revision(plan):
         turns, revision = await _answer(llm, env, turns, text.render(env, "revision"))
     reflection = Reflection(
         iteration=int(experience.get("iteration", 0)),

@@ -38,6 +38,7 @@ class Experience(TypedDict, total=False):
     iteration: int
     index: int
     task_id: str
+    task_type: str  # ALFWorld's type of the game ("" where the env has none)
     objective: str
     plan: str
     messages: list[Turn]  # the whole interaction, ending with the last observation
@@ -53,6 +54,7 @@ class CollectState(RunState, total=False):
     """One collection (paper 3.2.1); in training it runs as one Send branch."""
 
     plan: str
+    task_type: str  # ALFWorld's type of the game, for the task description's job line
     branch: Branch  # absent in the inference graph
     messages: Annotated[list[Turn], operator.add]
     thought: str  # the latest thought ~a_t

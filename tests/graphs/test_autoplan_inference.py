@@ -83,7 +83,8 @@ async def test_a_refused_command_comes_back_as_feedback(toy_alfworld, write_scri
     refused = state["trajectory"][0]
     assert refused["valid"] is False and "not a valid action" in refused["feedback"]
     second_thought = prompts_of(spec)[3]
-    assert "Observation: i don't know is not a valid action in this household." in second_thought
+    assert ("Observation: Action failed. System Message: i don't know is not a valid action in this household."
+            in second_thought)
     assert state["success"]  # the run goes on after the refusal
 
 

@@ -3,7 +3,7 @@
 ToyHousehold stands in for ALFWorld (registered under "alfworld" by the ``toy_alfworld``
 fixture) so graph tests run in milliseconds: task ``heat/<n>`` is won by heating egg 1
 with microwave 1 and putting it in/on countertop <n>. Refused commands answer with a
-Table-6-style sentence as the observation, as the real env does.
+Table-6-style sentence after "Action failed. System Message: ", as the real env does.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from envs import base
+from envs.alfworld_feedback import REFUSED
 from envs.base import Env, Observation, StepResult, UnknownTaskError
 
 TASKS = ("heat/1", "heat/2", "heat/3")
@@ -42,6 +43,7 @@ class ToyHousehold(Env):
                 f"a countertop 1, a countertop 2, and a countertop 3.\n"
                 f"Your task is to: heat some egg and put it in {target}.")
         return Observation(text, info={"goal": f"heat some egg and put it in {target}.",
+                                       "task_type": "pick_heat_then_place_in_recep",
                                        "admissible_commands": self._admissible()})
 
     async def reset(self, task_id: str) -> Observation:
@@ -55,7 +57,8 @@ class ToyHousehold(Env):
         info: dict[str, Any] = {"admissible_commands": self._admissible()}
         if action not in self._admissible():
             sentence = f"{action or 'That'} is not a valid action in this household."
-            return StepResult(Observation(sentence), 0.0, False, {**info, "valid": False, "feedback": sentence})
+            return StepResult(Observation(REFUSED + sentence), 0.0, False,
+                              {**info, "valid": False, "feedback": sentence})
         target = f"countertop {self.task.split('/')[1]}"
         heated = "heat egg 1 with microwave 1" in self.done_commands
         self.won = heated and action == f"put egg 1 in/on {target}"

@@ -51,9 +51,12 @@ async def test_alfworld_game_won_from_free_form_actions(write_script):
     assert [s["action"] for s in state["trajectory"]] == ["take apple 1 from countertop 1", *HEAT_WIN]
     assert state["trajectory"][0]["valid"] is False
     second_thought = prompts_of(spec, 0.0)[3]
-    assert "Observation: You are not at countertop 1." in second_thought  # Table 6, "Wrong Location"
+    # Table 6's "Wrong Location", shown as the original shows a refused command
+    assert "Observation: Action failed. System Message: You are not at countertop 1." in second_thought
     first = prompts_of(spec, 0.0)[0]
     assert "Your task is to: heat some apple and put it in garbagecan." in first
+    # the task description ends with the job of the game's task type, as the original's
+    assert "(9) cool object i with recep j\nYou job is to Heat some object and put it in/on some receptacle." in first
     assert first.startswith("You are an excellent game player.")  # ALFWorld's system prompt
     assert state["goal"] == "heat some apple and put it in garbagecan."
 
@@ -62,7 +65,7 @@ async def test_alfworld_game_won_from_free_form_actions(write_script):
 async def test_alfworld_training_iteration_on_two_real_games(write_script):
     games = make_env("alfworld").task_ids("valid_unseen:heat")[:2]
     script = [*step_replies("Look around.", "look", "look"), *step_replies("Check hands.", "inventory", "inventory"),
-              reply("S"), reply("F"), reply("R"), reply("1. go to the object\n2. heat it with microwave 1")]
+              reply("S"), reply("F"), reply("1. go to the object\n2. heat it with microwave 1")]  # no plan: no Rev
     spec = write_script(script)
     runner = autoplan.build_training_graph(checkpointer=InMemorySaver())
     context = Context(model=spec, env="alfworld", batch_size=2, iterations=1, max_actions=2)
@@ -71,7 +74,9 @@ async def test_alfworld_training_iteration_on_two_real_games(write_script):
     assert sorted(e["task_id"] for e in state["experiences"]) == sorted(games)
     assert all(e["stop_reason"] == "max_actions" and e["steps"] == 2 for e in state["experiences"])
     assert state["plans"] == ["", "1. go to the object\n2. heat it with microwave 1"]
+    assert [(r["flaw"], r["revision"]) for r in state["reflections"]] == [("F", "")] * 2
     update = prompts_of(spec, 0.0)[-1]
+    assert "You job is to Heat some object and put it in/on some receptacle." in update
     for experience in state["experiences"]:
         assert experience["objective"].startswith("heat some ")
         assert f"Your job is to: {experience['objective']}" in update
@@ -97,7 +102,7 @@ async def test_hotpotqa_training_reflection_sees_the_gold_answer(write_script):
     env = make_env("hotpotqa")
     other = env.task_ids()[4]  # gold: "Greenwich Village, New York City"
     spec = write_script([*step_replies("Answer.", "finish yes", "finish[yes]"),
-                         reply("S"), reply("F"), reply("R"), reply("New Task Plan:\n1. search each entity")])
+                         reply("S"), reply("New Task Plan:\n1. search each entity")])
     runner = autoplan.build_training_graph(checkpointer=InMemorySaver())
     context = Context(model=spec, env="hotpotqa", batch_size=2, iterations=1)
     state = await runner.ainvoke({"task_ids": [QUESTION, other]}, {"configurable": {"thread_id": "qa-train"},
@@ -107,6 +112,8 @@ async def test_hotpotqa_training_reflection_sees_the_gold_answer(write_script):
     assert any('Task finished. The ground truth answer is "yes" and the correct entities to search are '
                '"Scott Derrickson" and "Ed Wood".' in p for p in summaries)
     assert any('The ground truth answer is "Greenwich Village, New York City"' in p for p in summaries)
-    flaws = [p for p in prompts_of(spec, 0.0) if p.rstrip().endswith("(not flawed action). Only the flawed part.")]
-    assert len(flaws) == 2
+    # HotpotQA's Flaw prompt asks about the plan only: without a plan neither it nor Rev is asked
+    assert not any("Identify all flawed parts" in p for p in prompts_of(spec, 0.0))
+    update = prompts_of(spec, 0.0)[-1]
+    assert "Summary of Job 2:\nS" in update and "Flaws of Plan" not in update
     assert state["plans"][-1] == "1. search each entity"

@@ -19,22 +19,31 @@ PLAN_1 = "PLAN-1: heat egg 1 with microwave 1, then put it in/on the target coun
 PLAN_2 = "PLAN-2: go to microwave 1 first."
 
 
-def iteration_script(new_plan: str, tag: str) -> list[dict]:
+def iteration_script(new_plan: str, tag: str, revision: bool = True) -> list[dict]:
     """One iteration for the pool heat/1 + heat/2 (cap 3 actions): both branches read the
-    same lines; heat/1 is won at step 2, heat/2 (countertop 2) runs into the cap at step 3."""
+    same lines; heat/1 is won at step 2, heat/2 (countertop 2) runs into the cap at step 3.
+    The Rev prompt is asked only when the iteration has a plan (``revision``)."""
     return [
         *step_replies("I should heat the egg first.", "I will heat the egg 1 using the microwave 1",
                       "Formalized First Action: heat egg 1 with microwave 1"),
         *step_replies("Now put the egg on countertop 1.", "put the egg 1 on the countertop 1",
                       "put egg 1 on countertop 1"),
         *step_replies("Maybe look around.", "look around the room", "look"),
-        reply(f"SUMMARY-{tag}"), reply(f"FLAW-{tag}"), reply(f"REVISION-{tag}"),
+        reply(f"SUMMARY-{tag}"), reply(f"FLAW-{tag}"), *([reply(f"REVISION-{tag}")] if revision else []),
         reply(f"New Game Plan:\n{new_plan}"),
     ]
 
 
-def calls_at(spec: str, temperature: float, position: int) -> list[dict]:
-    return [c for c in model_for(spec, temperature, 512).calls if c["position"] == position]
+def two_iterations_script() -> list[dict]:
+    """Iteration 0 (no plan: no revision) on lines 0-11, iteration 1 (PLAN_1) on lines 12-24."""
+    return iteration_script(PLAN_1, "0", revision=False) + iteration_script(PLAN_2, "1")
+
+
+CALLS = (6 + 9 + 2 * 2 + 1) + (6 + 9 + 2 * 3 + 1)  # collection, reflection, update per iteration
+
+
+def calls_at(spec: str, temperature: float, position: int, top_p: float | None = None) -> list[dict]:
+    return [c for c in model_for(spec, temperature, 512, top_p).calls if c["position"] == position]
 
 
 def prompt_text(call: dict) -> str:
@@ -43,7 +52,7 @@ def prompt_text(call: dict) -> str:
 
 @pytest.fixture
 def two_iterations(write_script):
-    return write_script(iteration_script(PLAN_1, "0") + iteration_script(PLAN_2, "1"))
+    return write_script(two_iterations_script())
 
 
 def context(spec: str, **overrides) -> Context:
@@ -77,18 +86,20 @@ async def test_one_iteration_yields_two_reflections_and_a_plan_the_next_iteratio
     _, _, state = await run_training(two_iterations)
     assert state["plans"] == ["", PLAN_1, PLAN_2]
     first = [r for r in state["reflections"] if r["iteration"] == 0]
-    assert [(r["summary"], r["flaw"], r["revision"]) for r in first] == [("SUMMARY-0", "FLAW-0", "REVISION-0")] * 2
+    assert [(r["summary"], r["flaw"], r["revision"]) for r in first] == [("SUMMARY-0", "FLAW-0", "")] * 2
+    second = [r for r in state["reflections"] if r["iteration"] == 1]
+    assert [(r["summary"], r["flaw"], r["revision"]) for r in second] == [("SUMMARY-1", "FLAW-1", "REVISION-1")] * 2
     outcomes = {e["task_id"]: (e["success"], e["steps"], e["stop_reason"])
                 for e in state["experiences"] if e["iteration"] == 0}
     assert outcomes == {"heat/1": (True, 2, "done"), "heat/2": (False, 3, "max_actions")}
     assert state["scores"] == [{"iteration": 0, "successes": 1, "size": 2}, {"iteration": 1, "successes": 1, "size": 2}]
 
     # iteration 0 starts from the empty plan: ReAct's plain thought prompt, no plan section
-    opening = calls_at(two_iterations, 1.0, 0)
+    opening = calls_at(two_iterations, 1.0, 0, 0.9)  # training samples: nucleus, p=0.9
     assert len(opening) == 2 and all("Game Plan:" not in prompt_text(c) for c in opening)
     assert "Show your thought about the next action." in prompt_text(opening[0])
-    # iteration 1 (script line 13) opens both games with PLAN_1 and Table 2's Thought-prompt
-    reopening = calls_at(two_iterations, 1.0, 13)
+    # iteration 1 (script line 12) opens both games with PLAN_1 and Table 2's Thought-prompt
+    reopening = calls_at(two_iterations, 1.0, 12, 0.9)
     assert len(reopening) == 2
     for call in reopening:
         assert f"Game Plan:\n{PLAN_1}" in prompt_text(call)
@@ -103,17 +114,19 @@ async def test_reflection_and_update_prompts_carry_the_batch(toy_alfworld, two_i
     assert any("Job failed. Maximum number of steps reached. Summarize the interaction history in steps." in t
                for t in texts)
     assert any("Job succeeded. Summarize the interaction history in steps." in t for t in texts)
-    revision = calls_at(two_iterations, 0.0, 11)[0]
-    assert "FLAW-0" in prompt_text(revision)  # the revision reads the flaws it continues from
-    update = prompt_text(calls_at(two_iterations, 0.0, 12)[0])
+    update = prompt_text(calls_at(two_iterations, 0.0, 11)[0])
     assert "Current Game Plan:\nNone" in update
     for label in ("Job 1:", "Job 2:", "Summary of Job 2:\nSUMMARY-0", "Flawed Actions of Job 1:\nFLAW-0",
-                  "Suggested Revision of Plan from Job 2:\nREVISION-0", "Succeeded", "Failed"):
+                  "Succeeded", "Failed"):
         assert label in update
-    second_update = prompt_text(calls_at(two_iterations, 0.0, 25)[0])
+    assert "Suggested Revision" not in update  # no plan yet: nothing was revised (the original)
+    revision = calls_at(two_iterations, 0.0, 23)[0]
+    assert "FLAW-1" in prompt_text(revision)  # the revision reads the flaws it continues from
+    second_update = prompt_text(calls_at(two_iterations, 0.0, 24)[0])
     assert f"Current Game Plan:\n{PLAN_1}" in second_update
-    # every call counted for cost: (6 + 9 collection + 2 x 3 reflection + 1 update) per iteration
-    assert state["usage"]["model_calls"] == 2 * 22
+    assert "Suggested Revision of Plan from Job 2:\nREVISION-1" in second_update
+    # every call counted for cost: collection, reflection and update of both iterations
+    assert state["usage"]["model_calls"] == CALLS == 42
 
 
 async def test_reflection_without_flaw_and_revision(toy_alfworld, write_script):
@@ -134,14 +147,14 @@ async def test_train_writes_every_plan_and_load_plan_reads_the_final_one(toy_alf
     assert written["plans"] == ["", PLAN_1, PLAN_2] and written["final_plan"] == PLAN_2
     assert [h["iteration"] for h in written["history"]] == [0, 1]
     assert {j["summary"] for j in written["history"][0]["jobs"]} == {"SUMMARY-0"}
-    assert written["usage"]["model_calls"] == 44 and record == written
+    assert written["usage"]["model_calls"] == CALLS and record == written
     assert out.with_suffix(".txt").read_text().strip() == PLAN_2
     assert autoplan.load_plan(out) == PLAN_2
     assert autoplan.load_plan(out.with_suffix(".txt")) == PLAN_2
 
 
 async def test_a_run_killed_mid_batch_resumes_to_the_same_plans(toy_alfworld, write_script, tmp_path):
-    full = iteration_script(PLAN_1, "0") + iteration_script(PLAN_2, "1")
+    full = two_iterations_script()
     spec = write_script(full[:16], name="resume.jsonl")  # dies inside iteration 1's collections
     runner = autoplan.build_training_graph(checkpointer=InMemorySaver())
     config = {"configurable": {"thread_id": "resume-t"}, "recursion_limit": 200}
@@ -152,12 +165,12 @@ async def test_a_run_killed_mid_batch_resumes_to_the_same_plans(toy_alfworld, wr
     clear_models()
     state = await runner.ainvoke(None, config, context=context(spec))
     assert state["plans"] == ["", PLAN_1, PLAN_2]
-    assert state["usage"]["model_calls"] == 44  # nothing counted twice, nothing lost
+    assert state["usage"]["model_calls"] == CALLS  # nothing counted twice, nothing lost
     assert len(state["experiences"]) == 4 and len(state["reflections"]) == 4
 
 
 async def test_train_resumes_a_failed_run_and_closes_its_sessions(toy_alfworld, write_script, tmp_path):
-    full = iteration_script(PLAN_1, "0") + iteration_script(PLAN_2, "1")
+    full = two_iterations_script()
     spec = write_script(full[:16], name="train-resume.jsonl")
     saver, out = InMemorySaver(), tmp_path / "plan.json"
     with pytest.raises(Exception, match="replies"):

@@ -8,7 +8,7 @@ import pytest
 import prompts
 from graphs.context import Context
 from nodes.autoplan import prompting
-from nodes.autoplan.batch import advance, branch_session, of_iteration, sample_tasks
+from nodes.autoplan.batch import advance, batch_tasks, branch_session, of_iteration
 from nodes.autoplan.collect import max_actions, normalize_command
 from nodes.autoplan.plan import clean_plan
 
@@ -41,13 +41,18 @@ def test_hotpotqa_formalizer_replies_become_commands(reply, command):
     assert normalize_command("hotpotqa", reply) == command
 
 
-def test_seeded_batches_are_reproducible_and_distinct():
-    pool = [f"t{i}" for i in range(20)]
-    assert sample_tasks(pool, 4, 7, 0) == sample_tasks(pool, 4, 7, 0)
-    assert sample_tasks(pool, 4, 7, 0) != sample_tasks(pool, 4, 8, 0)
-    assert sample_tasks(pool, 4, 7, 0) != sample_tasks(pool, 4, 7, 1)
-    assert len(set(sample_tasks(pool, 4, 7, 1))) == 4
-    assert sorted(sample_tasks(["a", "b"], 4, 0, 0)) == ["a", "b"]  # B larger than the pool
+def test_batches_walk_the_pool_without_replacement():
+    pool = [f"t{i}" for i in range(10)]
+    first_epoch = [batch_tasks(pool, 4, 7, i) for i in range(3)]
+    assert [len(b) for b in first_epoch] == [4, 4, 2]  # the last batch is short, as a DataLoader's
+    assert sorted(t for b in first_epoch for t in b) == sorted(pool)  # every task once per epoch
+    second_epoch = [batch_tasks(pool, 4, 7, i) for i in range(3, 6)]
+    assert sorted(t for b in second_epoch for t in b) == sorted(pool)
+    assert first_epoch != second_epoch  # each epoch walks its own permutation
+    assert batch_tasks(pool, 4, 7, 1) == batch_tasks(pool, 4, 7, 1)  # seeded: a resume draws the same
+    assert batch_tasks(pool, 4, 7, 0) != batch_tasks(pool, 4, 8, 0)
+    assert [batch_tasks(pool, 4, 0, i, shuffle=False) for i in range(3)] == [pool[:4], pool[4:8], pool[8:]]
+    assert sorted(batch_tasks(["a", "b"], 4, 0, 5)) == ["a", "b"]  # B larger than the pool: all of it
 
 
 def test_branch_sessions_differ_per_iteration_and_task():

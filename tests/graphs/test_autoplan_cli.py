@@ -1,0 +1,84 @@
+"""AutoPlan through the ``introspect`` command: training draws from the training split only
+(ALFWorld's training games, HotpotQA's training questions), a pool smaller than the batch is
+said in one line and the record keeps the real batch size; and ``eval`` on HotpotQA with the
+model judge writes EM, F1 and the judge's verdict in its results row."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from envs import make_env
+from graphs.cli import main
+
+
+def run_cli(capsys, *args: str) -> tuple[int, str, str]:
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def script(tmp_path: Path, *lines: str) -> str:
+    path = tmp_path / "script.jsonl"
+    path.write_text("".join(json.dumps({"content": line}) + "\n" for line in lines))
+    return f"scripted:{path}"
+
+
+@pytest.mark.slow
+def test_train_on_a_task_type_uses_the_training_games_and_reports_a_small_pool(capsys, tmp_path):
+    spec = script(tmp_path, "Look around.", "look", "look", "Summary.", "Flaw.", "1. find the object\n2. heat it")
+    out_file = tmp_path / "heat.json"
+    code, out, err = run_cli(capsys, "train", "autoplan", "--task-type", "heat", "--batch", "4", "--iterations", "1",
+                             "--set", "max_actions=1", "--model", spec, "--plan-out", str(out_file),
+                             "--checkpoint", "memory")
+    assert code == 0, err
+    training = make_env("alfworld").task_ids("valid_train:heat")
+    assert len(training) == 2
+    assert ("note: the training pool has only 2 tasks, fewer than --batch 4: every batch is the whole pool"
+            in out.splitlines())
+    record = json.loads(out_file.read_text())
+    assert record["task_ids"] == training  # never a valid_unseen (evaluation) game
+    assert record["batch_size"] == 2 and record["batch_size_requested"] == 4 and record["pool_size"] == 2
+    assert [h["batch_size"] for h in record["history"]] == [2]
+    assert sorted(j["task_id"] for j in record["history"][0]["jobs"]) == training
+
+
+def test_train_refuses_an_evaluation_split(capsys, tmp_path):
+    spec = script(tmp_path, "x")
+    for env, split in (("hotpotqa", "dev[:4]"), ("hotpotqa", "test"), ("alfworld", "valid_unseen")):
+        code, out, err = run_cli(capsys, "train", "autoplan", "--env", env, "--split", split, "--model", spec,
+                                 "--plan-out", str(tmp_path / "p.json"), "--checkpoint", "memory")
+        assert code == 2 and err.count("\n") == 1 and "trains on a training split" in err, (env, split, err)
+    assert not (tmp_path / "p.json").exists()
+
+
+def test_hotpotqa_training_draws_from_its_training_questions(capsys, tmp_path):
+    spec = script(tmp_path, "Answer.", "finish yes", "finish[yes]", "Summary.", "1. search each entity")
+    out_file = tmp_path / "qa.json"
+    code, out, err = run_cli(capsys, "train", "autoplan", "--env", "hotpotqa", "--batch", "2", "--iterations", "1",
+                             "--set", "max_actions=1", "--model", spec, "--plan-out", str(out_file),
+                             "--checkpoint", "memory")
+    assert code == 0, err
+    env = make_env("hotpotqa")
+    record = json.loads(out_file.read_text())
+    assert record["task_ids"] == env.task_ids("train")
+    assert not set(record["task_ids"]) & set(env.task_ids("test"))
+    assert "note:" not in out and record["batch_size"] == 2
+
+
+def test_eval_with_the_hotpotqa_judge_writes_em_f1_and_the_verdict(capsys, tmp_path):
+    # thought, free-form action, formalized command, then the judge (the run's own model)
+    spec = script(tmp_path, "Both were American.", "finish with American", "finish[American]", "Yes.")
+    results = tmp_path / "results.jsonl"
+    code, out, err = run_cli(capsys, "eval", "autoplan", "--env", "hotpotqa", "--env-option", "judge=run",
+                             "--tasks", "5a8b57f25542995d1e6f1371", "--model", spec, "--results", str(results),
+                             "--checkpoint", "memory")
+    assert code == 0, err
+    row = json.loads(results.read_text())
+    assert row["evaluation"] == {"answer": "American", "gold": "yes", "em": 0.0, "f1": 0.0, "judge": True,
+                                 "success": True, "judged_by": spec}
+    assert row["success"] is True and row["reward"] == 0.0  # judged correct; EM stays the reward
+    assert row["model_calls"] == 4  # the judge's call is the run's cost
+    assert "success rate  100.0%" in out
