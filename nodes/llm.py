@@ -100,12 +100,13 @@ def build_model(spec: str, temperature: float | None, max_tokens: int, top_p: fl
         raise ModelConfigError(f"unsupported model spec {spec!r}: {exc}") from None
 
 
-_MODELS: dict[tuple[str, float | None, int, float | None], BaseChatModel] = {}
+_MODELS: dict[tuple[object, ...], BaseChatModel] = {}
 
 
 def model_for(spec: str, temperature: float | None, max_tokens: int, top_p: float | None = None) -> BaseChatModel:
-    """The process-wide model for these settings (clients are reused across runs)."""
-    key = (spec, temperature, max_tokens, top_p)
+    """The process-wide model for these settings (clients are reused across runs); keyed by
+    (spec, temperature, max_tokens), with top_p appended only when it is set."""
+    key: tuple[object, ...] = (spec, temperature, max_tokens) + (() if top_p is None else (top_p,))
     if key not in _MODELS:
         _MODELS[key] = build_model(spec, temperature, max_tokens, top_p)
     return _MODELS[key]
