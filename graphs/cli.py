@@ -85,8 +85,9 @@ async def cmd_run(args: argparse.Namespace) -> int:
             else:
                 state = "finished" if (await outcome_of(method, args.thread, saver)).finished else "unfinished"
                 raise UsageError(
-                    f"thread {args.thread!r} already exists ({state}): continue it with `introspect resume "
-                    f"{args.thread}`, or add --fork (continue a copy on a new thread) or --force (start it over)")
+                    f"thread {args.thread!r} already exists ({state}): continue it with "
+                    f"`{resume_command(args.thread, args.checkpoint)}`, or add --fork (continue a copy on a new "
+                    "thread) or --force (start it over)")
         elif args.fork:
             raise ThreadError(f"no checkpointed thread {args.thread!r} to fork")
         task = args.task or "(from the forked thread)"
@@ -189,7 +190,8 @@ async def cmd_train(args: argparse.Namespace) -> int:
     thread_id = args.thread or f"train-{method}-{uuid.uuid4().hex[:10]}"
     async with open_checkpointer(args.checkpoint) as saver:
         if args.thread and await thread_exists(saver, args.thread):
-            raise UsageError(f"thread {args.thread!r} already exists: continue it with `introspect resume {args.thread}`")
+            raise UsageError(f"thread {args.thread!r} already exists: continue it with "
+                             f"`{resume_command(args.thread, args.checkpoint)}`")
         print(f"thread: {thread_id}  training {method} on {len(tasks)} {context.env} tasks: batch "
               f"{context.batch_size}, {context.iterations} iterations", flush=True)
         RETRY_NOTICE.set(retry_notice())

@@ -92,6 +92,24 @@ async def test_a_model_that_gives_up_names_the_resume_command_and_fork_continues
     assert "finished: success=True" in out
 
 
+def test_run_shows_retries_and_a_run_that_gave_up_names_its_resume_command(capsys, monkeypatch, tmp_path, where):
+    db, checkpoint = where
+    with OpenAIStub() as stub:
+        monkeypatch.setenv("OPENAI_BASE_URL", stub.base_url)
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+        stub.replies.extend([demo_replies()[0], *[Reply(status=429, headers={"retry-after-ms": "10"})] * 2])
+        code, out, err = run_cli(capsys, "run", "laser", "--task", TASK, "--model", "openai:gpt-4o-mini",
+                                 "--set", "retries=1", "--thread", "t3", *checkpoint)
+        assert code == 1 and "finished:" not in out
+        assert err.splitlines()[0].strip() == "retrying after 429, attempt 2/2"
+        assert "model call failed after 2 attempts" in err
+        assert f"continue it with `introspect resume t3 --checkpoint sqlite://{db}`" in err
+        stub.replies.extend(demo_replies())
+        code, out, err = run_cli(capsys, "resume", "t3", *checkpoint)
+    assert code == 0, err
+    assert "finished: success=True" in out
+
+
 def test_eval_where_every_task_errored_exits_1_and_counts_no_failures(capsys, monkeypatch, tmp_path):
     with OpenAIStub() as stub:
         monkeypatch.setenv("OPENAI_BASE_URL", stub.base_url)

@@ -70,19 +70,25 @@ async def test_three_slashes_write_the_absolute_path_not_under_the_current_direc
     assert list(cwd.iterdir()) == []
 
 
-async def test_copy_thread_carries_the_whole_chain(tmp_path):
-    from langgraph.checkpoint.memory import InMemorySaver
+def savers(tmp_path) -> list[str]:
+    urls = ["memory", f"sqlite://{tmp_path / 'copy.sqlite'}"]
+    return urls + ([os.environ["INTROSPECT_TEST_POSTGRES"]] if os.environ.get("INTROSPECT_TEST_POSTGRES") else [])
 
+
+async def test_copy_thread_carries_the_whole_chain(tmp_path):
     from graphs.checkpoint import copy_thread
     from graphs.context import Context
     from graphs.runner import drive, outcome_of
     from tests.support.laser_demo import DEMO, write_demo_script
 
-    saver = InMemorySaver()
     context = Context(model=write_demo_script(tmp_path / "demo.jsonl"), env="webshop")
-    done = await drive("laser", context, "source", saver, {"task_id": DEMO["task_id"]})
-    await copy_thread(saver, "source", "copy")
-    copied = await outcome_of("laser", "copy", saver)
-    assert copied.finished and copied.state == done.state
-    history = [c.checkpoint["id"] async for c in saver.alist({"configurable": {"thread_id": "copy"}})]
-    assert history == [c.checkpoint["id"] async for c in saver.alist({"configurable": {"thread_id": "source"}})]
+    for url in savers(tmp_path):
+        async with open_checkpointer(url) as saver:
+            source, copy = f"source-{tmp_path.name}", f"copy-{tmp_path.name}"
+            done = await drive("laser", context, source, saver, {"task_id": DEMO["task_id"]})
+            await copy_thread(saver, source, copy)
+            copied = await outcome_of("laser", copy, saver)
+            assert copied.finished and copied.state == done.state, url
+            chain = [c.checkpoint["id"] async for c in saver.alist({"configurable": {"thread_id": copy}})]
+            assert chain == [c.checkpoint["id"] async for c in saver.alist({"configurable": {"thread_id": source}})]
+            assert len(chain) >= 10  # every step, not only the head
