@@ -4,6 +4,7 @@ thread; Postgres runs when INTROSPECT_TEST_POSTGRES names a server."""
 from __future__ import annotations
 
 import os
+import uuid
 from pathlib import Path
 
 import pytest
@@ -84,7 +85,7 @@ async def test_copy_thread_carries_the_whole_chain(tmp_path):
     context = Context(model=write_demo_script(tmp_path / "demo.jsonl"), env="webshop")
     for url in savers(tmp_path):
         async with open_checkpointer(url) as saver:
-            source, copy = f"source-{tmp_path.name}", f"copy-{tmp_path.name}"
+            source, copy = f"source-{uuid.uuid4().hex}", f"copy-{uuid.uuid4().hex}"  # Postgres outlives tests
             done = await drive("laser", context, source, saver, {"task_id": DEMO["task_id"]})
             await copy_thread(saver, source, copy)
             copied = await outcome_of("laser", copy, saver)
