@@ -154,12 +154,21 @@ def build_model(
 
 
 _MODELS: dict[tuple[Any, ...], BaseChatModel] = {}
+_SERVED: dict[str, BaseChatModel] = {}
+
+
+def serve(spec: str, model: BaseChatModel) -> None:
+    """Answer every call for ``spec`` with ``model``, whatever the call's settings: for
+    tests that build a model in code. ``clear_models`` forgets it."""
+    _SERVED[spec] = model
 
 
 def model_for(
     spec: str, temperature: float | None, max_tokens: int, *, timeout: float = TIMEOUT, retries: int = RETRIES
 ) -> BaseChatModel:
     """The process-wide model for these settings (clients are reused across runs)."""
+    if spec in _SERVED:
+        return _SERVED[spec]
     key = (spec, temperature, max_tokens, timeout, retries)
     if key not in _MODELS:
         _MODELS[key] = build_model(spec, temperature, max_tokens, timeout=timeout, retries=retries)
@@ -167,8 +176,9 @@ def model_for(
 
 
 def clear_models() -> None:
-    """Forget cached models (tests; or after changing OPENAI_* variables)."""
+    """Forget cached and served models (tests; or after changing OPENAI_* variables)."""
     _MODELS.clear()
+    _SERVED.clear()
 
 
 class Caller:
