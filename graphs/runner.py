@@ -115,10 +115,8 @@ async def resume(
     return await drive(method, context, thread_id, checkpointer, None, on_update)
 
 
-async def fork(checkpointer: BaseCheckpointSaver, source: str, target: str) -> Outcome:
-    """Copy thread ``source`` to ``target``; returns where the copy stands (its latest
-    checkpoint is ``source``'s). ``drive(..., target, None)`` then continues the copy and
-    leaves ``source`` as it was."""
-    method, _ = await thread_context(checkpointer, source)
+async def fork(checkpointer: BaseCheckpointSaver, source: str, target: str) -> None:
+    """Copy run thread ``source`` to ``target``, whose latest checkpoint is then ``source``'s:
+    ``drive(..., target, None)`` continues the copy and leaves ``source`` as it was."""
+    await thread_context(checkpointer, source)  # a run thread introspect started
     await copy_thread(checkpointer, source, target)
-    return await outcome_of(method, target, checkpointer)

@@ -4,6 +4,7 @@ refused unless --fork or --force, a model that gives up names the resume command
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 
@@ -36,8 +37,6 @@ def where(tmp_path):
 
 
 async def _run(capsys, *args):  # main() runs its own event loop: keep it off the test's
-    import asyncio
-
     return await asyncio.to_thread(run_cli, capsys, *args)
 
 
