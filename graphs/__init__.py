@@ -17,6 +17,11 @@ METHODS: dict[str, str] = {
     "devils_advocate": "graphs.devils_advocate",
     "autoplan": "graphs.autoplan",
 }
+# every compiled graph Studio serves (langgraph.json): name -> (method, module attribute)
+GRAPHS: dict[str, tuple[str, str]] = {
+    **{name: (name, "graph") for name in METHODS},
+    "autoplan_training": ("autoplan", "training_graph"),
+}
 ALIASES: dict[str, str] = {
     "sr": "structured_reflection",
     "structured-reflection": "structured_reflection",

@@ -27,7 +27,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from langgraph.graph import END, START, StateGraph
 
@@ -212,11 +212,13 @@ async def train(
     checkpointer: Any = None,
     thread_id: str,
     resume: bool = False,
+    on_update: Callable[[str, dict[str, Any]], None] | None = None,
 ) -> dict[str, Any]:
     """Run the training loop on ``task_ids`` and write every plan to ``plan_out``.
 
     ``resume=True`` continues the checkpointed run of ``thread_id`` instead of starting one.
-    Returns the record written (see ``training_record``).
+    ``on_update(node, update)`` hears every step of the loop as it happens (see
+    ``narrate_training``). Returns the record written (see ``training_record``).
     """
     if not task_ids and not resume:
         raise ValueError("AutoPlan training needs at least one task id")
@@ -230,11 +232,19 @@ async def train(
         "metadata": {"introspect_training": "autoplan", "introspect_context": json.dumps(context.to_dict()),
                      "introspect_plan_out": str(plan_out)},
     }
+    state: dict[str, Any] = {}
     try:
-        state = await runner.ainvoke(None if resume else {"task_ids": list(task_ids)}, config, context=context)
+        async for mode, chunk in runner.astream(None if resume else {"task_ids": list(task_ids)}, config,
+                                                context=context, stream_mode=["updates", "values"]):
+            if mode == "values":
+                state = chunk
+            elif on_update is not None:
+                for node, update in chunk.items():
+                    if isinstance(update, dict):
+                        on_update(node, update)
     finally:
         await _release_batch(runner, config)
-    record = training_record(state, context)
+    record = training_record(state, context)  # type: ignore[arg-type]
     write_plans(Path(plan_out), record)
     return record
 
@@ -266,7 +276,8 @@ def load_plan(path: str | Path) -> str:
 
 __all__ = [
     "DEFAULTS", "DEFAULT_ENV", "ENVS", "build_graph", "build_training_graph", "check_context", "graph",
-    "load_plan", "narrate", "recursion_limit", "result", "train", "training_graph", "training_pool",
+    "load_plan", "narrate", "narrate_training", "recursion_limit", "result", "train", "training_graph",
+    "training_pool",
 ]
 
 
@@ -280,4 +291,27 @@ def narrate(node: str, update: dict[str, Any]) -> str | None:
         return f"command: {update['command']}"
     if node == "step" and update.get("trajectory"):
         return f"observation: {update['trajectory'][-1].get('observation', '')}"
+    return None
+
+
+def narrate_training(node: str, update: dict[str, Any]) -> str | None:
+    """One account per step of the training loop for the CLI: the batch drawn, each
+    experience's outcome, each reflection and the updated plan (their text on the lines
+    after the first)."""
+    if node == "sample_batch" and update.get("batch"):
+        tasks = [item["task_id"] for item in update["batch"]]
+        return f"iteration {len(update.get('plans') or [''])}: batch of {len(tasks)}: {', '.join(tasks)}"
+    if node == "collect" and update.get("experiences"):
+        e = update["experiences"][-1]
+        return (f"experience {e.get('task_id')}: {'success' if e.get('success') else 'failure'} after "
+                f"{e.get('steps', 0)} steps ({e.get('stop_reason', '')})")
+    if node == "score_batch" and update.get("scores"):
+        score = update["scores"][-1]
+        return f"batch: {score['successes']}/{score['size']} succeeded"
+    if node == "reflect" and update.get("reflections"):
+        r = update["reflections"][-1]
+        parts = [f"{k}: {' '.join(str(r[k]).split())}" for k in ("summary", "flaw", "revision") if r.get(k)]
+        return "\n".join([f"reflection on {r.get('task_id')}:", *parts])
+    if node == "plan" and update.get("plans"):
+        return f"plan updated (plan {len(update['plans']) - 1}):\n{update['plans'][-1].strip()}"
     return None

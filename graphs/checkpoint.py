@@ -1,21 +1,33 @@
 """Checkpointers from one option: memory, SQLite (the default) or Postgres.
 
-``open_checkpointer("sqlite")`` keeps a file under ``.introspect/``; ``sqlite:///path``
-names another file; ``postgresql://...`` uses Postgres for many workers; ``memory`` is
-for tests. Every graph step is checkpointed, which is what ``introspect resume`` uses.
+``sqlite`` keeps ``checkpoints.sqlite`` under ``$INTROSPECT_HOME`` (default ``.introspect``);
+``sqlite:PATH`` names another file the way SQLite's own URI filenames do
+(https://sqlite.org/uri.html): ``sqlite:///abs/runs.sqlite`` and ``sqlite:/abs/runs.sqlite``
+are the absolute path ``/abs/runs.sqlite`` (a fourth slash changes nothing), and
+``sqlite:runs.sqlite`` is relative to the current directory. (SQLAlchemy reads three
+slashes as relative; that made ``sqlite:///root/x.sqlite`` land in ``./root``, so SQLite's
+convention is used, under which SQLAlchemy's absolute four-slash URLs keep their meaning.)
+``postgresql://...`` uses Postgres for many workers; ``memory`` is for tests.
+
+The checkpointer is opened and checked before a run starts: a file that is not a SQLite
+database, a path that cannot be created, an unreachable Postgres server are one-line
+``CheckpointConfigError``s, and nothing is written in their case.
 """
 
 from __future__ import annotations
 
 import os
-from contextlib import asynccontextmanager
+import re
+import sqlite3
+from contextlib import AsyncExitStack, asynccontextmanager
 from pathlib import Path
 from typing import AsyncIterator
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
 
-DEFAULT_DIR = Path(os.environ.get("INTROSPECT_HOME", ".introspect"))
-DEFAULT_SQLITE = DEFAULT_DIR / "checkpoints.sqlite"
+DEFAULT_FILE = "checkpoints.sqlite"
+CONNECT_TIMEOUT = 10  # seconds, for a Postgres URL that sets none
+FORMS = "memory, sqlite, sqlite:///ABSOLUTE/PATH, sqlite:RELATIVE/PATH or postgresql://..."
 
 
 class CheckpointConfigError(ValueError):
@@ -26,28 +38,103 @@ def default_url() -> str:
     return os.environ.get("INTROSPECT_CHECKPOINT", "sqlite")
 
 
+def home() -> Path:
+    """Where introspect keeps its default checkpoint file (``$INTROSPECT_HOME``)."""
+    return Path(os.environ.get("INTROSPECT_HOME", ".introspect"))
+
+
+def sqlite_path(url: str) -> Path:
+    """The file a ``sqlite`` URL names (see the module docstring)."""
+    if url == "sqlite":
+        return home() / DEFAULT_FILE
+    rest = url.removeprefix("sqlite:")
+    if rest.startswith("//"):  # an authority: empty or localhost, then an absolute path
+        authority, slash, path = rest[2:].partition("/")
+        if authority not in ("", "localhost") or not slash:
+            raise CheckpointConfigError(f"{url!r} names a host; a SQLite checkpoint is a local file ({FORMS})")
+        rest = "/" + path.lstrip("/")
+    if not rest.strip("/"):
+        raise CheckpointConfigError(f"{url!r} names no file; use {FORMS}")
+    return Path(rest)
+
+
+def redact(url: str) -> str:
+    """``url`` without its password, for messages."""
+    return re.sub(r"(://[^:/@]+:)[^@]*@", r"\1***@", url)
+
+
 @asynccontextmanager
 async def open_checkpointer(url: str | None = None) -> AsyncIterator[BaseCheckpointSaver]:
-    """An async checkpointer for ``url`` (see module docstring), closed on exit."""
+    """An async checkpointer for ``url`` (see module docstring), checked, closed on exit."""
     url = url or default_url()
-    if url == "memory":
-        from langgraph.checkpoint.memory import InMemorySaver
+    async with AsyncExitStack() as stack:
+        if url == "memory":
+            from langgraph.checkpoint.memory import InMemorySaver
 
-        yield InMemorySaver()
-    elif url == "sqlite" or url.startswith("sqlite:///"):
-        from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+            saver: BaseCheckpointSaver = InMemorySaver()
+        elif url == "sqlite" or url.startswith("sqlite:"):
+            saver = await _open_sqlite(sqlite_path(url), stack, url == "sqlite")
+        elif url.startswith(("postgres://", "postgresql://")):
+            saver = await _open_postgres(url, stack)
+        else:
+            raise CheckpointConfigError(f"unknown checkpointer {redact(url)!r}: use {FORMS}")
+        yield saver
 
-        path = DEFAULT_SQLITE if url == "sqlite" else Path(url.removeprefix("sqlite:///"))
+
+async def _open_sqlite(path: Path, stack: AsyncExitStack, default: bool) -> BaseCheckpointSaver:
+    from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+
+    where = f"{path} (INTROSPECT_HOME={home()})" if default else str(path)
+    for parent in (path.parent, *path.parent.parents):
+        if parent.exists() and not parent.is_dir():
+            raise CheckpointConfigError(f"cannot create checkpoint file {where}: {parent} is not a directory")
+    if path.is_dir():
+        raise CheckpointConfigError(f"checkpoint file {where} is a directory")
+    try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        async with AsyncSqliteSaver.from_conn_string(str(path)) as saver:
-            yield saver
-    elif url.startswith(("postgres://", "postgresql://")):
-        from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
+    except OSError as exc:
+        raise CheckpointConfigError(f"cannot create checkpoint directory {path.parent}: {exc.strerror}") from None
+    try:
+        saver = await stack.enter_async_context(AsyncSqliteSaver.from_conn_string(str(path)))
+        await saver.setup()  # reads the file now: a corrupt one fails here, before any step
+    except sqlite3.Error as exc:
+        raise CheckpointConfigError(f"cannot use {where} as a SQLite checkpoint database: {exc}") from None
+    return saver
 
-        async with AsyncPostgresSaver.from_conn_string(url) as saver:
-            await saver.setup()
-            yield saver
-    else:
-        raise CheckpointConfigError(
-            f"unknown checkpointer {url!r}: use memory, sqlite, sqlite:///FILE or postgresql://..."
-        )
+
+async def _open_postgres(url: str, stack: AsyncExitStack) -> BaseCheckpointSaver:
+    import psycopg
+    from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
+    from psycopg.conninfo import conninfo_to_dict, make_conninfo
+
+    try:
+        settings = conninfo_to_dict(url)
+        conninfo = url if "connect_timeout" in settings else make_conninfo(url, connect_timeout=CONNECT_TIMEOUT)
+        saver = await stack.enter_async_context(AsyncPostgresSaver.from_conn_string(conninfo))
+        await saver.setup()
+    except psycopg.Error as exc:
+        reason = " ".join(str(exc).split()) or type(exc).__name__
+        raise CheckpointConfigError(f"cannot use Postgres checkpointer {redact(url)}: {reason}") from None
+    return saver
+
+
+async def thread_exists(saver: BaseCheckpointSaver, thread_id: str) -> bool:
+    return await saver.aget_tuple({"configurable": {"thread_id": thread_id}}) is not None
+
+
+async def copy_thread(saver: BaseCheckpointSaver, source: str, target: str) -> None:
+    """Copy every checkpoint of ``source`` (all namespaces, oldest first, with their pending
+    writes) to ``target``. The whole chain is copied, not only the head, so channels that
+    store per-step writes (LangGraph's DeltaChannel) can still be rebuilt on the copy."""
+    found = [t async for t in saver.alist({"configurable": {"thread_id": source}})]
+    for item in reversed(found):
+        ns = item.config["configurable"].get("checkpoint_ns", "")
+        parent = (item.parent_config or {}).get("configurable", {}).get("checkpoint_id")
+        config = {"configurable": {"thread_id": target, "checkpoint_ns": ns,
+                                   **({"checkpoint_id": parent} if parent else {})}}
+        stored = await saver.aput(config, item.checkpoint, item.metadata, dict(item.checkpoint["channel_versions"]))
+        by_task: dict[str, list[tuple[str, object]]] = {}
+        for task_id, channel, value in item.pending_writes or []:
+            by_task.setdefault(task_id, []).append((channel, value))
+        for task_id, writes in by_task.items():
+            await saver.aput_writes(stored, writes, task_id)

@@ -1,8 +1,11 @@
 """The ``introspect`` command: run, resume, evaluate, train, list graphs, demo.
 
-User errors (unknown method, env or task, a malformed model spec, a missing key, a bad
-option) print one line and exit with status 2; a failed run exits 1; nothing is printed
-as a traceback.
+Exit status: 0 when the command did its work; 2 for bad input (unknown method, env or
+task, a malformed or unknown model, a missing key, a Context value out of range, an
+unusable checkpointer or results path, an existing thread id), reported in one line
+before anything runs or is written; 1 when a model gave up (the run is checkpointed and
+the line says how to resume it) or, for ``eval``, when any task errored. Nothing is
+printed as a traceback.
 """
 
 from __future__ import annotations
@@ -11,29 +14,29 @@ import argparse
 import asyncio
 import json
 import sys
-import textwrap
 import uuid
-from dataclasses import fields
 from pathlib import Path
-from typing import Any, Callable, NoReturn
+from typing import Any, NoReturn
 
 from envs.base import EnvError, make_env
-from graphs import METHODS, UnknownMethodError, canonical, load_method
-from graphs.checkpoint import CheckpointConfigError, open_checkpointer
-from graphs.context import Context
+from graphs import GRAPHS, UnknownMethodError, canonical, load_method
+from graphs.checkpoint import CheckpointConfigError, default_url, open_checkpointer, redact, thread_exists
+from graphs.console import print_outcome, print_training, retry_notice, training_printer, update_printer
+from graphs.context import Context, ContextError
 from graphs.evaluate import evaluate, finished_tasks
-from graphs.runner import ThreadError, drive, resume, thread_metadata
-from nodes.llm import ModelCallError, ModelConfigError, check_credentials, parse_spec
-from nodes.scripted import ScriptError, load_script
+from graphs.options import UsageError, context_from, positive, results_path, task_list
+from graphs.runner import ThreadError, drive, fork, outcome_of, resume, thread_context, thread_metadata
+from nodes.llm import RETRY_NOTICE, ModelCallError, ModelConfigError
+from nodes.scripted import ScriptError
 from prompts import PromptError
 
-USER_ERRORS = (EnvError, UnknownMethodError, ModelConfigError, ScriptError, ThreadError,
-               CheckpointConfigError, PromptError)
+USER_ERRORS = (UsageError, EnvError, UnknownMethodError, ModelConfigError, ScriptError, ThreadError,
+               CheckpointConfigError, PromptError, ContextError)
 DEMOS = Path(__file__).resolve().parent / "demos"
 
 
-class UsageError(ValueError):
-    pass
+class GaveUp(RuntimeError):
+    """A model gave up mid-run; the message says how to continue the checkpointed thread."""
 
 
 class Parser(argparse.ArgumentParser):
@@ -43,135 +46,99 @@ class Parser(argparse.ArgumentParser):
         self.exit(2, f"introspect: {message} (see introspect {self.prog.split()[-1]} --help)\n")
 
 
-def _value(text: str) -> Any:
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError:
-        return text
+def resume_command(thread_id: str, checkpoint: str | None) -> str:
+    """The command that continues ``thread_id`` (empty for in-memory checkpoints)."""
+    url = checkpoint or default_url()
+    if url == "memory":
+        return ""
+    return f"introspect resume {thread_id}" + (f" --checkpoint {redact(checkpoint)}" if checkpoint else "")
 
 
-def _pairs(items: list[str] | None, what: str) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for item in items or []:
-        key, sep, value = item.partition("=")
-        if not sep or not key:
-            raise UsageError(f"{what} expects KEY=VALUE, got {item!r}")
-        out[key.strip()] = _value(value)
-    return out
-
-
-def context_from(args: argparse.Namespace, method: str) -> Context:
-    """The run's Context from the command line, validated before anything starts."""
-    module = load_method(method)
-    env = args.env or module.DEFAULT_ENV
-    if env not in module.ENVS:
-        raise UsageError(f"{method} runs on {', '.join(module.ENVS)}, not {env!r}")
-    values: dict[str, Any] = {"env": env, "env_options": _pairs(args.env_option, "--env-option")}
-    known = {f.name for f in fields(Context)}
-    for key, value in _pairs(args.set, "--set").items():
-        if key not in known or key in ("env", "env_options"):
-            raise UsageError(f"unknown --set key {key!r}; Context fields: {', '.join(sorted(known))}")
-        values[key] = value
-    for key in ("model", "temperature", "max_tokens"):
-        if getattr(args, key, None) is not None:
-            values[key] = getattr(args, key)
-    if getattr(args, "plan", None):
-        if not hasattr(module, "load_plan"):
-            raise UsageError(f"{method} does not take a plan file")
-        try:
-            values["plan"] = module.load_plan(args.plan)
-        except ValueError as exc:
-            raise UsageError(str(exc)) from None
-    context = Context(**values)
-    check_model(context.model)
-    if hasattr(module, "check_context"):  # settings that contradict each other (AutoPlan's few_shot)
-        module.check_context(context)
-    return context
-
-
-def check_model(spec: str) -> None:
-    provider, name = parse_spec(spec)
-    if provider == "scripted":
-        load_script(name)
-    else:
-        check_credentials(spec)
-
-
-def task_list(context: Context, split: str | None, selection: str | None) -> list[str]:
-    """Task ids from ``--tasks`` (``0:50`` slices the split's list; ``a,b`` names ids)."""
-    env = make_env(context.env, **context.env_options)
-    available = env.task_ids(split)  # task lists are read from data files: no env is started
-    if not selection:
-        return available
-    if ":" in selection and all(p.strip().lstrip("-").isdigit() or not p.strip() for p in selection.split(":")):
-        start, _, stop = selection.partition(":")
-        return available[int(start) if start.strip() else None: int(stop) if stop.strip() else None]
-    wanted = [t.strip() for t in selection.split(",") if t.strip()]
-    for task_id in wanted:  # the env decides (MiniWoB accepts any seed of a known task)
-        env.check_task(task_id)
-    return wanted
-
-
-def update_printer(method: str) -> Callable[[str, dict[str, Any]], None]:
-    """Prints each node update: the method's own one-line account of non-acting nodes
-    (its optional ``narrate(node, update)``), the rationale, and every executed action."""
-    narrate = getattr(load_method(method), "narrate", None)
-
-    def show(node: str, update: dict[str, Any]) -> None:
-        steps = update.get("trajectory") or []
-        story = narrate(node, update) if narrate else None
-        why = " ".join(str(steps[0].get("rationale", "")).split()) if steps else ""
-        text = story or why
-        print(f"  {node:<11} {textwrap.shorten(text, 110, placeholder='...') if text else ('' if steps else '·')}".rstrip(),
-              flush=True)
-        for step in steps:
-            mark = "" if step.get("valid", True) else f"  (refused: {step.get('feedback', '')})"
-            print(f"  {'':<11} -> {step.get('action', '')}  reward={float(step.get('reward', 0.0)):.2f}{mark}", flush=True)
-
-    return show
-
-
-def print_outcome(state: dict[str, Any], thread_id: str, finished: bool) -> None:
-    usage = state.get("usage") or {}
-    print(
-        f"{'finished' if finished else 'stopped'}: success={bool(state.get('success'))} "
-        f"reward={float(state.get('reward', 0.0)):.3f} steps={state.get('actions', 0)} "
-        f"model_calls={usage.get('model_calls', 0)} tokens={usage.get('input_tokens', 0)}+{usage.get('output_tokens', 0)} "
-        f"cost=${float(usage.get('cost_usd', 0.0)):.4f}"
-        + (f" ({state['stop_reason']})" if state.get("stop_reason") else "")
-    )
-    print(f"thread: {thread_id}" + ("" if finished else f"  (continue with: introspect resume {thread_id})"))
+def gave_up(exc: ModelCallError, thread_id: str, checkpoint: str | None) -> GaveUp:
+    command = resume_command(thread_id, checkpoint)
+    return GaveUp(f"{exc}; " + (f"the run is checkpointed: continue it with `{command}`" if command
+                                else "its checkpoints were in memory"))
 
 
 async def cmd_run(args: argparse.Namespace) -> int:
     method = canonical(args.method)
+    if (args.fork or args.force) and not args.thread:
+        raise UsageError("--fork and --force name an existing thread: add --thread ID")
+    if not args.task and not args.fork:
+        raise UsageError("run needs --task ID")
     context = context_from(args, method)
-    env = make_env(context.env, **context.env_options)
-    try:
-        env.check_task(args.task)
-    finally:
-        await env.close()
+    if args.task:
+        env = make_env(context.env, **context.env_options)
+        try:
+            env.check_task(args.task)
+        finally:
+            await env.close()
     thread_id = args.thread or f"{method}-{uuid.uuid4().hex[:10]}"
-    print(f"thread: {thread_id}  method: {method}  env: {context.env}  task: {args.task}  model: {context.model}", flush=True)
+    graph_input: dict[str, Any] | None = {"task_id": args.task}
     async with open_checkpointer(args.checkpoint) as saver:
-        outcome = await drive(method, context, thread_id, saver, {"task_id": args.task}, update_printer(method))
-    print_outcome(outcome.state, thread_id, outcome.finished)
+        if args.thread and await thread_exists(saver, args.thread):
+            if args.fork:
+                context, thread_id = await _fork(args, method, saver)
+                graph_input = None
+            elif args.force:
+                await saver.adelete_thread(args.thread)
+            else:
+                state = "finished" if (await outcome_of(method, args.thread, saver)).finished else "unfinished"
+                raise UsageError(
+                    f"thread {args.thread!r} already exists ({state}): continue it with "
+                    f"`{resume_command(args.thread, args.checkpoint)}`, or add --fork (continue a copy on a new "
+                    "thread) or --force (start it over)")
+        elif args.fork:
+            raise ThreadError(f"no checkpointed thread {args.thread!r} to fork")
+        task = args.task or "(from the forked thread)"
+        print(f"thread: {thread_id}  method: {method}  env: {context.env}  task: {task}  model: {context.model}",
+              flush=True)
+        RETRY_NOTICE.set(retry_notice())
+        try:
+            outcome = await drive(method, context, thread_id, saver, graph_input, update_printer(method))
+        except ModelCallError as exc:
+            raise gave_up(exc, thread_id, args.checkpoint) from None
+    print_outcome(outcome.state, thread_id, outcome.finished, resume_command(thread_id, args.checkpoint))
     return 0
+
+
+async def _fork(args: argparse.Namespace, method: str, saver: Any) -> tuple[Context, str]:
+    """``run --thread ID --fork``: copy thread ID to a new thread that continues from ID's
+    last checkpoint with ID's Context and this command's options over it; ID stays as it was."""
+    source_method, base = await thread_context(saver, args.thread)
+    if source_method != method:
+        raise UsageError(f"thread {args.thread!r} ran {source_method}, not {method}")
+    where = await outcome_of(method, args.thread, saver)
+    if where.finished:
+        raise UsageError(f"thread {args.thread!r} has finished: there is nothing to continue; run the task "
+                         "again without --thread, or start it over with --force")
+    if args.task and args.task != str(where.state.get("task_id")):
+        raise UsageError(f"thread {args.thread!r} runs task {where.state.get('task_id')!r}, not {args.task!r}")
+    context = context_from(args, method, base)
+    target = f"{args.thread}-fork-{uuid.uuid4().hex[:6]}"
+    await fork(saver, args.thread, target)
+    print(f"forked thread {args.thread} at its last checkpoint into {target}", flush=True)
+    return context, target
 
 
 async def cmd_resume(args: argparse.Namespace) -> int:
     async with open_checkpointer(args.checkpoint) as saver:
         meta = await thread_metadata(saver, args.thread_id)
-        if meta.get("introspect_training"):  # a training thread continues its training loop
-            module = load_method(str(meta["introspect_training"]))
-            context = Context.from_dict(json.loads(meta["introspect_context"]))
-            plan_out = Path(meta["introspect_plan_out"])
-            record = await module.train(context, task_ids=[], plan_out=plan_out, checkpointer=saver,
-                                        thread_id=args.thread_id, resume=True)
-            print_training(record, plan_out)
-            return 0
-        outcome = await resume(saver, args.thread_id, update_printer(str(meta["introspect_method"])))
-    print_outcome(outcome.state, args.thread_id, outcome.finished)
+        RETRY_NOTICE.set(retry_notice())
+        try:
+            if meta.get("introspect_training"):  # a training thread continues its training loop
+                method = str(meta["introspect_training"])
+                context = Context.from_dict(json.loads(meta["introspect_context"]))
+                plan_out = Path(meta["introspect_plan_out"])
+                record = await load_method(method).train(
+                    context, task_ids=[], plan_out=plan_out, checkpointer=saver, thread_id=args.thread_id,
+                    resume=True, on_update=training_printer(method))
+                print_training(record, plan_out)
+                return 0
+            outcome = await resume(saver, args.thread_id, update_printer(str(meta["introspect_method"])))
+        except ModelCallError as exc:
+            raise gave_up(exc, args.thread_id, args.checkpoint) from None
+    print_outcome(outcome.state, args.thread_id, outcome.finished, resume_command(args.thread_id, args.checkpoint))
     return 0
 
 
@@ -181,19 +148,30 @@ async def cmd_eval(args: argparse.Namespace) -> int:
     method = canonical(args.method)
     context = context_from(args, method)
     tasks = task_list(context, args.split, args.tasks)
-    results = Path(args.results or f"results/{method}-{context.env}.jsonl")
+    results = results_path(args.results, method, context)
     bar = tqdm(total=len(tasks), desc=f"{method} on {context.env}", unit="task", file=sys.stderr)
-    bar.update(len(finished_tasks(results) & set(tasks)))
+    bar.update(len(finished_tasks(results, method, context) & set(tasks)))
+    counts = {"errors": 0, "retries": 0}
 
     def on_row(row: dict[str, Any]) -> None:
+        counts["errors"] += bool(row.get("error"))
         bar.update(1)
-        bar.set_postfix(success=row["success"], reward=f"{row['reward']:.2f}")
+        bar.set_postfix(success=row["success"], reward=f"{row['reward']:.2f}", errors=counts["errors"],
+                        retries=counts["retries"])
+
+    def on_retry(task_id: str, notice: str) -> None:
+        counts["retries"] += 1
+        bar.write(f"  task {task_id}: {notice}", file=sys.stderr)
 
     async with open_checkpointer(args.checkpoint) as saver:
-        summary = await evaluate(method, context, tasks, results, saver, args.concurrency, on_row)
+        summary = await evaluate(method, context, tasks, results, saver, args.concurrency, on_row, on_retry)
     bar.close()
     print(f"results: {results}")
     print("\n".join(summary.lines()))
+    if summary.errors:
+        print(f"introspect: {len(summary.errors)} of {summary.tasks} tasks errored (not counted as failures); "
+              "run the same command again to resume them from their checkpoints", file=sys.stderr)
+        return 1
     return 0
 
 
@@ -203,45 +181,42 @@ async def cmd_train(args: argparse.Namespace) -> int:
     if not hasattr(module, "train"):
         raise UsageError(f"{method} has no training phase")
     context = context_from(args, method)
-    context.batch_size, context.iterations = args.batch, args.iterations
     module.check_context(context, training=True)
     tasks = module.training_pool(make_env(context.env, **context.env_options), args.split, args.task_type)
     plan_out = Path(args.plan_out)
     thread_id = args.thread or f"train-{method}-{uuid.uuid4().hex[:10]}"
     async with open_checkpointer(args.checkpoint) as saver:
+        if args.thread and await thread_exists(saver, args.thread):
+            raise UsageError(f"thread {args.thread!r} already exists: continue it with "
+                             f"`{resume_command(args.thread, args.checkpoint)}`")
         print(f"thread: {thread_id}  training {method} on {len(tasks)} {context.env} tasks: batch "
               f"{min(context.batch_size, len(tasks))}, {context.iterations} iterations", flush=True)
         if len(tasks) < context.batch_size:
             print(f"note: the training pool has only {len(tasks)} tasks, fewer than --batch {context.batch_size}: "
                   f"every batch is the whole pool", flush=True)
-        record = await module.train(context, task_ids=tasks, plan_out=plan_out, checkpointer=saver, thread_id=thread_id)
+        RETRY_NOTICE.set(retry_notice())
+        try:
+            record = await module.train(context, task_ids=tasks, plan_out=plan_out, checkpointer=saver,
+                                        thread_id=thread_id, on_update=training_printer(method))
+        except ModelCallError as exc:
+            raise gave_up(exc, thread_id, args.checkpoint) from None
     print_training(record, plan_out)
     return 0
 
 
-def print_training(record: dict[str, Any], plan_out: Path) -> None:
-    """Per iteration the batch's successes, then the final plan and where it was written."""
-    for number, iteration in enumerate(record.get("history") or [], 1):
-        jobs = iteration.get("jobs") or []
-        wins = sum(1 for job in jobs if job.get("success"))
-        print(f"  iteration {number}: {wins}/{len(jobs)} tasks succeeded")
-    print("final plan:\n" + textwrap.indent(str(record.get("final_plan", "")).strip() or "(empty)", "  "))
-    usage = record.get("usage") or {}
-    print(f"model_calls={usage.get('model_calls', 0)} cost=${float(usage.get('cost_usd', 0.0)):.4f}")
-    print(f"plans written to {plan_out} (final plan also in {plan_out.with_suffix('.txt')})")
-
-
 def cmd_graphs(args: argparse.Namespace) -> int:
-    for name in METHODS:
+    """Every graph Studio serves (langgraph.json), with its nodes and envs."""
+    for name, (method, attribute) in GRAPHS.items():
         try:
-            module = load_method(name)
+            module = load_method(method)
         except ImportError as exc:
             print(f"{name}: not available ({exc})")
             continue
-        nodes = [n for n in module.graph.get_graph().nodes if not n.startswith("__")]
+        drawing = getattr(module, attribute).get_graph()
+        nodes = [n for n in drawing.nodes if not n.startswith("__")]
         print(f"{name}  envs: {', '.join(module.ENVS)}  nodes: {', '.join(nodes)}")
         if args.mermaid:
-            print(module.graph.get_graph().draw_mermaid())
+            print(drawing.draw_mermaid())
     return 0
 
 
@@ -262,15 +237,21 @@ async def cmd_demo(args: argparse.Namespace) -> int:
     return 0
 
 
-def _common(parser: argparse.ArgumentParser, env_default: bool = True) -> None:
+def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--env", help="environment (default: the method's own)")
     parser.add_argument("--model", help="provider:model or scripted:FILE (default openai:gpt-4o-mini)")
     parser.add_argument("--temperature", type=float)
     parser.add_argument("--max-tokens", type=int)
-    parser.add_argument("--set", action="append", metavar="KEY=VALUE", help="any Context field, e.g. --set max_actions=20")
+    parser.add_argument("--set", action="append", metavar="KEY=VALUE",
+                        help="any Context field, e.g. --set max_actions=20 or --set timeout=60 (see README)")
     parser.add_argument("--env-option", action="append", metavar="KEY=VALUE", help="an option of the environment")
     parser.add_argument("--plan", help="plan file (AutoPlan)")
-    parser.add_argument("--checkpoint", help="memory | sqlite (default) | sqlite:///FILE | postgresql://...")
+    _checkpoint(parser)
+
+
+def _checkpoint(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--checkpoint", help="memory | sqlite (default, under $INTROSPECT_HOME) | "
+                        "sqlite:///ABSOLUTE/PATH | sqlite:RELATIVE/PATH | postgresql://...")
 
 
 def build_parser() -> Parser:
@@ -279,22 +260,28 @@ def build_parser() -> Parser:
 
     run = sub.add_parser("run", help="run one task, streaming each step")
     run.add_argument("method")
-    run.add_argument("--task", required=True)
-    run.add_argument("--thread", help="thread id (default: a new one)")
+    run.add_argument("--task", help="the task id (required unless --fork)")
+    run.add_argument("--thread", help="thread id (default: a new one); an existing id is refused unless "
+                     "--fork or --force")
+    how = run.add_mutually_exclusive_group()
+    how.add_argument("--fork", action="store_true",
+                     help="continue a copy of the unfinished thread --thread on a new thread, from its last "
+                          "checkpoint, with its settings and this command's options over them")
+    how.add_argument("--force", action="store_true", help="delete thread --thread and start the task over on it")
     _common(run)
     run.set_defaults(handler=cmd_run)
 
     res = sub.add_parser("resume", help="continue an interrupted run from its checkpoint")
     res.add_argument("thread_id")
-    res.add_argument("--checkpoint")
+    _checkpoint(res)
     res.set_defaults(handler=cmd_resume)
 
     ev = sub.add_parser("eval", help="evaluate a method on many tasks")
     ev.add_argument("method")
     ev.add_argument("--tasks", help="slice START:STOP of the split's task list, or ids a,b,c")
     ev.add_argument("--split", help="the env's split or suite (e.g. paper-43)")
-    ev.add_argument("--concurrency", type=int, default=4)
-    ev.add_argument("--results", help="results JSONL (default results/METHOD-ENV.jsonl)")
+    ev.add_argument("--concurrency", type=positive, default=4)
+    ev.add_argument("--results", help="results JSONL (default results/METHOD-ENV-MODEL.jsonl)")
     _common(ev)
     ev.set_defaults(handler=cmd_eval)
 
@@ -302,8 +289,8 @@ def build_parser() -> Parser:
     tr.add_argument("method")
     tr.add_argument("--task-type", help="only tasks of this type (ALFWorld)")
     tr.add_argument("--split")
-    tr.add_argument("--batch", type=int, default=4)
-    tr.add_argument("--iterations", type=int, default=3)
+    tr.add_argument("--batch", type=int, help="tasks per batch (default 4)")
+    tr.add_argument("--iterations", type=int, help="training iterations (default 3)")
     tr.add_argument("--plan-out", default="plans/plan.json")
     tr.add_argument("--thread")
     _common(tr)
@@ -315,7 +302,7 @@ def build_parser() -> Parser:
 
     demo = sub.add_parser("demo", help="an offline scripted run")
     demo.add_argument("name", nargs="?", help="which demo (default: laser)")
-    demo.add_argument("--checkpoint")
+    _checkpoint(demo)
     demo.set_defaults(handler=cmd_demo)
     return parser
 
@@ -325,10 +312,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         outcome = args.handler(args)
         return asyncio.run(outcome) if asyncio.iscoroutine(outcome) else int(outcome)
-    except (UsageError, *USER_ERRORS) as exc:
+    except USER_ERRORS as exc:
         print(f"introspect: {exc}", file=sys.stderr)
         return 2
-    except ModelCallError as exc:
+    except (GaveUp, ModelCallError) as exc:
         print(f"introspect: {exc}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:

@@ -1,9 +1,18 @@
 """The evaluation harness: many tasks, concurrently, each a resumable checkpointed thread.
 
-Each finished task becomes one JSON line in the results file, written whole and flushed,
-so an interrupted evaluation loses nothing: re-running it skips finished tasks and
-resumes unfinished threads from their checkpoints (thread ids are derived from the
-method, env, model and task).
+Each task becomes one JSON line in the results file, written whole and flushed, so an
+interrupted evaluation loses nothing. A row belongs to one configuration: the method,
+env, model and the settings ``fingerprint`` (a hash of every Context field that can
+change an outcome; timeouts and retries cannot). Re-running with the same configuration
+skips its finished rows; another model or other settings are a different evaluation
+(their own rows, their own threads), and the summary covers only the rows of the
+configuration asked for.
+
+Thread ids are derived from the configuration and the task, so a re-run finds each
+task's thread: an unfinished one (a crash, an error) is resumed from its checkpoint, a
+finished one is reported from its final state (its row rebuilt, nothing re-run).
+An error (the model gave up, a script ran out) is not a failure of the agent: the
+summary counts success over the tasks that ran to an outcome and lists errors apart.
 """
 
 from __future__ import annotations
@@ -12,8 +21,9 @@ import asyncio
 import hashlib
 import json
 import os
+import re
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
@@ -21,50 +31,86 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 
 from graphs import canonical, load_method
 from graphs.context import Context
-from graphs.runner import drive, run_config
+from graphs.runner import Outcome, drive, outcome_of
+from nodes.llm import RETRY_NOTICE, ModelCallError
+from nodes.usage import Usage, add_usage
+
+SETTING_TEXT = 80  # longer settings (a plan) appear in rows as a hash
+
+
+def fingerprint(method: str, context: Context) -> str:
+    """A short hash of what decides a task's outcome: method and result settings."""
+    key = json.dumps([method, context.result_settings()], sort_keys=True, default=str)
+    return hashlib.sha256(key.encode()).hexdigest()[:12]
+
+
+def changed_settings(context: Context) -> dict[str, Any]:
+    """The result settings that differ from the defaults (model and env have columns)."""
+    default = Context(model=context.model, env=context.env).result_settings()
+    out: dict[str, Any] = {}
+    for key, value in context.result_settings().items():
+        if key in ("model", "env") or value == default[key]:
+            continue
+        if isinstance(value, str) and len(value) > SETTING_TEXT:
+            value = "sha256:" + hashlib.sha256(value.encode()).hexdigest()[:12]
+        out[key] = value
+    return out
+
+
+def eval_thread_id(method: str, context: Context, task_id: str) -> str:
+    """A stable thread id per configuration and task, so re-runs resume."""
+    return f"eval-{method}-{context.env}-{fingerprint(method, context)[:8]}-{task_id}"
+
+
+def results_name(method: str, context: Context) -> Path:
+    """The default results file: results/METHOD-ENV-MODEL.jsonl, the model spec sanitised."""
+    model = re.sub(r"[^A-Za-z0-9.-]+", "_", context.model).strip("_")[:80]
+    return Path("results") / f"{method}-{context.env}-{model}.jsonl"
 
 
 @dataclass
 class Summary:
-    tasks: int
-    success_rate: float
+    tasks: int  # rows of the configuration among the requested tasks
+    ran: int  # of them, tasks that ran to an outcome (no error)
+    success_rate: float  # over the tasks that ran
     mean_reward: float
     mean_steps: float
-    model_calls: int
+    model_calls: int  # all rows, errors too: the calls were made
     input_tokens: int
     output_tokens: int
     cost_usd: float
-    errors: int
+    retries: int
+    errors: list[tuple[str, str]] = field(default_factory=list)  # (task id, error)
 
     def lines(self) -> list[str]:
-        return [
-            f"tasks         {self.tasks}  (errors: {self.errors})",
-            f"success rate  {self.success_rate:.1%}",
+        out = [
+            f"tasks         {self.tasks}  (ran to an outcome: {self.ran}, errors: {len(self.errors)})",
+            f"success rate  {self.success_rate:.1%}  (of the {self.ran} that ran)",
             f"mean reward   {self.mean_reward:.3f}",
             f"mean steps    {self.mean_steps:.1f}",
-            f"model calls   {self.model_calls}",
+            f"model calls   {self.model_calls}  (retried requests: {self.retries})",
             f"tokens        {self.input_tokens} in / {self.output_tokens} out",
             f"cost          ${self.cost_usd:.4f}",
         ]
-
-
-def eval_thread_id(method: str, context: Context, task_id: str) -> str:
-    """A stable thread id per (method, env, model, task), so re-runs resume."""
-    key = json.dumps([method, context.env, context.env_options, context.model, context.plan], sort_keys=True)
-    return f"eval-{method}-{context.env}-{hashlib.sha1(key.encode()).hexdigest()[:8]}-{task_id}"
+        out += [f"error         task {task}: {error}" for task, error in self.errors]
+        return out
 
 
 def row_for(method: str, context: Context, task_id: str, thread_id: str, state: dict[str, Any],
-            seconds: float, error: str = "") -> dict[str, Any]:
-    """One results line: outcome, steps, usage and the method's own fields."""
-    usage = state.get("usage") or {}
+            seconds: float, error: str = "", spent: Usage | None = None) -> dict[str, Any]:
+    """One results line: configuration, outcome, steps, usage and the method's own fields.
+    An error row carries the usage its thread had reached plus what the failing node
+    ``spent`` (its earlier calls, the failed call's retries)."""
+    usage = add_usage(state.get("usage"), spent)
     row: dict[str, Any] = {
         "task_id": task_id,
         "method": method,
         "env": context.env,
         "model": context.model,
+        "fingerprint": fingerprint(method, context),
+        "settings": changed_settings(context),
         "thread_id": thread_id,
-        "success": bool(state.get("success", False)),
+        "success": bool(state.get("success", False)) and not error,
         "reward": float(state.get("reward", 0.0)),
         "steps": int(state.get("actions", 0)),
         "stop_reason": state.get("stop_reason", ""),
@@ -72,6 +118,7 @@ def row_for(method: str, context: Context, task_id: str, thread_id: str, state: 
         "input_tokens": int(usage.get("input_tokens", 0)),
         "output_tokens": int(usage.get("output_tokens", 0)),
         "cost_usd": float(usage.get("cost_usd", 0.0)),
+        "retries": int(usage.get("retries", 0)),
         "seconds": round(seconds, 3),
         "error": error,
     }
@@ -89,33 +136,50 @@ def read_rows(path: Path) -> list[dict[str, Any]]:
     rows = []
     for line in path.read_text(encoding="utf-8").splitlines():
         try:
-            rows.append(json.loads(line))
+            row = json.loads(line)
         except json.JSONDecodeError:
             continue
+        if isinstance(row, dict) and "task_id" in row:
+            rows.append(row)
     return rows
 
 
-def finished_tasks(path: Path) -> set[str]:
-    """Tasks with a results line and no error: a re-run skips them."""
-    return {r["task_id"] for r in read_rows(path) if not r.get("error")}
+def matching_rows(path: Path, method: str, context: Context) -> dict[str, dict[str, Any]]:
+    """The latest row per task of this configuration (method, env, model, fingerprint)."""
+    want = (method, context.env, context.model, fingerprint(method, context))
+    latest: dict[str, dict[str, Any]] = {}
+    for row in read_rows(path):
+        if (row.get("method"), row.get("env"), row.get("model"), row.get("fingerprint")) == want:
+            latest[str(row["task_id"])] = row
+    return latest
+
+
+def finished_tasks(path: Path, method: str, context: Context) -> set[str]:
+    """Tasks of this configuration with a row and no error: a re-run skips them."""
+    return {task for task, row in matching_rows(path, method, context).items() if not row.get("error")}
 
 
 def summarize(rows: list[dict[str, Any]]) -> Summary:
-    n = len(rows)
+    ran = [r for r in rows if not r.get("error")]
 
-    def total(key: str) -> float:
-        return sum(float(r.get(key, 0) or 0) for r in rows)
+    def total(key: str, among: list[dict[str, Any]]) -> float:
+        return sum(float(r.get(key, 0) or 0) for r in among)
+
+    def mean(key: str) -> float:
+        return total(key, ran) / len(ran) if ran else 0.0
 
     return Summary(
-        tasks=n,
-        success_rate=total("success") / n if n else 0.0,
-        mean_reward=total("reward") / n if n else 0.0,
-        mean_steps=total("steps") / n if n else 0.0,
-        model_calls=int(total("model_calls")),
-        input_tokens=int(total("input_tokens")),
-        output_tokens=int(total("output_tokens")),
-        cost_usd=round(total("cost_usd"), 6),
-        errors=sum(1 for r in rows if r.get("error")),
+        tasks=len(rows),
+        ran=len(ran),
+        success_rate=mean("success"),
+        mean_reward=mean("reward"),
+        mean_steps=mean("steps"),
+        model_calls=int(total("model_calls", rows)),
+        input_tokens=int(total("input_tokens", rows)),
+        output_tokens=int(total("output_tokens", rows)),
+        cost_usd=round(total("cost_usd", rows), 6),
+        retries=int(total("retries", rows)),
+        errors=[(str(r["task_id"]), str(r["error"])) for r in rows if r.get("error")],
     )
 
 
@@ -132,24 +196,31 @@ class ResultsFile:
 
     async def append(self, row: dict[str, Any]) -> None:
         async with self._lock:
-            with self.path.open("a", encoding="utf-8") as handle:
-                handle.write(json.dumps(row, ensure_ascii=False) + "\n")
-                handle.flush()
-                os.fsync(handle.fileno())
+            await asyncio.to_thread(self._write, row)
+
+    def _write(self, row: dict[str, Any]) -> None:
+        with self.path.open("a", encoding="utf-8") as handle:
+            handle.write(json.dumps(row, ensure_ascii=False) + "\n")
+            handle.flush()
+            os.fsync(handle.fileno())
 
 
 async def run_one(method: str, context: Context, task_id: str, checkpointer: BaseCheckpointSaver) -> dict[str, Any]:
-    """Run or resume one task's thread and return its results row (errors become rows too)."""
+    """The row of one task: a finished thread is reported from its final state, an
+    unfinished one resumed, a new one started (errors become rows too)."""
     thread_id = eval_thread_id(method, context, task_id)
-    graph = load_method(method).build_graph(checkpointer=checkpointer)
-    existing = await graph.aget_state(run_config(thread_id, method, context))
-    graph_input = None if existing.values and existing.next else {"task_id": task_id}
+    existing = await outcome_of(method, thread_id, checkpointer)
+    if existing.finished:
+        return {**row_for(method, context, task_id, thread_id, existing.state, 0.0), "from_checkpoint": True}
+    graph_input = None if existing.state else {"task_id": task_id}
     started = time.monotonic()
     try:
-        outcome = await drive(method, context, thread_id, checkpointer, graph_input)
+        outcome: Outcome = await drive(method, context, thread_id, checkpointer, graph_input)
     except Exception as exc:  # noqa: BLE001 - one task's failure must not end the evaluation
-        return row_for(method, context, task_id, thread_id, {}, time.monotonic() - started,
-                       error=f"{type(exc).__name__}: {exc}")
+        reached = await outcome_of(method, thread_id, checkpointer)
+        return row_for(method, context, task_id, thread_id, reached.state, time.monotonic() - started,
+                       error=f"{type(exc).__name__}: {exc}",
+                       spent=exc.usage if isinstance(exc, ModelCallError) else None)
     return row_for(method, context, task_id, thread_id, outcome.state, time.monotonic() - started)
 
 
@@ -161,16 +232,20 @@ async def evaluate(
     checkpointer: BaseCheckpointSaver,
     concurrency: int = 4,
     on_row: Callable[[dict[str, Any]], None] | None = None,
+    on_retry: Callable[[str, str], None] | None = None,
 ) -> Summary:
-    """Evaluate ``task_ids``, skipping those already in the results file; returns the summary
-    over every row of the requested tasks."""
+    """Evaluate ``task_ids``, skipping those this configuration already finished; returns
+    the summary over this configuration's rows of the requested tasks. ``on_retry(task,
+    notice)`` hears every retried model request as it happens."""
     method = canonical(method)
     results = ResultsFile(results_path)
-    done = finished_tasks(results_path)
+    done = finished_tasks(results_path, method, context)
     todo = [t for t in task_ids if t not in done]
     gate = asyncio.Semaphore(max(1, concurrency))
 
     async def worker(task_id: str) -> None:
+        if on_retry is not None:  # this task's own context: its graph's nodes inherit it
+            RETRY_NOTICE.set(lambda notice: on_retry(task_id, notice))
         async with gate:
             row = await run_one(method, context, task_id, checkpointer)
         await results.append(row)
@@ -178,9 +253,5 @@ async def evaluate(
             on_row(row)
 
     await asyncio.gather(*(worker(t) for t in todo))
-    wanted = set(task_ids)
-    latest: dict[str, dict[str, Any]] = {}
-    for row in read_rows(results_path):
-        if row.get("task_id") in wanted:
-            latest[row["task_id"]] = row
-    return summarize(list(latest.values()))
+    rows = matching_rows(results_path, method, context)
+    return summarize([rows[t] for t in dict.fromkeys(task_ids) if t in rows])

@@ -3,6 +3,11 @@
 A thread records which method ran it and its Context (as JSON in the checkpoint
 metadata; the Context never holds keys), so ``introspect resume THREAD_ID`` needs
 nothing but the thread id. The live env is rebuilt from the snapshot in state.
+
+Graphs are compiled once per process (each method module's ``graph``) and bound to a
+checkpointer with ``Pregel.copy``, which shares the compiled nodes and channels: about
+0.03 ms instead of 4-11 ms of compiling per run, and nothing that keeps a closed
+checkpointer alive.
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 
 from envs.sessions import SESSIONS
 from graphs import canonical, load_method
+from graphs.checkpoint import copy_thread
 from graphs.context import Context
 
 RECURSION_LIMIT = 2000
@@ -34,6 +40,11 @@ class Outcome:
     method: str
     state: dict[str, Any]
     finished: bool
+
+
+def graph_for(method: str, checkpointer: BaseCheckpointSaver | None) -> Any:
+    """The method's compiled graph bound to ``checkpointer`` (no recompilation)."""
+    return load_method(method).graph.copy(update={"checkpointer": checkpointer})
 
 
 def run_config(thread_id: str, method: str, context: Context) -> dict[str, Any]:
@@ -57,7 +68,7 @@ async def drive(
 ) -> Outcome:
     """Run (``graph_input``) or continue (None) a thread to its end, streaming node updates."""
     method = canonical(method)
-    graph = load_method(method).build_graph(checkpointer=checkpointer)
+    graph = graph_for(method, checkpointer)
     config = run_config(thread_id, method, context)
     try:
         async for chunk in graph.astream(graph_input, config, context=context, stream_mode="updates"):
@@ -68,8 +79,13 @@ async def drive(
                         await maybe
     finally:
         await SESSIONS.release(thread_id)
-    snapshot = await graph.aget_state(config)
-    return Outcome(thread_id, method, dict(snapshot.values), finished=not snapshot.next)
+    return await outcome_of(method, thread_id, checkpointer)
+
+
+async def outcome_of(method: str, thread_id: str, checkpointer: BaseCheckpointSaver) -> Outcome:
+    """Where a thread stands now: its latest state and whether it has finished."""
+    snapshot = await graph_for(method, checkpointer).aget_state({"configurable": {"thread_id": thread_id}})
+    return Outcome(thread_id, method, dict(snapshot.values), finished=bool(snapshot.values) and not snapshot.next)
 
 
 async def thread_metadata(checkpointer: BaseCheckpointSaver, thread_id: str) -> dict[str, Any]:
@@ -83,10 +99,24 @@ async def thread_metadata(checkpointer: BaseCheckpointSaver, thread_id: str) -> 
     return meta
 
 
+async def thread_context(checkpointer: BaseCheckpointSaver, thread_id: str) -> tuple[str, Context]:
+    """The method and Context a run thread was started with."""
+    meta = await thread_metadata(checkpointer, thread_id)
+    if not meta.get("introspect_method"):
+        raise ThreadError(f"thread {thread_id!r} is a training thread; continue it with introspect resume")
+    return str(meta["introspect_method"]), Context.from_dict(json.loads(meta["introspect_context"]))
+
+
 async def resume(
     checkpointer: BaseCheckpointSaver, thread_id: str, on_update: OnUpdate | None = None
 ) -> Outcome:
     """Continue an interrupted run thread from its last checkpoint."""
-    meta = await thread_metadata(checkpointer, thread_id)
-    context = Context.from_dict(json.loads(meta["introspect_context"]))
-    return await drive(str(meta["introspect_method"]), context, thread_id, checkpointer, None, on_update)
+    method, context = await thread_context(checkpointer, thread_id)
+    return await drive(method, context, thread_id, checkpointer, None, on_update)
+
+
+async def fork(checkpointer: BaseCheckpointSaver, source: str, target: str) -> None:
+    """Copy run thread ``source`` to ``target``, whose latest checkpoint is then ``source``'s:
+    ``drive(..., target, None)`` continues the copy and leaves ``source`` as it was."""
+    await thread_context(checkpointer, source)  # a run thread introspect started
+    await copy_thread(checkpointer, source, target)

@@ -4,17 +4,23 @@ Specs: ``openai:<model>`` builds langchain-openai's ``ChatOpenAI`` from OPENAI_A
 OPENAI_BASE_URL (any OpenAI-compatible server: vLLM, Ollama, llama.cpp); any other
 ``provider:model`` goes through langchain's ``init_chat_model``; ``scripted:<file.jsonl>``
 replays a script (nodes.scripted). Nodes never hold a client: they use ``Caller``, which
-picks the model from the run's Context, retries transient failures with backoff and
-accounts usage so that it lands in graph state.
+picks the model from the run's Context and accounts usage so that it lands in graph state.
+
+Transient failures (429, 5xx, timeouts, dropped connections) are retried by the OpenAI
+client itself (``max_retries``; it honours Retry-After and backs off with jitter). Its
+attempts are counted by hooks on the HTTP client it is given: the client marks every
+request with ``x-stainless-retry-count``, and the hooks credit them to the model call
+under way (a context variable the Caller sets), which reports them in its usage and,
+live, to ``RETRY_NOTICE``'s listener ("retrying after 429, attempt 2/5"). Other
+providers keep their own client's retry policy, uncounted.
 """
 
 from __future__ import annotations
 
-import asyncio
 import os
-import random
+from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from langchain_core.language_models.chat_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
@@ -28,20 +34,60 @@ class ModelConfigError(ValueError):
 
 
 class ModelCallError(RuntimeError):
-    """A model call failed for good (non-transient, or retries exhausted)."""
+    """A model call failed for good (non-transient, or retries exhausted).
+
+    ``usage`` is what the failing node had spent, which its state never receives: its
+    earlier calls and the failed call's retries."""
+
+    def __init__(self, message: str, usage: Usage | None = None) -> None:
+        super().__init__(message)
+        self.usage: Usage = add_usage(usage, None)
 
 
-@dataclass(frozen=True)
-class RetryPolicy:
-    """Exponential backoff with jitter for 429s, 5xx and timeouts."""
-
-    attempts: int = 5
-    base_delay: float = 1.0
-    max_delay: float = 30.0
-
-
-RETRY = RetryPolicy()
+TIMEOUT = 120.0  # seconds per request: Context.timeout's default
+RETRIES = 4  # Context.retries' default: five attempts in all
 JUDGE_MAX_TOKENS = 768  # WebArena's evaluator asks its judge with temperature 0 and 768 tokens
+
+# Who hears about retries as they happen (the CLI prints them); set per task.
+RETRY_NOTICE: ContextVar[Callable[[str], None] | None] = ContextVar("introspect_retry_notice", default=None)
+
+
+@dataclass
+class Attempts:
+    """The HTTP requests of one model call, as the client's hooks saw them."""
+
+    limit: int  # attempts allowed: retries + 1
+    retries: int = 0
+    failure: str = ""  # how the latest attempt ended, for the notice of the next one
+
+
+_ATTEMPTS: ContextVar[Attempts | None] = ContextVar("introspect_attempts", default=None)
+
+
+async def _on_request(request: Any) -> None:
+    attempts = _ATTEMPTS.get()
+    if attempts is None:
+        return
+    retry = int(request.headers.get("x-stainless-retry-count") or 0)
+    if retry:
+        attempts.retries = retry
+        notice = RETRY_NOTICE.get()
+        if notice is not None:
+            notice(f"retrying after {attempts.failure}, attempt {retry + 1}/{attempts.limit}")
+    attempts.failure = "a timeout or dropped connection"  # unless a response arrives
+
+
+async def _on_response(response: Any) -> None:
+    attempts = _ATTEMPTS.get()
+    if attempts is not None:
+        attempts.failure = str(response.status_code)
+
+
+def counted_http_client() -> Any:
+    """An async HTTP client for the OpenAI SDK (its defaults) whose hooks count attempts."""
+    import openai
+
+    return openai.DefaultAsyncHttpxClient(event_hooks={"request": [_on_request], "response": [_on_response]})
 
 
 def parse_spec(spec: str) -> tuple[str, str]:
@@ -67,7 +113,15 @@ def check_credentials(spec: str) -> None:
         )
 
 
-def build_model(spec: str, temperature: float | None, max_tokens: int, top_p: float | None = None) -> BaseChatModel:
+def build_model(
+    spec: str,
+    temperature: float | None,
+    max_tokens: int,
+    *,
+    top_p: float | None = None,
+    timeout: float = TIMEOUT,
+    retries: int = RETRIES,
+) -> BaseChatModel:
     """A chat model for ``spec``; see the module docstring for the spec forms. ``top_p``
     (nucleus sampling) is sent only when set, as ``temperature`` is."""
     provider, name = parse_spec(spec)
@@ -86,8 +140,9 @@ def build_model(spec: str, temperature: float | None, max_tokens: int, top_p: fl
             model=name,
             api_key=os.environ.get("OPENAI_API_KEY") or "not-needed",
             base_url=os.environ.get("OPENAI_BASE_URL") or None,
-            max_retries=0,  # Caller retries, for every provider alike
-            timeout=float(os.environ.get("INTROSPECT_MODEL_TIMEOUT", "120")),
+            max_retries=retries,
+            timeout=timeout,
+            http_async_client=counted_http_client(),
             **options,
         )
     from langchain.chat_models import init_chat_model
@@ -97,45 +152,48 @@ def build_model(spec: str, temperature: float | None, max_tokens: int, top_p: fl
     except ImportError as exc:
         raise ModelConfigError(f"provider {provider!r} needs its package: {exc}") from None
     except ValueError as exc:
-        raise ModelConfigError(f"unsupported model spec {spec!r}: {exc}") from None
+        if "Unsupported" in str(exc):
+            raise ModelConfigError(
+                f"unknown model provider {provider!r} in {spec!r}: use openai, scripted, or a provider "
+                "langchain's init_chat_model supports (anthropic, google_genai, ollama, mistralai, ...)"
+            ) from None
+        raise ModelConfigError(f"unsupported model spec {spec!r}: {' '.join(str(exc).split())}") from None
+    except Exception as exc:  # noqa: BLE001 - a provider's own validation (a missing key, ...)
+        raise ModelConfigError(f"cannot set up {spec!r}: {' '.join(str(exc).split())}") from None
 
 
-_MODELS: dict[tuple[object, ...], BaseChatModel] = {}
+_MODELS: dict[tuple[Any, ...], BaseChatModel] = {}
+_SERVED: dict[str, BaseChatModel] = {}
 
 
-def model_for(spec: str, temperature: float | None, max_tokens: int, top_p: float | None = None) -> BaseChatModel:
-    """The process-wide model for these settings (clients are reused across runs); keyed by
-    (spec, temperature, max_tokens), with top_p appended only when it is set."""
-    key: tuple[object, ...] = (spec, temperature, max_tokens) + (() if top_p is None else (top_p,))
+def serve(spec: str, model: BaseChatModel) -> None:
+    """Answer every call for ``spec`` with ``model``, whatever the call's settings: for
+    tests that build a model in code. ``clear_models`` forgets it."""
+    _SERVED[spec] = model
+
+
+def model_for(
+    spec: str,
+    temperature: float | None,
+    max_tokens: int,
+    top_p: float | None = None,
+    *,
+    timeout: float = TIMEOUT,
+    retries: int = RETRIES,
+) -> BaseChatModel:
+    """The process-wide model for these settings (clients are reused across runs)."""
+    if spec in _SERVED:
+        return _SERVED[spec]
+    key = (spec, temperature, max_tokens, top_p, timeout, retries)
     if key not in _MODELS:
-        _MODELS[key] = build_model(spec, temperature, max_tokens, top_p)
+        _MODELS[key] = build_model(spec, temperature, max_tokens, top_p=top_p, timeout=timeout, retries=retries)
     return _MODELS[key]
 
 
 def clear_models() -> None:
-    """Forget cached models (tests; or after changing OPENAI_* variables)."""
+    """Forget cached and served models (tests; or after changing OPENAI_* variables)."""
     _MODELS.clear()
-
-
-def is_transient(exc: BaseException) -> bool:
-    """429, 5xx, timeouts and dropped connections are worth another try."""
-    import httpx
-    import openai
-
-    if isinstance(exc, (openai.APITimeoutError, openai.APIConnectionError, httpx.TimeoutException,
-                        httpx.TransportError, asyncio.TimeoutError)):
-        return True
-    status = getattr(exc, "status_code", None)
-    return isinstance(status, int) and (status == 429 or status >= 500)
-
-
-def _retry_after(exc: BaseException) -> float | None:
-    response = getattr(exc, "response", None)
-    value = getattr(response, "headers", {}).get("retry-after") if response is not None else None
-    try:
-        return float(value) if value is not None else None
-    except ValueError:
-        return None
+    _SERVED.clear()
 
 
 class Caller:
@@ -153,13 +211,14 @@ class Caller:
         max_tokens: int,
         calls_before: int,
         top_p: float | None = None,
-        policy: RetryPolicy | None = None,
+        timeout: float = TIMEOUT,
+        retries: int = RETRIES,
     ) -> None:
         self.spec = spec
-        self.model = model_for(spec, temperature, max_tokens, top_p)
+        self.timeout, self.retries = timeout, retries
+        self.model = model_for(spec, temperature, max_tokens, top_p, timeout=timeout, retries=retries)
         self.position = calls_before
         self.usage: Usage = empty_usage()
-        self.policy = policy or RETRY
 
     async def __call__(
         self,
@@ -188,21 +247,19 @@ class Caller:
             runnable = runnable.bind_tools(list(tools), **({"tool_choice": tool_choice} if tool_choice else {}))
         if isinstance(model, ScriptedChatModel):
             runnable = runnable.bind(script_position=self.position)
-        message = await self._with_retries(runnable, list(messages))
+        attempts = Attempts(limit=self.retries + 1)
+        token = _ATTEMPTS.set(attempts)
+        try:
+            message = await runnable.ainvoke(list(messages))
+        except Exception as exc:  # noqa: BLE001 - the client has retried what was worth retrying
+            tried = f" after {attempts.retries + 1} attempts" if attempts.retries else ""
+            spent = add_usage(self.usage, {**empty_usage(), "retries": attempts.retries})
+            raise ModelCallError(f"model call failed{tried}: {type(exc).__name__}: {exc}", spent) from exc
+        finally:
+            _ATTEMPTS.reset(token)
         self.position += 1
-        self.usage = add_usage(self.usage, usage_of_call(spec, message.usage_metadata))
+        self.usage = add_usage(self.usage, usage_of_call(spec, message.usage_metadata, attempts.retries))
         return message
-
-    async def _with_retries(self, runnable: Any, messages: list[BaseMessage]) -> AIMessage:
-        for attempt in range(1, self.policy.attempts + 1):
-            try:
-                return await runnable.ainvoke(messages)
-            except Exception as exc:  # noqa: BLE001 - classified right below
-                if not is_transient(exc) or attempt == self.policy.attempts:
-                    raise ModelCallError(f"model call failed: {type(exc).__name__}: {exc}") from exc
-                delay = _retry_after(exc) or self.policy.base_delay * 2 ** (attempt - 1)
-                await asyncio.sleep(min(self.policy.max_delay, delay) * (0.5 + random.random() / 2))
-        raise AssertionError("unreachable")
 
 
 @dataclass
@@ -215,7 +272,7 @@ class CallerJudge:
     calls: int = 0
 
     async def __call__(self, prompt: str, *, system: str = "") -> str:
-        model = model_for(self.spec, 0.0, JUDGE_MAX_TOKENS)
+        model = model_for(self.spec, 0.0, JUDGE_MAX_TOKENS, timeout=self.caller.timeout, retries=self.caller.retries)
         messages: list[BaseMessage] = [SystemMessage(system)] if system else []
         reply = await self.caller._call(model, self.spec, [*messages, HumanMessage(prompt)])
         self.calls += 1
@@ -231,4 +288,4 @@ def caller_for(context: Any, state: dict[str, Any], temperature: float | None = 
     calls = int((state.get("usage") or {}).get("model_calls", 0))
     temp = context.temperature if context.temperature is not None else temperature
     return Caller(context.model, temperature=temp, max_tokens=context.max_tokens, calls_before=calls,
-                  top_p=context.top_p)
+                  top_p=context.top_p, timeout=context.timeout, retries=context.retries)

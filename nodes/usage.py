@@ -15,6 +15,7 @@ class Usage(TypedDict):
     input_tokens: int
     output_tokens: int
     cost_usd: float
+    retries: int  # requests sent again after a transient failure (429, 5xx, timeout)
 
 
 # USD per million tokens (input, output), list prices of the providers' public pages.
@@ -34,7 +35,7 @@ PRICES: dict[str, tuple[float, float]] = {
 
 
 def empty_usage() -> Usage:
-    return Usage(model_calls=0, input_tokens=0, output_tokens=0, cost_usd=0.0)
+    return Usage(model_calls=0, input_tokens=0, output_tokens=0, cost_usd=0.0, retries=0)
 
 
 def add_usage(left: Usage | None, right: Usage | None) -> Usage:
@@ -46,6 +47,7 @@ def add_usage(left: Usage | None, right: Usage | None) -> Usage:
             total["input_tokens"] += int(part.get("input_tokens", 0))
             total["output_tokens"] += int(part.get("output_tokens", 0))
             total["cost_usd"] = round(total["cost_usd"] + float(part.get("cost_usd", 0.0)), 8)
+            total["retries"] += int(part.get("retries", 0))
     return total
 
 
@@ -64,8 +66,9 @@ def cost(spec: str, input_tokens: int, output_tokens: int) -> float:
     return (input_tokens * price_in + output_tokens * price_out) / 1_000_000
 
 
-def usage_of_call(spec: str, usage_metadata: dict[str, Any] | None) -> Usage:
-    """The usage of one model call from a message's ``usage_metadata``."""
+def usage_of_call(spec: str, usage_metadata: dict[str, Any] | None, retries: int = 0) -> Usage:
+    """The usage of one model call from a message's ``usage_metadata`` (and the retries
+    its request needed)."""
     meta = usage_metadata or {}
     tokens_in = int(meta.get("input_tokens", 0))
     tokens_out = int(meta.get("output_tokens", 0))
@@ -74,4 +77,5 @@ def usage_of_call(spec: str, usage_metadata: dict[str, Any] | None) -> Usage:
         input_tokens=tokens_in,
         output_tokens=tokens_out,
         cost_usd=round(cost(spec, tokens_in, tokens_out), 8),
+        retries=retries,
     )

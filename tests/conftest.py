@@ -31,9 +31,3 @@ def write_script(tmp_path: Path) -> Callable[..., str]:
         return f"scripted:{path}"
 
     return write
-
-
-@pytest.fixture
-def fast_retries(monkeypatch):
-    """Backoff in milliseconds so retry tests stay quick."""
-    monkeypatch.setattr(llm, "RETRY", llm.RetryPolicy(attempts=4, base_delay=0.01, max_delay=0.05))

@@ -4,15 +4,12 @@ and an evaluation through the real ChatOpenAI client that resumes and never leak
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
 from graphs.cli import main
-from tests.support.openai_stub import OpenAIStub, Reply
-
-ROOT = Path(__file__).resolve().parents[1]
-DEMO = json.loads((ROOT / "graphs/demos/laser.json").read_text())
+from tests.support.laser_demo import DEMO, ROOT, demo_replies
+from tests.support.openai_stub import OpenAIStub
 
 
 def run_cli(capsys, *args: str) -> tuple[int, str, str]:
@@ -23,6 +20,7 @@ def run_cli(capsys, *args: str) -> tuple[int, str, str]:
 
 @pytest.mark.parametrize("args,message", [
     (["run", "nope", "--task", "1", "--model", "openai:x"], "unknown method 'nope'"),
+    (["run", "laser"], "run needs --task ID"),
     (["run", "laser", "--env", "miniwob", "--task", "1"], "laser runs on webshop"),
     (["run", "laser", "--task", "99999", "--model", "scripted:graphs/demos/laser.jsonl"], "unknown webshop task '99999'"),
     (["run", "laser", "--task", "1", "--model", "gpt-4o"], "malformed model spec"),
@@ -45,10 +43,10 @@ def test_user_errors_are_one_line_and_exit_2(capsys, monkeypatch, args, message)
 
 def test_usage_errors_are_one_line_too(capsys):
     with pytest.raises(SystemExit) as exit_info:
-        main(["run", "laser"])
+        main(["run", "--task", "1"])
     assert exit_info.value.code == 2
     err = capsys.readouterr().err
-    assert "--task" in err and len(err.strip().splitlines()) == 1
+    assert "method" in err and len(err.strip().splitlines()) == 1
 
 
 def test_graphs_lists_laser_with_its_diagram(capsys):
@@ -56,6 +54,14 @@ def test_graphs_lists_laser_with_its_diagram(capsys):
     assert code == 0
     assert "laser  envs: webshop  nodes: start, search, results, item, backup, finish" in out
     assert "results -.-> item;" in out and "item -.-> results;" in out
+
+
+def test_graphs_lists_every_graph_studio_serves(capsys):
+    served = json.loads((ROOT / "langgraph.json").read_text())["graphs"]
+    code, out, _ = run_cli(capsys, "graphs")
+    listed = [line.split()[0] for line in out.splitlines() if "  envs: " in line]
+    assert code == 0 and sorted(listed) == sorted(served)
+    assert "autoplan_training  envs: alfworld, hotpotqa  nodes: sample_batch, collect, score_batch, reflect, plan" in out
 
 
 @pytest.mark.parametrize("name,shown", [
@@ -76,23 +82,20 @@ def test_unknown_demo_is_a_user_error(capsys):
     assert code == 2 and "available: autoplan, laser, structured_reflection" in err
 
 
-def stub_replies() -> list[Reply]:
-    lines = [json.loads(l) for l in (ROOT / "graphs/demos" / DEMO["script"]).read_text().splitlines()]
-    return [Reply(content=l["content"], tool_calls=l.get("tool_calls", [])) for l in lines]
-
-
 def test_eval_through_chatopenai_resumes_and_keeps_the_key_out(capsys, monkeypatch, tmp_path):
     secret = "sk-do-not-leak-7f3a9c"
-    results = tmp_path / "results.jsonl"
+    monkeypatch.chdir(tmp_path)
+    results = tmp_path / "results" / "laser-webshop-openai_gpt-4o-mini.jsonl"  # the default name
     db = tmp_path / "cp.sqlite"
     with OpenAIStub() as stub:
         monkeypatch.setenv("OPENAI_BASE_URL", stub.base_url)
         monkeypatch.setenv("OPENAI_API_KEY", secret)
-        stub.replies.extend(stub_replies())
+        stub.replies.extend(demo_replies())
         args = ["eval", "laser", "--env", "webshop", "--tasks", DEMO["task_id"], "--model", "openai:gpt-4o-mini",
-                "--concurrency", "1", "--results", str(results), "--checkpoint", f"sqlite:///{db}"]
+                "--concurrency", "1", "--checkpoint", f"sqlite://{db}"]
         code, out, err = run_cli(capsys, *args)
         assert code == 0, err
+        assert f"results: {results.relative_to(tmp_path)}" in out
         assert "success rate  100.0%" in out and "mean reward   1.000" in out
         requests = len(stub.requests)
         assert requests == 12
@@ -102,7 +105,7 @@ def test_eval_through_chatopenai_resumes_and_keeps_the_key_out(capsys, monkeypat
     rows = [json.loads(l) for l in results.read_text().splitlines()]
     assert len(rows) == 1 and rows[0]["success"] is True and rows[0]["model_calls"] == 12
     assert rows[0]["input_tokens"] == 12 * 11 and rows[0]["cost_usd"] > 0
-    files = [p.read_bytes() for p in tmp_path.iterdir() if p.is_file()]  # results, sqlite (+ wal)
+    files = [p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()]  # results, sqlite (+ wal)
     for blob in (*files, (out + err + out_again).encode()):
         assert secret.encode() not in blob
 
@@ -121,10 +124,17 @@ def test_train_crash_resume_and_eval_with_the_plan(capsys, tmp_path, monkeypatch
     script.write_text("".join(json.dumps({"content": line}) + "\n" for line in lines))
     plans = tmp_path / "plans" / "qa.json"
     common = ["--env", "hotpotqa", "--model", f"scripted:{script}", "--checkpoint", f"sqlite:///{tmp_path / 'cp.sqlite'}"]
-    code, _, err = run_cli(capsys, "train", "autoplan", "--split", "train[:2]", "--batch", "2", "--iterations", "1",
+    code, out, err = run_cli(capsys, "train", "autoplan", "--split", "train[:2]", "--batch", "2", "--iterations", "1",
                            "--set", "max_actions=1", "--plan-out", str(plans), "--thread", "train-1", *common)
     assert code == 1 and "4 replies" in err  # the plan update had no reply
+    assert f"continue it with `introspect resume train-1 --checkpoint {common[-1]}`" in err
     assert not plans.exists()
+    # the loop was shown as it happened: the batch, each experience, each reflection
+    assert "iteration 1: batch of 2: " in out
+    assert out.count("experience ") == 2 and "failure after 1 steps (max_actions)" in out
+    assert "batch: 0/2 succeeded" in out
+    assert out.count("reflection on ") == 2 and out.count("summary: Summary: searched once.") == 2
+    assert "flaw:" not in out  # no plan yet: HotpotQA's Flaw prompt is not asked
 
     with script.open("a") as handle:
         handle.write(json.dumps({"content": "1. Search the entity.\n2. Answer with finish[answer]."}) + "\n")
@@ -132,6 +142,7 @@ def test_train_crash_resume_and_eval_with_the_plan(capsys, tmp_path, monkeypatch
     code, out, err = run_cli(capsys, "resume", "train-1", "--checkpoint", f"sqlite:///{tmp_path / 'cp.sqlite'}")
     assert code == 0, err
     assert "iteration 1: 0/2 tasks succeeded" in out and "2. Answer with finish[answer]." in out
+    assert "plan updated (plan 1):" in out
     record = json.loads(plans.read_text())
     assert record["plans"] == ["", "1. Search the entity.\n2. Answer with finish[answer]."]
     assert plans.with_suffix(".txt").read_text().startswith("1. Search the entity.")

@@ -86,7 +86,7 @@ def caller_at(context: Context, position: int, temperature: float = GREEDY, top_
     """A Caller that starts at model-call ``position`` (see the module docstring); greedy
     unless told otherwise, whatever Context.temperature says (it sets acting calls only)."""
     return Caller(context.model, temperature=temperature, top_p=top_p, max_tokens=context.max_tokens,
-                  calls_before=position)
+                  calls_before=position, timeout=context.timeout, retries=context.retries)
 
 
 def branch_caller(context: Context, state: dict[str, Any], temperature: float = GREEDY,

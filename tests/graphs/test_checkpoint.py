@@ -1,12 +1,15 @@
-"""Checkpointers from one option; Postgres runs when INTROSPECT_TEST_POSTGRES names a server."""
+"""Checkpointers from one option (SQLite URLs as SQLite's URI filenames), and copying a
+thread; Postgres runs when INTROSPECT_TEST_POSTGRES names a server."""
 
 from __future__ import annotations
 
 import os
+import uuid
+from pathlib import Path
 
 import pytest
 
-from graphs.checkpoint import CheckpointConfigError, open_checkpointer
+from graphs.checkpoint import CheckpointConfigError, open_checkpointer, sqlite_path
 
 
 async def _roundtrip(saver):
@@ -38,3 +41,55 @@ async def test_unknown_checkpointer_is_refused():
 async def test_postgres():
     async with open_checkpointer(os.environ["INTROSPECT_TEST_POSTGRES"]) as saver:
         await _roundtrip(saver)
+
+
+@pytest.mark.parametrize("url,path", [
+    ("sqlite:///root/x.sqlite", "/root/x.sqlite"),  # three slashes: an absolute path, as in SQLite's URIs
+    ("sqlite:////root/x.sqlite", "/root/x.sqlite"),  # SQLAlchemy's absolute form means the same file
+    ("sqlite://localhost/root/x.sqlite", "/root/x.sqlite"),
+    ("sqlite:/root/x.sqlite", "/root/x.sqlite"),
+    ("sqlite:runs/x.sqlite", "runs/x.sqlite"),  # no slash: relative to the current directory
+])
+def test_sqlite_urls_follow_sqlite_uri_filenames(url, path):
+    assert sqlite_path(url) == Path(path)
+
+
+@pytest.mark.parametrize("url", ["sqlite://otherhost/x.sqlite", "sqlite:///", "sqlite:"])
+def test_sqlite_urls_without_a_local_file_are_refused(url):
+    with pytest.raises(CheckpointConfigError):
+        sqlite_path(url)
+
+
+async def test_three_slashes_write_the_absolute_path_not_under_the_current_directory(tmp_path, monkeypatch):
+    cwd = tmp_path / "cwd"
+    cwd.mkdir()
+    monkeypatch.chdir(cwd)
+    target = tmp_path / "abs" / "x.sqlite"
+    async with open_checkpointer(f"sqlite://{target}") as saver:
+        await _roundtrip(saver)
+    assert target.stat().st_size > 0
+    assert list(cwd.iterdir()) == []
+
+
+def savers(tmp_path) -> list[str]:
+    urls = ["memory", f"sqlite://{tmp_path / 'copy.sqlite'}"]
+    return urls + ([os.environ["INTROSPECT_TEST_POSTGRES"]] if os.environ.get("INTROSPECT_TEST_POSTGRES") else [])
+
+
+async def test_copy_thread_carries_the_whole_chain(tmp_path):
+    from graphs.checkpoint import copy_thread
+    from graphs.context import Context
+    from graphs.runner import drive, outcome_of
+    from tests.support.laser_demo import DEMO, write_demo_script
+
+    context = Context(model=write_demo_script(tmp_path / "demo.jsonl"), env="webshop")
+    for url in savers(tmp_path):
+        async with open_checkpointer(url) as saver:
+            source, copy = f"source-{uuid.uuid4().hex}", f"copy-{uuid.uuid4().hex}"  # Postgres outlives tests
+            done = await drive("laser", context, source, saver, {"task_id": DEMO["task_id"]})
+            await copy_thread(saver, source, copy)
+            copied = await outcome_of("laser", copy, saver)
+            assert copied.finished and copied.state == done.state, url
+            chain = [c.checkpoint["id"] async for c in saver.alist({"configurable": {"thread_id": copy}})]
+            assert chain == [c.checkpoint["id"] async for c in saver.alist({"configurable": {"thread_id": source}})]
+            assert len(chain) >= 10  # every step, not only the head

@@ -71,10 +71,10 @@ REPLIES = [
 ]
 
 
-async def test_picture_frame_task_is_solved_after_a_backtrack(monkeypatch):
+async def test_picture_frame_task_is_solved_after_a_backtrack():
     spec = "scripted:shop-picture-frame"
     model = ScreenReadingScript(replies=[{"content": r} for r in REPLIES], source=spec)
-    monkeypatch.setitem(llm._MODELS, (spec, 1.0, 512), model)
+    llm.serve(spec, model)  # conftest's _fresh_models forgets it
     g = build_graph(checkpointer=InMemorySaver())
     out = await g.ainvoke(
         {"task_id": "shop-1"},

@@ -1,7 +1,10 @@
 """The model factory and Caller: specs, keys, the real ChatOpenAI client against a local
-OpenAI-compatible stub (tool calls, 429/500/timeouts retried), and usage accounting."""
+OpenAI-compatible stub (tool calls; 429 with Retry-After, 500, 503, timeouts and dropped
+connections retried by the OpenAI client and counted), and usage accounting."""
 
 from __future__ import annotations
+
+import time
 
 import pytest
 from langchain_core.messages import HumanMessage
@@ -29,8 +32,9 @@ def test_missing_key_is_one_clear_error(monkeypatch):
 
 
 def test_unknown_provider_is_a_config_error():
-    with pytest.raises(llm.ModelConfigError):
+    with pytest.raises(llm.ModelConfigError, match="unknown model provider 'nosuchprovider'") as info:
         llm.build_model("nosuchprovider:model-x", None, 64)
+    assert "\n" not in str(info.value)
 
 
 def test_missing_script_file_is_reported(tmp_path):
@@ -43,12 +47,23 @@ def stub(monkeypatch):
     with OpenAIStub() as server:
         monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
         monkeypatch.setenv("OPENAI_API_KEY", "sk-test-secret-123")
-        monkeypatch.setenv("INTROSPECT_MODEL_TIMEOUT", "1.0")
         yield server
 
 
-def make_caller(spec="openai:gpt-4o-mini", calls_before=0):
-    return llm.Caller(spec, temperature=0.0, max_tokens=64, calls_before=calls_before)
+def make_caller(spec="openai:gpt-4o-mini", calls_before=0, retries=4):
+    return llm.Caller(spec, temperature=0.0, max_tokens=64, calls_before=calls_before, timeout=1.0, retries=retries)
+
+
+@pytest.fixture
+def notices():
+    """The live retry notices of the calls in a test."""
+    heard: list[str] = []
+    token = llm.RETRY_NOTICE.set(heard.append)
+    yield heard
+    llm.RETRY_NOTICE.reset(token)
+
+
+FAST = {"retry-after-ms": "10"}  # the server asks for a 10 ms pause: the client honours it
 
 
 async def test_chatopenai_tool_call_through_the_stub(stub):
@@ -64,28 +79,46 @@ async def test_chatopenai_tool_call_through_the_stub(stub):
     assert stub.headers[0]["authorization"] == "Bearer sk-test-secret-123"
 
 
-@pytest.mark.parametrize("failure", [Reply(status=429), Reply(status=500), Reply(status=503), Reply(delay=2.5)])
-async def test_transient_failures_are_retried(stub, fast_retries, failure):
+@pytest.mark.parametrize("failure,reason", [
+    (Reply(status=429, headers=FAST), "429"),
+    (Reply(status=500, headers=FAST), "500"),
+    (Reply(status=503, headers=FAST), "503"),
+    (Reply(delay=1.5), "a timeout or dropped connection"),
+    (Reply(drop=True), "a timeout or dropped connection"),
+])
+async def test_transient_failures_are_retried_by_the_client_and_counted(stub, notices, failure, reason):
     stub.replies.extend([failure, Reply(content="ok after retry")])
     caller = make_caller()
     message = await caller([HumanMessage("hi")])
     assert message.content == "ok after retry"
     assert len(stub.requests) == 2
+    assert [h["x-stainless-retry-count"] for h in stub.headers] == ["0", "1"]  # the client's own retry
     assert caller.usage["model_calls"] == 1  # the failed attempt is not a model call
+    assert caller.usage["retries"] == 1
+    assert notices == [f"retrying after {reason}, attempt 2/5"]
 
 
-async def test_non_transient_error_is_not_retried(stub, fast_retries):
+async def test_retry_after_is_honoured(stub, notices):
+    stub.replies.extend([Reply(status=429, headers={"retry-after": "1"}), Reply(content="ok")])
+    started = time.monotonic()
+    await make_caller()([HumanMessage("hi")])
+    assert time.monotonic() - started >= 1.0
+    assert notices == ["retrying after 429, attempt 2/5"]
+
+
+async def test_non_transient_error_is_not_retried(stub, notices):
     stub.replies.extend([Reply(status=400), Reply(content="never reached")])
-    with pytest.raises(llm.ModelCallError, match="400"):
+    with pytest.raises(llm.ModelCallError, match="400") as info:
         await make_caller()([HumanMessage("hi")])
-    assert len(stub.requests) == 1
+    assert len(stub.requests) == 1 and info.value.usage["retries"] == 0 and notices == []
 
 
-async def test_retries_give_up_after_the_policy(stub, fast_retries):
-    stub.replies.extend([Reply(status=429)] * 4)
-    with pytest.raises(llm.ModelCallError, match="RateLimit"):
-        await make_caller()([HumanMessage("hi")])
-    assert len(stub.requests) == 4
+async def test_retries_give_up_after_the_configured_number(stub, notices):
+    stub.replies.extend([Reply(status=429, headers=FAST)] * 4)
+    with pytest.raises(llm.ModelCallError, match="after 3 attempts: .*RateLimit") as info:
+        await make_caller(retries=2)([HumanMessage("hi")])
+    assert len(stub.requests) == 3 and info.value.usage["retries"] == 2
+    assert notices == ["retrying after 429, attempt 2/3", "retrying after 429, attempt 3/3"]
 
 
 async def test_usage_and_cost_are_accounted(stub):
@@ -116,5 +149,4 @@ async def test_scripted_model_records_offered_tools(write_script):
     caller = make_caller(spec)
     message = await caller([HumanMessage("go")], tools=[TOOL])
     assert message.tool_calls[0]["args"] == {"keywords": "k"}
-    model = llm.model_for(spec, 0.0, 64)
-    assert model.calls[0]["tools"] == ["Search"]
+    assert caller.model.calls[0]["tools"] == ["Search"]

@@ -1,13 +1,15 @@
 """A small OpenAI-compatible chat server for client-path tests.
 
 It answers ``POST /v1/chat/completions`` from a queue of scripted replies; a reply can
-instead be an injected failure (an HTTP status such as 429 or 500, or a delay longer
-than the client's timeout). Every request body is recorded for assertions.
+instead be an injected failure (an HTTP status such as 429 or 500 with its headers, e.g.
+Retry-After; a delay longer than the client's timeout; a connection dropped without an
+answer). Every request body and its headers are recorded for assertions.
 """
 
 from __future__ import annotations
 
 import json
+import socket
 import threading
 import time
 from dataclasses import dataclass, field
@@ -20,7 +22,9 @@ class Reply:
     content: str = ""
     tool_calls: list[dict[str, Any]] = field(default_factory=list)
     status: int = 200
+    headers: dict[str, str] = field(default_factory=dict)  # e.g. {"retry-after": "1"}
     delay: float = 0.0
+    drop: bool = False  # close the connection without answering
     prompt_tokens: int = 11
     completion_tokens: int = 7
 
@@ -45,9 +49,13 @@ class OpenAIStub:
                     reply = stub.replies.pop(0) if stub.replies else Reply(status=500)
                 if reply.delay:
                     time.sleep(reply.delay)
+                if reply.drop:
+                    self.close_connection = True
+                    self.connection.shutdown(socket.SHUT_RDWR)
+                    return
                 if reply.status != 200:
                     payload = {"error": {"message": f"injected {reply.status}", "type": "server_error"}}
-                    self._send(reply.status, payload)
+                    self._send(reply.status, payload, reply.headers)
                     return
                 message: dict[str, Any] = {"role": "assistant", "content": reply.content or None}
                 if reply.tool_calls:
@@ -65,10 +73,12 @@ class OpenAIStub:
                               "total_tokens": reply.prompt_tokens + reply.completion_tokens},
                 })
 
-            def _send(self, status: int, payload: dict[str, Any]) -> None:
+            def _send(self, status: int, payload: dict[str, Any], headers: dict[str, str] | None = None) -> None:
                 data = json.dumps(payload).encode()
                 try:
                     self.send_response(status)
+                    for name, value in (headers or {}).items():
+                        self.send_header(name, value)
                     self.send_header("Content-Type", "application/json")
                     self.send_header("Content-Length", str(len(data)))
                     self.end_headers()
