@@ -20,14 +20,14 @@ from typing import Any, Callable, NoReturn
 from envs.base import EnvError, make_env
 from graphs import METHODS, UnknownMethodError, canonical, load_method
 from graphs.checkpoint import CheckpointConfigError, open_checkpointer
-from graphs.context import Context
+from graphs.context import Context, ContextError
 from graphs.evaluate import evaluate, finished_tasks
 from graphs.runner import ThreadError, drive, resume, thread_metadata
 from nodes.llm import ModelCallError, ModelConfigError, check_credentials, parse_spec
 from nodes.scripted import ScriptError, load_script
 from prompts import PromptError
 
-USER_ERRORS = (EnvError, UnknownMethodError, ModelConfigError, ScriptError, ThreadError,
+USER_ERRORS = (EnvError, UnknownMethodError, ModelConfigError, ScriptError, ThreadError, ContextError,
                CheckpointConfigError, PromptError)
 DEMOS = Path(__file__).resolve().parent / "demos"
 

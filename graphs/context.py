@@ -9,7 +9,11 @@ Devil's Advocate); see each graph module's ``DEFAULTS``.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, fields
-from typing import Any, Literal
+from typing import Any, Literal, get_args, get_origin, get_type_hints
+
+
+class ContextError(ValueError):
+    """A Context field holds a value it cannot take."""
 
 
 @dataclass(kw_only=True)
@@ -46,6 +50,14 @@ class Context:
 
     # Structured Reflection: "staged" (the paper) or "iterative" (the baseline).
     planning: Literal["staged", "iterative"] = "staged"
+    # The reflection prompt shows the screen before every action (Appendix E), or "first": the
+    # trial's first screen only (Sec. 7.5, for social-media-all, whose full trace is too long).
+    reflection_screens: Literal["every", "first"] = "every"
+    # Figure 7's ablations (the defaults are the paper's full method): without structured
+    # memory (no enforced B, no disabled ids, every reflection shown at every planning call,
+    # Sec. 7.1), and without the action constraint (failed click ids stay on the screen, 7.2).
+    structured_memory: bool = True
+    action_constraint: bool = True
 
     # AutoPlan: the plan to follow, batch size, iterations, SIR ablation, sampling seed.
     plan: str = ""
@@ -53,6 +65,16 @@ class Context:
     iterations: int = 3
     reflect_flaw_revision: bool = True
     seed: int = 0
+
+    def __post_init__(self) -> None:
+        """Switches and choices are checked here, so a bad ``--set`` or Studio value is a
+        one-line error before anything runs (``"false"`` is not a boolean)."""
+        for f in fields(self):
+            value, kind = getattr(self, f.name), _HINTS[f.name]
+            if kind is bool and not isinstance(value, bool):
+                raise ContextError(f"{f.name} must be true or false, not {value!r}")
+            if get_origin(kind) is Literal and value not in get_args(kind):
+                raise ContextError(f"{f.name} must be one of {', '.join(map(str, get_args(kind)))}, not {value!r}")
 
     def limit(self, name: str, default: int) -> int:
         """The configured limit ``name``, or the method's ``default`` when unset."""
@@ -67,3 +89,6 @@ class Context:
         """Build a Context from JSON, ignoring keys this version does not know."""
         known = {f.name for f in fields(cls)}
         return cls(**{k: v for k, v in data.items() if k in known})
+
+
+_HINTS = get_type_hints(Context)

@@ -73,7 +73,12 @@ async def test_failed_trial_reflected_then_replayed_enforced_and_solved(tmp_path
     assert trial2["actions"] == [f"click id={first}", f"click id={second}", f"click id={submit}"]
     assert out["memory"]["entries"]["1"]["disabled"] == [wrong]
     shown = prompts_seen(spec)
-    assert f"Your index=2 action: click id={wrong} (ticked the wrong box)" in shown[4]
+    # Appendix E: every screen, each before its action (the 2nd shows the 1st box ticked)
+    screens = dict(re.findall(r"The index=(\d) screen:\n<screen>\n(.*?)\n</screen>\nYour index=\1 action: ", shown[4], re.S))
+    assert list(screens) == ["1", "2", "3"] and screens["1"] == screen
+    box = re.compile(rf"<input id={first} [^\n]*checked")
+    assert not box.search(screens["1"]) and box.search(screens["2"]) and box.search(screens["3"])
+    assert f"Your index=2 action: click id={wrong}\n" in shown[4]
     at_a = screen_in(shown[5])  # the screen the enforced action was taken on, as the model saw it
     assert f"id={wrong} " not in at_a and f"id={second} " in at_a
     assert len(re.findall(r'type="checkbox"', at_a)) == 3  # disabled, not removed
