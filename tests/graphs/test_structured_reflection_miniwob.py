@@ -103,6 +103,23 @@ async def test_second_trial_plans_at_a_with_the_lesson_and_without_the_failed_id
     assert f"id={wrong} " not in screen_in(plan_at_a) and "tick the NYYyS82 checkbox" in plan_at_a
 
 
+async def test_without_action_constraint_the_failed_box_keeps_its_id_and_can_be_ticked_again(tmp_path, peek):
+    """Figure 7's "w/o action constraint" (Sec. 7.2) on the real page: same lesson at A as above,
+    but the failed checkbox keeps its id on the planner's screen and Chromium ticks it again."""
+    screen, _ = await peek("click-checkboxes/2")
+    first, second, submit = id_of(screen, "fzzqo"), id_of(screen, "NYYyS82"), id_of(screen, "Submit")
+    (wrong,) = set(re.findall(r'id=(\d+) type="checkbox"', screen)) - {first, second}
+    spec = scripted(tmp_path, [
+        f"click id={first}\nclick id={wrong}\nclick id={submit}", "fzzqo", "wrong box", "submit",
+        "For action index=2, you should tick the NYYyS82 checkbox.",
+        f"click id={wrong}\nclick id={submit}", "wrong box again",
+    ])
+    out = await run(spec, "click-checkboxes/2", max_trials=2, action_constraint=False)
+    assert [t["status"] for t in out["trials"]] == ["failed", "failed"]  # not refused: executed
+    assert out["trials"][1]["actions"] == [f"click id={first}", f"click id={wrong}", f"click id={submit}"]
+    assert f"id={wrong} " in screen_in(prompts_seen(spec)[5])
+
+
 async def test_earlier_correction_clears_later_memory(tmp_path, peek):
     screen, _ = await peek("enter-text/1")  # binary reward: the text must match exactly
     field, submit = re.search(r'id=(\d+) type="text"', screen).group(1), id_of(screen, "Submit")
