@@ -71,5 +71,6 @@ async def act(state: SRState, runtime: Runtime[Context], config: RunnableConfig)
         record["description"] = invalid_description(record["action"], record["feedback"])
     steps.append(record)
     update.update(pending=pending, steps=steps, screens=screens)
-    update["status"] = status({**state, **update}, ctx, exception=not record["valid"], stopped=False)  # type: ignore[typeddict-item]
+    after: SRState = {**state, **update}  # type: ignore[typeddict-item]
+    update["status"] = status(after, ctx, exception=not record["valid"], stopped=False)
     return update

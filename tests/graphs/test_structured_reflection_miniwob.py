@@ -74,7 +74,8 @@ async def test_failed_trial_reflected_then_replayed_enforced_and_solved(tmp_path
     assert out["memory"]["entries"]["1"]["disabled"] == [wrong]
     shown = prompts_seen(spec)
     # Appendix E: every screen, each before its action (the 2nd shows the 1st box ticked)
-    screens = dict(re.findall(r"The index=(\d) screen:\n<screen>\n(.*?)\n</screen>\nYour index=\1 action: ", shown[4], re.S))
+    block = r"The index=(\d) screen:\n<screen>\n(.*?)\n</screen>\nYour index=\1 action: "
+    screens = dict(re.findall(block, shown[4], re.S))
     assert list(screens) == ["1", "2", "3"] and screens["1"] == screen
     box = re.compile(rf"<input id={first} [^\n]*checked")
     assert not box.search(screens["1"]) and box.search(screens["2"]) and box.search(screens["3"])

@@ -12,10 +12,10 @@ import pytest
 from graphs.context import Context, ContextError
 from tests.graphs.sr_support import FakePageEnv, fake_env, prompts_seen, run_sr, scripted, screen_in  # noqa: F401
 
-SUGGESTION = ('However, your actions did not complete the goal. Now, you need to identify the earliest critical step '
-              'where you made a mistake, and suggest a correction. Your suggestion should be in this format: "For action '
-              'index=A, you should B.", where A is the action index, and B is the suggested action you should have taken.\n'
-              'Your suggestion:')
+SUGGESTION = ("However, your actions did not complete the goal. Now, you need to identify the earliest critical "
+              "step where you made a mistake, and suggest a correction. Your suggestion should be in this format: "
+              '"For action index=A, you should B.", where A is the action index, and B is the suggested action you '
+              "should have taken.\nYour suggestion:")
 
 
 async def run(spec: str, task: str, **options: Any) -> dict[str, Any]:
