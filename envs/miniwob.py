@@ -110,7 +110,7 @@ class MiniWoBEnv(Env):
     # --- protocol --------------------------------------------------------------------------
 
     def task_ids(self, split: str | None = None) -> list[str]:
-        """All 130 tasks (seed 0) by default; ``paper-43``, a category or ``<split>@N`` seeds."""
+        """All 130 tasks (seed 0) by default; ``paper-43``, a category, a task; ``@N`` / ``@START:STOP`` seeds."""
         return split_ids(split)
 
     def check_task(self, task_id: str) -> None:

@@ -10,12 +10,15 @@
 
 ``trial_status`` returns the status that ends the trial now, or None while the trial goes on
 (so ``IN_PROGRESS`` always means "stopped by the step budget"). ``screens`` are the compact
-screens of the trial in order: the first screen, then the screen after each action.
+screens the comparisons look at, in order: the screen the current stage started on, then the
+screen after each of its actions. The paper's released code compares within a stage (one plan
+followed on one screen; Structured Reflection keeps track of stages) and says nothing about
+screens of earlier stages, so going back to a screen of an earlier stage is not a cycle.
 
-Cycle and no change compare screens as the paper's released code does: it checks for a cycle
-first (the new screen equals a screen from before the previous action), then for no change
-(the new screen equals the screen right before the action); the comparison is exact text, which
-is why the compact screen carries no timers or other text that changes by itself.
+Cycle and no change compare screens as that code does: it checks for a cycle first (the new
+screen equals a screen from before the previous action), then for no change (the new screen
+equals the screen right before the action); the comparison is exact text, which is why the
+compact screen carries no timers or other text that changes by itself.
 """
 
 from __future__ import annotations

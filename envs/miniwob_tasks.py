@@ -5,12 +5,15 @@ pages), while the ``paper-43`` suite and its three categories come from paper 00
 Tables 10-12). Both the env and the Structured Reflection reports need them, without a browser.
 
 Task ids are ``"<task>/<seed>"``; a split is ``"all"``, ``"paper-43"``, one of the three
-categories, or a single task name, optionally followed by ``@N`` for seeds 0..N-1
-(``"paper-43@25"`` is the paper's 43 tasks x 25 seeds).
+categories, or a single task name, optionally followed by a seed range: ``@N`` for seeds
+0..N-1 (``"paper-43@25"`` is the paper's 43 tasks x 25 seeds) or ``@START:STOP`` for seeds
+START..STOP-1, so that validation and test seeds can differ (paper 002, 6.1, tunes prompts on
+other seeds than it reports): ``"paper-43@0:10"`` and ``"paper-43@10:60"`` share no task id.
 """
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import miniwob
@@ -56,6 +59,8 @@ PAPER_43: dict[str, str] = {
     ),
 }
 
+_SEED_RANGE = re.compile(r"(?:([0-9]+):)?([0-9]+)")
+
 
 def all_tasks() -> list[str]:
     """Every task page the installed miniwob package ships (130 in miniwob 1.1)."""
@@ -85,12 +90,23 @@ def parse_task_id(task_id: str) -> tuple[str, int]:
     return task, int(seed)
 
 
+def seed_range(split: str, seeds: str) -> range:
+    """``"25"`` -> seeds 0..24, ``"10:60"`` -> seeds 10..59; an empty or malformed range is an
+    UnknownTaskError that says what is expected."""
+    match = _SEED_RANGE.fullmatch(seeds)
+    start, stop = (int(match.group(1) or 0), int(match.group(2))) if match else (0, 0)
+    if start >= stop:
+        raise UnknownTaskError(
+            f"bad seed range in miniwob split {split!r}: use @N (seeds 0..N-1) or @START:STOP "
+            "(seeds START..STOP-1) with 0 <= START < STOP"
+        )
+    return range(start, stop)
+
+
 def split_ids(split: str | None = None) -> list[str]:
     """The task ids of a split (see the module docstring); unknown split -> UnknownTaskError."""
-    name, _, count = (split or "all").partition("@")
-    if count and not count.isdigit():
-        raise UnknownTaskError(f"bad seed count in miniwob split {split!r}")
-    seeds = range(int(count) if count else 1)
+    name, at, seeds_text = (split or "all").partition("@")
+    seeds = seed_range(str(split), seeds_text) if at else range(1)
     if name == "all":
         tasks = all_tasks()
     elif name == "paper-43":
@@ -102,6 +118,6 @@ def split_ids(split: str | None = None) -> list[str]:
     else:
         raise UnknownTaskError(
             f"unknown miniwob split {split!r}: use all, paper-43, {', '.join(CATEGORIES)} "
-            "or a task name, optionally with @N seeds"
+            "or a task name, optionally with @N or @START:STOP seeds"
         )
     return [f"{task}/{seed}" for task in tasks for seed in seeds]

@@ -94,6 +94,16 @@ class Context:
 
     planning: Literal["staged", "iterative"] = field(default="staged", metadata={
         "description": "Structured Reflection: staged (the paper) or iterative (one action per call, the baseline)"})
+    reflection_screens: Literal["every", "first"] = field(default="every", metadata={
+        "description": "Structured Reflection: the reflection prompt shows the screen before every action "
+                       "(Appendix E), or first: the trial's first screen only (section 7.5, for "
+                       "social-media-all, whose full trace is too long)"})
+    structured_memory: bool = field(default=True, metadata={
+        "description": "Structured Reflection, Figure 7's ablation when false: no enforced action, no disabled "
+                       "ids, every reflection shown at every planning call (section 7.1)"})
+    action_constraint: bool = field(default=True, metadata={
+        "description": "Structured Reflection, Figure 7's ablation when false: failed click ids stay on the "
+                       "screen (section 7.2)"})
 
     # AutoPlan: the plan to follow, batch size, iterations, SIR ablation, sampling seed.
     plan: str = field(default="", metadata={"description": "AutoPlan: the plan to follow (empty: ReAct zero-shot)"})

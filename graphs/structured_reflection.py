@@ -3,18 +3,24 @@
 The algorithm, one trial per pass through ``start_trial`` (T = 1..max_trials, default 5):
 
     start_trial   reset the env to the task (same seed every trial)
-    replay        memory: replay the steps before A, enforce B at A (no model call)
-                  unless B already failed at A; then the planner gets B as a lesson
+    replay        start a stage; memory: replay the steps before A (stage by stage), enforce
+                  B at A (no model call) unless B already failed at A; then the planner gets B
+                  as a lesson
     plan          staged planning: every action executable on this screen, in one call
                   (Context.planning="iterative": one action per call, the baseline)
     act           execute the next planned action, with the click targets that failed at this
                   step disabled (their id removed from the screen); judge the trial status
+                  (cycles are looked for within the stage, as the paper's code does)
     describe      paraphrase the executed action (Appendix C)
     ... act/describe until the plan is used up, then replay -> plan on the new screen,
         until a status ends the trial: correct, cycle, no change, incomplete (no further
         plan), in progress (step budget), exception (unreadable or refused action), failed
-    reflect       "For action index=A, you should B." -> structured memory; next trial
+    reflect       every screen and action of the trial (Appendix E) -> "For action index=A,
+                  you should B." -> structured memory; next trial
     finish        record the last trial, release the env
+
+Options (Context): ``reflection_screens="first"`` (Sec. 7.5's first-screen-only reflection
+prompt); Figure 7's ablations ``structured_memory=False`` and ``action_constraint=False``.
 
 Edges:
     START -> start_trial -> replay -> act | plan
@@ -36,15 +42,17 @@ from graphs.context import Context
 from nodes.sr.act import act
 from nodes.sr.describe import describe, needs_description
 from nodes.sr.memory import entry_at
-from nodes.sr.plan import DEFAULT_MAX_ACTIONS, plan
+from nodes.sr.plan import plan
 from nodes.sr.reflect import reflect
 from nodes.sr.replay import replay
+from nodes.sr.stage import DEFAULT_MAX_ACTIONS
 from nodes.sr.state import SRState
 from nodes.sr.trial import finish, start_trial
 
 DEFAULT_ENV = "miniwob"
 ENVS = ("miniwob",)
-DEFAULTS: dict[str, Any] = {"max_trials": 5, "max_actions": DEFAULT_MAX_ACTIONS, "planning": "staged"}
+DEFAULTS: dict[str, Any] = {"max_trials": 5, "max_actions": DEFAULT_MAX_ACTIONS, "planning": "staged",
+                            "reflection_screens": "every", "structured_memory": True, "action_constraint": True}
 
 Next = Literal["act", "replay", "reflect", "finish"]
 NODES_PER_ACTION = 4  # at most: replay, plan, act, describe

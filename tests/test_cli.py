@@ -30,6 +30,10 @@ def run_cli(capsys, *args: str) -> tuple[int, str, str]:
     (["resume", "no-such-thread", "--checkpoint", "memory"], "no checkpointed thread"),
     (["run", "laser", "--task", "1", "--checkpoint", "redis://x", "--model", "scripted:graphs/demos/laser.jsonl"], "unknown checkpointer"),
     (["eval", "laser", "--tasks", "1,nope", "--model", "scripted:graphs/demos/laser.jsonl"], "unknown webshop task 'nope'"),
+    (["eval", "sr", "--split", "paper-43@5:2", "--model", "scripted:graphs/demos/structured_reflection.jsonl"],
+     "bad seed range in miniwob split 'paper-43@5:2'"),
+    (["eval", "sr", "--split", "paper-43@0:x", "--model", "scripted:graphs/demos/structured_reflection.jsonl"],
+     "bad seed range"),
 ])
 def test_user_errors_are_one_line_and_exit_2(capsys, monkeypatch, args, message):
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
@@ -80,6 +84,20 @@ def test_every_demo_runs_offline_and_succeeds(capsys, monkeypatch, name, shown):
 def test_unknown_demo_is_a_user_error(capsys):
     code, _, err = run_cli(capsys, "demo", "nope")
     assert code == 2 and "available: autoplan, laser, structured_reflection" in err
+
+
+@pytest.mark.browser
+def test_eval_takes_a_seed_range_of_a_miniwob_split(capsys, tmp_path):
+    """``--split TASKS@START:STOP`` runs those seeds only (click-test's button is id=3 in both)."""
+    script = tmp_path / "click.jsonl"
+    script.write_text(json.dumps({"content": "click id=3"}) + "\n")
+    results = tmp_path / "results.jsonl"
+    code, out, err = run_cli(capsys, "eval", "sr", "--split", "click-test@3:5", "--model", f"scripted:{script}",
+                             "--concurrency", "1", "--results", str(results), "--checkpoint", "memory")
+    assert code == 0, err
+    rows = [json.loads(line) for line in results.read_text().splitlines()]
+    assert sorted(row["task_id"] for row in rows) == ["click-test/3", "click-test/4"]
+    assert all(row["success"] for row in rows) and "success rate  100.0%" in out
 
 
 def test_eval_through_chatopenai_resumes_and_keeps_the_key_out(capsys, monkeypatch, tmp_path):

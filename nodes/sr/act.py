@@ -1,12 +1,13 @@
 """Executing the next queued action and judging the trial (paper 002, Sec. 3.3-3.4, 4.3).
 
 One action per node run, so every step is checkpointed. Before the action, the env's
-disabled ids are set to the failed click targets the memory holds for this step. A
+disabled ids are set to the failed click targets the memory holds for this step, and the
+step keeps the screen it was taken on as shown (for the reflection prompt, Appendix E). A
 malformed plan line is not sent to the env: it is recorded as an invalid action with the
 parser's explanation, which ends the trial with status exception (the paper halts a plan
 that holds non-executable actions and resorts to reflection). After the action the trial
-status is computed from the screens; hold/release change nothing visible by design, so
-they add no screen.
+status is computed from the current stage's screens (nodes/sr/stage.py); hold/release change
+nothing visible by design, so they add no screen.
 """
 
 from __future__ import annotations
@@ -17,13 +18,12 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 
 import prompts
-from envs.miniwob_status import trial_status
 from graphs.context import Context
 from nodes.environment import execute, live_env
 from nodes.llm import caller_for
 from nodes.sr.actions import kind
 from nodes.sr.constrain import constrain_step
-from nodes.sr.plan import DEFAULT_MAX_ACTIONS
+from nodes.sr.stage import status
 from nodes.sr.state import SRState, StepRecord
 from nodes.state import Step
 
@@ -32,7 +32,7 @@ SELF_DESCRIBING = ("press", "hold", "release")  # key actions need no paraphrase
 
 
 def invalid_description(action: str, feedback: str) -> str:
-    """What the planner and reflection read about a refused action (no model call needed)."""
+    """What the planner reads about a refused action (no model call needed)."""
     return prompts.render("structured_reflection/invalid_action", action=action, feedback=feedback)
 
 
@@ -45,7 +45,8 @@ async def act(state: SRState, runtime: Runtime[Context], config: RunnableConfig)
     update: dict[str, Any] = await constrain_step(state, ctx, config, len(steps))
     state = {**state, **update}  # type: ignore[assignment]
     screens = list(state.get("screens", []))
-    record = StepRecord(action=item["action"], source=item["source"], valid=True)
+    record = StepRecord(action=item["action"], source=item["source"], valid=True, screen=state.get("observation", ""),
+                        disabled=list(state.get("disabled", [])), stage=int(state.get("stage", 0)))
     if item.get("description") or kind(item["action"]) in SELF_DESCRIBING:
         record["description"] = item.get("description") or item["action"]
     if item.get("error"):
@@ -69,14 +70,7 @@ async def act(state: SRState, runtime: Runtime[Context], config: RunnableConfig)
     if not record["valid"]:
         record["description"] = invalid_description(record["action"], record["feedback"])
     steps.append(record)
-    status = trial_status(
-        screens,
-        reward=float(update.get("reward", state.get("reward", 0.0))),
-        done=bool(update.get("done", state.get("done", False))),
-        steps=len(steps),
-        max_steps=ctx.limit("max_actions", DEFAULT_MAX_ACTIONS),
-        exception=not record["valid"],
-        stopped=False,
-    )
-    update.update(pending=pending, steps=steps, screens=screens, status=status.value if status else "")
+    update.update(pending=pending, steps=steps, screens=screens)
+    after: SRState = {**state, **update}  # type: ignore[typeddict-item]
+    update["status"] = status(after, ctx, exception=not record["valid"], stopped=False)
     return update

@@ -6,6 +6,10 @@ the screen the model sees but loses its ``id=N``, and the env refuses actions on
 step without failed targets nothing is disabled, so an element that was the wrong choice at
 one step (a Submit clicked too early) is available again at the next. The env's snapshot
 carries the disabled ids, so a resumed run sees the same screen.
+
+Figure 7's ablations turn this off: "w/o action constraint" (Sec. 7.2) keeps every id on the
+screen and lets the env take every action, and so does "w/o structured mem" (Sec. 7.1, whose
+footnote 8 counts constraining the action space as part of the structured thought management).
 """
 
 from __future__ import annotations
@@ -15,14 +19,20 @@ from typing import Any
 from langchain_core.runnables import RunnableConfig
 
 from envs.sessions import SESSIONS
+from graphs.context import Context
 from nodes.environment import live_env, session_key
 from nodes.sr.memory import disabled_ids
 from nodes.sr.state import SRState
 
 
-async def constrain_step(state: SRState, context: Any, config: RunnableConfig, step: int) -> dict[str, Any]:
+def constrains(context: Context) -> bool:
+    """Are failed click targets disabled? In the paper's method; in neither ablation."""
+    return context.structured_memory and context.action_constraint
+
+
+async def constrain_step(state: SRState, context: Context, config: RunnableConfig, step: int) -> dict[str, Any]:
     """Disable exactly the memory's failed click ids for ``step``; the state update if it changed."""
-    ids = disabled_ids(state["memory"], step)
+    ids = disabled_ids(state["memory"], step) if constrains(context) else []
     if ids == state.get("disabled", []):
         return {}
     env = await live_env(state, context, config)

@@ -28,8 +28,7 @@ def needs_description(step: StepRecord) -> bool:
 async def describe(state: SRState, runtime: Runtime[Context], config: RunnableConfig) -> dict[str, Any]:
     """Paraphrase the last executed action, on the screen it was taken on."""
     steps = list(state["steps"])
-    screens = state.get("screens", [])
-    screen = screens[-2] if len(screens) >= 2 else state.get("observation", "")
+    screen = steps[-1].get("screen", "")
     llm = caller_for(runtime.context, state, temperature=TEMPERATURE)
     summary = await ask(llm, prompts.render("structured_reflection/paraphrase", screen=screen, action=steps[-1]["action"]))
     steps[-1] = StepRecord(**steps[-1], description=summary.strip().removeprefix("Summary:").strip())

@@ -5,7 +5,10 @@ trial (1) keeps the trial's steps before A as a replay prefix, executed without 
 in the next trial (the env is reset with the same seed, so they lead to the same screen);
 (2) stores B at A, enforced there unless B is itself an action that already failed at A;
 (3) adds the action taken at A to A's failed set and, for a click, its id to A's disabled
-ids (disabled on the screen at A); (4) clears every entry after A, now outdated.
+ids (disabled on the screen at A); (4) clears every entry after A, now outdated. Replayed steps
+keep the stage they were taken in, so the next trial replays them stage by stage. Every
+statement is also kept in order (``reflections``), which is all the ablation without
+structured memory shows the planner (Sec. 7.1).
 All functions are pure: they take and return the JSON structures kept in graph state.
 """
 
@@ -91,9 +94,9 @@ def update(memory: Memory, suggestion: Suggestion, steps: list[StepRecord], refl
         if taken_id is not None and taken_id != target_id(suggestion.action) and taken_id not in disabled:
             disabled.append(taken_id)
     entries[str(a)] = MemoryEntry(reflection=reflection, action=suggestion.action, failed=failed, disabled=disabled)
-    replay = [StepRecord(action=s["action"], source="replay", description=s.get("description", ""), valid=True)
-              for s in steps[:a]]
-    return Memory(replay=replay, entries=entries)
+    replay = [StepRecord(action=s["action"], source="replay", description=s.get("description", ""), valid=True,
+                         stage=int(s.get("stage", 0))) for s in steps[:a]]
+    return Memory(replay=replay, entries=entries, reflections=[*memory.get("reflections", []), reflection])
 
 
 def hide_ids(screen: str, ids: list[str]) -> str:

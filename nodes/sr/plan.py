@@ -4,8 +4,11 @@ Staged plan-and-follow: one model call lists every action executable on the curr
 screen; they are executed in order, and the next screen gets a new plan. The iterative
 baseline (Sec. 4.1) asks for one action per call. The planner sees the current screen, the
 goal and paraphrases of the trial's past actions (not the past screens, Eq. 4); at a step
-where the memory holds a lesson it cannot enforce, it sees the lesson too. No action in the
-reply ends the trial (status incomplete unless the task is done).
+where the memory holds a lesson it cannot enforce, it sees that lesson and is asked to follow
+it. In the ablation without structured memory (Sec. 7.1) every reflection so far is shown at
+every planning call, as sticky entries (the prior work the paper contrasts in Sec. 5.2; the
+paper's code joins them one per line), and it is asked to follow them at the step they name.
+No action in the reply ends the trial (status incomplete unless the task is done).
 """
 
 from __future__ import annotations
@@ -16,15 +19,13 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 
 import prompts
-from envs.miniwob_status import trial_status
 from graphs.context import Context
 from nodes.llm import caller_for
 from nodes.sr.actions import read_plan
 from nodes.sr.memory import entry_at
 from nodes.sr.model import TEMPERATURE, ask
+from nodes.sr.stage import status
 from nodes.sr.state import PlannedAction, SRState, StepRecord
-
-DEFAULT_MAX_ACTIONS = 20  # per trial; the paper does not state its budget
 
 
 def ordinal(n: int) -> str:
@@ -40,19 +41,26 @@ def history(steps: list[StepRecord]) -> str:
     return "\n".join(f"{ordinal(i)} action: {s.get('description') or s['action']}" for i, s in enumerate(steps, 1))
 
 
-def planning_prompt(state: SRState, planning: str) -> str:
-    step = len(state.get("steps", []))
-    entry = entry_at(state["memory"], step)
-    lessons = prompts.render("structured_reflection/lessons", lessons=f"- {entry['reflection']}") + "\n\n" if entry else ""
-    instruction = "plan_lesson" if entry else f"plan_{planning}"
+def lessons(state: SRState, structured: bool) -> str:
+    """The lessons block of the planning prompt ("" when there is none)."""
+    if structured:
+        entry = entry_at(state["memory"], len(state.get("steps", [])))
+        shown = f"- {entry['reflection']}" if entry else ""
+    else:
+        shown = "\n".join(state["memory"].get("reflections", []))
+    return prompts.render("structured_reflection/lessons", lessons=shown) + "\n\n" if shown else ""
+
+
+def planning_prompt(state: SRState, planning: str, structured: bool) -> str:
+    follow = entry_at(state["memory"], len(state.get("steps", []))) is not None
     return prompts.render(
         "structured_reflection/plan",
         task_name=state.get("task_name", ""),
         screen=state.get("observation", ""),
         goal=state.get("goal", ""),
         history=history(state.get("steps", [])),
-        lessons=lessons,
-        instruction=prompts.load(f"structured_reflection/{instruction}"),
+        lessons=lessons(state, structured),
+        instruction=prompts.load(f"structured_reflection/{'plan_lesson' if follow else f'plan_{planning}'}"),
     )
 
 
@@ -60,7 +68,7 @@ async def plan(state: SRState, runtime: Runtime[Context], config: RunnableConfig
     """Ask for this screen's actions (all of them, or one in the iterative baseline)."""
     ctx = runtime.context
     llm = caller_for(ctx, state, temperature=TEMPERATURE)
-    reply = await ask(llm, planning_prompt(state, ctx.planning))
+    reply = await ask(llm, planning_prompt(state, ctx.planning, ctx.structured_memory))
     lines = read_plan(reply)
     if ctx.planning == "iterative":
         lines = lines[:1]
@@ -71,14 +79,5 @@ async def plan(state: SRState, runtime: Runtime[Context], config: RunnableConfig
                     for line in lines],
     }
     if not lines:
-        status = trial_status(
-            state.get("screens", []),
-            reward=float(state.get("reward", 0.0)),
-            done=bool(state.get("done", False)),
-            steps=len(state.get("steps", [])),
-            max_steps=ctx.limit("max_actions", DEFAULT_MAX_ACTIONS),
-            exception=False,
-            stopped=True,
-        )
-        update["status"] = status.value if status else ""
+        update["status"] = status(state, ctx, exception=False, stopped=True)
     return update

@@ -1,12 +1,20 @@
 """Structured self-reflection (paper 002, Sec. 5 and Appendices D-E).
 
-After a trial that did not end correct, the model reads the trial's first screen only
-(Sec. 7.5: later screens would overrun the input limit and rarely differ much), the
-actions it took, each with its paraphrase, and the prompt of the trial's end status; it
-answers "For action index=A, you should B." which updates the structured memory. A reply
-that does not follow the format, or names an index outside the trajectory, leaves the
-memory as it was and is kept in the trial record as ``reflection_error``: the next trial
-runs with what the memory already holds, and the run does not crash.
+After a trial that did not end correct, the model reads the trajectory as Appendix E lays it
+out: for every index k, the screen the k-th action was taken on, as it was shown (that step's
+disabled ids removed), then the action itself; then the prompt of the trial's end status. It
+answers "For action index=A, you should B." which updates the structured memory. The layout
+and whitespace are those of the paper's code (``prompt_for_reflective_replay``).
+
+Options: ``reflection_screens="first"`` shows the trial's first screen only, then the actions
+(Sec. 7.5: on social-media-all the full trace overruns the model's input, and its screens
+barely change); the ablation without structured memory (Sec. 7.1) also lists every earlier
+reflection before the status, as the paper's code does for it. A trial that ended before its
+first action shows the screen it ended on.
+
+A reply that does not follow the format, or names an index outside the trajectory, leaves the
+memory as it was and is kept in the trial record as ``reflection_error``: the next trial runs
+with what the memory already holds, and the run does not crash.
 """
 
 from __future__ import annotations
@@ -26,22 +34,27 @@ from nodes.sr.state import SRState, StepRecord
 from nodes.sr.trial import record
 
 
-def trajectory(steps: list[StepRecord]) -> str:
-    lines = []
-    for i, step in enumerate(steps, 1):
-        description = step.get("description", "")
-        lines.append(f"Your index={i} action: {step['action']}" + (f" ({description})" if description else ""))
-    return "\n".join(lines) or "You did not take any action."
+def trajectory(steps: list[StepRecord], screen_now: str, first_screen_only: bool) -> str:
+    """The trajectory block: every screen and action (Appendix E), or the first screen only."""
+    if not steps:
+        return f"<screen>\n{screen_now}\n</screen>\nYou did not take any action.\n"
+    if first_screen_only:
+        return f"<screen>\n{steps[0].get('screen', '')}\n</screen>\n" + "".join(
+            f"Your index={k} action: {step['action']}\n" for k, step in enumerate(steps, 1))
+    return "".join(f"The index={k} screen:\n<screen>\n{step.get('screen', '')}\n</screen>\n"
+                   f"Your index={k} action: {step['action']}\n\n" for k, step in enumerate(steps, 1))
 
 
-def reflection_prompt(state: SRState) -> str:
-    first = mem.hide_ids(state["screens"][0], mem.disabled_ids(state["memory"], 0))
+def reflection_prompt(state: SRState, context: Context) -> str:
+    earlier = [] if context.structured_memory else state["memory"].get("reflections", [])
+    previous = prompts.render("structured_reflection/previous_reflections", reflections="\n".join(earlier)) + "\n\n\n"
     return prompts.render(
         "structured_reflection/reflect",
         task_name=state.get("task_name", ""),
-        screen=first,
-        trajectory=trajectory(state.get("steps", [])),
+        trajectory=trajectory(state.get("steps", []), state.get("observation", ""),
+                              context.reflection_screens == "first"),
         goal=state.get("goal", ""),
+        previous=previous if earlier else "",
         status=prompts.load(f"structured_reflection/status_{state['status'].replace(' ', '_')}"),
     )
 
@@ -49,7 +62,7 @@ def reflection_prompt(state: SRState) -> str:
 async def reflect(state: SRState, runtime: Runtime[Context], config: RunnableConfig) -> dict[str, Any]:
     """Ask where the trial went wrong and update the memory for the next trial."""
     llm = caller_for(runtime.context, state, temperature=TEMPERATURE)
-    reply = (await ask(llm, reflection_prompt(state))).strip()
+    reply = (await ask(llm, reflection_prompt(state, runtime.context))).strip()
     steps = state.get("steps", [])
     update: dict[str, Any] = {"usage": llm.usage}
     try:

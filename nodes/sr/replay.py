@@ -1,14 +1,18 @@
 """The memory's part at the start of a stage (paper 002, Sec. 5.1, "Interplay with Staged
 Planning"): steps before A are replayed, B is enforced at A, without calling the planner.
 
-At step 0 of a trial the whole replay prefix is queued, followed by B when it may be
-enforced. At a later step with a memory entry, B is queued when it may be enforced; when it
-may not (B already failed there, or was not an action of the grammar) the planner is asked
-instead, with the entry as a lesson and the failed click targets disabled on its screen.
+Every run of this node starts a stage (nodes/sr/stage.py). While the trial is before A, the
+stage is the next stage of the replay prefix: the replayed steps that were one stage in the
+trial they come from (the paper's code re-plans them at temperature 0, so they form the same
+stages again). At A, the stage is B alone when it may be enforced. When it may not (B already
+failed there, or was not an action of the grammar, or the run is the ablation without
+structured memory, which never enforces) the planner is asked instead, with the lessons and
+the failed click targets disabled on its screen (when the action space is constrained).
 """
 
 from __future__ import annotations
 
+from itertools import takewhile
 from typing import Any
 
 from langchain_core.runnables import RunnableConfig
@@ -17,27 +21,28 @@ from langgraph.runtime import Runtime
 from graphs.context import Context
 from nodes.sr.constrain import constrain_step
 from nodes.sr.memory import enforced_action
+from nodes.sr.stage import begin
 from nodes.sr.state import PlannedAction, SRState
 
 
-def queued_from_memory(state: SRState) -> list[PlannedAction]:
-    """What the memory prescribes from the current step on (possibly nothing)."""
+def queued_from_memory(state: SRState, *, enforce: bool) -> list[PlannedAction]:
+    """What the memory prescribes for the stage starting at the current step (maybe nothing)."""
     memory = state["memory"]
     step = len(state.get("steps", []))
-    queue: list[PlannedAction] = []
-    if step == 0:
-        queue = [PlannedAction(action=s["action"], source="replay", description=s.get("description", ""))
-                 for s in memory["replay"]]
-    enforce_at = step + len(queue)
-    if action := enforced_action(memory, enforce_at):
-        queue.append(PlannedAction(action=action, source="enforce"))
-    return queue
+    prefix = memory["replay"][step:]
+    if prefix:
+        stage = prefix[0].get("stage", 0)
+        return [PlannedAction(action=s["action"], source="replay", description=s.get("description", ""))
+                for s in takewhile(lambda s: s.get("stage", 0) == stage, prefix)]
+    action = enforced_action(memory, step) if enforce else ""
+    return [PlannedAction(action=action, source="enforce")] if action else []
 
 
 async def replay(state: SRState, runtime: Runtime[Context], config: RunnableConfig) -> dict[str, Any]:
-    """Queue the memory's actions for this stage; otherwise prepare the screen for the planner."""
-    queue = queued_from_memory(state)
+    """Start a stage: queue the memory's actions, or prepare the screen for the planner."""
+    update: dict[str, Any] = dict(begin(state))
+    queue = queued_from_memory(state, enforce=runtime.context.structured_memory)
     if queue:
-        return {"pending": queue}
-    update = await constrain_step(state, runtime.context, config, len(state.get("steps", [])))
-    return {"pending": [], **update}
+        return {**update, "pending": queue}
+    update.update(await constrain_step(state, runtime.context, config, len(state.get("steps", []))))
+    return {**update, "pending": []}

@@ -3,6 +3,10 @@
 A trial is one attempt at the task from an env reset (same seed). Within a trial, ``steps``
 holds what was executed and ``screens`` what was seen; across trials, ``memory`` holds the
 structured reflections (paper 002, Sec. 5) and ``trials`` one record per finished trial.
+
+A trial runs in stages, as the paper's code runs them: a stage starts on a screen with one
+plan (the planner's, the memory's replayed steps, or the enforced B alone) and ends when the
+plan is used up or reaches a step the memory speaks about. Cycles are detected within a stage.
 """
 
 from __future__ import annotations
@@ -17,9 +21,12 @@ class StepRecord(TypedDict, total=False):
 
     action: str  # the canonical action, or the raw line when it was malformed
     source: str  # "plan" (the planner), "replay" (memory, before A) or "enforce" (B at A)
-    description: str  # the paraphrase (Appendix C) the planner and reflection read
+    description: str  # the paraphrase (Appendix C) the planner reads
     valid: bool
     feedback: str  # why the env (or the parser) refused it
+    screen: str  # the screen it was taken on, as shown (that step's disabled ids removed)
+    disabled: list[str]  # the click ids disabled on that screen
+    stage: int  # the stage of the trial it belongs to (0-based); replayed steps keep stages apart
 
 
 class PlannedAction(TypedDict, total=False):
@@ -45,6 +52,7 @@ class Memory(TypedDict):
 
     replay: list[StepRecord]  # steps before the latest A, replayed without model calls
     entries: dict[str, MemoryEntry]  # str(step) -> entry (JSON object keys are strings)
+    reflections: list[str]  # every statement so far, in order (the ablation without structure)
 
 
 class TrialRecord(TypedDict, total=False):
@@ -66,6 +74,8 @@ class SRState(RunState, total=False):
     screens: list[str]  # screens of this trial: the first one, then one after each action
     steps: list[StepRecord]  # this trial's executed actions
     pending: list[PlannedAction]  # the rest of the current stage's plan
+    stage: int  # the current stage of this trial (0-based)
+    stage_start: int  # index in ``screens`` of the screen the current stage started on
     planning_calls: int  # this trial's planner calls
     disabled: list[str]  # the click ids the env has disabled now (the memory's set for this step)
     status: str  # "" while the trial runs, else a trial status (envs.miniwob_status)
@@ -74,4 +84,4 @@ class SRState(RunState, total=False):
 
 
 def empty_memory() -> Memory:
-    return Memory(replay=[], entries={})
+    return Memory(replay=[], entries={}, reflections=[])

@@ -1,121 +1,21 @@
 """Structured Reflection graph paths with scripted models on a tiny deterministic page env.
 
-The fake env stands in for MiniWoB where the logic, not the browser, is under test: it has
-the same action grammar, ends episodes with reward 1 / -1, supports ``disable_ids`` and
-snapshot/restore. The real-MiniWoB tests live in test_structured_reflection_miniwob.py.
+The fake env (tests/graphs/sr_support.py) stands in for MiniWoB where the logic, not the
+browser, is under test. The real-MiniWoB tests live in test_structured_reflection_miniwob.py;
+the options (reflection screens, Figure 7's ablations) in test_structured_reflection_options.py.
 """
 
 from __future__ import annotations
 
-import re
 import uuid
 from typing import Any
 
-import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 
-import envs.base
-from envs.base import Env, Observation, StepResult, invalid
 from envs.sessions import SESSIONS
 from graphs.context import Context
 from graphs.structured_reflection import build_graph, result
-from tests.graphs.sr_support import prompts_seen, run_sr, scripted, screen_in
-
-# task -> (goal, element ids to select, submit id)
-TASKS = {
-    "boxes": ("Select B, C and click Submit.", {2, 3}),
-    "button": ("Click on the 'Submit' button.", set()),
-}
-LABELS = {1: "A", 2: "B", 3: "C", 4: "D"}
-
-
-class FakePageEnv(Env):
-    """Checkboxes 1-4 (task boxes) or buttons 1 and 3 (task button), Submit 5, a static label 6,
-    tabs 7/8 and a text field 9."""
-
-    name = "fakepage"
-
-    def __init__(self) -> None:
-        self.task = ""
-        self.checked: set[int] = set()
-        self.tab = 1
-        self.text = ""
-        self.disabled: set[int] = set()
-        self.history: list[str] = []
-        self.over = False
-
-    def task_ids(self, split: str | None = None) -> list[str]:
-        return [f"{t}/0" for t in TASKS]
-
-    def _screen(self) -> str:
-        def tag(i: int, name: str, body: str, extra: str = "") -> str:
-            ident = "" if i in self.disabled else f" id={i}"
-            return f"<{name}{ident}{extra}>{body}</{name}>"
-
-        goal, _ = TASKS[self.task.split("/")[0]]
-        lines = [f"<div>{goal}</div>"]
-        if self.task.startswith("boxes"):
-            lines += [tag(i, "checkbox", LABELS[i], f' value="{str(i in self.checked).lower()}"') for i in LABELS]
-        else:
-            lines += [tag(1, "button", "Cancel"), tag(3, "button", "Help")]
-        lines += [tag(5, "button", "Submit"), tag(6, "span", "Instructions"),
-                  tag(7, "tab", "Tab 1"), tag(8, "tab", "Tab 2"), f"<p>Content of tab {self.tab}</p>",
-                  tag(9, "input_text", "", f' value="{self.text}"')]
-        return "\n".join(lines)
-
-    def _obs(self) -> Observation:
-        return Observation(self._screen(), info={"goal": TASKS[self.task.split("/")[0]][0]})
-
-    async def reset(self, task_id: str) -> Observation:
-        self.check_task(task_id)
-        self.__init__()
-        self.task = task_id
-        return self._obs()
-
-    async def set_disabled_ids(self, ids: list[str]) -> Observation:
-        self.disabled = {int(i) for i in ids}
-        return self._obs()
-
-    async def step(self, action: str) -> StepResult:
-        obs = self._obs()
-        if self.over:
-            return invalid(obs, "the episode is over")
-        click = re.fullmatch(r"click id=(\d+)", action)
-        enter = re.fullmatch(r'enter "(.*)" to id=(\d+)', action)
-        target = int((click or enter).group(click and 1 or 2)) if (click or enter) else None
-        if target is not None and (target in self.disabled or not 1 <= target <= 9):
-            return invalid(obs, f"no element with id={target} on the screen")
-        self.history.append(action)
-        if enter and target == 9:
-            self.text = enter.group(1)
-        elif click and target in LABELS and self.task.startswith("boxes"):
-            self.checked ^= {target}
-        elif click and target in (7, 8):
-            self.tab = target - 6
-        elif click and target in (1, 3, 5):
-            self.over = True
-            wanted = TASKS[self.task.split("/")[0]][1]
-            ok = target == 5 and self.checked == wanted
-            return StepResult(self._obs(), 1.0 if ok else -1.0, True, {"success": ok})
-        elif not (click or enter or action.startswith(("press ", "hold ", "release "))):
-            return invalid(obs, f"unknown action {action!r}")
-        return StepResult(self._obs(), 0.0, False, {})
-
-    async def snapshot(self) -> dict[str, Any]:
-        return {"task": self.task, "history": list(self.history), "disabled": sorted(self.disabled)}
-
-    async def restore(self, snapshot: dict[str, Any]) -> Observation:
-        await self.reset(snapshot["task"])
-        for action in snapshot["history"]:
-            await self.step(action)
-        self.disabled = set(snapshot["disabled"])
-        return self._obs()
-
-
-@pytest.fixture(autouse=True)
-def fake_env(monkeypatch):
-    monkeypatch.setitem(envs.base.ENV_CLASSES, "fakepage", f"{__name__}:FakePageEnv")
-
+from tests.graphs.sr_support import fake_env, prompts_seen, run_sr, scripted, screen_in  # noqa: F401 (fixture)
 
 async def run(spec: str, task: str, **options: Any) -> dict[str, Any]:
     return await run_sr(spec, task, "fakepage", **options)
@@ -145,7 +45,8 @@ async def test_failed_trial_is_reflected_and_the_fix_enforced_without_a_model_ca
         "failed": ["click id=1"], "disabled": ["1"]}}
     reflection_prompt = prompts_seen(spec)[2]
     assert "However, your actions did not complete the goal." in reflection_prompt
-    assert "Your index=1 action: click id=1 (clicked Cancel)" in reflection_prompt
+    assert "The index=1 screen:\n<screen>\n<div>Click on" in reflection_prompt
+    assert "</screen>\nYour index=1 action: click id=1\n" in reflection_prompt  # the action, not its paraphrase
 
 
 async def test_second_trial_replays_and_plans_at_a_with_the_lesson_and_the_failed_id_disabled(tmp_path):
@@ -230,7 +131,7 @@ async def test_malformed_plan_line_becomes_exception_feedback(tmp_path):
     assert "reflection_error" in first and out["memory"]["entries"] == {}
     reflection_prompt = prompts_seen(spec)[2]
     assert "However, your last action is invalid." in reflection_prompt
-    assert '"click the C checkbox" is not an action' in reflection_prompt
+    assert "Your index=2 action: click the C checkbox\n" in reflection_prompt
     refused = [s for s in out["trajectory"] if not s["valid"]]
     assert [s["action"] for s in refused] == ["click the C checkbox"]
     assert out["success"] and out["trials"][1]["status"] == "correct"

@@ -73,7 +73,13 @@ async def test_failed_trial_reflected_then_replayed_enforced_and_solved(tmp_path
     assert trial2["actions"] == [f"click id={first}", f"click id={second}", f"click id={submit}"]
     assert out["memory"]["entries"]["1"]["disabled"] == [wrong]
     shown = prompts_seen(spec)
-    assert f"Your index=2 action: click id={wrong} (ticked the wrong box)" in shown[4]
+    # Appendix E: every screen, each before its action (the 2nd shows the 1st box ticked)
+    block = r"The index=(\d) screen:\n<screen>\n(.*?)\n</screen>\nYour index=\1 action: "
+    screens = dict(re.findall(block, shown[4], re.S))
+    assert list(screens) == ["1", "2", "3"] and screens["1"] == screen
+    box = re.compile(rf"<input id={first} [^\n]*checked")
+    assert not box.search(screens["1"]) and box.search(screens["2"]) and box.search(screens["3"])
+    assert f"Your index=2 action: click id={wrong}\n" in shown[4]
     at_a = screen_in(shown[5])  # the screen the enforced action was taken on, as the model saw it
     assert f"id={wrong} " not in at_a and f"id={second} " in at_a
     assert len(re.findall(r'type="checkbox"', at_a)) == 3  # disabled, not removed
@@ -96,6 +102,23 @@ async def test_second_trial_plans_at_a_with_the_lesson_and_without_the_failed_id
     assert out["success"] and out["trials"][1]["sources"] == ["replay", "plan", "plan"]
     plan_at_a = prompts_seen(spec)[5]
     assert f"id={wrong} " not in screen_in(plan_at_a) and "tick the NYYyS82 checkbox" in plan_at_a
+
+
+async def test_without_action_constraint_the_failed_box_keeps_its_id_and_can_be_ticked_again(tmp_path, peek):
+    """Figure 7's "w/o action constraint" (Sec. 7.2) on the real page: same lesson at A as above,
+    but the failed checkbox keeps its id on the planner's screen and Chromium ticks it again."""
+    screen, _ = await peek("click-checkboxes/2")
+    first, second, submit = id_of(screen, "fzzqo"), id_of(screen, "NYYyS82"), id_of(screen, "Submit")
+    (wrong,) = set(re.findall(r'id=(\d+) type="checkbox"', screen)) - {first, second}
+    spec = scripted(tmp_path, [
+        f"click id={first}\nclick id={wrong}\nclick id={submit}", "fzzqo", "wrong box", "submit",
+        "For action index=2, you should tick the NYYyS82 checkbox.",
+        f"click id={wrong}\nclick id={submit}", "wrong box again",
+    ])
+    out = await run(spec, "click-checkboxes/2", max_trials=2, action_constraint=False)
+    assert [t["status"] for t in out["trials"]] == ["failed", "failed"]  # not refused: executed
+    assert out["trials"][1]["actions"] == [f"click id={first}", f"click id={wrong}", f"click id={submit}"]
+    assert f"id={wrong} " in screen_in(prompts_seen(spec)[5])
 
 
 async def test_earlier_correction_clears_later_memory(tmp_path, peek):

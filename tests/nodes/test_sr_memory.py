@@ -43,11 +43,13 @@ def test_update_keeps_prefix_enforces_b_disables_failed_click_and_clears_later_e
     assert list(memory["entries"]) == ["3"] and [s["action"] for s in memory["replay"]] == [
         "click id=1", "click id=2", "click id=3"]
     assert memory["replay"][0] == StepRecord(action="click id=1", source="replay", description="did click id=1",
-                                             valid=True)
+                                             valid=True, stage=0)
+    assert memory["reflections"] == ["r4"]
     memory = update(memory, Suggestion(1, "click id=6", "click id=6"), trial, "r2")
     assert list(memory["entries"]) == ["1"]  # the entry for step 3 is outdated
     assert enforced_action(memory, 1) == "click id=6" and disabled_ids(memory, 1) == ["2"]
     assert len(memory["replay"]) == 1
+    assert memory["reflections"] == ["r4", "r2"]  # every statement, outdated ones too
 
 
 def test_failed_attempts_accumulate_and_a_failed_b_is_not_enforced():

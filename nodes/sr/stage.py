@@ -1,0 +1,50 @@
+"""Stages of a trial and the status that ends it (paper 002, Sec. 3.4 and 4.3).
+
+A stage starts on a screen with one plan, as the paper's code runs one (``plan_and_execute``):
+the planner's plan for that screen, the memory's replayed steps of one stage of the earlier
+trial, or the enforced B alone. It ends when its plan is used up or reaches a step the memory
+speaks about; the next stage starts on the screen reached.
+
+Cycle and no change compare the screens of the current stage only, as that code does: a
+screen that comes back from an earlier stage (a tab opened in one stage and closed in the
+next) is not a cycle. The env shows each screen with the current step's disabled ids removed,
+while the paper's code compares screens as read; so the ids disabled at any step of the stage
+are hidden from all of its screens before they are compared, and a screen does not differ from
+itself only because an id was shown on it once and hidden once.
+"""
+
+from __future__ import annotations
+
+from envs.miniwob_status import trial_status
+from graphs.context import Context
+from nodes.sr.memory import hide_ids
+from nodes.sr.state import SRState
+
+DEFAULT_MAX_ACTIONS = 20  # per trial; the paper does not state its budget
+
+
+def begin(state: SRState) -> dict[str, int]:
+    """The state update that starts a new stage on the current screen."""
+    first = not state.get("steps")
+    return {"stage": 0 if first else int(state.get("stage", 0)) + 1, "stage_start": len(state.get("screens", [])) - 1}
+
+
+def stage_screens(state: SRState) -> list[str]:
+    """The current stage's screens (its first, then one after each action), comparable."""
+    stage = int(state.get("stage", 0))
+    hidden = sorted({i for s in state.get("steps", []) if s.get("stage", 0) == stage for i in s.get("disabled", [])})
+    return [hide_ids(screen, hidden) for screen in state.get("screens", [])[int(state.get("stage_start", 0)):]]
+
+
+def status(state: SRState, context: Context, *, exception: bool, stopped: bool) -> str:
+    """The trial status now ("" while the trial goes on); see envs/miniwob_status.py."""
+    found = trial_status(
+        stage_screens(state),
+        reward=float(state.get("reward", 0.0)),
+        done=bool(state.get("done", False)),
+        steps=len(state.get("steps", [])),
+        max_steps=context.limit("max_actions", DEFAULT_MAX_ACTIONS),
+        exception=exception,
+        stopped=stopped,
+    )
+    return found.value if found else ""
