@@ -4,8 +4,9 @@
   (a single one-character reference must be a whole token), fuzzy_match (a model judge, an
   ``envs.base.Judge``; "N/A" marks an unachievable task: the answer "N/A" passes outright, any other
   answer is judged against ``string_note`` by the UA prompt);
-- url_match: "GOLD in PRED": some reference base path (netloc + path, trailing "/" ignored) equals
-  the page's, and every reference query key has one of its reference values in the page's query;
+- url_match: "GOLD in PRED": some reference's netloc + path is a substring of the page's (after
+  stripping trailing "/" from each whole URL), and every reference query key has one of its
+  reference values in the page's query;
 - program_html: for each target, open its url ("last" = the page as the agent left it), run the
   JS locator and check ``required_contents`` (exact_match, or must_include with " |OR| " choices).
 
@@ -132,27 +133,39 @@ async def string_match(cfg: Mapping[str, Any], answer: str, judge: Judge | None 
 # --- URL ------------------------------------------------------------------------------------------
 
 
+def _clean_url(url: str) -> str:
+    """WebArena's clean_url: trailing "/" stripped from the whole URL (so from the query too), nothing else."""
+    return str(url).rstrip("/")
+
+
 def _base_and_query(url: str) -> tuple[str, dict[str, list[str]]]:
-    parts = urllib.parse.urlparse(url.rstrip("/"))
-    return (parts.netloc + parts.path).rstrip("/"), urllib.parse.parse_qs(parts.query)
+    """netloc + path (the path keeps an inner trailing "/", e.g. before "?"), and the parsed query."""
+    parts = urllib.parse.urlparse(url)
+    return parts.netloc + parts.path, urllib.parse.parse_qs(parts.query)
 
 
 def url_matches(reference_url: str, page_url: str) -> bool:
-    """WebArena's "GOLD in PRED" rule; references are joined by " |OR| "."""
-    refs = [_base_and_query(u.strip()) for u in reference_url.split(" |OR| ")]
-    pred_base, pred_query = _base_and_query(page_url)
-    if not any(base == pred_base for base, _ in refs):
+    """WebArena's "GOLD in PRED" rule (URLEvaluator), references joined by " |OR| ".
+
+    The base passes when some reference's netloc + path is a *substring* of the page's (so a
+    page under the reference, such as a created item's ``.../-/issues/12``, passes); the query
+    passes when, for every key any reference has, the page's values for that key include one of
+    the references' values for it (values of all alternatives are pooled, as WebArena pools them).
+    """
+    refs = [_base_and_query(_clean_url(url)) for url in reference_url.split(" |OR| ")]
+    page_base, page_query = _base_and_query(_clean_url(page_url))
+    if not any(base in page_base for base, _ in refs):
         return False
     wanted: dict[str, set[str]] = defaultdict(set)
     for _, query in refs:
         for key, values in query.items():
             wanted[key].update(values)
-    return all(any(v in pred_query.get(key, []) for v in values) for key, values in wanted.items())
+    return all(any(v in page_query.get(key, []) for v in values) for key, values in wanted.items())
 
 
 def url_match(cfg: Mapping[str, Any], page_url: str) -> Outcome:
     ev = cfg["eval"]
-    rule = ev.get("url_note") or "GOLD in PRED"
+    rule = ev.get("url_note", "GOLD in PRED")
     if rule != "GOLD in PRED":
         return Outcome("url_match", None, f"unknown url rule {rule!r}")
     ok = url_matches(ev.get("reference_url", ""), page_url)

@@ -86,17 +86,91 @@ async def test_unachievable_tasks_accept_na_and_judge_other_reports(write_script
     [
         ("http://h:1/sales/order/view/order_id/170/", "http://h:1/sales/order/view/order_id/170", True),
         ("http://h:1/sales/order/view/order_id/170/", "http://h:1/sales/order/view/order_id/171/", False),
+        # GOLD in PRED is a substring test: 1700 contains 170 (WebArena passes it too)
+        ("http://h:1/sales/order/view/order_id/170/", "http://h:1/sales/order/view/order_id/1700/", True),
         ("http://h:1/catalogsearch/result/?q=yoga+mat", "http://h:1/catalogsearch/result/?q=yoga+mat&p=1", True),
         ("http://h:1/catalogsearch/result/?q=yoga+mat", "http://h:1/catalogsearch/result/?q=mat", False),
         ("http://h:1/catalogsearch/result/?q=yoga+mat", "http://h:1/catalogsearch/result/", False),
         ("http://h:1/a |OR| http://h:1/b", "http://h:1/b/", True),
         ("http://h:1/a", "http://other:1/a", False),
+        # task 590: the milestone created under the reference page
+        ("http://g:8023/primer/design/-/milestones", "http://g:8023/primer/design/-/milestones/7", True),
+        # task 670: the new issue's own page
+        ("http://g:8023/byteblaze/dotfiles/-/issues", "http://g:8023/byteblaze/dotfiles/-/issues/31", True),
+        # task 682: the post made in one of the subreddits (case matters, as in WebArena)
+        ("http://r:9999/f/machinelearning |OR| http://r:9999/f/singularity", "http://r:9999/f/singularity/118/x", True),
+        ("http://r:9999/f/machinelearning |OR| http://r:9999/f/singularity", "http://r:9999/f/MachineLearning/1", False),
+        # task 45: only the whole URL loses its trailing "/", so "issues/" is not in "issues"
+        ("http://g:8023/a/b/-/issues/?sort=created_asc&state=opened",
+         "http://g:8023/a/b/-/issues?sort=created_asc&state=opened", False),
+        ("http://g:8023/a/b/-/issues/?sort=created_asc&state=opened",
+         "http://g:8023/a/b/-/issues/?state=opened&sort=created_asc", True),
+        # query values are pooled over the alternatives, key by key
+        ("http://h:1/a?x=1 |OR| http://h:1/b?x=2", "http://h:1/b?x=1", True),
+        ("http://h:1/a?x=1 |OR| http://h:1/b?y=2", "http://h:1/b?x=1", False),
     ],
 )
 def test_url_match_is_gold_in_pred(reference: str, page: str, ok: bool) -> None:
     assert ev.url_matches(reference, page) is ok
     outcome = ev.url_match({"eval": {"reference_url": reference, "url_note": "GOLD in PRED"}}, page)
     assert outcome.passed is ok
+
+
+def url_match_configs() -> list[dict[str, Any]]:
+    """Every url_match task of the 812, its placeholders resolved to made-up site URLs."""
+    environ = {var: f"http://{site.replace('_', '-')}.test:{7000 + i}"
+               for i, (site, var) in enumerate(webarena_tasks.WEBARENA_SITES.values())}
+    out = []
+    for task_id in webarena_tasks.task_ids("webarena"):
+        raw = webarena_tasks.config(task_id)
+        if "url_match" in raw["eval"]["eval_types"]:
+            out.append(webarena_tasks.resolve(raw, webarena_tasks.site_urls(raw, environ=environ)))
+    return out
+
+
+def url_cases(reference_url: str) -> list[tuple[str, bool]]:
+    """Pages and the verdict WebArena's rule gives them, built from one task's reference."""
+    from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+    alternatives = reference_url.split(" |OR| ")
+    cases: list[tuple[str, bool]] = []
+    for ref in alternatives:
+        parts = urlsplit(ref)
+        pairs = parse_qsl(parts.query)
+        cases.append((ref, True))
+        cases.append((ref + "/", True))
+        cases.append((urlunsplit(parts._replace(path=parts.path.rstrip("/") + "/42/")), True))  # a page under it
+        extra = urlencode([*pairs, ("utm_extra", "1")])
+        cases.append((urlunsplit(parts._replace(query=extra)), True))
+        if len(pairs) > 1:
+            cases.append((urlunsplit(parts._replace(query=urlencode(pairs[::-1]))), True))
+        if len(alternatives) > 1:
+            continue  # the failing variants below could match another alternative
+        cases.append((urlunsplit(parts._replace(netloc="elsewhere.test:1")), False))
+        segments = parts.path.rstrip("/").split("/")
+        if len(segments) > 1 and segments[-1]:
+            cases.append((urlunsplit(parts._replace(path="/".join(segments[:-1]), query="")), False))
+        for key in dict(pairs):
+            kept = [(k, v) for k, v in pairs if k != key]
+            cases.append((urlunsplit(parts._replace(query=urlencode(kept))), False))
+            changed = [(k, "zz-other" if k == key else v) for k, v in pairs]
+            cases.append((urlunsplit(parts._replace(query=urlencode(changed))), False))
+    return cases
+
+
+def test_url_match_on_every_url_match_config_of_webarena() -> None:
+    """Each of the 205 url_match tasks: its own reference passes, and so do pages under it, extra
+    query keys and reordered keys; another host, the parent page and a missing or changed query
+    value fail (the cases WebArena's URLEvaluator decides the same way)."""
+    configs = url_match_configs()
+    assert len(configs) == 205
+    checked = 0
+    for task in configs:
+        for page, ok in url_cases(task["eval"]["reference_url"]):
+            outcome = ev.url_match(task, page)
+            assert outcome.passed is ok, (task["task_id"], page, ok)
+            checked += 1
+    assert checked > 1200
 
 
 # --- func: helpers --------------------------------------------------------------------------------
