@@ -35,7 +35,9 @@ from envs import webarena_eval, webarena_tasks
 from envs.base import Env, EnvError, Judge, Observation, StepResult, invalid, judge_option
 from envs.browser import BrowserSession, UrlPolicy
 from envs.sites.serve import shared_site
-from envs.webarena_observe import Screen, layout_boxes, observation_text, render_tree, tab_header
+from envs.webarena_observe import (
+    Screen, client_rects, layout_boxes, observation_text, render_tree, tab_header, unboxed,
+)
 
 
 @dataclass
@@ -224,7 +226,15 @@ class WebArenaEnv(Env):
                 titles.append("")
         try:
             nodes, snapshot = await ep.session.ax_tree(), await ep.session.dom_snapshot()
-            ep.screen = render_tree(nodes, layout_boxes(snapshot), self.viewport["width"], self.viewport["height"])
+            boxes = layout_boxes(snapshot)
+            missing = unboxed(nodes, boxes)
+            if missing:
+                cdp = await ep.session.context.new_cdp_session(page)
+                try:
+                    boxes.update(await client_rects(cdp, missing))
+                finally:
+                    await cdp.detach()
+            ep.screen = render_tree(nodes, boxes, self.viewport["width"], self.viewport["height"])
         except PlaywrightError as exc:  # e.g. the page navigated while it was read
             ep.screen = Screen(f"(the page could not be read: {str(exc).splitlines()[0]})")
         header = tab_header(titles, self._current_index())

@@ -45,8 +45,9 @@ class Outcome:
         return asdict(self)
 
 
-class JudgeUnavailable(RuntimeError):
-    """fuzzy_match was needed but no model was given."""
+class Undecided(RuntimeError):
+    """A model judge was needed and could not decide: no judge was given, or its reply named no
+    verdict (WebArena's own code stops on an assertion there; here the evaluator reports None)."""
 
 
 # --- string comparison -------------------------------------------------------------------------
@@ -72,60 +73,73 @@ def must_include(ref: str, pred: str, tokenize: bool = False) -> bool:
     return clean_ref in clean_pred
 
 
-async def _ask(judge: Judge, prompt: str) -> str:
+async def _ask(judge: Judge | None, prompt: str, what: str) -> str:
+    if judge is None:
+        raise Undecided(f"{what} needs a model: the env's judge option is off or no judge was given")
     return (await judge(prompt, system="You are a helpful assistant")).lower()
 
 
 async def fuzzy_match(pred: str, reference: str, intent: str, judge: Judge | None) -> bool:
-    """The LLM judge of WebArena (prompts/webarena/fuzzy_match.md): "correct" passes.
+    """WebArena's llm_fuzzy_match (prompts/webarena/fuzzy_match.md), asked even for an empty answer.
 
-    An empty prediction passes only an empty reference, without asking.
+    The lowercased reply fails on "partially correct" or "incorrect", else passes on "correct".
     """
-    if not pred:
-        return not reference
-    if judge is None:
-        raise JudgeUnavailable("fuzzy_match needs a model: the env's judge option is off or no judge was given")
-    reply = await _ask(judge, prompts.render("webarena/fuzzy_match", intent=intent, reference=reference, pred=pred))
+    reply = await _ask(judge, prompts.render("webarena/fuzzy_match", intent=intent, reference=reference, pred=pred),
+                       "fuzzy_match")
     if "partially correct" in reply or "incorrect" in reply:
         return False
-    return "correct" in reply
+    if "correct" in reply:
+        return True
+    raise Undecided(f"the fuzzy_match judge gave no verdict (correct/incorrect/partially correct): {reply[:120]!r}")
 
 
 async def ua_match(pred: str, reason: str, intent: str, judge: Judge | None) -> bool:
-    """Does the agent's report of an unachievable task give the annotated reason? ("same")."""
-    if judge is None:
-        raise JudgeUnavailable("judging an N/A report needs a model: the env's judge option is off or no judge was given")
-    reply = await _ask(judge, prompts.render("webarena/ua_match", intent=intent, reference=reason, pred=pred))
-    return "different" not in reply and "same" in reply
+    """WebArena's llm_ua_match (prompts/webarena/ua_match.md): does the agent's report of an
+    unachievable task give the annotated reason? The reply fails on "different", else passes on "same"."""
+    reply = await _ask(judge, prompts.render("webarena/ua_match", intent=intent, reference=reason, pred=pred),
+                       "judging an N/A report")
+    if "different" in reply:
+        return False
+    if "same" in reply:
+        return True
+    raise Undecided(f"the N/A judge gave no verdict (same/different): {reply[:120]!r}")
+
+
+async def _string_score(cfg: Mapping[str, Any], pred: str, judge: Judge | None) -> tuple[bool, list[str]]:
+    """StringEvaluator's score as a verdict and the references that failed.
+
+    As in WebArena the approaches multiply, except that an "N/A" fuzzy_match whose exact check
+    fails *replaces* the score so far with the N/A judge's verdict.
+    """
+    ev = cfg["eval"]
+    score, failures = True, []
+    for approach, value in (ev.get("reference_answers") or {}).items():
+        if approach == "exact_match":
+            if not exact_match(value, pred):
+                score, failures = False, [*failures, f"exact_match {value!r}"]
+        elif approach == "must_include":
+            for ref in value:
+                if not must_include(ref, pred, tokenize=len(value) == 1):
+                    score, failures = False, [*failures, f"must_include {ref!r}"]
+        elif approach == "fuzzy_match" and value == "N/A":
+            if not (score and exact_match(value, pred)):
+                score = await ua_match(pred, ev.get("string_note", ""), cfg["intent"], judge)
+                failures = [] if score else ["N/A: the report does not give the reason"]
+        elif approach == "fuzzy_match":
+            for ref in value:
+                if not await fuzzy_match(pred, ref, cfg["intent"], judge):
+                    score, failures = False, [*failures, f"fuzzy_match {ref!r}"]
+        else:
+            score, failures = False, [*failures, f"unknown reference kind {approach!r}"]
+    return score, failures
 
 
 async def string_match(cfg: Mapping[str, Any], answer: str, judge: Judge | None = None) -> Outcome:
-    pred = clean_answer(answer)
-    ev = cfg["eval"]
-    failures: list[str] = []
     try:
-        for approach, value in (ev.get("reference_answers") or {}).items():
-            if approach == "exact_match":
-                if not exact_match(value, pred):
-                    failures.append(f"exact_match {value!r}")
-            elif approach == "must_include":
-                for ref in value:
-                    if not must_include(ref, pred, tokenize=len(value) == 1):
-                        failures.append(f"must_include {ref!r}")
-            elif approach == "fuzzy_match" and value == "N/A":
-                if not exact_match("N/A", pred) and not await ua_match(
-                    pred, ev.get("string_note", ""), cfg["intent"], judge
-                ):
-                    failures.append("N/A: the report does not give the reason")
-            elif approach == "fuzzy_match":
-                for ref in value:
-                    if not await fuzzy_match(pred, ref, cfg["intent"], judge):
-                        failures.append(f"fuzzy_match {ref!r}")
-            else:
-                failures.append(f"unknown reference kind {approach!r}")
-    except JudgeUnavailable as exc:
+        passed, failures = await _string_score(cfg, clean_answer(answer), judge)
+    except Undecided as exc:
         return Outcome("string_match", None, str(exc))
-    if failures:
+    if not passed:
         return Outcome("string_match", False, f"answer {answer!r} fails: " + "; ".join(failures))
     return Outcome("string_match", True, f"answer {answer!r} matches")
 

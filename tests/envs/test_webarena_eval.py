@@ -50,16 +50,51 @@ async def test_string_match_exact_and_must_include_pass_and_fail() -> None:
     assert failed.passed is False and "Collage" in failed.detail
 
 
-async def test_fuzzy_match_asks_the_model_and_reads_its_verdict(write_script) -> None:
+# WebArena's judge messages (evaluation_harness/helper_functions.py llm_fuzzy_match, llm_ua_match),
+# written out here to check that prompts/webarena/*.md render to exactly these.
+FUZZY = (
+    "Help a teacher to grade the answer of a student given a question. Keep in mind that the student "
+    "may use different phrasing or wording to answer the question. The goal is to evaluate whether the "
+    "answer is semantically equivalent to the reference answer.\n"
+    "question: {q}\nreference answer: {ref}\n"
+    "all the string 'N/A' that you see is a special sequence that means 'not achievable'\n"
+    "student answer: {pred}\nConclude the judgement by correct/incorrect/partially correct."
+)
+UA = (
+    "task: {q}\nactual unachievable reason: {ref}\nreported unachievable reason: {pred}\n"
+    "The task described above is inherently unachievable due to the reason specified under 'actual "
+    "unachievable reason'. An individual previously attempted this task and was unable to complete it. "
+    "They provided a reason for their failure, which is listed under 'reported unachievable reason'. "
+    "Your role is to review both the actual and reported reasons. Determine if the reported reason "
+    "aligns with the actual reason, even if implicitly. If the stated reason is in line with the actual "
+    "reason, respond with 'same'. Otherwise, respond with 'different'."
+)
+
+
+async def test_fuzzy_match_asks_webarenas_prompt_and_reads_its_verdict(write_script) -> None:
     task = cfg({"reference_answers": {"fuzzy_match": ["yoga mat and water bottle"]}}, intent="What did I buy?")
-    caller = judge(write_script, "The answer is correct.", "It is partially correct.", "incorrect")
+    caller = judge(write_script, "The answer is correct.", "It is partially correct.", "incorrect", "correct")
     assert (await ev.string_match(task, "A yoga mat plus a bottle", caller)).passed is True
-    prompt = judged_calls(caller)[0]["messages"][-1].content
-    assert "reference answer: yoga mat and water bottle" in prompt and "question: What did I buy?" in prompt
-    assert "student answer: a yoga mat plus a bottle" in prompt
+    [call] = judged_calls(caller)[:1]
+    assert [m.type for m in call["messages"]] == ["system", "human"]
+    assert call["messages"][0].content == "You are a helpful assistant"
+    assert call["messages"][1].content == FUZZY.format(
+        q="What did I buy?", ref="yoga mat and water bottle", pred="a yoga mat plus a bottle")
     assert (await ev.string_match(task, "a mat", caller)).passed is False
     assert (await ev.string_match(task, "a kettle", caller)).passed is False
-    assert await ev.fuzzy_match("", "", "q", None) is True  # empty vs empty needs no model
+    # an empty answer is judged too (WebArena asks the model whatever the answer)
+    assert (await ev.string_match(task, "", caller)).passed is True
+    assert judged_calls(caller)[-1]["messages"][1].content.endswith(
+        "student answer: \nConclude the judgement by correct/incorrect/partially correct.")
+
+
+async def test_a_judge_reply_without_a_verdict_is_undecided(write_script) -> None:
+    fuzzy = cfg({"reference_answers": {"fuzzy_match": ["yoga mat"]}})
+    na = cfg({"reference_answers": {"fuzzy_match": "N/A"}, "string_note": "no sofa"})
+    caller = judge(write_script, "I cannot tell.", "Maybe.")
+    undecided = await ev.string_match(fuzzy, "a yoga mat", caller)
+    assert undecided.passed is None and "no verdict" in undecided.detail
+    assert (await ev.string_match(na, "no sofa here", caller)).passed is None
 
 
 async def test_fuzzy_match_without_a_model_is_undecided_not_passed() -> None:
@@ -69,12 +104,14 @@ async def test_fuzzy_match_without_a_model_is_undecided_not_passed() -> None:
 
 
 async def test_unachievable_tasks_accept_na_and_judge_other_reports(write_script) -> None:
-    task = cfg({"reference_answers": {"fuzzy_match": "N/A"}, "string_note": "no sofa was bought"})
+    task = cfg({"reference_answers": {"fuzzy_match": "N/A"}, "string_note": "no sofa was bought"},
+               intent="What colour is the sofa I bought?")
     assert (await ev.string_match(task, "N/A", None)).passed is True
     assert (await ev.string_match(task, "I never bought a sofa", None)).passed is None
-    caller = judge(write_script, "[same]", "[different]")
+    caller = judge(write_script, "[same]", "They are different.")
     assert (await ev.string_match(task, "I never bought a sofa", caller)).passed is True
-    assert "Reason_1 = no sofa was bought" in judged_calls(caller)[0]["messages"][-1].content
+    assert judged_calls(caller)[0]["messages"][1].content == UA.format(
+        q="What colour is the sofa I bought?", ref="no sofa was bought", pred="i never bought a sofa")
     assert (await ev.string_match(task, "It is red", caller)).passed is False
 
 
