@@ -7,8 +7,10 @@
 
 Tasks: the 812 WebArena configs (ids "0".."811"; their sites come from WEBARENA_SHOPPING,
 WEBARENA_SHOPPING_ADMIN, WEBARENA_REDDIT, WEBARENA_GITLAB, WEBARENA_MAP, WEBARENA_WIKIPEDIA,
-WEBARENA_HOMEPAGE, login cookies from WEBARENA_AUTH_DIR) and the local shop tasks ("shop-0"..,
-on envs/sites/shop, started in this process on first use). Splits: "local", "webarena".
+WEBARENA_HOMEPAGE) and the local shop tasks ("shop-0".., on envs/sites/shop, started in this
+process on first use). Splits: "local", "webarena". A task starts signed in, as in WebArena: its
+context loads the task's stored login (a Playwright storage state that ``introspect webarena
+login`` writes, envs.webarena_login); a local task without one signs in with the site's account.
 
 Observation: envs.webarena_observe (tab header, URL, the viewport's accessibility tree);
 obs.info has task_id, intent, sites, site_urls, start_url, notes, url, tabs. Actions:
@@ -25,13 +27,14 @@ evaluator outcome that says a judge was missing, never a silent pass.
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass, field
 from typing import Any
 
 from playwright.async_api import Error as PlaywrightError, Page
 
 from envs import webarena_actions as acts
-from envs import webarena_eval, webarena_tasks
+from envs import webarena_eval, webarena_login, webarena_tasks
 from envs.base import Env, EnvError, Judge, Observation, StepResult, invalid, judge_option
 from envs.browser import BrowserSession, UrlPolicy
 from envs.sites.serve import shared_site
@@ -168,17 +171,26 @@ class WebArenaEnv(Env):
         self.check_task(task_id)
         raw = webarena_tasks.config(task_id)
         urls = webarena_tasks.site_urls(raw, local_url=lambda site: shared_site(site).url)
-        cookies = (webarena_tasks.storage_state(raw) or {}).get("cookies", [])
+        state = await self._login(raw, urls)
         await self.close()
         policy = UrlPolicy(origins=webarena_tasks.origins(urls))
         # WebArena has tabs (new_tab, target=_blank links), and its evaluators read other URLs
         # in a page of their own.
-        session = await BrowserSession.open(policy, viewport=self.viewport, allow_tabs=True)
+        session = await BrowserSession.open(policy, viewport=self.viewport, allow_tabs=True, storage_state=state)
         session.context.on("page", self._on_new_page)
-        if cookies:
-            await session.context.add_cookies(cookies)
         names = webarena_tasks.site_names(urls)
         self._ep = _Episode(task_id, webarena_tasks.resolve(raw, urls), session, names)
+
+    @staticmethod
+    async def _login(raw: dict[str, Any], urls: dict[str, str]) -> dict[str, Any] | None:
+        """The storage state the task starts with: its stored login, or for a local site without
+        one, a sign-in with the site's demo account (envs.webarena_login)."""
+        state = await asyncio.to_thread(webarena_tasks.storage_state, raw)
+        if state is None and raw.get("storage_state"):
+            site, url = next((s, u) for s, u in webarena_tasks.site_names(urls).items()
+                             if s in webarena_tasks.LOCAL_SITES.values())
+            state = await webarena_login.local_state(site, url)
+        return state
 
     def _on_new_page(self, page: Page) -> None:
         """A tab opened by the page (target=_blank, window.open) becomes the current tab."""

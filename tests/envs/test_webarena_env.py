@@ -12,7 +12,7 @@ from typing import Callable
 
 import pytest
 
-from envs import EnvError, make_env, webarena_tasks
+from envs import EnvError, make_env, webarena_login, webarena_tasks
 from envs.base import Env, StepResult
 from envs.sites.serve import shared_site
 from nodes.llm import Caller
@@ -333,16 +333,25 @@ async def covered_and_select(env: Env) -> None:
     assert hovered.observation.url == product.observation.url
 
 
-async def test_a_webarena_task_runs_on_the_site_its_variable_names(env, monkeypatch) -> None:
-    """Placeholder resolution end to end: point WEBARENA_SHOPPING at the local shop."""
+async def test_a_webarena_task_runs_on_the_site_its_variable_names(env, monkeypatch, tmp_path) -> None:
+    """Placeholder resolution and login end to end: point WEBARENA_SHOPPING at the local shop (a
+    Magento-like storefront), sign in with WebArena's recipe for shopping, start a shopping task."""
     shop = shared_site("shop").url
     monkeypatch.setenv("WEBARENA_SHOPPING", shop + "/")
+    monkeypatch.setenv("WEBARENA_AUTH_DIR", str(tmp_path))
     task_id = next(t for t in webarena_tasks.task_ids("webarena")
                    if webarena_tasks.config(t)["start_url"] == "__SHOPPING__"
                    and webarena_tasks.config(t)["sites"] == ["shopping"])
+    assert webarena_tasks.config(task_id)["storage_state"] == "./.auth/shopping_state.json"
+    with pytest.raises(EnvError, match="introspect webarena login"):
+        await env.reset(task_id)  # no login stored yet: never a silent signed-out run
+    monkeypatch.setenv("WEBARENA_SHOPPING_USER", "emma.lopez@example.com")
+    monkeypatch.setenv("WEBARENA_SHOPPING_PASSWORD", "Password.123")
+    assert await webarena_login.login(["shopping"], tmp_path) == [tmp_path / "shopping_state.json"]
     obs = await env.reset(task_id)
     assert obs.url == shop + "/" and obs.info["site_urls"] == {"shopping": shop}
     assert obs.info["intent"] == webarena_tasks.config(task_id)["intent"]
+    assert "StaticText 'Welcome, Emma Lopez!'" in obs.text  # signed in from the stored login
     refused = await env.step("goto [http://localhost:7770/]")  # WebArena's usual port, not this task's
     assert refused.info["valid"] is False
 

@@ -8,7 +8,7 @@ import pytest
 
 from envs import webarena_eval as ev
 from envs import webarena_helpers as helpers
-from envs import webarena_tasks
+from envs import webarena_login, webarena_tasks
 from envs.browser import BrowserSession, UrlPolicy
 from envs.sites.serve import shared_site
 from nodes.llm import JUDGE_MAX_TOKENS, Caller, CallerJudge, model_for
@@ -246,7 +246,9 @@ def test_every_func_helper_in_the_webarena_configs_parses() -> None:
 async def test_program_html_reads_form_fields_on_the_last_page_and_other_urls() -> None:
     url = shared_site("shop").url
     task = webarena_tasks.resolve(webarena_tasks.config("shop-10"), {"__SHOP__": url})
-    session = await BrowserSession.open(UrlPolicy(origins=(url,)), viewport={"width": 1280, "height": 720}, allow_tabs=True)
+    signed_in = await webarena_login.local_state("shop", url)
+    session = await BrowserSession.open(UrlPolicy(origins=(url,)), viewport={"width": 1280, "height": 720},
+                                        allow_tabs=True, storage_state=signed_in)
     try:
         await session.goto(url + "/contact/")
         page = session.page
