@@ -34,7 +34,7 @@ from typing import Any
 from playwright.async_api import Error as PlaywrightError, Page
 
 from envs import webarena_actions as acts
-from envs import webarena_eval, webarena_login, webarena_tasks
+from envs import webarena_eval, webarena_forms, webarena_login, webarena_tasks
 from envs.base import Env, EnvError, Judge, Observation, StepResult, invalid, judge_option
 from envs.browser import BrowserSession, UrlPolicy
 from envs.sites.serve import shared_site
@@ -111,10 +111,12 @@ class WebArenaEnv(Env):
         return StepResult(obs, 0.0, False, {**obs.info, "valid": True, "action": parsed.kind})
 
     async def snapshot(self) -> dict[str, Any]:
-        """Task, open tabs (URL and scroll offset each), current tab, notes, answer so far.
+        """Task, open tabs (URL, scroll offset and the form fields the user changed, each), current
+        tab, notes, answer so far.
 
-        Form field contents, cookies set by the page and JS state are not kept: restoring reloads
-        each URL, which is how the paper backtracks (navigate back to the URL, then scroll).
+        Cookies and the page's JS state are not kept: restoring reloads each URL, which is how the
+        paper backtracks (navigate back to the URL), then puts back what was typed, ticked or
+        chosen (envs.webarena_forms) and the scroll position.
         """
         ep = self._require()
         tabs = []
@@ -124,7 +126,11 @@ class WebArenaEnv(Env):
                 scroll = await page.evaluate("[window.scrollX, window.scrollY]")
             except PlaywrightError:
                 pass
-            tabs.append({"url": page.url, "scroll": scroll})
+            tab: dict[str, Any] = {"url": page.url, "scroll": scroll}
+            fields = await webarena_forms.capture(page)
+            if fields:
+                tab["fields"] = fields
+            tabs.append(tab)
         return {
             "task_id": ep.task_id,
             "tabs": tabs,
@@ -135,7 +141,7 @@ class WebArenaEnv(Env):
         }
 
     async def restore(self, snapshot: dict[str, Any]) -> Observation:
-        """Reopen the snapshot's tabs at their URLs and scroll offsets (form contents are lost)."""
+        """Reopen the snapshot's tabs at their URLs, refill their changed form fields, scroll."""
         if not isinstance(snapshot, dict) or "task_id" not in snapshot:
             raise EnvError("not a webarena snapshot (it has no task_id)")
         await self._open(str(snapshot["task_id"]))
@@ -143,6 +149,7 @@ class WebArenaEnv(Env):
         for i, tab in enumerate(snapshot.get("tabs") or [{"url": "about:blank", "scroll": [0, 0]}]):
             page = ep.session.page if i == 0 else await ep.session.context.new_page()
             await self._load(page, str(tab["url"]))
+            await webarena_forms.apply(page, list(tab.get("fields") or []))
             x, y = (list(tab.get("scroll") or []) + [0, 0])[:2]
             try:
                 await page.evaluate("([x, y]) => window.scrollTo(x, y)", [float(x), float(y)])
@@ -178,6 +185,7 @@ class WebArenaEnv(Env):
         # in a page of their own.
         session = await BrowserSession.open(policy, viewport=self.viewport, allow_tabs=True, storage_state=state)
         session.context.on("page", self._on_new_page)
+        await session.context.add_init_script(webarena_forms.EDIT_TRACKER)
         names = webarena_tasks.site_names(urls)
         self._ep = _Episode(task_id, webarena_tasks.resolve(raw, urls), session, names)
 

@@ -163,7 +163,7 @@ async def test_snapshot_restore_brings_back_url_scroll_tabs_and_notes_on_a_fresh
             await other.restore({"tabs": snap["tabs"]})
         restored = await other.restore(snap)
         assert restored.url == scrolled.observation.url
-        assert without_ids(restored.text) == without_ids(scrolled.observation.text)
+        assert restored.text == scrolled.observation.text  # ids included: the same page, the same ids
         assert restored.info["notes"] == ["Apr 2022 is on page 2"]
         page2 = await ok(other, f"click [{element(restored.text, 'link', 'Page 2')}]")
         assert page2.observation.url.endswith("?p=2")
@@ -174,6 +174,38 @@ async def test_snapshot_restore_brings_back_url_scroll_tabs_and_notes_on_a_fresh
     assert (await ok(env, f"goto [{site}/contact/]")).observation.url == f"{site}/contact/"
     back = await env.restore(snap)  # the used instance, as backtracking does
     assert back.url == scrolled.observation.url and (await env.snapshot())["tabs"] == snap["tabs"]
+
+
+async def test_a_restored_snapshot_keeps_what_was_typed_ticked_and_chosen(env) -> None:
+    """The paper's message draft survives a backtrack: restore refills changed fields (and only those)."""
+    contact = await start(env, "shop-11")
+    site = contact.split("URL: ", 1)[1].split("/contact/", 1)[0]
+    await ok(env, f"type [{element(contact, 'textbox', 'Phone Number')}] [555-0142] [0]")
+    draft = await ok(env, f"type [{element(contact, 'textbox', 'What’s on your mind?')}] [Please refund order 174.] [0]")
+    typed = await env.snapshot()
+    product = (await ok(env, f"goto [{site}/solid-wood-picture-frame.html]")).observation.text
+    await ok(env, f"type [{element(product, 'combobox', 'Color')}] [Walnut]")
+    chosen = await ok(env, f"type [{element(product, 'spinbutton', 'Qty')}] [2] [0]")
+    picked = await env.snapshot()
+    edit = (await ok(env, f"goto [{site}/customer/account/edit/]")).observation.text
+    await ok(env, f"click [{element(edit, 'checkbox', 'Change Email')}]")
+    ticked = await ok(env, f"type [{element(edit, 'textbox', 'First Name')}] [Emmy] [0]")
+    checked = await env.snapshot()
+
+    assert [f["id"] for f in typed["tabs"][0]["fields"]] == ["telephone", "comment"]  # Name kept its value
+    other = make_env("webarena")
+    try:
+        for snap, seen in ((typed, draft), (picked, chosen), (checked, ticked)):
+            restored = await other.restore(snap)
+            assert restored.text == seen.observation.text
+        assert "checkbox 'Change Email' checked: true" in restored.text
+        assert re.search(r"textbox 'First Name' value: 'Emmy'", restored.text)
+        again = await other.restore(typed)
+        assert "textbox 'What’s on your mind?' value: 'Please refund order 174.'" in again.text
+        assert await other._ep.session.page.input_value("#comment") == "Please refund order 174."  # type: ignore[attr-defined]
+        assert await other.snapshot() == typed
+    finally:
+        await other.close()
 
 
 async def test_stop_ends_the_episode_and_later_actions_are_refused(env) -> None:
