@@ -43,6 +43,15 @@ class Context:
     observation_budget: int | None = None
     plan_revision: bool = True
     backtracking: bool = True
+    # The plan prompt's {INSTRUCTION} ("specific instructions to solve tasks"); the paper leaves
+    # its content open, so it is "None" unless given here.
+    site_instructions: str = ""
+    # Prompt additions the paper's appendix lacks (off = the appendix's prompts): plan revision
+    # also shows the notes of the failed trials, plan revision first asks what went wrong, the
+    # remedy question adds "(give one different action, in the same format)".
+    revision_notes: bool = False
+    revision_review: bool = False
+    remedy_hint: bool = False
 
     # Structured Reflection: "staged" (the paper) or "iterative" (the baseline).
     planning: Literal["staged", "iterative"] = "staged"
