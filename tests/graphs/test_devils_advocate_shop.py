@@ -74,3 +74,51 @@ async def test_picture_frame_task_is_solved_after_a_backtrack(write_script: Call
     assert not any(p.startswith("I want to interact with an element") for p in prompts)
     assert "Order # 000000174" in out["trajectory"][2]["observation"]
     assert result(out)["first_episode_actions"] == executed[:3]
+
+
+JAN_2023_ORDER = [
+    "List:\n1. Click on 'My Orders'.\n2. Open the order from Jan 2023.\n3. Read the items of that order.",  # plan
+    "click [5]",  # act: My Orders
+    "click [3]",  # remedy 1
+    "scroll [down]",  # remedy 2
+    "The action is to open My Orders; order 000000176 is from 1/9/23.",  # describe
+    "YES",  # align
+    "NO",  # complete: task
+    "YES",  # complete: subtask
+    "click [103]",  # act: View Order of 000000176
+    "click [91]",  # remedy 1: 000000177
+    "click [115]",  # remedy 2: 000000175
+    "The action is to open order 000000176: a Non-Slip Yoga Mat and an Insulated Stainless Steel Water Bottle.",
+    "YES",  # align
+    "YES",  # complete: task
+    "###Answer: A Non-Slip Yoga Mat (6mm) and an Insulated Stainless Steel Water Bottle",  # answer
+    "The student's answer names both items of the reference. Correct.",  # WebArena's fuzzy_match judge
+]
+
+
+async def test_a_fuzzy_match_task_is_judged_by_the_runs_own_model_by_default(write_script) -> None:
+    """shop-13's reference is a fuzzy_match: with no judge option the run's model judges it, with
+    WebArena's prompt, greedily, and the result says which model judged."""
+    spec = write_script([{"content": r} for r in JAN_2023_ORDER])
+    out = await run(spec, "shop-13", "da-shop-13")
+
+    assert out["stop_reason"] == "task_completed" and out["success"] is True and out["reward"] == 1.0
+    evaluation = out["evaluation"]
+    assert evaluation["judged_by"] == spec
+    [outcome] = evaluation["evaluators"]
+    assert outcome["evaluator"] == "string_match" and outcome["passed"] is True
+    [judged] = model_for(spec, 0.0, 768).calls  # the judge: the run's model at temperature 0
+    assert judged["messages"][1].content.startswith("Help a teacher to grade the answer of a student")
+    assert ("reference answer: Non-Slip Yoga Mat and Insulated Stainless Steel Water Bottle\n"
+            "all the string 'N/A' that you see is a special sequence that means 'not achievable'\n"
+            "student answer: a non-slip yoga mat (6mm) and an insulated stainless steel water bottle\n") in judged["messages"][1].content
+    assert out["usage"]["model_calls"] == len(JAN_2023_ORDER)  # the judge's call counts with the run's
+
+
+async def test_with_the_judge_off_a_fuzzy_match_task_is_undecided_not_passed(write_script) -> None:
+    spec = write_script([{"content": r} for r in JAN_2023_ORDER[:-1]])
+    out = await run(spec, "shop-13", "da-shop-13-off", env_options={"judge": "off"})
+    assert out["stop_reason"] == "task_completed" and out["success"] is False
+    [outcome] = out["evaluation"]["evaluators"]
+    assert outcome["passed"] is None and "needs a model" in outcome["detail"]
+    assert "judged_by" not in out["evaluation"]
