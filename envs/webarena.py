@@ -141,10 +141,18 @@ class WebArenaEnv(Env):
         }
 
     async def restore(self, snapshot: dict[str, Any]) -> Observation:
-        """Reopen the snapshot's tabs at their URLs, refill their changed form fields, scroll."""
+        """Reopen the snapshot's tabs at their URLs, refill their changed form fields, scroll.
+
+        An instance running the same task keeps its browser context (cookies, local storage): a
+        backtrack navigates the same browser back, as the paper's does, so a page may have changed
+        since (the paper's reason for element mapping). A fresh instance starts a new context with
+        the task's login.
+        """
         if not isinstance(snapshot, dict) or "task_id" not in snapshot:
             raise EnvError("not a webarena snapshot (it has no task_id)")
-        await self._open(str(snapshot["task_id"]))
+        task_id = str(snapshot["task_id"])
+        if not await self._one_tab_left(task_id):
+            await self._open(task_id)
         ep = self._require()
         for i, tab in enumerate(snapshot.get("tabs") or [{"url": "about:blank", "scroll": [0, 0]}]):
             page = ep.session.page if i == 0 else await ep.session.context.new_page()
@@ -160,6 +168,21 @@ class WebArenaEnv(Env):
         ep.answer = snapshot.get("answer")
         ep.done = bool(snapshot.get("done", False))
         return await self._observe()
+
+    async def _one_tab_left(self, task_id: str) -> bool:
+        """Close all tabs but the first of a live episode of ``task_id``; False if there is none."""
+        ep = self._ep
+        browser = ep.session.context.browser if ep is not None else None
+        if ep is None or ep.task_id != task_id or browser is None or not browser.is_connected():
+            return False
+        try:
+            pages = ep.session.context.pages
+            for page in pages[1:]:
+                await page.close()
+            ep.session.page = pages[0] if pages else await ep.session.context.new_page()
+        except PlaywrightError:
+            return False
+        return True
 
     async def close(self) -> None:
         if self._ep is not None:

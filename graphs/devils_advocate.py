@@ -187,8 +187,13 @@ def narrate(node: str, update: dict[str, Any]) -> str | None:
         if update.get("task_done"):
             return f"task complete; answer: {update.get('answer', '')}"
         return f"task not complete; now on subtask {int(update.get('subtask', 0)) + 1}"
+    if node == "backtrack" and update.get("backtracks"):
+        back = update["backtracks"][-1]
+        return f"back to {back['url']} to try {back['action']}"
     if node == "map_element" and update.get("popped"):
-        return f"element remapped: {update['popped']['action']}"
+        back = (update.get("backtracks") or [{}])[-1]
+        before = f"{back['action']} -> " if back.get("mapped_action") == update["popped"]["action"] else ""
+        return f"element remapped: {before}{update['popped']['action']}"
     if node == "new_episode" and update.get("episode"):
         return f"episode {update['episode']}"
     return None

@@ -287,6 +287,29 @@ async def test_shop_9_product_page_of_the_shoes(env) -> None:
     await finish(env)
 
 
+async def test_shop_14_the_frame_with_a_hanging_template_after_a_wrong_one(env) -> None:
+    """The product pages tell the frames apart; the home page lists a viewed product first on return."""
+    home = await start(env, "shop-14")
+    at_home = await env.snapshot()
+    wood = await ok(env, f"click [{element(home, 'link', 'Solid Wood Picture Frame, Wall and Tabletop Display')}]")
+    # restoring on the running instance navigates the same browser back: the site remembers the view
+    assert "heading 'Recently Viewed'" in (await env.restore(at_home)).text
+    fresh = make_env("webarena")
+    try:
+        assert (await fresh.restore(at_home)).text == home  # a new browser: the page as first seen
+    finally:
+        await fresh.close()
+    await ok(env, f"goto [{wood.observation.url}]")
+    assert "hanging template" not in wood.observation.text
+    back = (await ok(env, "go_back")).observation.text
+    assert "heading 'Recently Viewed'" in back
+    gallery = element(back, "link", "Gallery Collage Picture Frame Set, 7 Frames")
+    assert gallery != element(home, "link", "Gallery Collage Picture Frame Set, 7 Frames")  # the list moved down
+    page = await ok(env, f"click [{gallery}]")
+    assert "with a hanging template" in page.observation.text
+    await finish(env)
+
+
 async def test_shop_10_contact_draft_is_checked_unsent(env) -> None:
     obs = await start(env, "shop-10")
     form = (await ok(env, f"click [{element(obs, 'link', 'Contact Us')}]")).observation.text
@@ -332,7 +355,7 @@ async def test_shop_13_fuzzy_match_needs_a_judge(env, write_script: Callable[...
 
 def test_every_local_task_has_a_solution_here() -> None:
     solved = {"shop-0", "shop-1", "shop-2", "shop-3", "shop-4", "shop-5", "shop-6", "shop-7", "shop-8",
-              "shop-9", "shop-10", "shop-11", "shop-12", "shop-13"}
+              "shop-9", "shop-10", "shop-11", "shop-12", "shop-13", "shop-14"}
     assert set(webarena_tasks.task_ids("local")) == solved
 
 
