@@ -2,8 +2,9 @@
 
 - string_match: the ``stop`` answer against ``reference_answers``: exact_match, must_include
   (a single one-character reference must be a whole token), fuzzy_match (a model judge, an
-  ``envs.base.Judge``; "N/A" marks an unachievable task: the answer "N/A" passes outright, any other
-  answer is judged against ``string_note`` by the UA prompt);
+  ``envs.base.Judge``, asked with WebArena's current llm_fuzzy_match prompt; "N/A" marks an
+  unachievable task: the answer "N/A" passes outright, any other answer is judged against
+  ``string_note`` with its llm_ua_match prompt); replies are read as WebArena reads them;
 - url_match: "GOLD in PRED": some reference's netloc + path is a substring of the page's (after
   stripping trailing "/" from each whole URL), and every reference query key has one of its
   reference values in the page's query;
@@ -11,7 +12,8 @@
   JS locator and check ``required_contents`` (exact_match, or must_include with " |OR| " choices).
 
 A task passes when every evaluator passes. An evaluator that cannot decide (a fuzzy_match with no
-model to ask, a helper that needs a site's REST API that is unreachable) is reported with
+model to ask or a judge reply without a verdict, where WebArena's code stops on an assertion; a
+helper that needs a site's REST API that is unreachable) is reported with
 ``passed=None`` and a reason, and the task does not pass: never a silent pass.
 """
 

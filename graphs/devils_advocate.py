@@ -17,7 +17,9 @@
 The baselines of the paper's comparison are options of this graph: ``remedies=0`` or
 ``backtracking=False`` is Plan+Act (a misaligned action ends the episode), and
 ``plan_revision=False`` ends the run after the first failed episode instead of
-reflecting. Limits: 30 actions per task, 7 episodes (``DEFAULTS``).
+reflecting. Limits: 30 actions per task, 7 episodes (``DEFAULTS``). The prompts are the
+appendix's; additions it lacks are Context options, off by default (``revision_notes``,
+``revision_review``, ``remedy_hint``), and ``site_instructions`` fills its {INSTRUCTION}.
 """
 
 from __future__ import annotations

@@ -49,10 +49,6 @@ async def open_order(env: Env, screen: str, number: str, page: int = 1) -> str:
     return result.observation.text
 
 
-def without_ids(text: str) -> str:
-    return re.sub(r"\[-?\d+\]", "[]", text)
-
-
 @pytest.fixture
 async def env():
     environment = make_env("webarena")
