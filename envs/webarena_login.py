@@ -28,6 +28,7 @@ site's own demo account (``local_state``), so the offline tasks start signed in 
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import tempfile
@@ -210,7 +211,7 @@ async def login(sites: list[str], folder: Path, environ: Mapping[str, str] | Non
         accounts = {s: credentials(s, environ) for s in combo}
         state = await sign_in(combo, accounts, urls)
         path = folder / state_name(combo)
-        write_state(path, state)
+        await asyncio.to_thread(write_state, path, state)
         written.append(path)
     return written
 
