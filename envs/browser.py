@@ -251,12 +251,18 @@ class BrowserSession:
 
     @classmethod
     async def open(
-        cls, policy: UrlPolicy, *, viewport: dict[str, int] | None = None, allow_tabs: bool = False
+        cls,
+        policy: UrlPolicy,
+        *,
+        viewport: dict[str, int] | None = None,
+        allow_tabs: bool = False,
+        storage_state: dict[str, Any] | None = None,
     ) -> "BrowserSession":
         """A new context on the shared browser (relaunching it once if it died meanwhile).
 
         Pages the site opens (pop-ups, ``target=_blank``) are closed unless ``allow_tabs``:
-        WebArena has tabs, MiniWoB does not."""
+        WebArena has tabs, MiniWoB does not. ``storage_state`` (Playwright's: cookies and local
+        storage) starts the context signed in, as WebArena starts its tasks."""
         for attempt in (1, 2):
             browser = await get_browser()
             try:
@@ -264,6 +270,7 @@ class BrowserSession:
                     accept_downloads=False,
                     service_workers="block",
                     viewport=viewport or DEFAULT_VIEWPORT,
+                    storage_state=storage_state,  # type: ignore[arg-type]
                 )
                 break
             except PlaywrightError:

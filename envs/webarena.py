@@ -7,8 +7,10 @@
 
 Tasks: the 812 WebArena configs (ids "0".."811"; their sites come from WEBARENA_SHOPPING,
 WEBARENA_SHOPPING_ADMIN, WEBARENA_REDDIT, WEBARENA_GITLAB, WEBARENA_MAP, WEBARENA_WIKIPEDIA,
-WEBARENA_HOMEPAGE, login cookies from WEBARENA_AUTH_DIR) and the local shop tasks ("shop-0"..,
-on envs/sites/shop, started in this process on first use). Splits: "local", "webarena".
+WEBARENA_HOMEPAGE) and the local shop tasks ("shop-0".., on envs/sites/shop, started in this
+process on first use). Splits: "local", "webarena". A task starts signed in, as in WebArena: its
+context loads the task's stored login (a Playwright storage state that ``introspect webarena
+login`` writes, envs.webarena_login); a local task without one signs in with the site's account.
 
 Observation: envs.webarena_observe (tab header, URL, the viewport's accessibility tree);
 obs.info has task_id, intent, sites, site_urls, start_url, notes, url, tabs. Actions:
@@ -25,17 +27,20 @@ evaluator outcome that says a judge was missing, never a silent pass.
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass, field
 from typing import Any
 
 from playwright.async_api import Error as PlaywrightError, Page
 
 from envs import webarena_actions as acts
-from envs import webarena_eval, webarena_tasks
+from envs import webarena_eval, webarena_forms, webarena_login, webarena_tasks
 from envs.base import Env, EnvError, Judge, Observation, StepResult, invalid, judge_option
 from envs.browser import BrowserSession, UrlPolicy
 from envs.sites.serve import shared_site
-from envs.webarena_observe import Screen, layout_boxes, observation_text, render_tree, tab_header
+from envs.webarena_observe import (
+    Screen, client_rects, layout_boxes, observation_text, render_tree, tab_header, unboxed,
+)
 
 
 @dataclass
@@ -106,10 +111,12 @@ class WebArenaEnv(Env):
         return StepResult(obs, 0.0, False, {**obs.info, "valid": True, "action": parsed.kind})
 
     async def snapshot(self) -> dict[str, Any]:
-        """Task, open tabs (URL and scroll offset each), current tab, notes, answer so far.
+        """Task, open tabs (URL, scroll offset and the form fields the user changed, each), current
+        tab, notes, answer so far.
 
-        Form field contents, cookies set by the page and JS state are not kept: restoring reloads
-        each URL, which is how the paper backtracks (navigate back to the URL, then scroll).
+        Cookies and the page's JS state are not kept: restoring reloads each URL, which is how the
+        paper backtracks (navigate back to the URL), then puts back what was typed, ticked or
+        chosen (envs.webarena_forms) and the scroll position.
         """
         ep = self._require()
         tabs = []
@@ -119,7 +126,11 @@ class WebArenaEnv(Env):
                 scroll = await page.evaluate("[window.scrollX, window.scrollY]")
             except PlaywrightError:
                 pass
-            tabs.append({"url": page.url, "scroll": scroll})
+            tab: dict[str, Any] = {"url": page.url, "scroll": scroll}
+            fields = await webarena_forms.capture(page)
+            if fields:
+                tab["fields"] = fields
+            tabs.append(tab)
         return {
             "task_id": ep.task_id,
             "tabs": tabs,
@@ -130,14 +141,23 @@ class WebArenaEnv(Env):
         }
 
     async def restore(self, snapshot: dict[str, Any]) -> Observation:
-        """Reopen the snapshot's tabs at their URLs and scroll offsets (form contents are lost)."""
+        """Reopen the snapshot's tabs at their URLs, refill their changed form fields, scroll.
+
+        An instance running the same task keeps its browser context (cookies, local storage): a
+        backtrack navigates the same browser back, as the paper's does, so a page may have changed
+        since (the paper's reason for element mapping). A fresh instance starts a new context with
+        the task's login.
+        """
         if not isinstance(snapshot, dict) or "task_id" not in snapshot:
             raise EnvError("not a webarena snapshot (it has no task_id)")
-        await self._open(str(snapshot["task_id"]))
+        task_id = str(snapshot["task_id"])
+        if not await self._one_tab_left(task_id):
+            await self._open(task_id)
         ep = self._require()
         for i, tab in enumerate(snapshot.get("tabs") or [{"url": "about:blank", "scroll": [0, 0]}]):
             page = ep.session.page if i == 0 else await ep.session.context.new_page()
             await self._load(page, str(tab["url"]))
+            await webarena_forms.apply(page, list(tab.get("fields") or []))
             x, y = (list(tab.get("scroll") or []) + [0, 0])[:2]
             try:
                 await page.evaluate("([x, y]) => window.scrollTo(x, y)", [float(x), float(y)])
@@ -148,6 +168,21 @@ class WebArenaEnv(Env):
         ep.answer = snapshot.get("answer")
         ep.done = bool(snapshot.get("done", False))
         return await self._observe()
+
+    async def _one_tab_left(self, task_id: str) -> bool:
+        """Close all tabs but the first of a live episode of ``task_id``; False if there is none."""
+        ep = self._ep
+        browser = ep.session.context.browser if ep is not None else None
+        if ep is None or ep.task_id != task_id or browser is None or not browser.is_connected():
+            return False
+        try:
+            pages = ep.session.context.pages
+            for page in pages[1:]:
+                await page.close()
+            ep.session.page = pages[0] if pages else await ep.session.context.new_page()
+        except PlaywrightError:
+            return False
+        return True
 
     async def close(self) -> None:
         if self._ep is not None:
@@ -166,17 +201,27 @@ class WebArenaEnv(Env):
         self.check_task(task_id)
         raw = webarena_tasks.config(task_id)
         urls = webarena_tasks.site_urls(raw, local_url=lambda site: shared_site(site).url)
-        cookies = (webarena_tasks.storage_state(raw) or {}).get("cookies", [])
+        state = await self._login(raw, urls)
         await self.close()
         policy = UrlPolicy(origins=webarena_tasks.origins(urls))
         # WebArena has tabs (new_tab, target=_blank links), and its evaluators read other URLs
         # in a page of their own.
-        session = await BrowserSession.open(policy, viewport=self.viewport, allow_tabs=True)
+        session = await BrowserSession.open(policy, viewport=self.viewport, allow_tabs=True, storage_state=state)
         session.context.on("page", self._on_new_page)
-        if cookies:
-            await session.context.add_cookies(cookies)
+        await session.context.add_init_script(webarena_forms.EDIT_TRACKER)
         names = webarena_tasks.site_names(urls)
         self._ep = _Episode(task_id, webarena_tasks.resolve(raw, urls), session, names)
+
+    @staticmethod
+    async def _login(raw: dict[str, Any], urls: dict[str, str]) -> dict[str, Any] | None:
+        """The storage state the task starts with: its stored login, or for a local site without
+        one, a sign-in with the site's demo account (envs.webarena_login)."""
+        state = await asyncio.to_thread(webarena_tasks.storage_state, raw)
+        if state is None and raw.get("storage_state"):
+            site, url = next((s, u) for s, u in webarena_tasks.site_names(urls).items()
+                             if s in webarena_tasks.LOCAL_SITES.values())
+            state = await webarena_login.local_state(site, url)
+        return state
 
     def _on_new_page(self, page: Page) -> None:
         """A tab opened by the page (target=_blank, window.open) becomes the current tab."""
@@ -224,7 +269,15 @@ class WebArenaEnv(Env):
                 titles.append("")
         try:
             nodes, snapshot = await ep.session.ax_tree(), await ep.session.dom_snapshot()
-            ep.screen = render_tree(nodes, layout_boxes(snapshot), self.viewport["width"], self.viewport["height"])
+            boxes = layout_boxes(snapshot)
+            missing = unboxed(nodes, boxes)
+            if missing:
+                cdp = await ep.session.context.new_cdp_session(page)
+                try:
+                    boxes.update(await client_rects(cdp, missing))
+                finally:
+                    await cdp.detach()
+            ep.screen = render_tree(nodes, boxes, self.viewport["width"], self.viewport["height"])
         except PlaywrightError as exc:  # e.g. the page navigated while it was read
             ep.screen = Screen(f"(the page could not be read: {str(exc).splitlines()[0]})")
         header = tab_header(titles, self._current_index())

@@ -2,15 +2,18 @@
 
 - string_match: the ``stop`` answer against ``reference_answers``: exact_match, must_include
   (a single one-character reference must be a whole token), fuzzy_match (a model judge, an
-  ``envs.base.Judge``; "N/A" marks an unachievable task: the answer "N/A" passes outright, any other
-  answer is judged against ``string_note`` by the UA prompt);
-- url_match: "GOLD in PRED": some reference base path (netloc + path, trailing "/" ignored) equals
-  the page's, and every reference query key has one of its reference values in the page's query;
+  ``envs.base.Judge``, asked with WebArena's current llm_fuzzy_match prompt; "N/A" marks an
+  unachievable task: the answer "N/A" passes outright, any other answer is judged against
+  ``string_note`` with its llm_ua_match prompt); replies are read as WebArena reads them;
+- url_match: "GOLD in PRED": some reference's netloc + path is a substring of the page's (after
+  stripping trailing "/" from each whole URL), and every reference query key has one of its
+  reference values in the page's query;
 - program_html: for each target, open its url ("last" = the page as the agent left it), run the
   JS locator and check ``required_contents`` (exact_match, or must_include with " |OR| " choices).
 
 A task passes when every evaluator passes. An evaluator that cannot decide (a fuzzy_match with no
-model to ask, a helper that needs a site's REST API that is unreachable) is reported with
+model to ask or a judge reply without a verdict, where WebArena's code stops on an assertion; a
+helper that needs a site's REST API that is unreachable) is reported with
 ``passed=None`` and a reason, and the task does not pass: never a silent pass.
 """
 
@@ -44,8 +47,9 @@ class Outcome:
         return asdict(self)
 
 
-class JudgeUnavailable(RuntimeError):
-    """fuzzy_match was needed but no model was given."""
+class Undecided(RuntimeError):
+    """A model judge was needed and could not decide: no judge was given, or its reply named no
+    verdict (WebArena's own code stops on an assertion there; here the evaluator reports None)."""
 
 
 # --- string comparison -------------------------------------------------------------------------
@@ -71,60 +75,73 @@ def must_include(ref: str, pred: str, tokenize: bool = False) -> bool:
     return clean_ref in clean_pred
 
 
-async def _ask(judge: Judge, prompt: str) -> str:
+async def _ask(judge: Judge | None, prompt: str, what: str) -> str:
+    if judge is None:
+        raise Undecided(f"{what} needs a model: the env's judge option is off or no judge was given")
     return (await judge(prompt, system="You are a helpful assistant")).lower()
 
 
 async def fuzzy_match(pred: str, reference: str, intent: str, judge: Judge | None) -> bool:
-    """The LLM judge of WebArena (prompts/webarena/fuzzy_match.md): "correct" passes.
+    """WebArena's llm_fuzzy_match (prompts/webarena/fuzzy_match.md), asked even for an empty answer.
 
-    An empty prediction passes only an empty reference, without asking.
+    The lowercased reply fails on "partially correct" or "incorrect", else passes on "correct".
     """
-    if not pred:
-        return not reference
-    if judge is None:
-        raise JudgeUnavailable("fuzzy_match needs a model: the env's judge option is off or no judge was given")
-    reply = await _ask(judge, prompts.render("webarena/fuzzy_match", intent=intent, reference=reference, pred=pred))
+    reply = await _ask(judge, prompts.render("webarena/fuzzy_match", intent=intent, reference=reference, pred=pred),
+                       "fuzzy_match")
     if "partially correct" in reply or "incorrect" in reply:
         return False
-    return "correct" in reply
+    if "correct" in reply:
+        return True
+    raise Undecided(f"the fuzzy_match judge gave no verdict (correct/incorrect/partially correct): {reply[:120]!r}")
 
 
 async def ua_match(pred: str, reason: str, intent: str, judge: Judge | None) -> bool:
-    """Does the agent's report of an unachievable task give the annotated reason? ("same")."""
-    if judge is None:
-        raise JudgeUnavailable("judging an N/A report needs a model: the env's judge option is off or no judge was given")
-    reply = await _ask(judge, prompts.render("webarena/ua_match", intent=intent, reference=reason, pred=pred))
-    return "different" not in reply and "same" in reply
+    """WebArena's llm_ua_match (prompts/webarena/ua_match.md): does the agent's report of an
+    unachievable task give the annotated reason? The reply fails on "different", else passes on "same"."""
+    reply = await _ask(judge, prompts.render("webarena/ua_match", intent=intent, reference=reason, pred=pred),
+                       "judging an N/A report")
+    if "different" in reply:
+        return False
+    if "same" in reply:
+        return True
+    raise Undecided(f"the N/A judge gave no verdict (same/different): {reply[:120]!r}")
+
+
+async def _string_score(cfg: Mapping[str, Any], pred: str, judge: Judge | None) -> tuple[bool, list[str]]:
+    """StringEvaluator's score as a verdict and the references that failed.
+
+    As in WebArena the approaches multiply, except that an "N/A" fuzzy_match whose exact check
+    fails *replaces* the score so far with the N/A judge's verdict.
+    """
+    ev = cfg["eval"]
+    score, failures = True, []
+    for approach, value in (ev.get("reference_answers") or {}).items():
+        if approach == "exact_match":
+            if not exact_match(value, pred):
+                score, failures = False, [*failures, f"exact_match {value!r}"]
+        elif approach == "must_include":
+            for ref in value:
+                if not must_include(ref, pred, tokenize=len(value) == 1):
+                    score, failures = False, [*failures, f"must_include {ref!r}"]
+        elif approach == "fuzzy_match" and value == "N/A":
+            if not (score and exact_match(value, pred)):
+                score = await ua_match(pred, ev.get("string_note", ""), cfg["intent"], judge)
+                failures = [] if score else ["N/A: the report does not give the reason"]
+        elif approach == "fuzzy_match":
+            for ref in value:
+                if not await fuzzy_match(pred, ref, cfg["intent"], judge):
+                    score, failures = False, [*failures, f"fuzzy_match {ref!r}"]
+        else:
+            score, failures = False, [*failures, f"unknown reference kind {approach!r}"]
+    return score, failures
 
 
 async def string_match(cfg: Mapping[str, Any], answer: str, judge: Judge | None = None) -> Outcome:
-    pred = clean_answer(answer)
-    ev = cfg["eval"]
-    failures: list[str] = []
     try:
-        for approach, value in (ev.get("reference_answers") or {}).items():
-            if approach == "exact_match":
-                if not exact_match(value, pred):
-                    failures.append(f"exact_match {value!r}")
-            elif approach == "must_include":
-                for ref in value:
-                    if not must_include(ref, pred, tokenize=len(value) == 1):
-                        failures.append(f"must_include {ref!r}")
-            elif approach == "fuzzy_match" and value == "N/A":
-                if not exact_match("N/A", pred) and not await ua_match(
-                    pred, ev.get("string_note", ""), cfg["intent"], judge
-                ):
-                    failures.append("N/A: the report does not give the reason")
-            elif approach == "fuzzy_match":
-                for ref in value:
-                    if not await fuzzy_match(pred, ref, cfg["intent"], judge):
-                        failures.append(f"fuzzy_match {ref!r}")
-            else:
-                failures.append(f"unknown reference kind {approach!r}")
-    except JudgeUnavailable as exc:
+        passed, failures = await _string_score(cfg, clean_answer(answer), judge)
+    except Undecided as exc:
         return Outcome("string_match", None, str(exc))
-    if failures:
+    if not passed:
         return Outcome("string_match", False, f"answer {answer!r} fails: " + "; ".join(failures))
     return Outcome("string_match", True, f"answer {answer!r} matches")
 
@@ -132,27 +149,39 @@ async def string_match(cfg: Mapping[str, Any], answer: str, judge: Judge | None 
 # --- URL ------------------------------------------------------------------------------------------
 
 
+def _clean_url(url: str) -> str:
+    """WebArena's clean_url: trailing "/" stripped from the whole URL (so from the query too), nothing else."""
+    return str(url).rstrip("/")
+
+
 def _base_and_query(url: str) -> tuple[str, dict[str, list[str]]]:
-    parts = urllib.parse.urlparse(url.rstrip("/"))
-    return (parts.netloc + parts.path).rstrip("/"), urllib.parse.parse_qs(parts.query)
+    """netloc + path (the path keeps an inner trailing "/", e.g. before "?"), and the parsed query."""
+    parts = urllib.parse.urlparse(url)
+    return parts.netloc + parts.path, urllib.parse.parse_qs(parts.query)
 
 
 def url_matches(reference_url: str, page_url: str) -> bool:
-    """WebArena's "GOLD in PRED" rule; references are joined by " |OR| "."""
-    refs = [_base_and_query(u.strip()) for u in reference_url.split(" |OR| ")]
-    pred_base, pred_query = _base_and_query(page_url)
-    if not any(base == pred_base for base, _ in refs):
+    """WebArena's "GOLD in PRED" rule (URLEvaluator), references joined by " |OR| ".
+
+    The base passes when some reference's netloc + path is a *substring* of the page's (so a
+    page under the reference, such as a created item's ``.../-/issues/12``, passes); the query
+    passes when, for every key any reference has, the page's values for that key include one of
+    the references' values for it (values of all alternatives are pooled, as WebArena pools them).
+    """
+    refs = [_base_and_query(_clean_url(url)) for url in reference_url.split(" |OR| ")]
+    page_base, page_query = _base_and_query(_clean_url(page_url))
+    if not any(base in page_base for base, _ in refs):
         return False
     wanted: dict[str, set[str]] = defaultdict(set)
     for _, query in refs:
         for key, values in query.items():
             wanted[key].update(values)
-    return all(any(v in pred_query.get(key, []) for v in values) for key, values in wanted.items())
+    return all(any(v in page_query.get(key, []) for v in values) for key, values in wanted.items())
 
 
 def url_match(cfg: Mapping[str, Any], page_url: str) -> Outcome:
     ev = cfg["eval"]
-    rule = ev.get("url_note") or "GOLD in PRED"
+    rule = ev.get("url_note", "GOLD in PRED")
     if rule != "GOLD in PRED":
         return Outcome("url_match", None, f"unknown url rule {rule!r}")
     ok = url_matches(ev.get("reference_url", ""), page_url)

@@ -39,7 +39,8 @@ WEBARENA_SITES: dict[str, tuple[str, str]] = {
     "__HOMEPAGE__": ("homepage", "WEBARENA_HOMEPAGE"),
 }
 LOCAL_SITES: dict[str, str] = {"__SHOP__": "shop"}  # placeholder -> site served by envs.sites.serve
-AUTH_DIR_VAR = "WEBARENA_AUTH_DIR"  # folder with WebArena's .auth/*_state.json (login cookies)
+AUTH_DIR_VAR = "WEBARENA_AUTH_DIR"  # folder with the logins (<sites>_state.json), as WebArena's .auth/
+DEFAULT_AUTH_DIR = ".auth"  # where the configs' "./.auth/<sites>_state.json" point
 _PLACEHOLDER = re.compile(r"__[A-Z_]+?__")
 
 
@@ -156,17 +157,23 @@ def start_urls(cfg: Mapping[str, Any]) -> list[str]:
 
 
 def storage_state(cfg: Mapping[str, Any], environ: Mapping[str, str] | None = None) -> dict | None:
-    """The login cookies of a WebArena task (its storage_state file under $WEBARENA_AUTH_DIR).
+    """The stored login a task starts with: its ``storage_state`` file (``introspect webarena login``
+    writes them) under $WEBARENA_AUTH_DIR, else under ``.auth`` as the configs name it.
 
-    WebArena's auto_login writes ``.auth/<site>_state.json``; without the variable the task
-    runs signed out (fine for sites that need no login), which the env reports in info.
+    None when the task needs no login, or when it runs on a local site and has no stored login (the
+    env then signs in itself); a WebArena task whose login is missing is a one-line EnvError.
     """
     environ = os.environ if environ is None else environ
     name = cfg.get("storage_state")
-    folder = environ.get(AUTH_DIR_VAR)
-    if not name or not folder:
+    if not name:
         return None
-    path = Path(folder) / Path(name).name
-    if not path.is_file():
-        raise EnvError(f"{AUTH_DIR_VAR} has no {path.name} (run WebArena's auto_login first)")
-    return json.loads(path.read_text(encoding="utf-8"))
+    folder = Path(environ.get(AUTH_DIR_VAR) or DEFAULT_AUTH_DIR)
+    path = folder / Path(name).name
+    if path.is_file():
+        return json.loads(path.read_text(encoding="utf-8"))
+    if is_local(cfg):
+        return None
+    raise EnvError(
+        f"webarena task {cfg.get('task_id')} starts signed in with {path}, which does not exist: run "
+        f"`introspect webarena login` (or set {AUTH_DIR_VAR} to the folder holding {path.name})"
+    )

@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import sys
 import uuid
 from pathlib import Path
@@ -43,7 +44,8 @@ class Parser(argparse.ArgumentParser):
     """argparse that reports a usage error in one line."""
 
     def error(self, message: str) -> NoReturn:
-        self.exit(2, f"introspect: {message} (see introspect {self.prog.split()[-1]} --help)\n")
+        command = " ".join(["introspect", *self.prog.split()[1:], "--help"])
+        self.exit(2, f"introspect: {message} (see {command})\n")
 
 
 def resume_command(thread_id: str, checkpoint: str | None) -> str:
@@ -237,6 +239,27 @@ async def cmd_demo(args: argparse.Namespace) -> int:
     return 0
 
 
+async def cmd_webarena_login(args: argparse.Namespace) -> int:
+    """Sign into the WebArena sites (or the local shop) and store the logins the env starts with."""
+    from envs import webarena_login
+    from envs.browser import close_browser
+
+    folder = Path(args.auth_dir) if args.auth_dir else webarena_login.auth_dir()
+    webarena_login.plan(args.site or [], os.environ)  # unknown site, unset URL, missing account: exit 2
+    try:
+        written = await webarena_login.login(args.site or [], folder)
+    except webarena_login.LoginFailed as exc:
+        print(f"introspect: {exc}", file=sys.stderr)
+        return 1
+    finally:
+        await close_browser()
+    for path in written:
+        print(f"signed in: {path}")
+    if folder.resolve() != webarena_login.auth_dir().resolve():
+        print(f"the webarena env reads logins from {webarena_login.auth_dir()}: set WEBARENA_AUTH_DIR={folder}")
+    return 0
+
+
 def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--env", help="environment (default: the method's own)")
     parser.add_argument("--model", help="provider:model or scripted:FILE (default openai:gpt-4o-mini)")
@@ -299,6 +322,15 @@ def build_parser() -> Parser:
     gr = sub.add_parser("graphs", help="list the graphs; --mermaid prints their diagrams")
     gr.add_argument("--mermaid", action="store_true")
     gr.set_defaults(handler=cmd_graphs)
+
+    wa = sub.add_parser("webarena", help="WebArena utilities (login)")
+    wa_sub = wa.add_subparsers(dest="action", required=True, parser_class=Parser)
+    login = wa_sub.add_parser("login", help="sign into the WebArena sites and store the logins tasks start with")
+    login.add_argument("--site", action="append", metavar="SITE",
+                       help="shopping, shopping_admin, reddit, gitlab or shop; repeat for one combined login "
+                            "(default: every configured site and the pairs WebArena uses)")
+    login.add_argument("--auth-dir", help="where to write <sites>_state.json (default $WEBARENA_AUTH_DIR or .auth)")
+    login.set_defaults(handler=cmd_webarena_login)
 
     demo = sub.add_parser("demo", help="an offline scripted run")
     demo.add_argument("name", nargs="?", help="which demo (default: laser)")

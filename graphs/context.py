@@ -91,6 +91,17 @@ class Context:
         "description": "Devil's Advocate: revise the plan after a failed episode"})
     backtracking: bool = field(default=True, metadata={
         "description": "Devil's Advocate: backtrack to pushed alternatives"})
+    site_instructions: str = field(default="", metadata={
+        "description": "Devil's Advocate: the plan prompt's {INSTRUCTION} (specific instructions to solve "
+                       "tasks); the paper leaves its content open, so it is None unless given here"})
+    revision_notes: bool = field(default=False, metadata={
+        "description": "Devil's Advocate, an addition the appendix lacks: plan revision also shows the notes "
+                       "of the failed trials"})
+    revision_review: bool = field(default=False, metadata={
+        "description": "Devil's Advocate, an addition the appendix lacks: plan revision first asks what went wrong"})
+    remedy_hint: bool = field(default=False, metadata={
+        "description": "Devil's Advocate, an addition the appendix lacks: the remedy question adds "
+                       "'(give one different action, in the same format)'"})
 
     planning: Literal["staged", "iterative"] = field(default="staged", metadata={
         "description": "Structured Reflection: staged (the paper) or iterative (one action per call, the baseline)"})

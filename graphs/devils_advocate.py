@@ -17,7 +17,9 @@
 The baselines of the paper's comparison are options of this graph: ``remedies=0`` or
 ``backtracking=False`` is Plan+Act (a misaligned action ends the episode), and
 ``plan_revision=False`` ends the run after the first failed episode instead of
-reflecting. Limits: 30 actions per task, 7 episodes (``DEFAULTS``).
+reflecting. Limits: 30 actions per task, 7 episodes (``DEFAULTS``). The prompts are the
+appendix's; additions it lacks are Context options, off by default (``revision_notes``,
+``revision_review``, ``remedy_hint``), and ``site_instructions`` fills its {INSTRUCTION}.
 """
 
 from __future__ import annotations
@@ -187,8 +189,13 @@ def narrate(node: str, update: dict[str, Any]) -> str | None:
         if update.get("task_done"):
             return f"task complete; answer: {update.get('answer', '')}"
         return f"task not complete; now on subtask {int(update.get('subtask', 0)) + 1}"
+    if node == "backtrack" and update.get("backtracks"):
+        back = update["backtracks"][-1]
+        return f"back to {back['url']} to try {back['action']}"
     if node == "map_element" and update.get("popped"):
-        return f"element remapped: {update['popped']['action']}"
+        back = (update.get("backtracks") or [{}])[-1]
+        before = f"{back['action']} -> " if back.get("mapped_action") == update["popped"]["action"] else ""
+        return f"element remapped: {before}{update['popped']['action']}"
     if node == "new_episode" and update.get("episode"):
         return f"episode {update['episode']}"
     return None

@@ -4,6 +4,8 @@ and an evaluation through the real ChatOpenAI client that resumes and never leak
 from __future__ import annotations
 
 import json
+import re
+from pathlib import Path
 
 import pytest
 
@@ -72,6 +74,7 @@ def test_graphs_lists_every_graph_studio_serves(capsys):
     ("laser", "-> click[Buy Now]  reward=1.00"),
     ("structured_reflection", "trial 1 ended no change; reflection: For action index=1"),
     ("autoplan", "(refused: You are not at countertop 1.)"),
+    ("devils_advocate", "element remapped: click [39] -> click [44]"),
 ])
 def test_every_demo_runs_offline_and_succeeds(capsys, monkeypatch, name, shown):
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
@@ -81,9 +84,29 @@ def test_every_demo_runs_offline_and_succeeds(capsys, monkeypatch, name, shown):
     assert "finished: success=True reward=1.000" in out
 
 
+@pytest.mark.browser
+def test_the_devils_advocate_demo_backtracks_and_remaps_on_the_changed_page(capsys, monkeypatch):
+    """The shipped script names plain element ids: they hold because ids follow the page's tree. The
+    first click is wrong, the remedy is tried after going back home, where the shop now lists the
+    viewed frame first, so the remedy's element is remapped with the paper's prompt."""
+    from nodes.llm import model_for
+
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    code, out, _ = run_cli(capsys, "demo", "devils_advocate")
+    assert code == 0 and "finished: success=True reward=1.000 steps=2 model_calls=11" in out
+    assert "-> click [36]  reward=0.00" in out and "not aligned: backtrack" in out
+    assert re.search(r"backtrack +back to http://127\.0\.0\.1:\d+/ to try click \[39\]", out)
+    script = ROOT / "graphs/demos/devils_advocate.jsonl"
+    [mapping] = [c for c in model_for(f"scripted:{script}", 1.0, 512).calls
+                 if c["messages"][0].content.startswith("I want to interact with an element")]
+    before, after = mapping["messages"][0].content.split("Now if I want to click on the same element")
+    assert "[39] link 'Gallery Collage Picture Frame Set, 7 Frames'" in before
+    assert "[34] heading 'Recently Viewed'" in after and "[44] link 'Gallery Collage Picture Frame Set, 7 Frames'" in after
+
+
 def test_unknown_demo_is_a_user_error(capsys):
     code, _, err = run_cli(capsys, "demo", "nope")
-    assert code == 2 and "available: autoplan, laser, structured_reflection" in err
+    assert code == 2 and "available: autoplan, devils_advocate, laser, structured_reflection" in err
 
 
 @pytest.mark.browser

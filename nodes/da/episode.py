@@ -32,7 +32,7 @@ async def start(state: DAState, runtime: Runtime[Context], config: RunnableConfi
     return {
         **update,
         "goal": goal,
-        "site": site_of(obs),
+        "site": site_of(obs, settings.site_instructions),
         "initial": initial,
         "current": initial,
         "plan": [],

@@ -1,8 +1,11 @@
 """Plan revision (paper 3.3.3, eq. 10): P_new ~ G_plan(T, S_0, H_t) after a failed episode.
 
-When the stack is empty and the task is not complete, the agent reviews the failed
-plan, the actions it executed in every episode so far and its notes, and writes a new
-plan for the initial state. An unusable answer keeps the old plan for the next episode.
+When the stack is empty and the task is not complete, the agent is shown the failed plan
+and the actions it executed in every episode so far (the appendix's plan prompt with its
+"previous failed trials" part), and writes a new plan for the initial state. Showing the
+notes too and asking first what went wrong are options (Context ``revision_notes``,
+``revision_review``), off by default: the appendix has neither. An unusable answer keeps
+the old plan for the next episode.
 """
 
 from __future__ import annotations
@@ -20,7 +23,18 @@ from nodes.da.views import experience_text, notes_text, plan_text
 from prompts import render
 
 
+def additions(state: DAState, settings: Settings) -> str:
+    """The optional blocks after "Past experience" (neither is in the paper's appendix)."""
+    blocks = []
+    if settings.revision_notes:
+        blocks.append(render("devils_advocate/revision_notes", notes=notes_text(state)))
+    if settings.revision_review:
+        blocks.append(render("devils_advocate/revision_review"))
+    return "".join(f"\n\n{block}" for block in blocks)
+
+
 async def reflect(state: DAState, runtime: Runtime[Context], config: RunnableConfig) -> dict[str, Any]:
+    settings = Settings.of(runtime.context)
     llm = caller(runtime.context, state)
     prompt = render(
         "devils_advocate/plan_revision",
@@ -29,8 +43,8 @@ async def reflect(state: DAState, runtime: Runtime[Context], config: RunnableCon
         task=state["goal"],
         failed_plan=plan_text(state),
         history=experience_text(state),
-        notes=notes_text(state),
+        additions=additions(state, settings),
     )
-    answer = await ask(llm, prompt, plan_steps, reasks=Settings.of(runtime.context).reasks)
+    answer = await ask(llm, prompt, plan_steps, reasks=settings.reasks)
     steps = answer.value or list(state["plan"])
     return {"plan": steps, "plans": [*(state.get("plans") or []), steps], "usage": llm.usage}

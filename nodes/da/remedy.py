@@ -2,9 +2,10 @@
 
 Anticipatory reflection: after the action prompt and the model's first answer, the
 model is asked "If your answer above is not correct, instead, the next action should
-be:". Each further remedy continues the same conversation, so it sees the alternatives
-already proposed; a repeated action is sent back as feedback (a duplicate on the stack
-would only repeat a known failure).
+be:" (the paper's question; Context ``remedy_hint`` adds "(give one different action, in
+the same format)"). Each further remedy continues the same conversation, so it sees the
+alternatives already proposed; a repeated action is sent back as feedback (a duplicate on
+the stack would only repeat a known failure).
 """
 
 from __future__ import annotations
@@ -37,8 +38,11 @@ async def remedy(state: DAState, runtime: Runtime[Context], config: RunnableConf
     llm = caller(runtime.context, state)
     proposal = list(state["proposal"])
     messages: list[BaseMessage] = [HumanMessage(action_prompt(state)), AIMessage(proposal[0])]
+    question = render("devils_advocate/remedy")
+    if settings.remedy_hint:  # not in the paper: an option
+        question += "\n" + render("devils_advocate/remedy_hint")
     for _ in range(settings.remedies):
-        messages.append(HumanMessage(render("devils_advocate/remedy")))
+        messages.append(HumanMessage(question))
         answer = await ask(llm, messages, lambda text: _new_action(text, proposal), reasks=settings.reasks)
         messages = answer.messages
         if answer.value:

@@ -99,6 +99,11 @@ class Settings:
     plan_revision: bool
     observation_budget: int
     reasks: int
+    # Additions the paper's appendix lacks, off unless the Context turns them on.
+    revision_notes: bool
+    revision_review: bool
+    remedy_hint: bool
+    site_instructions: str
 
     @classmethod
     def of(cls, context: Any) -> "Settings":
@@ -113,4 +118,8 @@ class Settings:
             plan_revision=bool(context.plan_revision),
             observation_budget=context.limit("observation_budget", DEFAULTS["observation_budget"]),
             reasks=DEFAULTS["reasks"],
+            revision_notes=bool(context.revision_notes),
+            revision_review=bool(context.revision_review),
+            remedy_hint=bool(context.remedy_hint),
+            site_instructions=str(context.site_instructions or ""),
         )

@@ -12,8 +12,9 @@ from urllib.parse import urlsplit
 from envs.base import Observation
 from nodes.da.state import DAState
 
-# The site list of the paper's plan and action prompts (Appendix), keyed by WebArena's
-# site names as they appear in a task config's "sites".
+# The site list of the paper's plan and action prompts (Appendix, v4: "An online shopping site
+# (OneStopShop): {webarena_root}:7770", ...), keyed by WebArena's site names as they appear in a
+# task config's "sites"; "shop" is the project's local OneStopShop look-alike.
 SITE_INTROS: dict[str, str] = {
     "shopping": "An online shopping site (OneStopShop)",
     "shopping_admin": "An e-commerce management site (Magento)",
@@ -36,27 +37,29 @@ def goal_of(observation: Observation, task_id: str) -> str:
     return f"task {task_id}"
 
 
-def site_of(observation: Observation) -> dict[str, str]:
-    """The {websites}, {website_intro} and {instruction} fields of the prompts."""
+def site_of(observation: Observation, instruction: str = "") -> dict[str, str]:
+    """The {websites}, {website_intro} and {instruction} fields of the plan and action prompts.
+
+    As in the paper's appendix: the websites are listed one per line as "<intro>: <URL>" in the
+    appendix's own words (SITE_INTROS), {WEBSITE INTRO} is that line for the site(s) the task works
+    with, and {INSTRUCTION} holds site-specific instructions, which the paper does not give: the
+    run's ``instruction`` (Context ``site_instructions``) or the env's, else "None".
+    """
     info: dict[str, Any] = observation.info
     sites = info.get("sites") or []
     urls = info.get("site_urls") if isinstance(info.get("site_urls"), dict) else {}
-    lines = []
+    intros = []
     for name in sites if isinstance(sites, (list, tuple)) else [sites]:
         intro = SITE_INTROS.get(str(name), f"A website ({name})")
         url = urls.get(name)
-        lines.append(f"- {intro}: {url}" if url else f"- {intro}")
-    origin = _origin(observation.url or info.get("start_url") or "")
-    if not lines:
-        lines.append(f"- The website at {origin}" if origin else "- The website you are on")
-    intro = str(info.get("site_intro") or "")
-    if not intro:
-        intro = "; ".join(line[2:] for line in lines)
-        intro += f" (starting at {observation.url})" if observation.url else ""
+        intros.append(f"{intro}: {url}" if url else intro)
+    if not intros:
+        origin = _origin(observation.url or info.get("start_url") or "")
+        intros.append(f"The website at {origin}" if origin else "The website you are on")
     return {
-        "websites": "\n".join(lines),
-        "website_intro": intro,
-        "instruction": str(info.get("site_instruction") or NONE),
+        "websites": "\n".join(f"- {line}" for line in intros),
+        "website_intro": str(info.get("site_intro") or "") or "\n".join(intros),
+        "instruction": instruction.strip() or str(info.get("site_instruction") or "") or NONE,
     }
 
 

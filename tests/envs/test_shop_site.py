@@ -10,21 +10,40 @@ from collections import Counter
 import pytest
 
 from envs.sites.serve import SiteServer, handler_for, main, shared_site
+from envs.sites.shop import session
 from envs.sites.shop.store import load_store
 
 
-def get(path: str) -> tuple[int, str]:
+SIGNED_IN = f"{session.SESSION_COOKIE}={session.issue(load_store().customer['email'])}"
+
+
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, *args: object, **kwargs: object) -> None:
+        return None
+
+
+def fetch(path: str, *, cookie: str = SIGNED_IN, data: bytes | None = None) -> tuple[int, str, dict[str, list[str]]]:
+    """(status, body, headers) of one request, redirects not followed; signed in unless told."""
+    request = urllib.request.Request(shared_site("shop").url + path, data=data, headers={"Cookie": cookie})
+    opener = urllib.request.build_opener(_NoRedirect)
     try:
-        with urllib.request.urlopen(shared_site("shop").url + path, timeout=10) as resp:
-            return resp.status, resp.read().decode("utf-8")
+        with opener.open(request, timeout=10) as resp:
+            status, body, headers = resp.status, resp.read(), resp.headers
     except urllib.error.HTTPError as exc:
-        return exc.code, exc.read().decode("utf-8")
+        status, body, headers = exc.code, exc.read(), exc.headers
+    return status, body.decode("utf-8"), {k.lower(): headers.get_all(k) for k in headers.keys()}
+
+
+def get(path: str, *, cookie: str = SIGNED_IN) -> tuple[int, str]:
+    status, body, _ = fetch(path, cookie=cookie)
+    return status, body
 
 
 def test_every_page_of_the_site_map_renders_with_the_shared_layout() -> None:
     for path in ["/", "/customer/account/", "/sales/order/history/", "/sales/order/history/?p=2",
                  "/sales/order/view/order_id/171/", "/contact/", "/catalogsearch/result/?q=frame",
-                 "/solid-wood-picture-frame.html", "/category/home-kitchen.html"]:
+                 "/solid-wood-picture-frame.html", "/category/home-kitchen.html", "/wishlist/",
+                 "/customer/account/edit/"]:
         status, html = get(path)
         assert status == 200, path
         assert '<a href="/sales/order/history/">My Orders</a>' in html, path
@@ -86,9 +105,71 @@ def test_contact_form_has_its_fields_prefilled_and_posting_thanks_the_sender() -
     for name in ("name", "email", "telephone", "order", "comment"):
         assert f'name="{name}"' in html
     assert 'value="Emma Lopez"' in html
-    req = urllib.request.Request(shared_site("shop").url + "/contact/post/", data=b"name=Emma+Lopez&comment=hi")
-    with urllib.request.urlopen(req, timeout=10) as resp:
-        assert "Thanks for contacting us with your comments and questions, Emma Lopez." in resp.read().decode()
+    _, sent, _ = fetch("/contact/post/", data=b"name=Emma+Lopez&comment=hi")
+    assert "Thanks for contacting us with your comments and questions, Emma Lopez." in sent
+    _, guest = get("/contact/", cookie="")  # a guest gets an empty form (the contact page is public)
+    assert 'value="Emma Lopez"' not in guest and '<a href="/customer/account/login/">Sign In</a>' in guest
+
+
+# --- signing in ----------------------------------------------------------------------------------
+
+
+def test_account_pages_send_a_guest_to_sign_in_and_back() -> None:
+    for path in ["/customer/account/", "/sales/order/history/?p=2", "/sales/order/view/order_id/171/",
+                 "/wishlist/", "/customer/account/edit/"]:
+        status, _, headers = fetch(path, cookie="")
+        assert status == 302, path
+        assert headers["location"] == ["/customer/account/login/?referer=" + path.replace("?", "%3F").replace("=", "%3D")]
+    for path in ["/", "/contact/", "/catalogsearch/result/?q=frame", "/solid-wood-picture-frame.html"]:
+        assert get(path, cookie="")[0] == 200, path  # the catalogue is public
+    status, page = get("/customer/account/login/?referer=/sales/order/history/", cookie="")
+    assert status == 200 and "Customer Login" in page and 'name="login[password]"' in page
+    assert 'name="referer" value="/sales/order/history/"' in page
+
+
+def test_the_sign_in_form_sets_a_session_that_opens_the_account_pages() -> None:
+    form = b"login%5Busername%5D=emma.lopez%40example.com&login%5Bpassword%5D=Password.123&referer=%2Fwishlist%2F"
+    status, _, headers = fetch("/customer/account/loginPost/", cookie="", data=form)
+    assert status == 302 and headers["location"] == ["/wishlist/"]
+    [set_cookie] = headers["set-cookie"]
+    value = set_cookie.split(";")[0]
+    assert value.startswith(session.SESSION_COOKIE + "=") and "HttpOnly" in set_cookie
+    status, page = get("/wishlist/", cookie=value)
+    assert status == 200 and "You have no items in your wish list." in page and "Welcome, Emma Lopez!" in page
+    again = fetch("/customer/account/loginPost/", cookie="", data=form)[2]["set-cookie"][0].split(";")[0]
+    assert again != value  # every sign-in is a new session
+    _, _, out = fetch("/customer/account/logout/", cookie=value)
+    assert "Max-Age=0" in out["set-cookie"][0]
+
+
+@pytest.mark.parametrize("form", [
+    b"login%5Busername%5D=emma.lopez%40example.com&login%5Bpassword%5D=wrong",
+    b"login%5Busername%5D=someone%40example.com&login%5Bpassword%5D=Password.123",
+    b"",
+])
+def test_wrong_credentials_stay_on_the_sign_in_page_with_magentos_message(form: bytes) -> None:
+    status, page, headers = fetch("/customer/account/loginPost/", cookie="", data=form)
+    assert status == 200 and "set-cookie" not in headers
+    assert "The account sign-in was incorrect" in page and 'role="alert"' in page
+
+
+def test_forged_or_foreign_sessions_are_guests() -> None:
+    good = session.issue("emma.lopez@example.com")
+    forged = good[:-1] + ("0" if good[-1] != "0" else "1")
+    for cookie in [f"{session.SESSION_COOKIE}={forged}", f"{session.SESSION_COOKIE}={session.issue('eve@example.com')}",
+                   f"{session.SESSION_COOKIE}=garbage", "bad cookie ;;; =="]:
+        assert fetch("/sales/order/history/", cookie=cookie)[0] == 302, cookie
+
+
+def test_the_home_page_shows_recently_viewed_products_newest_first() -> None:
+    assert "Recently Viewed" not in get("/")[1]
+    _, _, headers = fetch("/shadow-box-frame.html")
+    [recent] = headers["set-cookie"]
+    assert recent.startswith("recently_viewed=shadow-box-frame;")
+    cookie = f"{SIGNED_IN}; recently_viewed={session.viewed(('shadow-box-frame',), 'non-slip-yoga-mat')}"
+    home = get("/", cookie=cookie)[1]
+    viewed = home.split("Recently Viewed", 1)[1].split("Product Showcases", 1)[0]
+    assert viewed.index("Non-Slip Yoga Mat") < viewed.index("Deep Shadow Box Frame")
 
 
 def test_site_server_starts_on_a_free_port_and_releases_it() -> None:

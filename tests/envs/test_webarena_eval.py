@@ -8,7 +8,7 @@ import pytest
 
 from envs import webarena_eval as ev
 from envs import webarena_helpers as helpers
-from envs import webarena_tasks
+from envs import webarena_login, webarena_tasks
 from envs.browser import BrowserSession, UrlPolicy
 from envs.sites.serve import shared_site
 from nodes.llm import JUDGE_MAX_TOKENS, Caller, CallerJudge, model_for
@@ -50,16 +50,51 @@ async def test_string_match_exact_and_must_include_pass_and_fail() -> None:
     assert failed.passed is False and "Collage" in failed.detail
 
 
-async def test_fuzzy_match_asks_the_model_and_reads_its_verdict(write_script) -> None:
+# WebArena's judge messages (evaluation_harness/helper_functions.py llm_fuzzy_match, llm_ua_match),
+# written out here to check that prompts/webarena/*.md render to exactly these.
+FUZZY = (
+    "Help a teacher to grade the answer of a student given a question. Keep in mind that the student "
+    "may use different phrasing or wording to answer the question. The goal is to evaluate whether the "
+    "answer is semantically equivalent to the reference answer.\n"
+    "question: {q}\nreference answer: {ref}\n"
+    "all the string 'N/A' that you see is a special sequence that means 'not achievable'\n"
+    "student answer: {pred}\nConclude the judgement by correct/incorrect/partially correct."
+)
+UA = (
+    "task: {q}\nactual unachievable reason: {ref}\nreported unachievable reason: {pred}\n"
+    "The task described above is inherently unachievable due to the reason specified under 'actual "
+    "unachievable reason'. An individual previously attempted this task and was unable to complete it. "
+    "They provided a reason for their failure, which is listed under 'reported unachievable reason'. "
+    "Your role is to review both the actual and reported reasons. Determine if the reported reason "
+    "aligns with the actual reason, even if implicitly. If the stated reason is in line with the actual "
+    "reason, respond with 'same'. Otherwise, respond with 'different'."
+)
+
+
+async def test_fuzzy_match_asks_webarenas_prompt_and_reads_its_verdict(write_script) -> None:
     task = cfg({"reference_answers": {"fuzzy_match": ["yoga mat and water bottle"]}}, intent="What did I buy?")
-    caller = judge(write_script, "The answer is correct.", "It is partially correct.", "incorrect")
+    caller = judge(write_script, "The answer is correct.", "It is partially correct.", "incorrect", "correct")
     assert (await ev.string_match(task, "A yoga mat plus a bottle", caller)).passed is True
-    prompt = judged_calls(caller)[0]["messages"][-1].content
-    assert "reference answer: yoga mat and water bottle" in prompt and "question: What did I buy?" in prompt
-    assert "student answer: a yoga mat plus a bottle" in prompt
+    [call] = judged_calls(caller)[:1]
+    assert [m.type for m in call["messages"]] == ["system", "human"]
+    assert call["messages"][0].content == "You are a helpful assistant"
+    assert call["messages"][1].content == FUZZY.format(
+        q="What did I buy?", ref="yoga mat and water bottle", pred="a yoga mat plus a bottle")
     assert (await ev.string_match(task, "a mat", caller)).passed is False
     assert (await ev.string_match(task, "a kettle", caller)).passed is False
-    assert await ev.fuzzy_match("", "", "q", None) is True  # empty vs empty needs no model
+    # an empty answer is judged too (WebArena asks the model whatever the answer)
+    assert (await ev.string_match(task, "", caller)).passed is True
+    assert judged_calls(caller)[-1]["messages"][1].content.endswith(
+        "student answer: \nConclude the judgement by correct/incorrect/partially correct.")
+
+
+async def test_a_judge_reply_without_a_verdict_is_undecided(write_script) -> None:
+    fuzzy = cfg({"reference_answers": {"fuzzy_match": ["yoga mat"]}})
+    na = cfg({"reference_answers": {"fuzzy_match": "N/A"}, "string_note": "no sofa"})
+    caller = judge(write_script, "I cannot tell.", "Maybe.")
+    undecided = await ev.string_match(fuzzy, "a yoga mat", caller)
+    assert undecided.passed is None and "no verdict" in undecided.detail
+    assert (await ev.string_match(na, "no sofa here", caller)).passed is None
 
 
 async def test_fuzzy_match_without_a_model_is_undecided_not_passed() -> None:
@@ -69,12 +104,14 @@ async def test_fuzzy_match_without_a_model_is_undecided_not_passed() -> None:
 
 
 async def test_unachievable_tasks_accept_na_and_judge_other_reports(write_script) -> None:
-    task = cfg({"reference_answers": {"fuzzy_match": "N/A"}, "string_note": "no sofa was bought"})
+    task = cfg({"reference_answers": {"fuzzy_match": "N/A"}, "string_note": "no sofa was bought"},
+               intent="What colour is the sofa I bought?")
     assert (await ev.string_match(task, "N/A", None)).passed is True
     assert (await ev.string_match(task, "I never bought a sofa", None)).passed is None
-    caller = judge(write_script, "[same]", "[different]")
+    caller = judge(write_script, "[same]", "They are different.")
     assert (await ev.string_match(task, "I never bought a sofa", caller)).passed is True
-    assert "Reason_1 = no sofa was bought" in judged_calls(caller)[0]["messages"][-1].content
+    assert judged_calls(caller)[0]["messages"][1].content == UA.format(
+        q="What colour is the sofa I bought?", ref="no sofa was bought", pred="i never bought a sofa")
     assert (await ev.string_match(task, "It is red", caller)).passed is False
 
 
@@ -86,17 +123,91 @@ async def test_unachievable_tasks_accept_na_and_judge_other_reports(write_script
     [
         ("http://h:1/sales/order/view/order_id/170/", "http://h:1/sales/order/view/order_id/170", True),
         ("http://h:1/sales/order/view/order_id/170/", "http://h:1/sales/order/view/order_id/171/", False),
+        # GOLD in PRED is a substring test: 1700 contains 170 (WebArena passes it too)
+        ("http://h:1/sales/order/view/order_id/170/", "http://h:1/sales/order/view/order_id/1700/", True),
         ("http://h:1/catalogsearch/result/?q=yoga+mat", "http://h:1/catalogsearch/result/?q=yoga+mat&p=1", True),
         ("http://h:1/catalogsearch/result/?q=yoga+mat", "http://h:1/catalogsearch/result/?q=mat", False),
         ("http://h:1/catalogsearch/result/?q=yoga+mat", "http://h:1/catalogsearch/result/", False),
         ("http://h:1/a |OR| http://h:1/b", "http://h:1/b/", True),
         ("http://h:1/a", "http://other:1/a", False),
+        # task 590: the milestone created under the reference page
+        ("http://g:8023/primer/design/-/milestones", "http://g:8023/primer/design/-/milestones/7", True),
+        # task 670: the new issue's own page
+        ("http://g:8023/byteblaze/dotfiles/-/issues", "http://g:8023/byteblaze/dotfiles/-/issues/31", True),
+        # task 682: the post made in one of the subreddits (case matters, as in WebArena)
+        ("http://r:9999/f/machinelearning |OR| http://r:9999/f/singularity", "http://r:9999/f/singularity/118/x", True),
+        ("http://r:9999/f/machinelearning |OR| http://r:9999/f/singularity", "http://r:9999/f/MachineLearning/1", False),
+        # task 45: only the whole URL loses its trailing "/", so "issues/" is not in "issues"
+        ("http://g:8023/a/b/-/issues/?sort=created_asc&state=opened",
+         "http://g:8023/a/b/-/issues?sort=created_asc&state=opened", False),
+        ("http://g:8023/a/b/-/issues/?sort=created_asc&state=opened",
+         "http://g:8023/a/b/-/issues/?state=opened&sort=created_asc", True),
+        # query values are pooled over the alternatives, key by key
+        ("http://h:1/a?x=1 |OR| http://h:1/b?x=2", "http://h:1/b?x=1", True),
+        ("http://h:1/a?x=1 |OR| http://h:1/b?y=2", "http://h:1/b?x=1", False),
     ],
 )
 def test_url_match_is_gold_in_pred(reference: str, page: str, ok: bool) -> None:
     assert ev.url_matches(reference, page) is ok
     outcome = ev.url_match({"eval": {"reference_url": reference, "url_note": "GOLD in PRED"}}, page)
     assert outcome.passed is ok
+
+
+def url_match_configs() -> list[dict[str, Any]]:
+    """Every url_match task of the 812, its placeholders resolved to made-up site URLs."""
+    environ = {var: f"http://{site.replace('_', '-')}.test:{7000 + i}"
+               for i, (site, var) in enumerate(webarena_tasks.WEBARENA_SITES.values())}
+    out = []
+    for task_id in webarena_tasks.task_ids("webarena"):
+        raw = webarena_tasks.config(task_id)
+        if "url_match" in raw["eval"]["eval_types"]:
+            out.append(webarena_tasks.resolve(raw, webarena_tasks.site_urls(raw, environ=environ)))
+    return out
+
+
+def url_cases(reference_url: str) -> list[tuple[str, bool]]:
+    """Pages and the verdict WebArena's rule gives them, built from one task's reference."""
+    from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+    alternatives = reference_url.split(" |OR| ")
+    cases: list[tuple[str, bool]] = []
+    for ref in alternatives:
+        parts = urlsplit(ref)
+        pairs = parse_qsl(parts.query)
+        cases.append((ref, True))
+        cases.append((ref + "/", True))
+        cases.append((urlunsplit(parts._replace(path=parts.path.rstrip("/") + "/42/")), True))  # a page under it
+        extra = urlencode([*pairs, ("utm_extra", "1")])
+        cases.append((urlunsplit(parts._replace(query=extra)), True))
+        if len(pairs) > 1:
+            cases.append((urlunsplit(parts._replace(query=urlencode(pairs[::-1]))), True))
+        if len(alternatives) > 1:
+            continue  # the failing variants below could match another alternative
+        cases.append((urlunsplit(parts._replace(netloc="elsewhere.test:1")), False))
+        segments = parts.path.rstrip("/").split("/")
+        if len(segments) > 1 and segments[-1]:
+            cases.append((urlunsplit(parts._replace(path="/".join(segments[:-1]), query="")), False))
+        for key in dict(pairs):
+            kept = [(k, v) for k, v in pairs if k != key]
+            cases.append((urlunsplit(parts._replace(query=urlencode(kept))), False))
+            changed = [(k, "zz-other" if k == key else v) for k, v in pairs]
+            cases.append((urlunsplit(parts._replace(query=urlencode(changed))), False))
+    return cases
+
+
+def test_url_match_on_every_url_match_config_of_webarena() -> None:
+    """Each of the 205 url_match tasks: its own reference passes, and so do pages under it, extra
+    query keys and reordered keys; another host, the parent page and a missing or changed query
+    value fail (the cases WebArena's URLEvaluator decides the same way)."""
+    configs = url_match_configs()
+    assert len(configs) == 205
+    checked = 0
+    for task in configs:
+        for page, ok in url_cases(task["eval"]["reference_url"]):
+            outcome = ev.url_match(task, page)
+            assert outcome.passed is ok, (task["task_id"], page, ok)
+            checked += 1
+    assert checked > 1200
 
 
 # --- func: helpers --------------------------------------------------------------------------------
@@ -135,7 +246,9 @@ def test_every_func_helper_in_the_webarena_configs_parses() -> None:
 async def test_program_html_reads_form_fields_on_the_last_page_and_other_urls() -> None:
     url = shared_site("shop").url
     task = webarena_tasks.resolve(webarena_tasks.config("shop-10"), {"__SHOP__": url})
-    session = await BrowserSession.open(UrlPolicy(origins=(url,)), viewport={"width": 1280, "height": 720}, allow_tabs=True)
+    signed_in = await webarena_login.local_state("shop", url)
+    session = await BrowserSession.open(UrlPolicy(origins=(url,)), viewport={"width": 1280, "height": 720},
+                                        allow_tabs=True, storage_state=signed_in)
     try:
         await session.goto(url + "/contact/")
         page = session.page

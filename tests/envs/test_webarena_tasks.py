@@ -74,15 +74,22 @@ async def test_resetting_a_task_whose_site_is_unset_names_the_variable(monkeypat
     await env.close()
 
 
-def test_storage_state_comes_from_the_auth_dir(tmp_path) -> None:
+def test_storage_state_comes_from_the_auth_dir(tmp_path, monkeypatch) -> None:
     raw = wt.config("0")  # shopping_admin, ./.auth/shopping_admin_state.json
-    assert wt.storage_state(raw, environ={}) is None
     (tmp_path / "shopping_admin_state.json").write_text('{"cookies": [{"name": "admin", "value": "1"}]}')
     state = wt.storage_state(raw, environ={wt.AUTH_DIR_VAR: str(tmp_path)})
     assert state == {"cookies": [{"name": "admin", "value": "1"}]}
-    with pytest.raises(EnvError, match="auto_login"):
-        wt.storage_state(wt.config(next(t for t in wt.task_ids() if wt.config(t)["sites"] == ["gitlab"])),
-                         environ={wt.AUTH_DIR_VAR: str(tmp_path)})
+    (tmp_path / "work" / ".auth").mkdir(parents=True)
+    (tmp_path / "work" / ".auth" / "shopping_admin_state.json").write_text('{"cookies": []}')
+    monkeypatch.chdir(tmp_path / "work")  # without the variable: ./.auth, as the configs say
+    assert wt.storage_state(raw, environ={}) == {"cookies": []}
+    gitlab = wt.config(next(t for t in wt.task_ids() if wt.config(t)["sites"] == ["gitlab"]))
+    with pytest.raises(EnvError, match="introspect webarena login") as err:
+        wt.storage_state(gitlab, environ={wt.AUTH_DIR_VAR: str(tmp_path)})
+    assert "gitlab_state.json" in str(err.value) and "\n" not in str(err.value)
+    assert wt.storage_state(wt.config("shop-0"), environ={wt.AUTH_DIR_VAR: str(tmp_path)}) is None  # the env signs in
+    assert wt.storage_state(next(wt.config(t) for t in wt.task_ids() if not wt.config(t)["storage_state"]),
+                            environ={}) is None  # a task without a login
 
 
 def test_bad_env_options_are_user_errors() -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from envs.webarena_actions import Action, ActionError, key_combination, parse_action
-from envs.webarena_observe import in_viewport, layout_boxes, render_tree, tab_header
+from envs.webarena_observe import element_ids, in_viewport, layout_boxes, render_tree, tab_header
 
 
 @pytest.mark.parametrize(
@@ -64,35 +64,75 @@ def node(nid: str, role: str, name: str = "", children: tuple[str, ...] = (), pa
 
 def test_render_tree_keeps_the_viewport_and_reparents_children() -> None:
     nodes = [
-        node("1", "RootWebArea", "Shop", ("2", "5", "7", "9"), properties=[
+        node("101", "RootWebArea", "Shop", ("102", "105", "107", "109", "110"), properties=[
             {"name": "focused", "value": {"value": True}}, {"name": "focusable", "value": {"value": True}}]),
-        node("2", "generic", "", ("3", "4"), parent="1"),  # nameless generic: no line, children move up
-        node("3", "link", "My Orders", parent="2"),
-        node("4", "StaticText", "My Orders", parent="2"),  # repeats the line above: dropped
-        node("5", "row", "", ("6",), parent="1"),  # huge row, mostly off screen: no line
-        node("6", "cell", "000000171", parent="5"),
-        node("7", "link", "Footer link", parent="1"),  # below the viewport
-        node("9", "textbox", "Name", parent="1", value={"value": "Emma"},
+        node("102", "generic", "", ("103", "104"), parent="101"),  # nameless generic: no line, children move up
+        node("103", "link", "My Orders", parent="102"),
+        node("104", "StaticText", "My Orders", parent="102"),  # repeats the line above: dropped
+        node("105", "row", "", ("106",), parent="101"),  # a big row only 120 px of which show: kept
+        node("106", "cell", "000000171", parent="105"),
+        node("107", "link", "Footer link", parent="101"),  # below the viewport
+        node("109", "textbox", "Name", parent="101", value={"value": "Emma"},
              properties=[{"name": "required", "value": {"value": True}}]),
+        node("110", "link", "No box", parent="101"),  # no layout box: no line
     ]
-    boxes = {2: (0, 0, 500, 40), 3: (0, 0, 80, 20), 4: (0, 0, 80, 20), 5: (0, 600, 1280, 900),
-             6: (0, 610, 100, 20), 7: (0, 900, 100, 20), 9: (0, 100, 200, 30)}
+    boxes = {102: (0, 0, 500, 40), 103: (0, 0, 80, 20), 104: (0, 0, 80, 20), 105: (0, 600, 1280, 900),
+             106: (0, 610, 100, 20), 107: (0, 900, 100, 20), 109: (0, 100, 200, 30)}
     screen = render_tree(nodes, boxes, 1280, 720)
+    # ids number every node that can print a line, in tree order, on screen or not
     assert screen.text.splitlines() == [
         "[1] RootWebArea 'Shop' focused: True",
-        "\t[3] link 'My Orders'",
-        "\t[6] cell '000000171'",
-        "\t[9] textbox 'Name' value: 'Emma' required: True",
+        "\t[2] link 'My Orders'",
+        "\t[4] row ''",
+        "\t\t[5] cell '000000171'",
+        "\t[7] textbox 'Name' value: 'Emma' required: True",
     ]
-    assert screen.elements == {"1": 1, "3": 3, "6": 6, "9": 9}
+    assert screen.elements == {"1": 101, "2": 103, "4": 105, "5": 106, "7": 109}
+    assert element_ids(nodes) == {"101": "1", "103": "2", "104": "3", "105": "4", "106": "5", "107": "6",
+                                  "109": "7", "110": "8"}
 
 
-def test_viewport_ratio_and_tab_header() -> None:
-    assert in_viewport((0, 700, 100, 40), 1280, 720) is False  # half of it shows
-    assert in_viewport((0, 697, 100, 40), 1280, 720) is False  # 57.5% shows
-    assert in_viewport((0, 694, 100, 40), 1280, 720) is True  # 65% shows
-    assert in_viewport((0, -2000, 1280, 5000), 1280, 720) is True  # covers the whole viewport
-    assert in_viewport((0, 0, 0, 10), 1280, 720) is False
+def test_the_same_page_gets_the_same_ids_whatever_chrome_numbers_and_wherever_it_is_scrolled() -> None:
+    """Chrome's AX ids grow with every page load; the ids shown depend only on the tree."""
+    def page(offset: int) -> list[dict]:
+        return [node(str(offset + 1), "RootWebArea", "Orders", (str(offset + 2), str(offset + 3))),
+                node(str(offset + 2), "link", "View Order", parent=str(offset + 1)),
+                node(str(offset + 3), "link", "Next", parent=str(offset + 1))]
+
+    def boxes(offset: int, dy: float) -> dict:
+        return {offset + 2: (0, 10 - dy, 80, 20), offset + 3: (0, 800 - dy, 80, 20)}
+
+    top = render_tree(page(40), boxes(40, 0), 1280, 720)
+    again = render_tree(page(9000), boxes(9000, 0), 1280, 720)
+    scrolled = render_tree(page(9000), boxes(9000, 500), 1280, 720)
+    assert top.text == again.text == "[1] RootWebArea 'Orders'\n\t[2] link 'View Order'"
+    assert scrolled.text == "[1] RootWebArea 'Orders'\n\t[3] link 'Next'"
+
+
+@pytest.mark.parametrize(
+    ("box", "kept"),
+    [
+        ((0, 0, 100, 40), True),
+        ((0, 700, 100, 40), True),  # half shows: 100*20/100*40 = 800
+        ((0, 719, 1280, 400), True),  # one pixel row shows: 1280*1/1280*400 = 400
+        ((0, -2000, 1280, 5000), True),  # covers the viewport
+        ((0, 720, 100, 40), False),  # just below: no overlap
+        ((-300, 0, 200, 40), False),  # left of it
+        ((0, 0, 0, 10), False),  # no width
+        ((0, 0, 10, 0), False),  # no height
+        ((0, 0, 0.7, 0.7), False),  # fully visible, but 0.7*0.7/0.7*0.7 = 0.49 < 0.6
+        ((0, 0, 0.8, 0.8), True),  # 0.64
+        ((1279, 0, 100, 10), True),  # 1 px column shows: 1*10/100*10 = 1.0
+        ((1279.5, 0, 100, 10), False),  # half a pixel: 0.5
+    ],
+)
+def test_viewport_rule_is_webarenas_arithmetic(box: tuple, kept: bool) -> None:
+    """processors.py keeps a node when ``overlap_w * overlap_h / w * h >= 0.6``, which Python
+    evaluates left to right: the overlap area divided by the width, times the height."""
+    assert in_viewport(box, 1280, 720) is kept
+
+
+def test_tab_header() -> None:
     assert tab_header(["A", "B"], 1) == "Tab 0: A | Tab 1 (current): B"
 
 

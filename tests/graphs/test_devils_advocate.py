@@ -207,7 +207,16 @@ async def test_remedy_prompt_follows_the_first_answer(tmp_path):
     first_remedy = model_for(spec, 1.0, 512).calls[2]["messages"]
     assert [type(m).__name__ for m in first_remedy] == ["HumanMessage", "AIMessage", "HumanMessage"]
     assert first_remedy[1].content == "click [102]"
-    assert first_remedy[2].content.startswith("If your answer above is not correct, instead, the next action")
+    # the paper's question, word for word (its "devil's advocate" follow-up), nothing added
+    assert first_remedy[2].content == "If your answer above is not correct, instead, the next action should be:"
+
+
+async def test_remedy_hint_is_an_option(tmp_path):
+    spec = write_script(tmp_path, PICTURE_FRAME)
+    await run(spec, remedy_hint=True)
+    question = model_for(spec, 1.0, 512).calls[2]["messages"][2].content
+    assert question == ("If your answer above is not correct, instead, the next action should be:\n"
+                        "(give one different action, in the same format)")
 
 
 async def test_empty_stack_reflects_and_starts_a_new_episode(tmp_path):
@@ -234,6 +243,16 @@ async def test_empty_stack_reflects_and_starts_a_new_episode(tmp_path):
     out = await run(spec, remedies=1)
     prompts = prompts_seen(spec)
     assert "Click on 'My Account'" in prompts[8] and "open the account page" in prompts[8]
+    # the appendix's plan prompt with its failed-trials part, and nothing the appendix lacks
+    assert prompts[8].endswith(
+        "Past experience:\nEpisode 1:\n1. The action is to open the account page.\n"
+        "2. Went back to http://shop.test/ to try an alternative action.\n"
+        "3. The action is to open the order history.\n\n"
+        "To be successful in generating a new plan, you need to provide a list (1, 2, 3, ...), in which each "
+        "item is a natural language description of one playwright action that is necessary to complete the "
+        "task (e.g., click on the 'Account' button; scroll down; use the search bar to search for iPhone 13). "
+        "You should use the information from the past experiences to save unnecessary steps!")
+    assert "Notes taken" not in prompts[8] and "what went wrong" not in prompts[8]
     assert out["plans"] == [["Click on 'My Account'."], ["Click on 'Order History'.", "Open order 175."]]
     assert out["episode"] == 2
     assert out["episode_actions"] == [["click [101]", "click [302]"], ["click [502]"]]
@@ -243,6 +262,26 @@ async def test_empty_stack_reflects_and_starts_a_new_episode(tmp_path):
     res = result(out)
     assert res["plan_revisions"] == 1 and res["first_episode_actions"] == ["click [101]", "click [302]"]
     assert res["last_episode_actions"] == ["click [502]"] and not res["success"]
+
+
+async def test_revision_notes_and_review_are_options(tmp_path):
+    replies = [
+        "List:\n1. Click on 'My Account'.",  # plan
+        "note_down [the account page has no orders]",  # act
+        "The action is to note that down.",  # describe
+        "NO",  # align -> the stack is empty
+        "Review: wrong page.\nList:\n1. Click on 'Order History'.",  # reflect
+        "note_down [again]",  # act (episode 2)
+        "The action is to note again.",  # describe
+        "NO",  # align -> the stack is empty, no episode left
+    ]
+    spec = write_script(tmp_path, replies)
+    await run(spec, remedies=0, max_episodes=2, revision_notes=True, revision_review=True)
+    reflect = prompts_seen(spec)[4]
+    assert ("Past experience:\nEpisode 1:\n1. The action is to note that down.\n\n"
+            "Notes taken in previous trials:\n1. the account page has no orders\n\n"
+            "First review the actions executed and the notes taken above, and say in a few sentences what "
+            "went wrong with the failed plan. Then give the new plan.\n\nTo be successful") in reflect
 
 
 async def test_action_cap_ends_the_run(tmp_path):

@@ -1,69 +1,39 @@
-"""Devil's Advocate on the real local shop site in Chromium (WebArena env, task shop-1).
+"""Devil's Advocate on the real local shop site in Chromium (WebArena env).
 
-The picture-frame task of the paper: three orders in Nov 2022, the first one opened has
-no picture frame, so the agent backtracks to the order history (a URL restore, which
-renumbers the accessibility tree) and the remedy's element id goes through element
-mapping. Chrome's AX ids differ from run to run, so the scripted replies name elements
-as ``<<role 'name' after ANCHOR>>`` and the test model resolves them to the ids on the
-screen in the prompt, as a model reading that screen would.
+The picture-frame task of the paper (shop-1): three orders in Nov 2022, the first one opened has
+no picture frame, so the agent backtracks to the order history (a URL restore) and runs the
+remedy. Element ids are numbered in tree order, so the same page has the same ids in every run:
+the scripted replies name plain ids, and the restored page needs no element mapping.
 """
 
 from __future__ import annotations
 
-import re
-from typing import Any
+from typing import Any, Callable
 
 import pytest
-from langchain_core.outputs import ChatResult
 from langgraph.checkpoint.memory import InMemorySaver
 
 from graphs.context import Context
 from graphs.devils_advocate import build_graph, result
-from nodes import llm
-from nodes.scripted import ScriptedChatModel
+from nodes.llm import model_for
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
-_MARK = re.compile(r"<<(.+?)>>")
-
-
-def element_on_screen(prompt: str, mark: str) -> str:
-    """The id of the first ``[id] target`` line after the last ANCHOR in ``prompt``."""
-    target, _, anchor = mark.partition(" after ")
-    start = prompt.rfind(anchor) if anchor else 0
-    found = re.findall(rf"\[(\d+)\] {re.escape(target)}", prompt[max(start, 0):])
-    if not found:
-        raise AssertionError(f"{mark!r} is not on the screen of the prompt")
-    return found[0] if anchor else found[-1]
-
-
-class ScreenReadingScript(ScriptedChatModel):
-    """A scripted model whose ``<<...>>`` marks become the element ids of the prompt's screen."""
-
-    def _generate(self, messages, stop=None, run_manager=None, **kwargs: Any) -> ChatResult:
-        out = super()._generate(messages, stop, run_manager, **kwargs)
-        prompt = "\n".join(str(m.content) for m in messages if m.type == "human")
-        message = out.generations[0].message
-        message.content = _MARK.sub(lambda m: element_on_screen(prompt, m.group(1)), str(message.content))
-        return out
-
-
-REPLIES = [
+PICTURE_FRAME = [
     "List:\n1. Click on 'My Orders'.\n2. Open the order from Nov 2022 with the picture frame.\n"
     "3. Read the color of the picture frame.",  # plan
-    "click [<<link 'My Orders'>>]",  # act
-    "click [<<link 'My Account'>>]",  # remedy 1
+    "click [5]",  # act: the header's My Orders
+    "click [3]",  # remedy 1: My Account
     "scroll [down]",  # remedy 2
     "The action is to open My Orders; orders 000000173, 174 and 175 are from Nov 2022.",  # describe
     "YES",  # align
     "NO",  # complete: task
     "YES",  # complete: subtask
-    "click [<<link 'View Order' after cell '000000173'>>]",  # act: the wrong Nov 2022 order
-    "click [<<link 'View Order' after cell '000000174'>>]",  # remedy 1
-    "click [<<link 'View Order' after cell '000000175'>>]",  # remedy 2
+    "click [139]",  # act: View Order of 000000173, the wrong Nov 2022 order
+    "click [127]",  # remedy 1: View Order of 000000174
+    "click [115]",  # remedy 2: View Order of 000000175
     "The action is to open order 000000173; it has a USB cable and no picture frame.",  # describe
-    "NO",  # align -> backtrack to the order history
-    "<<link 'View Order' after cell '000000174'>>",  # map_element on the reloaded history page
+    "NO",  # align -> backtrack to the order history; the same ids there, no mapping
     "The action is to open order 000000174; it has a picture frame, Color: Gold.",  # describe
     "YES",  # align
     "YES",  # complete: task
@@ -71,32 +41,84 @@ REPLIES = [
 ]
 
 
-async def test_picture_frame_task_is_solved_after_a_backtrack():
-    spec = "scripted:shop-picture-frame"
-    model = ScreenReadingScript(replies=[{"content": r} for r in REPLIES], source=spec)
-    llm.serve(spec, model)  # conftest's _fresh_models forgets it
+async def run(spec: str, task_id: str, thread: str, **context: Any) -> dict[str, Any]:
     g = build_graph(checkpointer=InMemorySaver())
-    out = await g.ainvoke(
-        {"task_id": "shop-1"},
-        {"configurable": {"thread_id": "da-shop-1"}, "recursion_limit": 500},
-        context=Context(model=spec, env="webarena"),
+    return await g.ainvoke(
+        {"task_id": task_id},
+        {"configurable": {"thread_id": thread}, "recursion_limit": 500},
+        context=Context(model=spec, env="webarena", **context),
     )
-    prompts = ["\n".join(str(m.content) for m in call["messages"]) for call in model.calls]
+
+
+def prompts_of(spec: str) -> list[str]:
+    calls = model_for(spec, 1.0, 512).calls
+    return ["\n".join(str(m.content) for m in call["messages"]) for call in calls]
+
+
+async def test_picture_frame_task_is_solved_after_a_backtrack(write_script: Callable[..., str]) -> None:
+    spec = write_script([{"content": r} for r in PICTURE_FRAME])
+    out = await run(spec, "shop-1", "da-shop-1")
+    prompts = prompts_of(spec)
     executed = [step["action"] for step in out["trajectory"]]
 
     assert out["success"] and out["answer"] == "Gold" and out["stop_reason"] == "task_completed"
-    assert len(model.calls) == len(REPLIES)
-    # First answers before remedies: My Orders, then order 173; then the remedy (order 174).
-    my_orders = element_on_screen(prompts[1], "link 'My Orders'")
-    order_173 = element_on_screen(prompts[8], "link 'View Order' after cell '000000173'")
-    assert executed[:2] == [f"click [{my_orders}]", f"click [{order_173}]"]
-    assert executed[-1] == "stop [Gold]"
-    # The backtrack restored the order history URL and asked for the remedy's new id.
+    assert len(prompts) == len(PICTURE_FRAME)
+    # the ids the script names are the ones on the screens the model was shown
+    assert "[5] link 'My Orders'" in prompts[1]
+    assert "[130] cell '000000173'" in prompts[8] and "[139] link 'View Order'" in prompts[8]
+    # first answers before remedies: My Orders, order 173; then the remedy (order 174)
+    assert executed == ["click [5]", "click [139]", "click [127]", "stop [Gold]"]
     [back] = out["backtracks"]
-    assert back["url"].endswith("/sales/order/history/")
-    assert prompts[13].startswith("I want to interact with an element with element id:")
-    new_id = element_on_screen(prompts[13], "link 'View Order' after cell '000000174'")
-    assert back["mapped_action"] == executed[2] == f"click [{new_id}]"
-    assert back["action"] != back["mapped_action"]  # the reload renumbered the tree
+    assert back["url"].endswith("/sales/order/history/") and back["action"] == "click [127]"
+    assert "mapped_action" not in back  # the restored page has the ids it had
+    assert not any(p.startswith("I want to interact with an element") for p in prompts)
     assert "Order # 000000174" in out["trajectory"][2]["observation"]
     assert result(out)["first_episode_actions"] == executed[:3]
+
+
+JAN_2023_ORDER = [
+    "List:\n1. Click on 'My Orders'.\n2. Open the order from Jan 2023.\n3. Read the items of that order.",  # plan
+    "click [5]",  # act: My Orders
+    "click [3]",  # remedy 1
+    "scroll [down]",  # remedy 2
+    "The action is to open My Orders; order 000000176 is from 1/9/23.",  # describe
+    "YES",  # align
+    "NO",  # complete: task
+    "YES",  # complete: subtask
+    "click [103]",  # act: View Order of 000000176
+    "click [91]",  # remedy 1: 000000177
+    "click [115]",  # remedy 2: 000000175
+    "The action is to open order 000000176: a Non-Slip Yoga Mat and an Insulated Stainless Steel Water Bottle.",
+    "YES",  # align
+    "YES",  # complete: task
+    "###Answer: A Non-Slip Yoga Mat (6mm) and an Insulated Stainless Steel Water Bottle",  # answer
+    "The student's answer names both items of the reference. Correct.",  # WebArena's fuzzy_match judge
+]
+
+
+async def test_a_fuzzy_match_task_is_judged_by_the_runs_own_model_by_default(write_script) -> None:
+    """shop-13's reference is a fuzzy_match: with no judge option the run's model judges it, with
+    WebArena's prompt, greedily, and the result says which model judged."""
+    spec = write_script([{"content": r} for r in JAN_2023_ORDER])
+    out = await run(spec, "shop-13", "da-shop-13")
+
+    assert out["stop_reason"] == "task_completed" and out["success"] is True and out["reward"] == 1.0
+    evaluation = out["evaluation"]
+    assert evaluation["judged_by"] == spec
+    [outcome] = evaluation["evaluators"]
+    assert outcome["evaluator"] == "string_match" and outcome["passed"] is True
+    [judged] = model_for(spec, 0.0, 768).calls  # the judge: the run's model at temperature 0
+    assert judged["messages"][1].content.startswith("Help a teacher to grade the answer of a student")
+    assert ("reference answer: Non-Slip Yoga Mat and Insulated Stainless Steel Water Bottle\n"
+            "all the string 'N/A' that you see is a special sequence that means 'not achievable'\n"
+            "student answer: a non-slip yoga mat (6mm) and an insulated stainless steel water bottle\n") in judged["messages"][1].content
+    assert out["usage"]["model_calls"] == len(JAN_2023_ORDER)  # the judge's call counts with the run's
+
+
+async def test_with_the_judge_off_a_fuzzy_match_task_is_undecided_not_passed(write_script) -> None:
+    spec = write_script([{"content": r} for r in JAN_2023_ORDER[:-1]])
+    out = await run(spec, "shop-13", "da-shop-13-off", env_options={"judge": "off"})
+    assert out["stop_reason"] == "task_completed" and out["success"] is False
+    [outcome] = out["evaluation"]["evaluators"]
+    assert outcome["passed"] is None and "needs a model" in outcome["detail"]
+    assert "judged_by" not in out["evaluation"]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from envs.base import Observation
-from nodes.da.views import experience_text, goal_of, history_text, notes_text, plan_text, site_of, subtask_text
+from nodes.da.views import SITE_INTROS, experience_text, goal_of, history_text, notes_text, plan_text, site_of, subtask_text
 
 
 def test_goal_and_websites_come_from_the_env_info():
@@ -15,7 +15,27 @@ def test_goal_and_websites_come_from_the_env_info():
     assert goal_of(obs, "12") == "Find the frame"
     site = site_of(obs)
     assert site["websites"] == "- An online shopping site (OneStopShop): http://127.0.0.1:7770\n- A GitLab site"
-    assert "starting at http://127.0.0.1:7770/" in site["website_intro"] and site["instruction"] == "None"
+    # {WEBSITE INTRO} is the task's sites in the appendix's own words; {INSTRUCTION} is open
+    assert site["website_intro"] == "An online shopping site (OneStopShop): http://127.0.0.1:7770\nA GitLab site"
+    assert site["instruction"] == "None"
+    assert site_of(obs, "Answer N/A when the task cannot be done.")["instruction"] == (
+        "Answer N/A when the task cannot be done.")
+
+
+def test_every_webarena_site_has_the_appendixs_introduction():
+    from envs import webarena_tasks
+
+    used = {site for t in webarena_tasks.task_ids() for site in webarena_tasks.config(t)["sites"]}
+    assert used == {"shopping", "shopping_admin", "reddit", "gitlab", "map", "wikipedia", "shop"}
+    assert {site: SITE_INTROS[site] for site in used} == {
+        "shopping": "An online shopping site (OneStopShop)",
+        "shopping_admin": "An e-commerce management site (Magento)",
+        "reddit": "A Reddit site (Postmill)",
+        "gitlab": "A GitLab site",
+        "map": "A map site (OpenStreetMap)",
+        "wikipedia": "A Wikipedia site",
+        "shop": "An online shopping site (One Stop Market, served locally by the project)",
+    }
 
 
 def test_without_site_info_the_start_url_names_the_website():

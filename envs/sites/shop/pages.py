@@ -1,7 +1,8 @@
 """The shop's pages as HTML, laid out like WebArena's OneStopShop (a Magento storefront).
 
 Every page shares templates/layout.html (header links, search box, category bar, footer); the
-functions here render only the main content. All text from data goes through ``esc``.
+functions here render the main content. The header greets the signed-in customer (with links to
+the account, orders and Sign Out) or offers a guest Sign In. All text from data goes through ``esc``.
 """
 
 from __future__ import annotations
@@ -12,22 +13,32 @@ from pathlib import Path
 from string import Template
 from urllib.parse import urlencode
 
+from envs.sites.shop.session import Visitor
 from envs.sites.shop.store import Order, Product, Store, long_date, money, short_date
 
 LAYOUT = Template((Path(__file__).resolve().parent / "templates" / "layout.html").read_text("utf-8"))
 ORDERS_PER_PAGE = 10
 
 
-def layout(store: Store, title: str, content: str, *, heading: str | None = None, query: str = "") -> str:
+_MEMBER_LINKS = [("My Account", "/customer/account/"), ("My Orders", "/sales/order/history/"),
+                 ("Contact Us", "/contact/"), ("Sign Out", "/customer/account/logout/")]
+_GUEST_LINKS = [("Sign In", "/customer/account/login/"), ("Contact Us", "/contact/")]
+
+
+def layout(
+    store: Store, visitor: Visitor, title: str, content: str, *, heading: str | None = None, query: str = ""
+) -> str:
     categories = "\n".join(
         f'      <li><a href="/category/{slug}.html">{esc(name)}</a></li>'
         for slug, name in store.categories.items()
     )
+    links = _MEMBER_LINKS if visitor.signed_in else _GUEST_LINKS
     return LAYOUT.substitute(
         title=esc(title),
         heading=esc(heading if heading is not None else title),
         store=esc(store.name),
-        customer=esc(store.customer["name"]),
+        welcome=f"Welcome, {esc(store.customer['name'])}!" if visitor.signed_in else "Welcome, guest!",
+        links="\n".join(f'      <li><a href="{href}">{name}</a></li>' for name, href in links),
         query=esc(query),
         categories=categories,
         content=content,
@@ -49,9 +60,9 @@ def _sidebar(current: str) -> str:
     return f'<div class="sidebar"><nav aria-label="Account"><ul>{items}</ul></nav></div>'
 
 
-def _account_page(store: Store, title: str, current: str, body: str) -> str:
+def _account_page(store: Store, visitor: Visitor, title: str, current: str, body: str) -> str:
     content = f'<div class="columns">{_sidebar(current)}<div class="column main">{body}</div></div>'
-    return layout(store, title, content)
+    return layout(store, visitor, title, content)
 
 
 def _product_cards(products: list[Product]) -> str:
@@ -65,27 +76,31 @@ def _product_cards(products: list[Product]) -> str:
     return f'<ol class="products">{cards}</ol>'
 
 
-def home(store: Store) -> str:
-    body = "<h2>Product Showcases</h2>" + _product_cards(list(store.products[:8]))
-    return layout(store, "One Stop Market", body, heading="Home Page")
+def home(store: Store, visitor: Visitor) -> str:
+    body = ""
+    viewed = [p for p in (store.product(slug) for slug in visitor.recent) if p is not None]
+    if viewed:  # Magento's "Recently Viewed" widget, newest first
+        body += '<div class="block widget viewed"><h2>Recently Viewed</h2>' + _product_cards(viewed) + "</div>"
+    body += "<h2>Product Showcases</h2>" + _product_cards(list(store.products[:8]))
+    return layout(store, visitor, "One Stop Market", body, heading="Home Page")
 
 
-def category(store: Store, slug: str) -> str | None:
+def category(store: Store, visitor: Visitor, slug: str) -> str | None:
     if slug not in store.categories:
         return None
     name = store.categories[slug]
     products = store.in_category(slug)
     body = f'<p class="toolbar-amount">{len(products)} Items</p>' + _product_cards(products)
-    return layout(store, name, body)
+    return layout(store, visitor, name, body)
 
 
-def search(store: Store, query: str) -> str:
+def search(store: Store, visitor: Visitor, query: str) -> str:
     found = store.search(query)
     body = f'<p class="toolbar-amount">{len(found)} Items</p>' + _product_cards(found)
-    return layout(store, f"Search results for: '{query}'", body, query=query)
+    return layout(store, visitor, f"Search results for: '{query}'", body, query=query)
 
 
-def product(store: Store, item: Product) -> str:
+def product(store: Store, visitor: Visitor, item: Product) -> str:
     selects = "\n".join(
         f'<div class="field"><label for="opt-{i}">{esc(name)}</label>'
         f'<select id="opt-{i}" name="option[{esc(name)}]"><option value="">Choose an Option...</option>'
@@ -101,7 +116,7 @@ def product(store: Store, item: Product) -> str:
         "</form>"
         f'<div class="product attribute description"><h2>Details</h2><p>{esc(item.description)}</p></div></div>'
     )
-    return layout(store, item.name, body)
+    return layout(store, visitor, item.name, body)
 
 
 def _order_rows(orders: list[Order]) -> str:
@@ -118,10 +133,11 @@ _ORDER_HEAD = (
 )
 
 
-def account(store: Store) -> str:
+def account(store: Store, visitor: Visitor, message: str = "") -> str:
     c = store.customer
     body = (
-        '<div class="box"><h2>Contact Information</h2>'
+        (f'<div class="message success" role="status">{esc(message)}</div>' if message else "")
+        + '<div class="box"><h2>Contact Information</h2>'
         f'<p>{esc(c["name"])}<br>{esc(c["email"])}</p>'
         '<a href="/customer/account/edit/">Edit</a></div>'
         '<div class="box"><h2>Default Shipping Address</h2>'
@@ -129,10 +145,10 @@ def account(store: Store) -> str:
         '<h2>Recent Orders</h2><a href="/sales/order/history/">View All</a>'
         f"{_ORDER_HEAD}<tbody>{_order_rows(list(store.orders[:3]))}</tbody></table>"
     )
-    return _account_page(store, "My Account", "My Account", body)
+    return _account_page(store, visitor, "My Account", "My Account", body)
 
 
-def order_history(store: Store, page: int) -> str:
+def order_history(store: Store, visitor: Visitor, page: int) -> str:
     pages = max(1, math.ceil(len(store.orders) / ORDERS_PER_PAGE))
     page = min(max(page, 1), pages)
     shown = list(store.orders[(page - 1) * ORDERS_PER_PAGE : page * ORDERS_PER_PAGE])
@@ -151,10 +167,10 @@ def order_history(store: Store, page: int) -> str:
         f'<p class="toolbar-amount">Items {first} to {last} of {len(store.orders)} total</p>'
         f'<nav aria-label="Pages"><ul class="pages">{"".join(links)}</ul></nav>'
     )
-    return _account_page(store, "My Orders", "My Orders", body)
+    return _account_page(store, visitor, "My Orders", "My Orders", body)
 
 
-def order_view(store: Store, order: Order) -> str:
+def order_view(store: Store, visitor: Visitor, order: Order) -> str:
     rows = []
     for item in order.items:
         options = "".join(
@@ -182,12 +198,12 @@ def order_view(store: Store, order: Order) -> str:
         '<div class="box"><h3>Payment Method</h3><p>Check / Money order</p></div>'
         '<a href="/sales/order/history/">Back to My Orders</a>'
     )
-    page = _account_page(store, f"Order # {order.number}", "My Orders", body)
-    return page
+    return _account_page(store, visitor, f"Order # {order.number}", "My Orders", body)
 
 
-def contact(store: Store) -> str:
-    c = store.customer
+def contact(store: Store, visitor: Visitor) -> str:
+    """Magento's contact form: the signed-in customer's name and email are filled in."""
+    c = store.customer if visitor.signed_in else {"name": "", "email": ""}
     body = (
         "<p>Jot us a note and we'll get back to you as quickly as possible.</p>"
         '<form class="form contact" action="/contact/post/" method="post" id="contact-form">'
@@ -200,16 +216,59 @@ def contact(store: Store) -> str:
         '</fieldset><div class="actions-toolbar"><button type="submit" class="action submit primary">Submit</button></div>'
         "</form>"
     )
-    return layout(store, "Contact Us", body)
+    return layout(store, visitor, "Contact Us", body)
 
 
-def contact_sent(store: Store, name: str) -> str:
+def contact_sent(store: Store, visitor: Visitor, name: str) -> str:
     body = (
         f"<p>Thanks for contacting us with your comments and questions, {esc(name)}. "
         "We'll respond to you very soon.</p>"
     )
-    return layout(store, "Contact Us", body)
+    return layout(store, visitor, "Contact Us", body)
 
 
-def simple(store: Store, title: str, text: str) -> str:
-    return layout(store, title, f"<p>{esc(text)}</p>")
+def login(store: Store, visitor: Visitor, *, email: str = "", error: str = "", referer: str = "") -> str:
+    """Magento's Customer Login page (the form WebArena's auto_login fills: Email, Password, Sign In)."""
+    alert = f'<div class="message error" role="alert">{esc(error)}</div>' if error else ""
+    body = (
+        f'{alert}<div class="block customer-login"><h2>Registered Customers</h2>'
+        "<p>If you have an account, sign in with your email address.</p>"
+        '<form class="form form-login" action="/customer/account/loginPost/" method="post" id="login-form">'
+        f'<input type="hidden" name="referer" value="{esc(referer)}">'
+        f'<div class="field"><label for="email">Email</label><input id="email" name="login[username]" type="email" value="{esc(email)}" autocomplete="off" required></div>'
+        '<div class="field"><label for="pass">Password</label><input id="pass" name="login[password]" type="password" autocomplete="off" required></div>'
+        '<div class="actions-toolbar"><button type="submit" class="action login primary">Sign In</button></div>'
+        "</form></div>"
+    )
+    return layout(store, visitor, "Customer Login", body)
+
+
+def signed_out(store: Store, visitor: Visitor) -> str:
+    return layout(store, visitor, "You are signed out", "<p>You have signed out and will go to our homepage.</p>"
+                  '<p><a href="/">Continue shopping</a></p>')
+
+
+def account_edit(store: Store, visitor: Visitor) -> str:
+    """Account Information: names and the Change Email / Change Password boxes (saving stores nothing)."""
+    first, _, last = store.customer["name"].partition(" ")
+    body = (
+        '<form class="form form-edit-account" action="/customer/account/editPost/" method="post" id="form-validate">'
+        "<fieldset><legend>Account Information</legend>"
+        f'<div class="field"><label for="firstname">First Name</label><input id="firstname" name="firstname" type="text" value="{esc(first)}" required></div>'
+        f'<div class="field"><label for="lastname">Last Name</label><input id="lastname" name="lastname" type="text" value="{esc(last)}" required></div>'
+        '<div class="field choice"><input id="change-email" name="change_email" type="checkbox" value="1">'
+        '<label for="change-email">Change Email</label></div>'
+        '<div class="field choice"><input id="change-password" name="change_password" type="checkbox" value="1">'
+        '<label for="change-password">Change Password</label></div>'
+        '</fieldset><div class="actions-toolbar"><button type="submit" class="action save primary">Save</button></div>'
+        "</form>"
+    )
+    return _account_page(store, visitor, "Edit Account Information", "Account Information", body)
+
+
+def wishlist(store: Store, visitor: Visitor) -> str:
+    return layout(store, visitor, "My Wish List", '<p class="message info empty">You have no items in your wish list.</p>')
+
+
+def simple(store: Store, visitor: Visitor, title: str, text: str) -> str:
+    return layout(store, visitor, title, f"<p>{esc(text)}</p>")
