@@ -30,7 +30,8 @@ Observation info (every page):
     has_next, has_prev   whether "Next >" / "< Prev" are on the page
     asin          the item on an item, sub- or done page (None elsewhere)
 results pages add page_number and total_results; item, sub- and done pages add options
-(option name -> values) and selected_options (option name -> chosen value); sub-pages add
+(option name -> values), selected_options (option name -> chosen value), and the item's
+title and price (as the page shows them); sub-pages add
 sub_page ("Description" | "Features" | "Reviews") and section (the text the sub-page shows).
 
 Nothing here blocks the event loop: reading the catalogue (and building its cache on the

@@ -173,6 +173,7 @@ def page_info(view: View, page: Page, instruction: str, total: int, product: Pro
     if product is not None and view.page in ("item", "item_sub", "done"):
         info["options"] = {name: [v for v in values if v] for name, values in product["options"].items()}
         info["selected_options"] = dict(view.options)
+        info["title"], info["price"] = product["Title"], product["Price"]
     if product is not None and view.page == "item_sub":
         info["sub_page"] = view.sub_page
         info["section"] = "\n".join(t for t in section_lines(product, view.sub_page or SUB_PAGES[0]) if t not in ("", "\n"))

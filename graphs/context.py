@@ -36,6 +36,9 @@ class Context:
 
     # LASER: buy the best examined item when the step budget runs out (paper's backup).
     backup: bool = True
+    # LASER: what a Description/Features/Reviews page adds to the item state: its full text
+    # (the paper, Table 6) or its first line (the original laser_agent.py).
+    detail_text: Literal["full", "first_line"] = "full"
 
     # Devil's Advocate: remedies per action, plan revision, backtracking switches.
     remedies: int | None = None
