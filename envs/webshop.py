@@ -44,17 +44,18 @@ import asyncio
 import copy
 import re
 from dataclasses import asdict
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from envs.base import Env, EnvError, Observation, StepResult, UnknownTaskError, invalid
-from envs.webshop_catalogue import Catalogue, load_catalogue
 from envs.webshop_data import Goal, Product
 from envs.webshop_pages import (
     BACK_TO_SEARCH, BUY_NOW, NEXT_PAGE, PREV_PAGE, SEARCH, SUB_PAGES,
-    Page, View, done_page, item_page, page_info, results_page, search_page, sub_page,
+    Page, View, done_page, item_page, page_info, page_of_results, results_page, search_page, sub_page,
 )
 from envs.webshop_reward import require_tagger, reward
-from envs.webshop_search import page_of_results
+
+if TYPE_CHECKING:
+    from envs.webshop_catalogue import Catalogue
 
 __all__ = ["WebShopEnv", "reward", "Goal", "Product"]
 
@@ -87,7 +88,12 @@ class WebShopEnv(Env):
         self._total = 0.0
 
     def _catalogue(self) -> Catalogue:
-        """The shared catalogue (blocking on first use: call from a thread or outside the loop)."""
+        """The shared catalogue (blocking on first use: call from a thread or outside the loop).
+
+        The search and data libraries are imported here, not with this module, because
+        ``make_env`` imports this module on the event loop and their imports read files."""
+        from envs.webshop_catalogue import load_catalogue
+
         require_tagger()
         try:
             return load_catalogue(self._data_dir)
@@ -97,22 +103,26 @@ class WebShopEnv(Env):
     # -- the Env protocol -------------------------------------------------------------
     def task_ids(self, split: str | None = None) -> list[str]:
         catalogue = self._catalogue()
-        human = [str(i) for i in range(len(catalogue.human_goals))]
-        synthetic = [f"{SYNTHETIC}{i}" for i in range(catalogue.n_synthetic)]
-        splits: dict[str, list[str]] = {"all": human + synthetic, "human": human, "synthetic": synthetic}
-        for name, ids in split_ranges(len(human)).items():
-            splits[name] = human[ids.start:ids.stop]
-        for name, ids in split_ranges(len(synthetic)).items():
-            splits[SYNTHETIC + name] = synthetic[ids.start:ids.stop]
+        n_human, n_synthetic = len(catalogue.human_goals), catalogue.n_synthetic
+        splits: dict[str, list[tuple[str, range]]] = {  # split -> (id prefix, goal indices) parts
+            "all": [("", range(n_human)), (SYNTHETIC, range(n_synthetic))],
+            "human": [("", range(n_human))],
+            "synthetic": [(SYNTHETIC, range(n_synthetic))],
+        }
+        for name, ids in split_ranges(n_human).items():
+            splits[name] = [("", ids)]
+        for name, ids in split_ranges(n_synthetic).items():
+            splits[SYNTHETIC + name] = [(SYNTHETIC, ids)]
         key = split or "all"
         if key not in splits:
             raise EnvError(f"unknown webshop split {split!r}; choose one of: {', '.join(splits)}")
-        if not splits[key]:
+        chosen = [f"{prefix}{i}" for prefix, ids in splits[key] for i in ids]  # only this split is listed
+        if not chosen:
             raise EnvError(
-                f"webshop split {key!r} is empty on this data ({len(human)} human goals; WebShop's test/eval/train "
+                f"webshop split {key!r} is empty on this data ({n_human} human goals; WebShop's test/eval/train "
                 f"are human goals 0-499/500-1499/1500-); the synthetic goals are in {SYNTHETIC}{key.removeprefix(SYNTHETIC)}"
             )
-        return splits[key]
+        return chosen
 
     def _goal_of(self, task_id: str) -> Goal:
         catalogue, text = self._catalogue(), str(task_id)

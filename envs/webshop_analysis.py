@@ -54,23 +54,33 @@ _TOKEN_START = regex.compile(
 _ASCII_WORD = re.compile(
     r"[A-Za-z0-9_]+(?:(?:(?<=[A-Za-z])[:.'](?=[A-Za-z])|(?<=[0-9])[.,;'](?=[0-9]))[A-Za-z0-9_]+)*"
 )
+# Words never span whitespace, so a text splits into ASCII stretches and the few
+# whitespace-free chunks that hold other characters, each segmented its own way.
+_NON_ASCII_CHUNK = re.compile(r"(\S*[^\x00-\x7f]\S*)")
 _LEADING_JOINERS = "'’.:·,;"  # a word never starts with the marks that join its parts
 _POSSESSIVES = ("'s", "'S", "’s", "’S")
 _PORTER = PorterStemmer(mode=PorterStemmer.MARTIN_EXTENSIONS)
 
 
 @functools.lru_cache(maxsize=1 << 20)
-def stem(word: str) -> str:
-    """Lucene's Porter stem of a lower-cased word (memoised: catalogues repeat words)."""
-    return _PORTER.stem(word, to_lowercase=False)
+def term(token: str) -> str:
+    """The term a token becomes ('' for a stop word): possessive removed, lower case, stem.
+    Memoised: a catalogue repeats its words, and Porter stemming is the costly step."""
+    if token.endswith(_POSSESSIVES):
+        token = token[:-2]
+    token = token.lower()
+    if not token or token in STOP_WORDS:
+        return ""
+    return _PORTER.stem(token, to_lowercase=False)
 
 
-def tokens(text: str) -> list[str]:
-    """The StandardTokenizer's tokens of ``text``, in order, before any filter."""
-    if text.isascii():
-        return [word for word in _ASCII_WORD.findall(text) if word[0].isalnum()]
+def _ascii_tokens(text: str) -> list[str]:
+    return [word for word in _ASCII_WORD.findall(text) if word[0].isalnum()]
+
+
+def _unicode_tokens(chunk: str) -> list[str]:
     found = []
-    for segment in _BOUNDARIES.split(text):
+    for segment in _BOUNDARIES.split(chunk):
         segment = segment.lstrip(_LEADING_JOINERS)
         if not segment:
             continue
@@ -80,13 +90,16 @@ def tokens(text: str) -> list[str]:
     return found
 
 
+def tokens(text: str) -> list[str]:
+    """The StandardTokenizer's tokens of ``text``, in order, before any filter."""
+    if text.isascii():
+        return _ascii_tokens(text)
+    found: list[str] = []
+    for i, part in enumerate(_NON_ASCII_CHUNK.split(text)):  # odd parts hold non-ASCII characters
+        found += _unicode_tokens(part) if i % 2 else _ascii_tokens(part)
+    return found
+
+
 def analyze(text: str) -> list[str]:
     """The terms Lucene's English analyzer indexes (or searches) for ``text``, in order."""
-    terms = []
-    for token in tokens(text):
-        if token.endswith(_POSSESSIVES):
-            token = token[:-2]
-        token = token.lower()
-        if token and token not in STOP_WORDS:
-            terms.append(stem(token))
-    return terms
+    return [t for t in map(term, tokens(text)) if t]

@@ -35,7 +35,10 @@ import hashlib
 import json
 import os
 import random
+import math
 import shutil
+import sqlite3
+import sys
 import tempfile
 import threading
 from array import array
@@ -106,6 +109,25 @@ def _stream_pairs(path: Path) -> Iterator[tuple[str, Any]]:
         yield from ijson.kvitems(f, "", use_float=True)
 
 
+class _Attributes:
+    """The attributes file streamed into a scratch SQLite table, so that each product's
+    record is looked up without holding the full file's 1.18M records in memory."""
+
+    def __init__(self, path: Path, source: Path) -> None:
+        self._db = sqlite3.connect(path)
+        self._db.execute("CREATE TABLE ins (asin TEXT PRIMARY KEY, record TEXT)")
+        self._db.executemany("INSERT OR REPLACE INTO ins VALUES (?, ?)",  # the last record wins, as in a dict
+                             ((asin, json.dumps(record)) for asin, record in _stream_pairs(source)))
+        self._db.commit()
+
+    def get(self, asin: str) -> dict[str, Any]:
+        row = self._db.execute("SELECT record FROM ins WHERE asin = ?", (asin,)).fetchone()
+        return json.loads(row[0]) if row else {}
+
+    def close(self) -> None:
+        self._db.close()
+
+
 def cache_key(sources: list[Path]) -> str:
     """Names the cache of a set of data files: their paths, sizes, mtimes and FORMAT."""
     stamp = [FORMAT] + [[str(p.resolve()), p.stat().st_size, p.stat().st_mtime_ns] for p in sources]
@@ -116,10 +138,11 @@ def build(folder: Path, target: Path) -> None:
     """Stream the data files of ``folder`` into a new cache folder ``target``."""
     products_file, attributes_file = _find(folder, PRODUCT_FILES), _find(folder, ATTRIBUTE_FILES)
     human_file = _find(folder, HUMAN_FILES, required=False)
-    attributes = dict(_stream_pairs(attributes_file))
     human = dict(_stream_pairs(human_file)) if human_file else {}
-    index, offsets, pricings = IndexBuilder(), array("q"), []
-    instructed: list[tuple[int, int, list[str]]] = []  # (row, goals, attributes) per product
+    attributes = _Attributes(target / "attributes.sqlite", attributes_file)
+    index, offsets = IndexBuilder(), array("q")
+    lows, highs = array("d"), array("d")  # each product's price or price range (high NaN: one price)
+    instructed: list[tuple[int, int, tuple[str, ...]]] = []  # (row, goals, attributes) per product
     with_human: list[tuple[int, Product]] = []
     seen: set[str] = set()
     with open(target / "products.jsonl", "wb") as out:
@@ -128,21 +151,26 @@ def build(folder: Path, target: Path) -> None:
             if asin == "nan" or len(asin) > 10 or asin in seen:  # WebShop's rule
                 continue
             seen.add(asin)
-            product = build_product(raw, attributes, human)
+            product = build_product(raw, attributes.get(asin), human.get(asin))
             row = len(offsets)
             offsets.append(out.tell())
             out.write(json.dumps(product, ensure_ascii=False).encode("utf-8") + b"\n")
             index.add(asin, search_text(product))
-            pricings.append(product["pricing"])
+            lows.append(product["pricing"][0])
+            highs.append(product["pricing"][1] if len(product["pricing"]) > 1 else math.nan)
             if product.get("instruction_text") is not None:
-                instructed.append((row, combinations(product), list(product["instruction_attributes"] or [])))
+                atts = tuple(map(sys.intern, product["instruction_attributes"] or []))
+                instructed.append((row, combinations(product), atts))
             if "instructions" in product:
                 with_human.append((row, product))
     offsets.append(os.path.getsize(target / "products.jsonl"))
-    del attributes, human, seen
+    attributes.close()
+    (target / "attributes.sqlite").unlink()
+    del human, seen
 
     rng = random.Random(GOAL_SEED)
-    prices = np.array([product_price(p, rng) for p in pricings], dtype=np.float64)
+    prices = np.array([product_price([low] if math.isnan(high) else [low, high], rng)
+                       for low, high in zip(lows, highs)], dtype=np.float64)
     after_prices = rng.getstate()
 
     rng.setstate(after_prices)  # WebShop with synthetic goals: one budget per product
@@ -174,7 +202,7 @@ def build(folder: Path, target: Path) -> None:
             np.array([synthetic_weight(atts, counts) for _, _, atts in instructed], dtype=np.float64))
     np.save(target / "synthetic_order.npy", np.array(order, dtype=np.int64))
     (target / "human_goals.json").write_text(json.dumps(humans, ensure_ascii=False), encoding="utf-8")
-    meta = {"format": FORMAT, "products": len(pricings), "human_goals": len(humans), "synthetic_goals": len(order),
+    meta = {"format": FORMAT, "products": len(prices), "human_goals": len(humans), "synthetic_goals": len(order),
             "sources": [str(p) for p in (products_file, attributes_file, human_file) if p]}
     (target / META).write_text(json.dumps(meta, indent=2), encoding="utf-8")
 

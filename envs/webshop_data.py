@@ -101,13 +101,13 @@ def parse_options(customization: Any) -> tuple[dict[str, list[str]], dict[str, s
     return options, images
 
 
-def build_product(raw: dict[str, Any], attributes: dict[str, Any], human: dict[str, Any]) -> Product:
-    """One raw ``items_shuffle`` record turned into WebShop's processed product."""
+def build_product(raw: Mapping[str, Any], ins: Mapping[str, Any], instructions: list[dict[str, Any]] | None) -> Product:
+    """One raw ``items_shuffle`` record turned into WebShop's processed product, with its
+    ``items_ins_v2`` record ``ins`` ({} when it has none) and its human instructions."""
     asin = raw["asin"]
     pricing, tag = parse_pricing(raw.get("pricing"))
     options, images = parse_options(raw.get("customization_options"))
     bullets = raw["small_description"]
-    ins = attributes.get(asin, {})
     product = Product(
         asin=asin,
         name=raw["name"],
@@ -129,8 +129,8 @@ def build_product(raw: dict[str, Any], attributes: dict[str, Any], human: dict[s
         instruction_text=ins.get("instruction"),
         instruction_attributes=ins.get("instruction_attributes"),
     )
-    if asin in human:
-        product["instructions"] = human[asin]
+    if instructions is not None:
+        product["instructions"] = instructions
     return product
 
 

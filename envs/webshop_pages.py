@@ -36,6 +36,7 @@ NEXT_PAGE = "Next >"
 PREV_PAGE = "< Prev"
 BUY_NOW = "Buy Now"
 SUB_PAGES = ("Description", "Features", "Reviews")
+PRODUCT_WINDOW = 10  # results per page
 
 
 @dataclass
@@ -78,6 +79,11 @@ def _html_json(value: Any) -> str:
     for char, code in (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026"), ("'", "\\u0027")):
         text = text.replace(char, code)
     return text
+
+
+def page_of_results(hits: tuple[str, ...], page: int) -> tuple[str, ...]:
+    """The asins shown on results page ``page`` (1-based; empty past the last)."""
+    return hits[(page - 1) * PRODUCT_WINDOW : page * PRODUCT_WINDOW]
 
 
 def search_page(instruction: str) -> Page:

@@ -37,8 +37,7 @@ import numpy as np
 from envs.webshop_analysis import analyze
 
 K1, B = 0.9, 0.4  # pyserini's BM25 defaults (LuceneSearcher.set_bm25)
-SEARCH_RETURN_N = 50  # WebShop shows at most 50 results ...
-PRODUCT_WINDOW = 10  # ... 10 per page
+SEARCH_RETURN_N = 50  # WebShop shows at most 50 results
 ASINS_FILE = "asins.npy"
 
 
@@ -82,9 +81,9 @@ class IndexBuilder:
 
     def add(self, asin: str, text: str) -> None:
         counts = Counter(analyze(text))
-        for term, count in counts.items():
-            self._terms.append(self.vocab.setdefault(term, len(self.vocab)))
-            self._freqs.append(count)
+        vocab = self.vocab
+        self._terms.extend([vocab.setdefault(term, len(vocab)) for term in counts])
+        self._freqs.extend(counts.values())
         self._distinct.append(len(counts))
         self._lengths.append(sum(counts.values()))
         self._asins.append(asin)
@@ -145,8 +144,3 @@ class SearchIndex:
             hits = hits[scores[hits] >= cut]
         order = np.lexsort((self.asins[hits], -scores[hits]))[:limit]
         return tuple(a.decode("ascii") for a in self.asins[hits[order]])
-
-
-def page_of_results(hits: tuple[str, ...], page: int) -> tuple[str, ...]:
-    """The asins shown on results page ``page`` (1-based; empty past the last)."""
-    return hits[(page - 1) * PRODUCT_WINDOW : page * PRODUCT_WINDOW]

@@ -220,7 +220,6 @@ async def item(state: LaserState, runtime: Runtime[Context], config: RunnableCon
 
 def stop_reason(state: LaserState, context: Context) -> str:
     """Why the episode ended, in words that say what happened."""
-    transitions = int(state.get("transitions", 0))
     if state.get("done"):
         return "bought (backup)" if state.get("backup_used") else "bought"
     if state.get("backup_problem"):

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -286,31 +289,45 @@ async def test_restore_on_a_used_instance_and_bad_snapshots(env):
         await WebShopEnv().restore({**snap, "task_id": "99999"})
 
 
-async def test_nothing_blocks_the_event_loop(tmp_path, monkeypatch):
-    """Under blockbuster (what ``langgraph dev`` uses, here with all its checks on, file reads
-    included), a fresh data folder is loaded (its cache built), reset, searched, browsed and
-    bought with a first reward that loads the POS tagger: every blocking call is in a thread."""
-    from blockbuster import blockbuster_ctx
+BLOCKING_CHECK = """
+import asyncio, sys
+from blockbuster import BlockBuster
+from envs import make_env
 
-    from envs import webshop_catalogue, webshop_reward
+async def main(data):
+    env = make_env("webshop", data_dir=data)  # imports envs.webshop on the loop, as a graph node does
+    await env.reset("synthetic-12")
+    goal = env.goal
+    await env.step(f"search[{goal['name']}]")
+    await env.step(f"click[{goal['asin']}]")
+    await env.step("click[Features]")
+    await env.step("click[< Prev]")
+    for value in goal["goal_options"].values():
+        await env.step(f"click[{value}]")
+    snap = await env.snapshot()
+    bought = await env.step("click[Buy Now]")
+    await make_env("webshop", data_dir=data).restore(snap)
+    print("reward", bought.reward)
+
+blockbuster = BlockBuster()  # every check on, file reads and os.stat included (stricter than langgraph dev)
+blockbuster.activate()
+asyncio.run(main(sys.argv[1]))
+"""
+
+
+def test_nothing_blocks_the_event_loop(tmp_path):
+    """In a fresh process under blockbuster (what ``langgraph dev`` uses to refuse blocking
+    calls), the env module is imported, a new data folder is loaded (its cache built), an
+    item is searched, browsed and bought (the first reward loads the POS tagger) and a
+    snapshot restored: every blocking call runs in a worker thread."""
+    from envs import webshop_catalogue
 
     data = tmp_path / "data"
     data.mkdir()
     for name in ("items_shuffle_1000.json.gz", "items_ins_v2_1000.json.gz", "items_human_ins.json"):
         (data / name).write_bytes((webshop_catalogue.DATA_DIR / name).read_bytes())
-    monkeypatch.setenv("INTROSPECT_CACHE", str(tmp_path / "cache"))
-    webshop_reward._tagger.cache_clear()  # the first reward loads spaCy again
-    with blockbuster_ctx():
-        env = make_env("webshop", data_dir=str(data))
-        await env.reset("synthetic-12")
-        goal = env.goal
-        await env.step(f"search[{goal['name']}]")
-        await env.step(f"click[{goal['asin']}]")
-        await env.step("click[Features]")
-        await env.step("click[< Prev]")
-        for value in goal["goal_options"].values():
-            await env.step(f"click[{value}]")
-        snap = await env.snapshot()
-        bought = await env.step("click[Buy Now]")
-        await make_env("webshop", data_dir=str(data)).restore(snap)
-    assert bought.reward == pytest.approx(1.0)
+    root = Path(__file__).resolve().parents[2]
+    done = subprocess.run([sys.executable, "-c", BLOCKING_CHECK, str(data)], cwd=root, capture_output=True, text=True,
+                          env={**os.environ, "INTROSPECT_CACHE": str(tmp_path / "cache"), "PYTHONPATH": str(root)})
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.strip() == "reward 1.0"
