@@ -1,40 +1,29 @@
-"""WebShop's catalogue and goals, loaded by WebShop's own rules.
+"""WebShop's rules for products and goals (``web_agent_site/engine/engine.py``, ``goal.py``).
 
-WebShop (princeton-nlp/WebShop, ``web_agent_site/engine/engine.py`` and ``goal.py``) does
-not store goals: it builds them when it loads the products. This module does the same on
-the shipped 1000-product set (``envs/data/webshop``), so that a task id (a goal index)
-means what it means in WebShop:
+WebShop does not store goals: it builds them when it loads the products. These are its
+rules, one product or one instruction at a time, so that ``envs.webshop_catalogue`` can
+apply them while streaming a catalogue of any size:
 
 * products: raw ``items_shuffle`` records turned into ``Title``, ``Description``,
   ``BulletPoints``, ``Price``/``pricing``, lower-cased ``options``, ``Attributes``;
-* one price per product (the first price, or a uniform draw inside a price range);
-* synthetic goals: every product with an instruction in ``items_ins_v2_1000.json``, once per
-  combination of its option values, then shuffled as WebShop shuffles them (seed 233);
-* human goals: the 13 human instructions of these products, after the synthetic ones.
-
-WebShop draws prices and ``price_upper`` from Python's unseeded global generator, so its
-task ids are not reproducible; here every draw comes from one ``random.Random(GOAL_SEED)``
-in a fixed order, so goal ``"12"`` is the same goal in every run and process.
-Loaded data is cached per data folder: every env instance in a process shares it.
+* one price per product: the first price, or a uniform draw inside a price range;
+* a budget (``price_upper``) per goal: the larger of two of the four round prices above
+  the product's price;
+* synthetic goals: one per combination of the option values of each product that has an
+  instruction in ``items_ins_v2*.json`` (``synthetic_goal``);
+* human goals: one per human instruction that names at least one attribute
+  (``human_goal``).
 """
 
 from __future__ import annotations
 
-import functools
-import gzip
-import itertools
-import json
+import math
 import random
 import re
-from collections import defaultdict
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
 from decimal import Decimal
-from pathlib import Path
 from typing import Any, TypedDict
 
-DATA_DIR = Path(__file__).parent / "data" / "webshop"
-GOAL_SEED = 233  # seeds the price draws; WebShop also shuffles its goals with seed 233
-SHUFFLE_SEED = 233
 PRICE_RANGE = [10.0 * i for i in range(1, 100)]
 NO_PRICE_LIMIT = 1000000
 DEFAULT_PRICE = 100.0
@@ -84,30 +73,6 @@ class Goal(TypedDict):
     kind: str  # "synthetic" | "human" (not in WebShop: which list the goal came from)
 
 
-@dataclass(frozen=True)
-class Catalogue:
-    """Everything loaded once per data folder and shared by all env instances."""
-
-    products: list[Product]
-    by_asin: dict[str, Product]
-    prices: dict[str, float]  # the price the reward compares with price_upper
-    goals: list[Goal]  # synthetic goals (shuffled) then human goals
-    n_synthetic: int
-
-
-def _open(folder: Path, *names: str) -> Any:
-    """Read the first of ``names`` (plain or .gz) found in ``folder`` as JSON (JSON lines for .jsonl)."""
-    for name in names:
-        for path, packed in ((folder / f"{name}.gz", True), (folder / name, False)):
-            if path.exists():
-                data = path.read_bytes()
-                text = (gzip.decompress(data) if packed else data).decode("utf-8")
-                if name.endswith(".jsonl"):
-                    return [json.loads(line) for line in text.splitlines() if line.strip()]
-                return json.loads(text)
-    raise FileNotFoundError(f"WebShop data file {' or '.join(names)} (plain or .gz) not found in {folder}")
-
-
 def parse_pricing(pricing: str | None) -> tuple[list[float], str]:
     """WebShop's price rule: the dollar amounts in the pricing text and the price tag shown."""
     if not pricing:
@@ -136,13 +101,13 @@ def parse_options(customization: Any) -> tuple[dict[str, list[str]], dict[str, s
     return options, images
 
 
-def build_product(raw: dict[str, Any], attributes: dict[str, Any], human: dict[str, Any]) -> Product:
-    """One raw ``items_shuffle`` record turned into WebShop's processed product."""
+def build_product(raw: Mapping[str, Any], ins: Mapping[str, Any], instructions: list[dict[str, Any]] | None) -> Product:
+    """One raw ``items_shuffle`` record turned into WebShop's processed product, with its
+    ``items_ins_v2`` record ``ins`` ({} when it has none) and its human instructions."""
     asin = raw["asin"]
     pricing, tag = parse_pricing(raw.get("pricing"))
     options, images = parse_options(raw.get("customization_options"))
     bullets = raw["small_description"]
-    ins = attributes.get(asin, {})
     product = Product(
         asin=asin,
         name=raw["name"],
@@ -164,25 +129,9 @@ def build_product(raw: dict[str, Any], attributes: dict[str, Any], human: dict[s
         instruction_text=ins.get("instruction"),
         instruction_attributes=ins.get("instruction_attributes"),
     )
-    if asin in human:
-        product["instructions"] = human[asin]
+    if instructions is not None:
+        product["instructions"] = instructions
     return product
-
-
-def load_products(folder: Path) -> list[Product]:
-    """All products of ``folder``, skipping bad and duplicate asins as WebShop does."""
-    raws = _open(folder, "items_shuffle_1000.json", "items_shuffle.json")
-    attributes = _open(folder, "items_ins_v2_1000.json", "items_ins_v2.json")
-    human = _open(folder, "items_human_ins.json")
-    seen: set[str] = set()
-    products = []
-    for raw in raws:
-        asin = raw["asin"]
-        if asin == "nan" or len(asin) > 10 or asin in seen:
-            continue
-        seen.add(asin)
-        products.append(build_product(raw, attributes, human))
-    return products
 
 
 def search_text(product: Product) -> str:
@@ -192,96 +141,76 @@ def search_text(product: Product) -> str:
     return " ".join([product["Title"], product["Description"], first_bullet, options]).lower()
 
 
-def _price_upper(price: float, rng: random.Random) -> tuple[float, str]:
-    """WebShop's budget: the larger of two of the (up to) four round prices above the price."""
+
+
+def product_price(pricing: Sequence[float], rng: random.Random) -> float:
+    """The price the reward compares with the budget: a range is charged a uniform draw in it."""
+    return pricing[0] if len(pricing) == 1 else rng.uniform(*pricing[:2])
+
+
+def price_upper(price: float, rng: random.Random) -> float:
+    """A goal's budget: the larger of two of the (up to) four round prices above ``price``;
+    no limit (and no draw) when fewer than two are above it."""
     above = [p for p in PRICE_RANGE if p > price][:4]
     if len(above) < 2:
-        return NO_PRICE_LIMIT, ""
-    upper = sorted(rng.sample(above, 2))[1]
-    return upper, f", and price lower than {upper:.2f} dollars"
+        return NO_PRICE_LIMIT
+    return sorted(rng.sample(above, 2))[1]
 
 
-def product_prices(products: list[Product], rng: random.Random) -> dict[str, float]:
-    """One price per product: a single price as is, a range by a uniform draw inside it."""
-    prices = {}
-    for product in products:
-        pricing = product["pricing"]
-        prices[product["asin"]] = pricing[0] if len(pricing) == 1 else rng.uniform(*pricing[:2])
-    return prices
+def price_text(upper: float) -> str:
+    """The budget as the instruction states it ("" without a limit)."""
+    return "" if upper == NO_PRICE_LIMIT else f", and price lower than {upper:.2f} dollars"
 
 
-def synthetic_goals(products: list[Product], prices: dict[str, float], rng: random.Random) -> list[Goal]:
-    """One goal per option combination of every product that has a synthetic instruction."""
-    goals: list[Goal] = []
-    counts: dict[str, int] = defaultdict(int)
-    for product in products:
-        if product.get("instruction_text") is None:
-            continue
-        upper, price_text = _price_upper(prices[product["asin"]], rng)
-        names = sorted(product["options"])
-        for combination in itertools.product(*(product["options"][n] for n in names)):
-            chosen = dict(zip(names, combination))
-            option_text = ", and ".join(f"{k}: {v}" for k, v in chosen.items())
-            option_text = f" with {option_text}" if option_text else ""
-            goals.append(Goal(
-                asin=product["asin"],
-                category=product["category"],
-                query=product["query"],
-                name=product["Title"],
-                product_category=product["product_category"],
-                instruction_text=f"{product['instruction_text']}{option_text}{price_text}",
-                attributes=list(product["instruction_attributes"] or []),
-                price_upper=upper,
-                goal_options=chosen,
-                weight=0.0,
-                kind="synthetic",
-            ))
-            for att in goals[-1]["attributes"]:
-                counts[att] += 1
-    for goal in goals:  # WebShop's sampling weight: rarer attributes weigh more
-        goal["weight"] = sum(1.0 / counts[a] for a in goal["attributes"]) / len(goal["attributes"])
-    return goals
+def combinations(product: Product) -> int:
+    """How many synthetic goals a product with an instruction gives: one per option combination."""
+    return math.prod(len(values) for values in product["options"].values())
 
 
-def human_goals(products: list[Product], prices: dict[str, float], rng: random.Random) -> list[Goal]:
-    """One goal per human instruction that names at least one attribute."""
-    goals: list[Goal] = []
-    for product in products:
-        for record in product.get("instructions", []):
-            if not record["instruction_attributes"]:
-                continue
-            upper, price_text = _price_upper(prices[product["asin"]], rng)
-            goals.append(Goal(
-                asin=product["asin"],
-                category=product["category"],
-                query=product["query"],
-                name=product["name"],
-                product_category=product["product_category"],
-                instruction_text=record["instruction"].strip(".") + price_text,
-                attributes=list(record["instruction_attributes"]),
-                price_upper=upper,
-                goal_options=list(record["instruction_options"]),
-                weight=1.0,
-                kind="human",
-            ))
-    return goals
+def synthetic_goal(product: Product, combination: int, upper: float, weight: float) -> Goal:
+    """The product's synthetic goal for its ``combination``-th option combination, in the
+    order of ``itertools.product`` over the option names sorted (as WebShop enumerates)."""
+    names = sorted(product["options"])
+    chosen: dict[str, str] = {}
+    for name in reversed(names):  # the last name varies fastest
+        combination, digit = divmod(combination, len(product["options"][name]))
+        chosen[name] = product["options"][name][digit]
+    chosen = {name: chosen[name] for name in names}
+    option_text = ", and ".join(f"{k}: {v}" for k, v in chosen.items())
+    option_text = f" with {option_text}" if option_text else ""
+    return Goal(
+        asin=product["asin"],
+        category=product["category"],
+        query=product["query"],
+        name=product["Title"],
+        product_category=product["product_category"],
+        instruction_text=f"{product['instruction_text']}{option_text}{price_text(upper)}",
+        attributes=list(product["instruction_attributes"] or []),
+        price_upper=upper,
+        goal_options=chosen,
+        weight=weight,
+        kind="synthetic",
+    )
 
 
-@functools.cache
-def load_catalogue(folder: str | None = None) -> Catalogue:
-    """Products, prices and goals of a data folder (default: the shipped 1000 products)."""
-    path = Path(folder) if folder else DATA_DIR
-    products = load_products(path)
-    rng = random.Random(GOAL_SEED)  # one stream, fixed order: prices, synthetic, human
-    prices = product_prices(products, rng)
-    synthetic = synthetic_goals(products, prices, rng)
-    human = human_goals(products, prices, rng)
-    random.Random(SHUFFLE_SEED).shuffle(synthetic)
-    random.Random(SHUFFLE_SEED).shuffle(human)
-    return Catalogue(
-        products=products,
-        by_asin={p["asin"]: p for p in products},
-        prices=prices,
-        goals=synthetic + human,
-        n_synthetic=len(synthetic),
+def synthetic_weight(attributes: Sequence[str], counts: Mapping[str, int]) -> float:
+    """WebShop's sampling weight of a synthetic goal: rarer attributes weigh more
+    (``counts``: how many synthetic goals name each attribute)."""
+    return sum(1.0 / counts[a] for a in attributes) / len(attributes) if attributes else 0.0
+
+
+def human_goal(product: Product, record: Mapping[str, Any], upper: float) -> Goal:
+    """The goal of one human instruction (WebShop keeps those naming an attribute)."""
+    return Goal(
+        asin=product["asin"],
+        category=product["category"],
+        query=product["query"],
+        name=product["name"],
+        product_category=product["product_category"],
+        instruction_text=str(record["instruction"]).strip(".") + price_text(upper),
+        attributes=list(record["instruction_attributes"]),
+        price_upper=upper,
+        goal_options=list(record["instruction_options"]),
+        weight=1.0,
+        kind="human",
     )

@@ -79,6 +79,9 @@ class Context:
 
     backup: bool = field(default=True, metadata={
         "description": "LASER: buy the best examined item when the step budget runs out (the paper's backup)"})
+    detail_text: Literal["full", "first_line"] = field(default="full", metadata={
+        "description": "LASER: what a Description/Features/Reviews page adds to the item state: its full text "
+                       "(the paper, Table 6) or its first line (the original laser_agent.py)"})
 
     # Devil's Advocate: remedies per action, plan revision, backtracking switches.
     remedies: int | None = field(default=None, metadata={

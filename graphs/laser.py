@@ -6,10 +6,11 @@ One node per LASER state; Figure 1's transitions are the conditional edges:
     search  -> results
     results -> item | results (Next) | search (Back to Search)
     item    -> item (Description / Features / Reviews) | results (Prev) | finish (Buy Now)
-    any state -> backup (13 transitions, examined items in the buffer) -> finish
+    any state -> backup (13 transitions, or 3 refused steps in a row, and an examined item) -> finish
     any state -> finish (the 15-transition cap)
 
-A state whose action was refused loops to itself with the feedback in its history.
+A state whose answer was refused loops to itself with the reason in its history (not a
+transition, as in the original laser_agent.py).
 """
 
 from __future__ import annotations
@@ -21,7 +22,10 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 
 from graphs.context import Context
-from nodes.laser.states import CAP, LaserState, backup, backup_at, finish, item, results, search, start
+from nodes.laser.backup import backup
+from nodes.laser.states import (
+    CAP, REFUSAL_LIMIT, LaserState, backup_at, candidates, finish, item, results, search, start,
+)
 
 DEFAULT_ENV = "webshop"
 ENVS = ("webshop",)
@@ -36,13 +40,17 @@ TRANSITIONS: dict[str, tuple[str, ...]] = {
 
 
 def route(state: LaserState, runtime: Runtime[Context]) -> str:
-    """The next node: finish when bought or out of steps, backup near the cap, else the new state."""
+    """The next node: finish when bought or out of steps; the backup strategy near the cap
+    (or when the model keeps failing) if an item was examined; else the new state."""
     ctx = runtime.context
     transitions = int(state.get("transitions", 0))
     if state.get("done") or transitions >= ctx.limit("max_actions", CAP):
         return "finish"
-    if transitions >= backup_at(ctx) and state.get("buffer") and ctx.backup:
+    stuck = int(state.get("refusals", 0)) >= REFUSAL_LIMIT
+    if (stuck or transitions >= backup_at(ctx)) and ctx.backup and candidates(state):
         return "backup"
+    if stuck:
+        return "finish"
     return state.get("laser_state", "search")
 
 
@@ -70,6 +78,7 @@ def result(state: LaserState) -> dict[str, Any]:
         "transitions": int(state.get("transitions", 0)),
         "backup_used": bool(state.get("backup_used", False)),
         "examined": len(state.get("buffer", [])),
+        "backup_problem": state.get("backup_problem", ""),
     }
 
 

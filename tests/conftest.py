@@ -3,12 +3,20 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any, Callable
 
 import pytest
 
 from nodes import llm
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _cache_in_tmp(tmp_path_factory):
+    """Derived data (the WebShop catalogue's cache) goes to a temporary folder, also for
+    the subprocesses tests start, never to the user's cache."""
+    os.environ["INTROSPECT_CACHE"] = str(tmp_path_factory.mktemp("cache"))
 
 
 @pytest.fixture(autouse=True)

@@ -39,7 +39,8 @@ async def rationale(llm: Caller, system: str, observation: str, history: list[st
 
 
 def validate(name: str, args: dict[str, Any], tools: list[dict[str, Any]]) -> str:
-    """Why a call is not allowed ('' when it is): unknown function, missing or off-enum argument."""
+    """Why a call is not allowed ('' when it is): unknown function, a missing argument (Buy_Now
+    needs one value per customization type), an unknown one, or one outside its values."""
     allowed = {t["function"]["name"]: t["function"]["parameters"] for t in tools}
     if name not in allowed:
         return f"The function {name!r} is not available in the current state."
@@ -51,18 +52,17 @@ def validate(name: str, args: dict[str, Any], tools: list[dict[str, Any]]) -> st
         prop = schema["properties"].get(key)
         if prop is None:
             return f"The function {name!r} has no argument {key!r}."
-        enum = prop.get("enum") or prop.get("items", {}).get("enum")
-        values = value if isinstance(value, list) else [value]
-        if enum:
-            wrong = [v for v in values if str(v) not in enum]
-            if wrong:
-                return f"{wrong[0]!r} is not a valid {key} here; valid values: {', '.join(enum)}."
+        if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+            return f"The argument {key!r} of {name!r} takes one value, not {value!r}."
+        enum = prop.get("enum")
+        if enum and str(value) not in enum:
+            return f"{value!r} is not a valid {key} here; valid values: {', '.join(enum)}."
     return ""
 
 
 def _json_mode_system(tools: list[dict[str, Any]]) -> str:
     functions = "\n".join(json.dumps(t["function"]) for t in tools)
-    return prompts.load("laser/action") + "\n\n" + prompts.render(
+    return prompts.render("laser/action") + "\n\n" + prompts.render(
         "laser/json_actions", functions=functions, example=names(tools)[0]
     )
 
@@ -89,7 +89,7 @@ async def choose_function(
 ) -> Choice:
     """Table 7: turn the rationale into one of ``tools``, re-asking on a refusal."""
     user = prompts.render("laser/action_input", observation=observation, rationale=why)
-    system = _json_mode_system(tools) if mode == "json" else prompts.load("laser/action")
+    system = _json_mode_system(tools) if mode == "json" else prompts.render("laser/action")
     messages: list[BaseMessage] = [SystemMessage(system), HumanMessage(user)]
     problem = ""
     for _ in range(ATTEMPTS):

@@ -1,15 +1,18 @@
 """LASER's per-state action space (paper 003, Table 8) as function schemas.
 
-Each state offers only its own functions, and argument enums are filled from the page
-(item ids on the results page, option values on the item page), so that a model which
-follows the schema cannot take an invalid action.
+Each state offers only its own functions, with the parameters of the original
+(``prompt_library.py``): ``Search`` takes ``keywords`` and ``max_price``; ``select_item``
+an item id; ``Buy_Now`` one value per customization type of the item (the original asks
+for the types and makes each a required parameter). Argument enums are filled from the
+page (item ids on the results page, each type's values on the item page), so that a model
+which follows the schema cannot take an invalid action. A detail page already read for
+the current item is not offered again (the original removes it from the item's functions).
 """
 
 from __future__ import annotations
 
-from typing import Any, Literal
-
-LaserStateName = Literal["search", "results", "item"]
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 _DESCRIPTIONS: dict[str, str] = {
     "Search": "Use this function to search for the target item in the inventory based on keywords",
@@ -28,6 +31,10 @@ STATE_FUNCTIONS: dict[str, tuple[str, ...]] = {
     "results": ("select_item", "Next", "Back_to_Search"),
     "item": ("Description", "Features", "Reviews", "Buy_Now", "Prev"),
 }
+DETAIL_PAGES = ("Description", "Features", "Reviews")
+# The backup's Buy_Now, which the original calls once the item is chosen (buy_item_final).
+BUY_FINAL = ("Use this function to buy the current item, if the current item perfectly matches the user "
+             "instruction. Additionally, you should also provide the customizations of the item (if any)")
 
 
 def _function(name: str, properties: dict[str, Any] | None = None, required: list[str] | None = None) -> dict[str, Any]:
@@ -41,55 +48,52 @@ def _function(name: str, properties: dict[str, Any] | None = None, required: lis
     }
 
 
-def _enum_string(description: str, values: list[str]) -> dict[str, Any]:
+def _enum_string(description: str, values: Sequence[str]) -> dict[str, Any]:
     schema: dict[str, Any] = {"type": "string", "description": description}
     if values:
-        schema["enum"] = values
+        schema["enum"] = list(values)
     return schema
 
 
-def tools_for(state: str, *, item_ids: list[str] = (), option_values: list[str] = (), has_next: bool = True) -> list[dict[str, Any]]:
-    """The function schemas the model may call in ``state``, filled from the current page."""
+def search_tool() -> dict[str, Any]:
+    return _function("Search", {
+        "keywords": {"type": "string", "description": "The keywords that describe the item to be searched for"},
+        "max_price": {"type": "string", "description": "The upper bound of the item price, if the upper bound is not specified, then set to 1000000."},
+    }, ["keywords"])
+
+
+def select_tool(item_ids: Sequence[str]) -> dict[str, Any]:
+    return _function("select_item", {"item_id": _enum_string("The id of the item to be checked", item_ids)}, ["item_id"])
+
+
+def buy_tool(options: Mapping[str, Sequence[str]], final: bool = False) -> dict[str, Any]:
+    """Buy Now with one required value per customization type of the item (``final``: the
+    backup's wording, which asks for the customizations)."""
+    properties = {name: _enum_string(f"The {name} of the item", values) for name, values in options.items() if values}
+    tool = _function("Buy_Now", properties, list(properties))
+    if final:
+        tool["function"]["description"] = BUY_FINAL
+    return tool
+
+
+def tools_for(
+    state: str, *, item_ids: Sequence[str] = (), options: Mapping[str, Sequence[str]] | None = None,
+    read: Iterable[str] = (),
+) -> list[dict[str, Any]]:
+    """The function schemas the model may call in ``state``, filled from the current page;
+    ``read`` names the detail pages already read for the current item."""
+    done = set(read)
     tools: list[dict[str, Any]] = []
     for name in STATE_FUNCTIONS[state]:
         if name == "Search":
-            tools.append(_function(name, {"keywords": {"type": "string", "description": "the search query"}}, ["keywords"]))
+            tools.append(search_tool())
         elif name == "select_item":
-            tools.append(_function(name, {"item_id": _enum_string("the item id shown on its button", list(item_ids))}, ["item_id"]))
-        elif name == "Next" and not has_next:
-            continue
+            tools.append(select_tool(item_ids))
         elif name == "Buy_Now":
-            options = {
-                "type": "array",
-                "items": _enum_string("an option value shown on the item page", list(option_values)),
-                "description": "the customization option values to select before buying (one per customization type)",
-            }
-            tools.append(_function(name, {"customization_options": options}))
-        else:
+            tools.append(buy_tool(options or {}))
+        elif name not in done:
             tools.append(_function(name))
     return tools
-
-
-def backup_tool(item_ids: list[str], option_values: list[str]) -> dict[str, Any]:
-    """The single function of the backup strategy: buy one of the examined items."""
-    return {
-        "type": "function",
-        "function": {
-            "name": "buy_backup",
-            "description": "Buy the examined item that best matches the user instruction.",
-            "parameters": {
-                "type": "object",
-                "properties": {
-                    "item_id": _enum_string("the id of the item to buy", item_ids),
-                    "customization_options": {
-                        "type": "array",
-                        "items": _enum_string("an option value of that item", option_values),
-                    },
-                },
-                "required": ["item_id"],
-            },
-        },
-    }
 
 
 def names(tools: list[dict[str, Any]]) -> list[str]:

@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import gzip
 import json
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
 from envs import EnvError, UnknownTaskError, make_env
 from envs.webshop import WebShopEnv
 
-GOAL_12 = "12"  # COOrun women's long-sleeve shirt, color b-purple-thumbhole, size x-large, under $50
+GOAL_12 = "synthetic-12"  # COOrun women's long-sleeve shirt, color b-purple-thumbhole, size x-large, under $50
 
 
 @pytest.fixture
@@ -38,7 +43,7 @@ def own_option_values(env: WebShopEnv) -> list[str]:
     return list(options.values()) if isinstance(options, dict) else list(options)
 
 
-@pytest.mark.parametrize("task_id", ["0", "1", "12", "4000", "6910", "6921"])
+@pytest.mark.parametrize("task_id", ["synthetic-0", "synthetic-1", "synthetic-12", "synthetic-4000", "0", "11"])
 async def test_buying_the_goal_product_with_its_options_scores_one(env, task_id):
     await env.reset(task_id)
     goal = env.goal
@@ -88,18 +93,24 @@ async def test_results_pages_and_navigation(env):
     info = first.observation.info
     assert info["page"] == "results" and info["total_results"] == 50
     assert info["has_next"] and not info["has_prev"] and len(info["item_ids"]) == 10
-    assert "Page 1 (Total results: 50)" in first.observation.text
+    assert "Page 1 (Total results: 50)\n[button] Next > [button_]\n" in first.observation.text
     second = await env.step("click[Next >]")
     assert second.observation.info["page_number"] == 2 and second.observation.info["has_prev"]
     assert set(second.observation.info["item_ids"]).isdisjoint(info["item_ids"])
     for _ in range(3):
         last = await env.step("click[next >]")
-    assert last.observation.info["page_number"] == 5 and not last.observation.info["has_next"]
+    assert last.observation.info["page_number"] == 5 and len(last.observation.info["item_ids"]) == 10
+    # WebShop shows "Next >" on every results page: past the 50 results the page is empty.
+    assert last.observation.info["has_next"]
+    beyond = await env.step("click[Next >]")
+    assert beyond.info["valid"] and beyond.observation.info["page_number"] == 6
+    assert beyond.observation.info["item_ids"] == [] and beyond.observation.text.endswith("[button] Next > [button_]\n")
+    await env.step("click[< Prev]")
     item = await env.step(f"click[{last.observation.info['item_ids'][0]}]")
     assert item.observation.info["page"] == "item"
     sub = await env.step("click[Description]")
     assert sub.observation.info["page"] == "item_sub" and sub.observation.info["sub_page"] == "Description"
-    assert "description:" in sub.observation.text
+    assert sub.observation.info["clickables"] == ["Back to Search", "< Prev"]  # as WebShop's sub-pages
     back = await env.step("click[< Prev]")
     assert back.observation.info["page"] == "item"
     results = await env.step("click[< Prev]")
@@ -108,17 +119,53 @@ async def test_results_pages_and_navigation(env):
     assert home.observation.info["page"] == "search" and home.observation.info["clickables"] == ["Search"]
 
 
-async def test_item_page_shows_grouped_options_and_clicked_ones(env):
+async def test_opened_items_are_marked_until_the_search_page(env):
+    await env.reset(GOAL_12)
+    page = await env.step("search[women shirt]")
+    first, second = page.observation.info["item_ids"][:2]
+    await env.step(f"click[{first}]")
+    page = await env.step("click[< Prev]")
+    assert f"\n[clicked button] {first} [clicked button_]\n" in page.observation.text
+    assert f"\n[button] {second} [button_]\n" in page.observation.text
+    await env.step("click[Back to Search]")
+    page = await env.step("search[women shirt]")
+    assert f"\n[button] {first} [button_]\n" in page.observation.text  # WebShop forgets them there
+
+
+async def test_a_sub_page_shows_its_section(env):
+    await open_item(env, GOAL_12, "B08JD14GJF", "coorun women's sun protection shirts")
+    features = await env.step("click[Features]")
+    section = features.observation.info["section"]
+    assert section.startswith(" 【Sun Protection】") and section.count("\n") == 4
+    assert features.observation.text.endswith(section + "\n")
+    await env.step("click[< Prev]")
+    description = await env.step("click[Description]")
+    assert description.observation.info["section"] == ""  # this product has no description
+
+
+async def test_item_page_shows_options_one_per_line_and_clicked_ones(env):
     await open_item(env, GOAL_12, "B08JD14GJF", "coorun women's sun protection shirts")
     res = await env.step("click[x-large]")
     text, info = res.observation.text, res.observation.info
     assert info["asin"] == "B08JD14GJF" and info["selected_options"] == {"size": "x-large"}
     assert "x-large" in info["options"]["size"] and "b-purple-thumbhole" in info["options"]["color"]
-    size_line = next(line for line in text.splitlines() if line.startswith("size: "))
-    assert "[clicked button] x-large [clicked button_]" in size_line
-    assert "[button] small [button_]" in size_line
+    assert text.startswith("You have clicked x-large.\nInstruction:\n")
+    assert ("\nsize\n  [button] small [button_]\n  [button] medium [button_]\n  [button] large [button_]\n"
+            "  [clicked button] x-large [clicked button_]\n  [button] xx-large [button_]\n") in text
     assert info["clickables"][:2] == ["Back to Search", "< Prev"]
     assert info["clickables"][-4:] == ["Description", "Features", "Reviews", "Buy Now"]
+
+
+async def test_pages_are_webshops_text_observation():
+    """100 pages of every kind (search, results incl. past the last, items with chosen
+    options incl. values with quotes and non-ASCII, the three sub-pages), restored from
+    snapshots, equal the text WebShop's templates and its text_rich rule produce."""
+    with gzip.open(Path(__file__).parent / "data" / "webshop_pages.json.gz", "rt", encoding="utf-8") as f:
+        pages = json.load(f)
+    assert len(pages) == 100
+    for page in pages:
+        obs = await WebShopEnv().restore(page["snapshot"])
+        assert obs.text == page["text"], page["snapshot"]
 
 
 INVALID = [
@@ -131,8 +178,7 @@ INVALID = [
     ("empty query", [], "search[   ]", "empty"),
     ("unknown verb", [], "purchase[B08JD14GJF]", "Unknown action"),
     ("click Search", [], "click[Search]", "search[your query]"),
-    ("Next on the last page", ["search[shirt]", "click[Next >]", "click[Next >]", "click[Next >]",
-                               "click[Next >]"], "click[Next >]", "no button"),
+    ("Prev on the first results page", ["search[shirt]"], "click[< Prev]", "no button"),
     ("option of another page", ["search[shirt]"], "click[x-large]", "no button"),
 ]
 
@@ -163,7 +209,7 @@ async def test_actions_after_the_purchase_and_before_reset_are_refused(env):
 async def test_snapshot_restores_the_same_page_on_a_fresh_instance(env):
     current = await env.reset(GOAL_12)
     actions = ["search[women long sleeve shirt]", "click[Next >]", "click[< Prev]",
-               "click[B08JD14GJF]", "click[c-black]", "click[large]", "click[Reviews]",
+               "click[B08JD14GJF]", "click[c-black]", "click[large]", "click[Reviews]", "click[< Prev]",
                "click[Features]", "click[< Prev]", "click[Buy Now]"]
     seen = set()
     for action in [None, *actions]:
@@ -182,21 +228,36 @@ async def test_snapshot_restores_the_same_page_on_a_fresh_instance(env):
 
 async def test_task_ids_splits_and_unknown_tasks(env):
     assert len(env.task_ids()) == 6923 and env.task_ids()[:2] == ["0", "1"]
-    sizes = {s: len(env.task_ids(s)) for s in ("all", "synthetic", "human", "test", "eval", "train")}
-    assert sizes == {"all": 6923, "synthetic": 6910, "human": 13, "test": 500, "eval": 1000, "train": 5410}
-    assert env.task_ids("human")[0] == "6910"
-    for bad in ("6923", "-1", "abc", "012", ""):
+    assert env.task_ids()[13] == "synthetic-0"
+    sizes = {s: len(env.task_ids(s)) for s in ("all", "human", "test", "synthetic", "synthetic-test",
+                                                 "synthetic-eval", "synthetic-train")}
+    assert sizes == {"all": 6923, "human": 13, "test": 13, "synthetic": 6910, "synthetic-test": 500,
+                     "synthetic-eval": 1000, "synthetic-train": 5410}
+    assert env.task_ids("test") == [str(i) for i in range(13)]  # WebShop's test: the human goals
+    assert env.task_ids("synthetic-eval")[0] == "synthetic-500"
+    for empty in ("eval", "train"):  # 13 human goals: nothing past index 499
+        with pytest.raises(EnvError, match=f"synthetic-{empty}"):
+            env.task_ids(empty)
+    for bad in ("13", "-1", "abc", "012", "", "synthetic-6910", "synthetic-", "synthetic-01"):
         with pytest.raises(UnknownTaskError):
             await env.reset(bad)
     with pytest.raises(EnvError):
         env.task_ids("nope")
 
 
+async def test_a_missing_data_folder_is_a_clear_error(tmp_path):
+    env = make_env("webshop", data_dir=str(tmp_path))  # nothing is read yet
+    with pytest.raises(EnvError, match="items_shuffle"):
+        env.task_ids()
+    with pytest.raises(EnvError, match="items_shuffle"):
+        await env.reset("0")
+
+
 async def test_make_env_builds_webshop_and_rejects_bad_options():
     env = make_env("webshop")
     obs = await env.reset("0")
     assert obs.info["page"] == "search" and obs.info["instruction"] == env.goal["instruction_text"]
-    assert obs.text.startswith("WebShop\nInstruction:\n") and obs.text.endswith("[button] Search [button_]")
+    assert obs.text == f"WebShop\nInstruction: \n{env.goal['instruction_text']}\n[button] Search [button_]\n"
     with pytest.raises(EnvError):
         make_env("webshop", colour="red")
 
@@ -207,7 +268,7 @@ async def test_restore_on_a_used_instance_and_bad_snapshots(env):
     opened = await env.step("click[B08JD14GJF]")
     snap = await env.snapshot()
     await env.step("click[Buy Now]")
-    await env.reset("0")  # the same instance moved on to another task
+    await env.reset("synthetic-0")  # the same instance moved on to another task
     obs = await env.restore(snap)
     assert obs.text == opened.observation.text and env.goal["asin"] == "B08JD14GJF"
     assert (await env.step("click[x-large]")).info["valid"]
@@ -221,8 +282,52 @@ async def test_restore_on_a_used_instance_and_bad_snapshots(env):
     for view in bad_views:
         with pytest.raises(EnvError):
             await WebShopEnv().restore({**snap, "view": view})
-    for broken in ({}, {"task_id": "12"}, {"task_id": None, "view": {}}, {**snap, "view": {"colour": 1}}):
+    for broken in ({}, {"task_id": "synthetic-12"}, {"task_id": None, "view": {}}, {**snap, "view": {"colour": 1}}):
         with pytest.raises(EnvError):
             await WebShopEnv().restore(broken)
     with pytest.raises(UnknownTaskError):
         await WebShopEnv().restore({**snap, "task_id": "99999"})
+
+
+BLOCKING_CHECK = """
+import asyncio, sys
+from blockbuster import BlockBuster
+from envs import make_env
+
+async def main(data):
+    env = make_env("webshop", data_dir=data)  # imports envs.webshop on the loop, as a graph node does
+    await env.reset("synthetic-12")
+    goal = env.goal
+    await env.step(f"search[{goal['name']}]")
+    await env.step(f"click[{goal['asin']}]")
+    await env.step("click[Features]")
+    await env.step("click[< Prev]")
+    for value in goal["goal_options"].values():
+        await env.step(f"click[{value}]")
+    snap = await env.snapshot()
+    bought = await env.step("click[Buy Now]")
+    await make_env("webshop", data_dir=data).restore(snap)
+    print("reward", bought.reward)
+
+blockbuster = BlockBuster()  # every check on, file reads and os.stat included (stricter than langgraph dev)
+blockbuster.activate()
+asyncio.run(main(sys.argv[1]))
+"""
+
+
+def test_nothing_blocks_the_event_loop(tmp_path):
+    """In a fresh process under blockbuster (what ``langgraph dev`` uses to refuse blocking
+    calls), the env module is imported, a new data folder is loaded (its cache built), an
+    item is searched, browsed and bought (the first reward loads the POS tagger) and a
+    snapshot restored: every blocking call runs in a worker thread."""
+    from envs import webshop_catalogue
+
+    data = tmp_path / "data"
+    data.mkdir()
+    for name in ("items_shuffle_1000.json.gz", "items_ins_v2_1000.json.gz", "items_human_ins.json"):
+        (data / name).write_bytes((webshop_catalogue.DATA_DIR / name).read_bytes())
+    root = Path(__file__).resolve().parents[2]
+    done = subprocess.run([sys.executable, "-c", BLOCKING_CHECK, str(data)], cwd=root, capture_output=True, text=True,
+                          env={**os.environ, "INTROSPECT_CACHE": str(tmp_path / "cache"), "PYTHONPATH": str(root)})
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.strip() == "reward 1.0"

@@ -9,7 +9,7 @@ import pytest
 
 from envs import webshop_reward
 from envs.webshop import reward
-from envs.webshop_data import load_catalogue
+from envs.webshop_catalogue import load_catalogue
 
 CATEGORY = "Clothing › Men › Shirts › Casual"
 
@@ -104,10 +104,10 @@ def test_option_matching_reproduces_webshops_name_value_pairs():
     goal_options.items()), while the purchased value is colour-normalised: "rectangular"
     contains "tan", so buying the right shape still misses it."""
     catalogue = load_catalogue()
-    goal = catalogue.goals[28]
+    goal = catalogue.synthetic_goal(28)
     assert goal["goal_options"] == {"color": "navy | red", "item shape": "rectangular", "size": "1 ft 9 in x 7 ft 2 in"}
-    product = catalogue.by_asin[goal["asin"]]
-    total, info = reward(goal, product, catalogue.prices[goal["asin"]], goal["goal_options"], verbose=True)
+    product = catalogue.product(goal["asin"])
+    total, info = reward(goal, product, catalogue.price(goal["asin"]), goal["goal_options"], verbose=True)
     n_att = len(goal["attributes"])
     # "navy | red" -> "navy" is in "color navy red"; the size text is in "size 1 ft 9 in ..."; "tan" is not
     # in "item shape rectangular": 2 of 3 options. All attributes, price within budget, r_type 1.

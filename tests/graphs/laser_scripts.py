@@ -5,7 +5,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from langgraph.checkpoint.memory import InMemorySaver
+
 from envs import make_env
+from graphs.context import Context
+from graphs.laser import build_graph
 
 
 def think(text: str) -> dict[str, Any]:
@@ -16,23 +20,23 @@ def call(name: str, **args: Any) -> dict[str, Any]:
     return {"content": "", "tool_calls": [{"name": name, "args": args}]}
 
 
-def option_values(goal: dict[str, Any]) -> list[str]:
-    options = goal["goal_options"]
-    return list(options.values()) if isinstance(options, dict) else list(options)
+def buy(goal: dict[str, Any]) -> dict[str, Any]:
+    """Buy_Now with the goal's value for each customization type."""
+    return call("Buy_Now", **goal["goal_options"])
 
 
 async def goal_with_options(limit: int = 400) -> tuple[str, dict[str, Any], list[str]]:
-    """The first task whose goal has options and whose product tops the search for its name;
+    """The first synthetic goal with options whose product tops the search for its name;
     returns (task id, goal, ids on the first results page)."""
     env = make_env("webshop")
-    for task_id in env.task_ids()[:limit]:
+    for task_id in env.task_ids("synthetic")[:limit]:
         await env.reset(task_id)
         goal = env.goal
-        if not option_values(goal):
+        if len(goal["goal_options"]) < 2:
             continue
         result = await env.step(f"search[{goal['name']}]")
         ids = result.observation.info["item_ids"]
-        if ids and ids[0] == goal["asin"] and result.observation.info["has_next"]:
+        if len(ids) == 10 and ids[0] == goal["asin"]:
             return task_id, goal, ids
     raise AssertionError("no suitable goal found")
 
@@ -41,7 +45,7 @@ def tour_script(goal: dict[str, Any], first_page_ids: list[str]) -> list[dict[st
     """A run that takes every edge of LASER's Figure 1 and then buys the goal product."""
     other = next(i for i in first_page_ids if i != goal["asin"])
     return [
-        think("search for the product"), call("Search", keywords=goal["name"]),
+        think("search for the product"), call("Search", keywords=goal["name"], max_price="1000000"),
         think("this other item might match"), call("select_item", item_id=other),
         think("check the description"), call("Description"),
         think("it does not match, go back"), call("Prev"),
@@ -49,5 +53,17 @@ def tour_script(goal: dict[str, Any], first_page_ids: list[str]) -> list[dict[st
         think("nothing here, search again"), call("Back_to_Search"),
         think("search once more"), call("Search", keywords=goal["name"]),
         think("the first item matches"), call("select_item", item_id=goal["asin"]),
-        think("it matches, buy it with the options"), call("Buy_Now", customization_options=option_values(goal)),
+        think("it matches, buy it with the options"), buy(goal),
     ]
+
+
+async def run(spec: str, task_id: str, thread: str, **context: Any) -> tuple[list[str], dict[str, Any]]:
+    """Run LASER to the end; returns the nodes in order and the final state."""
+    graph = build_graph(checkpointer=InMemorySaver())
+    config = {"configurable": {"thread_id": thread}, "recursion_limit": 200}
+    nodes: list[str] = []
+    async for chunk in graph.astream({"task_id": task_id}, config, context=Context(model=spec, env="webshop", **context),
+                                     stream_mode="updates"):
+        nodes.extend(chunk)
+    state = (await graph.aget_state(config)).values
+    return nodes, state

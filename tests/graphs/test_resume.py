@@ -61,6 +61,6 @@ async def test_sigkill_then_resume_ends_like_an_uninterrupted_run(tmp_path):
 
     async with open_checkpointer(f"sqlite:///{db}") as saver:
         final = (await build_graph(checkpointer=saver).aget_state({"configurable": {"thread_id": "crashy"}})).values
-    for key in ("trajectory", "history", "reward", "success", "transitions", "buffer", "visited", "actions"):
+    for key in ("trajectory", "history", "reward", "success", "transitions", "buffer", "details", "target", "actions"):
         assert final[key] == reference.state[key], key
     assert final["usage"]["model_calls"] == reference.state["usage"]["model_calls"]
