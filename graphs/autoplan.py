@@ -35,8 +35,6 @@ from envs.base import Env, EnvError
 from envs.sessions import SESSIONS
 from graphs.context import Context
 from nodes.autoplan.batch import (
-    TRAIN_TEMPERATURE,
-    TRAIN_TOP_P,
     of_iteration,
     sample_batch,
     score_batch,
@@ -44,6 +42,7 @@ from nodes.autoplan.batch import (
     send_reflections,
 )
 from nodes.autoplan import few_shot
+from nodes.autoplan.decoding import TRAIN_TEMPERATURE, TRAIN_TOP_P
 from nodes.autoplan.collect import MAX_ACTIONS, act, finish, formalize, max_actions, next_step, start, step, think
 from nodes.autoplan.plan import next_iteration, plan
 from nodes.autoplan.reflect import reflect

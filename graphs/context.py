@@ -23,6 +23,8 @@ class Context:
     # Nucleus sampling; None leaves it to the method (AutoPlan samples its training
     # collection with 0.9, paper 004 section 4.2) or, where the method has none, unsent.
     top_p: float | None = None
+    # The token limit of a model call; a method may give some calls their own (AutoPlan's
+    # ALFWorld actions and later thoughts, as its original code: nodes.autoplan.decoding).
     max_tokens: int = 512
     # How the agent picks actions where the method uses functions (LASER): native tool
     # calls, or a JSON object in the reply for models without tool calling.

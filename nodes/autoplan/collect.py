@@ -17,7 +17,7 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 
 from graphs.context import Context
-from nodes.autoplan import few_shot
+from nodes.autoplan import decoding, few_shot
 from nodes.autoplan import prompting as text
 from nodes.autoplan.batch import acting_caller, branch_caller, session_config
 from nodes.autoplan.state import CollectState, Experience, Turn
@@ -80,17 +80,19 @@ async def think(state: CollectState, runtime: Runtime[Context], config: Runnable
     context = await _observed(state, runtime.context)
     ask = Turn(role="user", content=f"{context}\n{text.thought_prompt(env, plan)}")
     llm = acting_caller(runtime.context, state)
-    thought = (await llm(text.chat(env, [*state.get("messages", []), ask]))).text.strip()
+    kind = "thought" if state.get("messages") else "opening_thought"
+    thought = (await decoding.ask(llm, text.chat(env, [*state.get("messages", []), ask]), env, kind)).strip()
     return {"messages": [ask, Turn(role="assistant", content=thought)], "thought": thought, "usage": llm.usage}
 
 
 async def act(state: CollectState, runtime: Runtime[Context], config: RunnableConfig) -> dict:
-    """a'_t ~ M(H_{t-1} ⊕ ~a_t ⊕ "Action:"): a free-form action, its first line kept."""
+    """a'_t ~ M(H_{t-1} ⊕ ~a_t ⊕ "Action:"): a free-form action, which ends at a newline
+    (nodes.autoplan.decoding)."""
     env = runtime.context.env
     asked = text.with_user(state.get("messages", []), text.render(env, "action"))
     llm = acting_caller(runtime.context, state)
-    raw = text.first_line((await llm(text.chat(env, asked))).text.strip())
-    return {"raw_action": _LABEL.sub("", raw).strip(), "usage": llm.usage}
+    raw = (await decoding.ask(llm, text.chat(env, asked), env, "action")).strip()
+    return {"raw_action": raw, "usage": llm.usage}
 
 
 async def formalize(state: CollectState, runtime: Runtime[Context], config: RunnableConfig) -> dict:
@@ -103,7 +105,7 @@ async def formalize(state: CollectState, runtime: Runtime[Context], config: Runn
         return {"command": command, "messages": [*turns, Turn(role="assistant", content=command)]}
     prompt = text.render(env, "formalize", action=state.get("raw_action", ""))
     llm = branch_caller(runtime.context, state)
-    command = normalize_command(env, (await llm([HumanMessage(prompt)])).text.strip())
+    command = normalize_command(env, await decoding.ask(llm, [HumanMessage(prompt)], env, "formalize"))
     return {"command": command, "messages": [*turns, Turn(role="assistant", content=command)], "usage": llm.usage}
 
 

@@ -133,7 +133,7 @@ def chat(env: str, turns: Sequence[Turn]) -> list[BaseMessage]:
 
 
 def first_line(text: str) -> str:
-    """The first non-empty line: the paper stops action replies at a newline."""
+    """The first non-empty line (of a formalizer's reply, which names one command)."""
     return next((line.strip() for line in text.splitlines() if line.strip()), "")
 
 
