@@ -65,6 +65,10 @@ class Context:
     # ("react": as ReAct's runners pick them; "react_autoplan": ALFWorld's from the file
     # AutoPlan's code reads). See nodes.autoplan.few_shot.
     few_shot: Literal["none", "react", "react_autoplan"] = "none"
+    # AutoPlan: the chat as the paper writes H_t ("paper") or as the original code sends it
+    # ("original": ALFWorld opens with its state summary and keeps the free-form action, the
+    # last observation is left out, ...). See nodes.autoplan.transcript.
+    transcript: Literal["paper", "original"] = "paper"
 
     def limit(self, name: str, default: int) -> int:
         """The configured limit ``name``, or the method's ``default`` when unset."""

@@ -37,7 +37,7 @@ def update_prompt(env: str, state: TrainState) -> str:
     reflections = {r.get("index"): r for r in of_iteration(state.get("reflections") or [], iteration)}
     blocks = "\n".join(
         text.experience_block(env, number, experience, reflections.get(experience.get("index"), {}))
-        for number, experience in enumerate(experiences, 1)
+        for number, experience in enumerate(experiences)
     )
     current = state["plans"][-1].strip()
     kinds = [str(e.get("task_type", "")) for e in experiences]
