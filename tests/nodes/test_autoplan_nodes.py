@@ -7,7 +7,7 @@ import pytest
 
 import prompts
 from graphs.context import Context
-from nodes.autoplan import prompting
+from nodes.autoplan import prompting, transcript
 from nodes.autoplan.batch import advance, batch_tasks, branch_session, of_iteration
 from nodes.autoplan.collect import max_actions, normalize_command
 from nodes.autoplan.plan import clean_plan
@@ -126,3 +126,16 @@ def test_prompts_the_paper_shows_only_as_images_are_the_original_codes():
     block = prompting.experience_block("alfworld", 0, {"objective": "heat some egg and put it in fridge."},
                                        {"summary": "S", "flaw": "F"})
     assert block.startswith("Job 0:\nYou job is to heat some egg and put it in fridge\nResult of Job 0:\nFailed\n")
+
+
+def test_observations_as_each_transcript_shows_them():
+    look = "You are facing the countertop 1. Next to it, you see nothing."
+    assert transcript.observation_turn("alfworld", look, "look", "paper") == f"Observation: {look}"
+    assert transcript.observation_turn("alfworld", look, "look", "original") == (
+        "Observation: You are facing the countertop 1.")  # the original's process_ob
+    assert transcript.observation_turn("hotpotqa", "Invalid action: x", "x", "paper") == (
+        "Observation:\nInvalid action: x")
+    assert transcript.observation_turn("hotpotqa", "Invalid action: x", "x", "original") == (
+        "No action in the format of 'search[...]', 'lookup[...]', or 'finish[...]'.")
+    assert transcript.observation_turn("hotpotqa", "No more results.", "lookup[x]", "original") == (
+        "Observation:\nNo more results.")
