@@ -3,7 +3,10 @@
 Behaviour follows ReAct's wikienv.py and HotPotQAWrapper (the observations AutoPlan's
 prompts expect; AutoPlan adds no feedback of its own for HotpotQA):
 - ``search[X]``: the page's first 5 sentences, or ``Could not find X. Similar: [...]`` with up
-  to 5 titles; a successful search opens the page and clears the lookup.
+  to 5 titles; a successful search opens the page and clears the lookup. The paper says it
+  adds no feedback to ReAct's (Appendix A.3), but AutoPlan's code words a miss as its own:
+  ``Could not find exact match of "X". Available entities in the database: "A", "B". The
+  search API only returns the paragraph if ...`` (option ``augmented_feedback``).
 - ``lookup[K]``: ``(Result i / n) <sentence>``, the next sentence of the open page containing K
   (case-insensitive); the same K again moves on; past the last one, ``No more results.``.
 - ``finish[A]``: ends the episode, ``Episode finished, reward = <EM>``; reward = exact match,
@@ -47,6 +50,10 @@ from envs.hotpotqa_score import exact_match, f1, judged_correct
 
 ACTION = re.compile(r"^\s*(search|lookup|finish|think)\s*\[(.*)\]\s*$", re.IGNORECASE | re.DOTALL)
 GRAMMAR = "Use search[entity], lookup[keyword] or finish[answer]."
+NOT_FOUND = "Could not find {entity}. Similar: {similar}."  # ReAct's
+NOT_FOUND_AUTOPLAN = ('Could not find exact match of "{entity}". Available entities in the database: {similar}. '
+                      "The search API only returns the paragraph if the search query matches every character "
+                      "to an entity in the database.")  # AutoPlan's code (its envs/wikienv.py)
 PAGE_SENTENCES = 5
 DEFAULT_MAX_STEPS = 10
 SPLIT = re.compile(r"^(dev|train|test|bridge|comparison)?(?:\[(-?\d*):(-?\d*)\])?$")
@@ -88,7 +95,9 @@ class HotpotQAEnv(Env):
     """Options: ``backend`` ("local" | "wikipedia"), ``questions`` (a HotpotQA-format .json or
     .json.gz; default the shipped 100 dev questions), ``max_steps`` (10), ``api_url`` and
     ``timeout`` (seconds) for the Wikipedia backend, ``judge`` (``off`` by default, ``run`` for the
-    run's own model, or ``provider:model``; ``judge_model`` is the same option)."""
+    run's own model, or ``provider:model``; ``judge_model`` is the same option),
+    ``augmented_feedback`` (False: a search miss reads as ReAct's, as the paper says; True: as
+    AutoPlan's code words it)."""
 
     name = "hotpotqa"
     training_splits = ("train",)
@@ -103,6 +112,7 @@ class HotpotQAEnv(Env):
         timeout: float = 10.0,
         judge: str = "off",
         judge_model: str | None = None,
+        augmented_feedback: bool = False,
     ) -> None:
         if backend not in ("local", "wikipedia"):
             raise EnvError(f"unknown hotpotqa backend {backend!r}; use 'local' or 'wikipedia'")
@@ -116,6 +126,7 @@ class HotpotQAEnv(Env):
         self.max_steps = int(max_steps)
         self.judge_model = judge_option(judge_model or judge, self.name)
         self.judge: Judge | None = None
+        self.augmented = bool(augmented_feedback)
         self.state = EpisodeState()
 
     def _load(self) -> None:
@@ -220,7 +231,9 @@ class HotpotQAEnv(Env):
     async def _search(self, entity: str) -> str:
         found = await self.backend.search(entity)
         if found.page is None:
-            return f"Could not find {entity}. Similar: {list(found.similar)}."
+            if self.augmented:
+                return NOT_FOUND_AUTOPLAN.format(entity=entity, similar=", ".join(f'"{t}"' for t in found.similar))
+            return NOT_FOUND.format(entity=entity, similar=list(found.similar))
         page: Page = found.page
         self.state.page = {"title": page.title, "sentences": list(page.sentences)}
         self.state.lookup_keyword, self.state.lookup_index = None, 0

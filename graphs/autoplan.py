@@ -6,6 +6,9 @@ empty plan is the ReAct zero-shot baseline)::
     START -> start -> think -> act -> formalize -> step -+-> think   (until the episode ends
                                                         +-> finish -> END    or the step cap)
 
+(with Context.transcript="original", ALFWorld's step cap leads to one more ``think``, which
+then goes to ``finish``, as the original code asks that thought; see nodes.autoplan.transcript)
+
 Training (paper 3.2, B = Context.batch_size, I = Context.iterations, seeded by Context.seed)::
 
     START -> sample_batch =Send x B=> collect -> score_batch =Send x B=> reflect -> plan -+-> sample_batch
@@ -35,16 +38,26 @@ from envs.base import Env, EnvError
 from envs.sessions import SESSIONS
 from graphs.context import Context
 from nodes.autoplan.batch import (
-    TRAIN_TEMPERATURE,
-    TRAIN_TOP_P,
     of_iteration,
     sample_batch,
     score_batch,
     send_collections,
     send_reflections,
 )
-from nodes.autoplan import few_shot
-from nodes.autoplan.collect import MAX_ACTIONS, act, finish, formalize, max_actions, next_step, start, step, think
+from nodes.autoplan import few_shot, transcript
+from nodes.autoplan.decoding import TRAIN_TEMPERATURE, TRAIN_TOP_P
+from nodes.autoplan.collect import (
+    MAX_ACTIONS,
+    act,
+    after_thought,
+    finish,
+    formalize,
+    max_actions,
+    next_step,
+    start,
+    step,
+    think,
+)
 from nodes.autoplan.plan import next_iteration, plan
 from nodes.autoplan.reflect import reflect
 from nodes.autoplan.state import CollectState, TrainState
@@ -79,7 +92,7 @@ def _collection() -> StateGraph:
     builder.add_node("finish", finish)
     builder.add_edge(START, "start")
     builder.add_conditional_edges("start", next_step, ["think", "finish"])
-    builder.add_edge("think", "act")
+    builder.add_conditional_edges("think", after_thought, ["act", "finish"])
     builder.add_edge("act", "formalize")
     builder.add_edge("formalize", "step")
     builder.add_conditional_edges("step", next_step, ["think", "finish"])
@@ -138,8 +151,9 @@ def training_pool(env: Env, split: str | None = None, task_type: str | None = No
 
 
 def check_context(context: Context, training: bool = False) -> None:
-    """Settings that contradict each other, refused before anything runs (EnvError)."""
+    """Unknown or contradicting settings, refused before anything runs (EnvError)."""
     few_shot.check(context.few_shot, context.plan, training)
+    transcript.check(context.transcript)
 
 
 def result(state: dict[str, Any]) -> dict[str, Any]:

@@ -52,7 +52,9 @@ class Context:
                        "collection with 0.9, paper 004 section 4.2) or, where the method has none, unsent",
         "min": 0.0, "max": 1.0})
     max_tokens: int = field(default=512, metadata={
-        "description": "the most tokens one model reply may have", "min": 1})
+        "description": "the token limit of a model call; a method may give some calls their own (AutoPlan's "
+                       "ALFWorld actions and later thoughts, as its original code: nodes.autoplan.decoding)",
+        "min": 1})
     tool_mode: Literal["tools", "json"] = field(default="tools", metadata={
         "description": "how the agent picks actions where the method uses functions (LASER): native "
                        "tool calls, or a JSON object in the reply for models without tool calling"})
@@ -133,6 +135,10 @@ class Context:
         "description": "AutoPlan: Table 3's ReAct K-shot baselines, ReAct's own examples in place of the plan "
                        "(react: as ReAct's runners pick them; react_autoplan: ALFWorld's from the file "
                        "AutoPlan's code reads); see nodes.autoplan.few_shot"})
+    transcript: Literal["paper", "original"] = field(default="paper", metadata={
+        "description": "AutoPlan: the chat as the paper writes H_t (paper) or as the original code sends it "
+                       "(original: ALFWorld opens with its state summary and keeps the free-form action, the "
+                       "last observation is left out, ...); see nodes.autoplan.transcript"})
 
     def __post_init__(self) -> None:
         for spec in fields(self):

@@ -25,7 +25,7 @@ from typing import Any, Callable, Sequence
 from langchain_core.language_models.chat_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 
-from nodes.scripted import ScriptedChatModel
+from nodes.scripted import ScriptedChatModel, cut_at_stop
 from nodes.usage import Usage, add_usage, empty_usage, usage_of_call
 
 
@@ -215,6 +215,7 @@ class Caller:
         retries: int = RETRIES,
     ) -> None:
         self.spec = spec
+        self.temperature, self.max_tokens, self.top_p = temperature, max_tokens, top_p
         self.timeout, self.retries = timeout, retries
         self.model = model_for(spec, temperature, max_tokens, top_p, timeout=timeout, retries=retries)
         self.position = calls_before
@@ -226,8 +227,20 @@ class Caller:
         *,
         tools: Sequence[Any] | None = None,
         tool_choice: str | None = None,
+        stop: Sequence[str] = (),
+        max_tokens: int | None = None,
     ) -> AIMessage:
-        return await self._call(self.model, self.spec, messages, tools, tool_choice)
+        """One call. ``stop``: stop sequences, sent with the request (``ainvoke(stop=...)``,
+        which every LangChain chat model takes) and applied to the reply too, so a server
+        that ignores them still yields the text before the first one. ``max_tokens``: this
+        call's own limit instead of the caller's, through a client built with that limit
+        (every provider takes ``max_tokens`` at construction, not all per request)."""
+        model = self.model
+        if max_tokens is not None and max_tokens != self.max_tokens and not isinstance(model, ScriptedChatModel):
+            model = model_for(self.spec, self.temperature, max_tokens, self.top_p, timeout=self.timeout,
+                              retries=self.retries)
+        limit = {"max_tokens": max_tokens} if max_tokens is not None else {}
+        return await self._call(model, self.spec, messages, tools, tool_choice, stop, limit)
 
     def judge(self, spec: str | None = None) -> "CallerJudge":
         """A judge for an env's evaluator: ``spec``'s model (default this run's), asked
@@ -241,16 +254,20 @@ class Caller:
         messages: Sequence[BaseMessage],
         tools: Sequence[Any] | None = None,
         tool_choice: str | None = None,
+        stop: Sequence[str] = (),
+        limit: dict[str, int] | None = None,
     ) -> AIMessage:
         runnable: Any = model
         if tools:
             runnable = runnable.bind_tools(list(tools), **({"tool_choice": tool_choice} if tool_choice else {}))
-        if isinstance(model, ScriptedChatModel):
-            runnable = runnable.bind(script_position=self.position)
+        if isinstance(model, ScriptedChatModel):  # a script has no limit to build with: it records it
+            runnable = runnable.bind(script_position=self.position, **(limit or {}))
+        if stop:
+            runnable = runnable.bind(stop=list(stop))
         attempts = Attempts(limit=self.retries + 1)
         token = _ATTEMPTS.set(attempts)
         try:
-            message = await runnable.ainvoke(list(messages))
+            message = before_stop(await runnable.ainvoke(list(messages)), stop)
         except Exception as exc:  # noqa: BLE001 - the client has retried what was worth retrying
             tried = f" after {attempts.retries + 1} attempts" if attempts.retries else ""
             spent = add_usage(self.usage, {**empty_usage(), "retries": attempts.retries})
@@ -277,6 +294,14 @@ class CallerJudge:
         reply = await self.caller._call(model, self.spec, [*messages, HumanMessage(prompt)])
         self.calls += 1
         return reply.text
+
+
+def before_stop(message: AIMessage, stop: Sequence[str]) -> AIMessage:
+    """``message`` with its text cut where the first stop sequence starts (as the API does)."""
+    content = message.content
+    if not stop or not isinstance(content, str) or cut_at_stop(content, stop) == content:
+        return message
+    return message.model_copy(update={"content": cut_at_stop(content, stop)})
 
 
 def caller_for(context: Any, state: dict[str, Any], temperature: float | None = None) -> Caller:

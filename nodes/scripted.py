@@ -5,7 +5,9 @@ optional ``"delay"`` in seconds that imitates a real model's latency (demos, cra
 The reply for a call is the line at the call's *position*, which the caller takes from
 the model-call count kept in graph state; so a resumed run continues the script exactly
 where its checkpoint left it. Every call is recorded in ``calls`` (the tools offered
-and the prompt), which lets tests assert what the agent was shown.
+and the prompt, with the call's stop sequences and token limit), which lets tests assert
+what the agent was shown and how it was asked. A reply is cut at the call's first stop
+sequence, as a server cuts it.
 """
 
 from __future__ import annotations
@@ -45,6 +47,12 @@ def load_script(path: str | Path) -> list[dict[str, Any]]:
     return replies
 
 
+def cut_at_stop(text: str, stop: Sequence[str]) -> str:
+    """``text`` up to the first of the stop sequences, as a server that honours ``stop`` sends it."""
+    cuts = [i for i in (text.find(s) for s in stop if s) if i >= 0]
+    return text[:min(cuts)] if cuts else text
+
+
 def _approx_tokens(text: str) -> int:
     """Scripted runs report tokens estimated at four characters each."""
     return max(1, len(text) // 4) if text else 0
@@ -78,7 +86,8 @@ class ScriptedChatModel(BaseChatModel):
         position = int(kwargs.get("script_position", len(self.calls)))
         offered = [t["function"]["name"] for t in kwargs.get("tools", []) or []]
         prompt = "\n".join(str(m.content) for m in messages)
-        self.calls.append({"position": position, "tools": offered, "messages": messages})
+        self.calls.append({"position": position, "tools": offered, "messages": messages, "stop": list(stop or []),
+                           "max_tokens": kwargs.get("max_tokens")})
         if position >= len(self.replies):
             raise ScriptError(
                 f"script {self.source} has {len(self.replies)} replies; call {position + 1} asked for more"
@@ -86,7 +95,7 @@ class ScriptedChatModel(BaseChatModel):
         reply = self.replies[position]
         if reply.get("delay"):
             time.sleep(float(reply["delay"]))
-        content = reply.get("content", "")
+        content = cut_at_stop(reply.get("content", ""), stop or [])
         tool_calls = [
             {"name": c["name"], "args": c.get("args", {}), "id": c.get("id", f"call_{position}_{i}")}
             for i, c in enumerate(reply.get("tool_calls", []) or [])

@@ -1,5 +1,5 @@
 """Experience batching (paper 3.2.1): the batches, the Send fan-outs and their fan-ins, and
-how each model call decodes (paper 4.2).
+the model-call positions of parallel branches.
 
 Batches walk through the training pool without replacement, as the original's training
 loop does (a DataLoader over the training set: batch k of an epoch is items kB..kB+B-1,
@@ -11,14 +11,6 @@ a resumed or repeated run draws the same batches. A pool smaller than B gives ba
 the whole pool. Every branch plays its task in its own env session,
 ``f"{thread}/{iteration}/{task_id}"``, so parallel games never share an env.
 
-Decoding (paper 4.2: "nucleus sampling with p=0.9 during optimization and greedy decoding
-during evaluation"): the acting calls (thought and free-form action) sample with top_p 0.9
-and temperature 1.0 while training (the paper gives no temperature; 1.0 is the original
-code's default) and decode greedily at inference; Context.temperature and Context.top_p,
-when set, replace these for the acting calls only. The formalizer, the SIR reflection and
-the plan update are always greedy (the original asks reflection and update with top_p 0;
-its formalizer samples with the acting settings, which the paper does not describe).
-
 Model-call positions (what a scripted model answers from) in parallel phases:
 the run keeps ``position``, the position of its next sequential call. A fan-out phase
 (the B collections, then the B reflections) hands every branch that position as its
@@ -28,7 +20,8 @@ step k of every branch, whichever branch the scheduler runs first. After the fan
 run's position advances by the longest branch's call count (``advance``), and the next
 sequential call (the plan update) reads the line after it. Real models ignore positions;
 the branch's usage still counts every call for cost. Positions and counts are in
-checkpointed state, so a resumed run reads the same lines as an uninterrupted one.
+checkpointed state, so a resumed run reads the same lines as an uninterrupted one. The
+Callers are made here for that reason; how each call decodes is nodes.autoplan.decoding's.
 """
 
 from __future__ import annotations
@@ -41,6 +34,7 @@ from langgraph.runtime import Runtime
 from langgraph.types import Send
 
 from graphs.context import Context
+from nodes.autoplan.decoding import GREEDY, acting_sampling
 from nodes.autoplan.state import (
     BatchItem,
     Branch,
@@ -51,10 +45,6 @@ from nodes.autoplan.state import (
 )
 from nodes.environment import session_key
 from nodes.llm import Caller
-
-TRAIN_TEMPERATURE = 1.0  # acting calls while training (the original's default; the paper names none)
-TRAIN_TOP_P = 0.9  # acting calls while training: nucleus sampling (paper 4.2)
-GREEDY = 0.0  # acting calls at inference; the formalizer, reflection and plan update always
 
 T = TypeVar("T", bound=dict)
 
@@ -95,15 +85,6 @@ def branch_caller(context: Context, state: dict[str, Any], temperature: float = 
     branch = state.get("branch") or {}
     own = int((state.get("usage") or {}).get("model_calls", 0))
     return caller_at(context, int(branch.get("call_offset", 0)) + own, temperature, top_p)
-
-
-def acting_sampling(context: Context, training: bool) -> tuple[float, float | None]:
-    """Temperature and top_p of the acting calls: Context's when set, else nucleus sampling
-    while training and greedy decoding at inference (paper 4.2)."""
-    temperature = context.temperature if context.temperature is not None else (
-        TRAIN_TEMPERATURE if training else GREEDY)
-    top_p = context.top_p if context.top_p is not None else (TRAIN_TOP_P if training else None)
-    return temperature, top_p
 
 
 def acting_caller(context: Context, state: CollectState) -> Caller:

@@ -4,8 +4,10 @@ One collection plays one task with a plan X: ``think`` samples the thought ~a_t 
 Thought-prompt, ``act`` the free-form action a'_t after "Action:", ``formalize`` turns
 it into a command of the env's grammar (a_t = F(a'_t), Appendix A.1), ``step`` executes
 it and ``finish`` packs the experience for reflection. The chat H_t grows by
-(thought, action, observation) each step; it is kept in state as plain turns.
-Context.few_shot runs Table 3's ReAct K-shot baselines instead (nodes.autoplan.few_shot).
+(thought, action, observation) each step; it is kept in state as plain turns, written as
+the paper has it or, with Context.transcript="original", as the original code sends it
+(nodes.autoplan.transcript). Context.few_shot runs Table 3's ReAct K-shot baselines
+instead (nodes.autoplan.few_shot).
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 
 from graphs.context import Context
-from nodes.autoplan import few_shot
+from nodes.autoplan import decoding, few_shot, transcript
 from nodes.autoplan import prompting as text
 from nodes.autoplan.batch import acting_caller, branch_caller, session_config
 from nodes.autoplan.state import CollectState, Experience, Turn
@@ -56,10 +58,12 @@ async def start(state: CollectState, runtime: Runtime[Context], config: Runnable
     text.check_env(ctx.env)
     plan = state["plan"] if "plan" in state else ctx.plan
     few_shot.check(ctx.few_shot, plan, training=bool(state.get("branch")))
+    transcript.check(ctx.transcript)
     _, obs, update = await start_task(state, ctx, session_config(state, config))
     update["plan"] = plan
     update["task_type"] = str(obs.info.get("task_type") or "")
     update["goal"] = str(obs.info.get("goal") or obs.info.get("question") or obs.text)
+    update["opening"] = transcript.opening(ctx.env, obs.text, obs.info, ctx.transcript)
     update["stop_reason"] = "" if max_actions(ctx) > 0 else "max_actions"
     return update
 
@@ -68,10 +72,12 @@ async def _observed(state: CollectState, context: Context) -> str:
     """The latest observation as the chat shows it; the first one opens the chat with the
     task instance P_j and the custom prompt X_i (the plan, or a baseline's examples)."""
     if state.get("messages"):
-        return f"Observation: {state.get('observation', '')}"
+        return transcript.observation_turn(context.env, state.get("observation", ""), state.get("command", ""),
+                                           context.transcript)
     plan, kind = state.get("plan", ""), state.get("task_type", "")
     examples = "" if plan.strip() else await few_shot.examples(context.env, context.few_shot, kind)
-    return text.instance_prompt(context.env, plan, state.get("observation", ""), kind, examples)
+    return transcript.instance_prompt(context.env, plan, state.get("opening", ""), state.get("goal", ""), kind,
+                                      examples)
 
 
 async def think(state: CollectState, runtime: Runtime[Context], config: RunnableConfig) -> dict:
@@ -80,31 +86,37 @@ async def think(state: CollectState, runtime: Runtime[Context], config: Runnable
     context = await _observed(state, runtime.context)
     ask = Turn(role="user", content=f"{context}\n{text.thought_prompt(env, plan)}")
     llm = acting_caller(runtime.context, state)
-    thought = (await llm(text.chat(env, [*state.get("messages", []), ask]))).text.strip()
+    kind = "thought" if state.get("messages") else "opening_thought"
+    thought = (await decoding.ask(llm, text.chat(env, [*state.get("messages", []), ask]), env, kind)).strip()
     return {"messages": [ask, Turn(role="assistant", content=thought)], "thought": thought, "usage": llm.usage}
 
 
 async def act(state: CollectState, runtime: Runtime[Context], config: RunnableConfig) -> dict:
-    """a'_t ~ M(H_{t-1} ⊕ ~a_t ⊕ "Action:"): a free-form action, its first line kept."""
+    """a'_t ~ M(H_{t-1} ⊕ ~a_t ⊕ "Action:"): a free-form action, which ends at a newline
+    (nodes.autoplan.decoding)."""
     env = runtime.context.env
     asked = text.with_user(state.get("messages", []), text.render(env, "action"))
     llm = acting_caller(runtime.context, state)
-    raw = text.first_line((await llm(text.chat(env, asked))).text.strip())
-    return {"raw_action": _LABEL.sub("", raw).strip(), "usage": llm.usage}
+    raw = (await decoding.ask(llm, text.chat(env, asked), env, "action")).strip()
+    return {"raw_action": raw, "usage": llm.usage}
 
 
 async def formalize(state: CollectState, runtime: Runtime[Context], config: RunnableConfig) -> dict:
     """a_t = F(a'_t): the formalizer call (Appendix A.1), greedy, outside the chat; ALFWorld's
     ReAct baseline takes the action as written (nodes.autoplan.few_shot)."""
-    env = runtime.context.env
-    turns = [Turn(role="user", content=text.render(env, "action"))]
-    if few_shot.skips_formalizer(env, runtime.context.few_shot):
-        command = normalize_command(env, state.get("raw_action", ""))
-        return {"command": command, "messages": [*turns, Turn(role="assistant", content=command)]}
-    prompt = text.render(env, "formalize", action=state.get("raw_action", ""))
-    llm = branch_caller(runtime.context, state)
-    command = normalize_command(env, (await llm([HumanMessage(prompt)])).text.strip())
-    return {"command": command, "messages": [*turns, Turn(role="assistant", content=command)], "usage": llm.usage}
+    ctx = runtime.context
+    env, raw = ctx.env, state.get("raw_action", "")
+    update: dict = {}
+    if few_shot.skips_formalizer(env, ctx.few_shot):
+        command = normalize_command(env, raw)
+    else:
+        llm = branch_caller(ctx, state)
+        prompt = text.render(env, "formalize", action=raw)
+        command = normalize_command(env, await decoding.ask(llm, [HumanMessage(prompt)], env, "formalize"))
+        update["usage"] = llm.usage
+    said = transcript.action_in_chat(env, raw, command, ctx.transcript)
+    turns = [Turn(role="user", content=text.render(env, "action")), Turn(role="assistant", content=said)]
+    return {"command": command, "messages": turns, **update}
 
 
 async def step(state: CollectState, runtime: Runtime[Context], config: RunnableConfig) -> dict:
@@ -126,9 +138,17 @@ async def step(state: CollectState, runtime: Runtime[Context], config: RunnableC
     return update
 
 
-def next_step(state: CollectState) -> str:
-    """Keep collecting until the episode ends or the step cap is reached."""
-    return "finish" if state.get("done") or state.get("stop_reason") else "think"
+def next_step(state: CollectState, runtime: Runtime[Context]) -> str:
+    """Keep collecting until the episode ends or the step cap is reached (the original
+    ALFWorld chat thinks once more at the cap: nodes.autoplan.transcript)."""
+    if not (state.get("done") or state.get("stop_reason")):
+        return "think"
+    return "think" if transcript.thinks_after_cap(runtime.context.env, runtime.context.transcript, state) else "finish"
+
+
+def after_thought(state: CollectState) -> str:
+    """Act on the thought, unless it was the one the original asks at the step cap."""
+    return "finish" if state.get("done") or state.get("stop_reason") else "act"
 
 
 async def _reference(state: CollectState, context: Context, config: RunnableConfig) -> dict | None:
@@ -139,9 +159,11 @@ async def _reference(state: CollectState, context: Context, config: RunnableConf
 
 
 async def finish(state: CollectState, runtime: Runtime[Context], config: RunnableConfig) -> dict:
-    """Close the episode: the last observation joins H_T, the experience is recorded."""
+    """Close the episode: the last observation joins H_T (not in the original's chat), the
+    experience is recorded."""
     env, plan = runtime.context.env, state.get("plan", "")
-    final = Turn(role="user", content=await _observed(state, runtime.context))
+    final = ([Turn(role="user", content=await _observed(state, runtime.context))]
+             if transcript.keeps_last_observation(runtime.context.transcript) else [])
     branch = state.get("branch") or {}
     success = bool(state.get("success"))
     stop_reason = state.get("stop_reason") or "done"
@@ -155,7 +177,7 @@ async def finish(state: CollectState, runtime: Runtime[Context], config: Runnabl
         task_type=state.get("task_type", ""),
         objective=state.get("goal", ""),
         plan=plan,
-        messages=[*state.get("messages", []), final],
+        messages=[*state.get("messages", []), *final],
         success=success,
         reward=float(state.get("reward", 0.0)),
         steps=int(state.get("actions", 0)),
@@ -164,4 +186,4 @@ async def finish(state: CollectState, runtime: Runtime[Context], config: Runnabl
         usage=state.get("usage") or {},
     )
     await release(state, cfg)
-    return {"messages": [final], "experiences": [experience], "stop_reason": stop_reason}
+    return {"messages": final, "experiences": [experience], "stop_reason": stop_reason}

@@ -18,6 +18,7 @@ from langgraph.runtime import Runtime
 from graphs.context import Context
 from nodes.autoplan import prompting as text
 from nodes.autoplan.batch import advance, caller_at, iteration_of, of_iteration
+from nodes.autoplan.decoding import ask
 from nodes.autoplan.state import TrainState
 
 NO_PLAN = "None"  # how an empty plan X_0 is shown to the updater
@@ -36,7 +37,7 @@ def update_prompt(env: str, state: TrainState) -> str:
     reflections = {r.get("index"): r for r in of_iteration(state.get("reflections") or [], iteration)}
     blocks = "\n".join(
         text.experience_block(env, number, experience, reflections.get(experience.get("index"), {}))
-        for number, experience in enumerate(experiences, 1)
+        for number, experience in enumerate(experiences)
     )
     current = state["plans"][-1].strip()
     kinds = [str(e.get("task_type", "")) for e in experiences]
@@ -50,7 +51,7 @@ async def plan(state: TrainState, runtime: Runtime[Context], config: RunnableCon
     iteration = iteration_of(state)
     position = advance(int(state.get("position", 0)), of_iteration(state.get("reflections") or [], iteration))
     llm = caller_at(runtime.context, position)
-    reply = (await llm([HumanMessage(update_prompt(env, state))])).text.strip()
+    reply = (await ask(llm, [HumanMessage(update_prompt(env, state))], env, "update")).strip()
     new_plan = clean_plan(reply) or state["plans"][-1]
     return {"plans": [*state["plans"], new_plan], "position": position + 1, "usage": llm.usage}
 

@@ -1,10 +1,13 @@
-"""AutoPlan's prompts per environment, and the chat transcript they are sent in.
+"""AutoPlan's prompts per environment, and the chat messages they are sent as.
 
 The paper writes its prompts per environment (Table 2 is ALFWorld's; Figures 6-8 give
-both ALFWorld's and HotpotQA's). A prompt lives at ``prompts/autoplan/<env>/<name>.md``
-where the environments differ and at ``prompts/autoplan/<name>.md`` where they do not;
-``render`` picks the specific one first. The experience is one growing chat, as in the
-paper's H_t = P ⊕ X ⊕ (o_0, ~a_0, a_0, o_1, ...): reflection continues that same chat.
+both ALFWorld's and HotpotQA's, as images). Table 2's prompts are worded as the paper
+has them; the others (the formalizer, the task descriptions, HotpotQA's plan update, the
+layout of the chat and of the Upd-prompt) as the original code words them. A prompt lives
+at ``prompts/autoplan/<env>/<name>.md`` where the environments differ and at
+``prompts/autoplan/<name>.md`` where they do not; ``render`` picks the specific one first.
+The experience is one growing chat, as in the paper's H_t = P ⊕ X ⊕ (o_0, ~a_0, a_0, o_1,
+...) (written by nodes.autoplan.transcript): reflection continues that same chat.
 """
 
 from __future__ import annotations
@@ -76,17 +79,10 @@ def description(env: str, task_types: Sequence[str] = ()) -> str:
     return text
 
 
-def instance_prompt(env: str, plan: str, observation: str, task_type: str = "", examples: str = "") -> str:
-    """P_j ⊕ X_i: the game description, the custom prompt X_i (the plan, or a baseline's
-    few-shot examples) and the first observation."""
-    if plan.strip():
-        section = f"\n{render(env, 'plan_section', plan=plan.strip())}\n"
-    elif examples:
-        section = f"\n{render(env, 'examples_section', examples=examples.strip())}\n"
-    else:
-        section = ""
-    return render(env, "instance", description=description(env, [task_type]), plan_section=section,
-                  observation=observation)
+def objective(env: str, goal: str) -> str:
+    """A task's objective as the prompts state it: ALFWorld's without its full stop (the
+    original's "Game Objective: ...." and "You job is to ..." read it so), else as given."""
+    return goal.strip().rstrip(".").strip() if env == "alfworld" else goal.strip()
 
 
 def thought_prompt(env: str, plan: str) -> str:
@@ -133,7 +129,7 @@ def chat(env: str, turns: Sequence[Turn]) -> list[BaseMessage]:
 
 
 def first_line(text: str) -> str:
-    """The first non-empty line: the paper stops action replies at a newline."""
+    """The first non-empty line (of a formalizer's reply, which names one command)."""
     return next((line.strip() for line in text.splitlines() if line.strip()), "")
 
 
@@ -150,12 +146,13 @@ def asks_revision(plan: str) -> bool:
 
 
 def experience_block(env: str, number: int, experience: Experience, reflection: dict) -> str:
-    """One (P_j, s_j, f_j, r_j) entry of the Upd-prompt (paper eq. 9). The lines about the
+    """One (P_j, s_j, f_j, r_j) entry of the Upd-prompt (paper eq. 9), numbered from 0 as the
+    original numbers its jobs. The lines about the
     plan (``experience_plan``: ALFWorld's revision, HotpotQA's flaws and revision) appear only
     when the experience had a plan, as in the original, which asks for them only then."""
     values = dict(
         number=number,
-        objective=experience.get("objective", ""),
+        objective=objective(env, str(experience.get("objective", ""))),
         result="Succeeded" if experience.get("success") else "Failed",
         summary=reflection.get("summary") or "N/A",
         flaw=reflection.get("flaw") or "N/A",

@@ -17,6 +17,7 @@ from langgraph.runtime import Runtime
 from graphs.context import Context
 from nodes.autoplan import prompting as text
 from nodes.autoplan.batch import caller_at
+from nodes.autoplan.decoding import ask
 from nodes.autoplan.state import ReflectInput, Reflection, Turn
 from nodes.llm import Caller
 
@@ -24,7 +25,7 @@ from nodes.llm import Caller
 async def _answer(llm: Caller, env: str, turns: list[Turn], prompt: str) -> tuple[list[Turn], str]:
     """Ask ``prompt`` after ``turns``; returns the chat including the reply, and the reply."""
     asked = text.with_user(turns, prompt)
-    reply = (await llm(text.chat(env, asked))).text.strip()
+    reply = (await ask(llm, text.chat(env, asked), env, "reflect")).strip()
     return [*asked, Turn(role="assistant", content=reply)], reply
 
 

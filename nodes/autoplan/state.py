@@ -55,6 +55,7 @@ class CollectState(RunState, total=False):
 
     plan: str
     task_type: str  # ALFWorld's type of the game, for the task description's job line
+    opening: str  # o_0 as the chat shows it (nodes.autoplan.transcript.opening)
     branch: Branch  # absent in the inference graph
     messages: Annotated[list[Turn], operator.add]
     thought: str  # the latest thought ~a_t

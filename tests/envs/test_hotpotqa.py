@@ -83,6 +83,16 @@ async def test_search_miss_lists_similar_titles(env):
     assert result.info["page"] is None and result.info["valid"]
 
 
+async def test_a_search_miss_can_read_as_autoplans_code_words_it():
+    env = make_env("hotpotqa", augmented_feedback=True)  # the paper keeps ReAct's (the default above)
+    await env.reset(FIRST)
+    text = (await env.step("search[Derrickson horror director]")).observation.text
+    assert text.startswith('Could not find exact match of "Derrickson horror director". '
+                           'Available entities in the database: "Scott Derrickson"')
+    assert text.endswith("The search API only returns the paragraph if the search query matches every character "
+                         "to an entity in the database.")
+
+
 async def test_lookup_steps_through_results_then_ends(env):
     await env.step("search[Tyler Bates]")
     hits = [s for s in paragraphs()["Tyler Bates"] if "film" in s.lower()]

@@ -39,7 +39,10 @@ async def test_react_zero_shot_is_the_collection_with_an_empty_plan(toy_alfworld
     first = prompts_of(spec)[0]
     assert "Game Plan:" not in first and "Identify which step of plan" not in first
     assert first.rstrip().endswith("Show your thought about the next action.")
-    assert "Your task is to: heat some egg and put it in countertop 2." in first
+    # P_j states the objective; o_0 is the game's first observation without its task line
+    assert ("Game Starts:\nGame Objective: heat some egg and put it in countertop 2.\n"
+            "You are in the middle of a room. Looking quickly around you, you see a microwave 1,") in first
+    assert "Your task is to" not in first
     assert model_for(spec, 1.0, 512).calls == []  # inference decodes greedily
     extra = autoplan.result(state)
     assert extra["model_calls"] == 6 and extra["with_plan"] is False

@@ -54,7 +54,7 @@ async def test_alfworld_game_won_from_free_form_actions(write_script):
     # Table 6's "Wrong Location", shown as the original shows a refused command
     assert "Observation: Action failed. System Message: You are not at countertop 1." in second_thought
     first = prompts_of(spec, 0.0)[0]
-    assert "Your task is to: heat some apple and put it in garbagecan." in first
+    assert "Game Objective: heat some apple and put it in garbagecan.\nYou are in the middle of a room." in first
     # the task description ends with the job of the game's task type, as the original's
     assert "(9) cool object i with recep j\nYou job is to Heat some object and put it in/on some receptacle." in first
     assert first.startswith("You are an excellent game player.")  # ALFWorld's system prompt
@@ -79,7 +79,7 @@ async def test_alfworld_training_iteration_on_two_real_games(write_script):
     assert "You job is to Heat some object and put it in/on some receptacle." in update
     for experience in state["experiences"]:
         assert experience["objective"].startswith("heat some ")
-        assert f"Your job is to: {experience['objective']}" in update
+        assert f"You job is to {experience['objective'].rstrip('.')}\n" in update  # the original's words
 
 
 async def test_hotpotqa_question_answered_through_the_formalizer(write_script):
@@ -115,5 +115,5 @@ async def test_hotpotqa_training_reflection_sees_the_gold_answer(write_script):
     # HotpotQA's Flaw prompt asks about the plan only: without a plan neither it nor Rev is asked
     assert not any("Identify all flawed parts" in p for p in prompts_of(spec, 0.0))
     update = prompts_of(spec, 0.0)[-1]
-    assert "Summary of Job 2:\nS" in update and "Flaws of Plan" not in update
+    assert "Summary of Job 1:\nS" in update and "Flaws of Plan" not in update
     assert state["plans"][-1] == "1. search each entity"

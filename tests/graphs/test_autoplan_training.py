@@ -116,15 +116,16 @@ async def test_reflection_and_update_prompts_carry_the_batch(toy_alfworld, two_i
     assert any("Job succeeded. Summarize the interaction history in steps." in t for t in texts)
     update = prompt_text(calls_at(two_iterations, 0.0, 11)[0])
     assert "Current Game Plan:\nNone" in update
-    for label in ("Job 1:", "Job 2:", "Summary of Job 2:\nSUMMARY-0", "Flawed Actions of Job 1:\nFLAW-0",
-                  "Succeeded", "Failed"):
+    for label in ("Job 0:", "Job 1:", "Summary of Job 1:\nSUMMARY-0", "Flawed Actions of Job 0:\nFLAW-0",
+                  "Succeeded", "Failed"):  # jobs numbered from 0, as the original numbers them
         assert label in update
+    assert "Job 2:" not in update
     assert "Suggested Revision" not in update  # no plan yet: nothing was revised (the original)
     revision = calls_at(two_iterations, 0.0, 23)[0]
     assert "FLAW-1" in prompt_text(revision)  # the revision reads the flaws it continues from
     second_update = prompt_text(calls_at(two_iterations, 0.0, 24)[0])
     assert f"Current Game Plan:\n{PLAN_1}" in second_update
-    assert "Suggested Revision of Plan from Job 2:\nREVISION-1" in second_update
+    assert "Suggested Revision of Plan from Job 1:\nREVISION-1" in second_update
     # every call counted for cost: collection, reflection and update of both iterations
     assert state["usage"]["model_calls"] == CALLS == 42
 
@@ -135,7 +136,7 @@ async def test_reflection_without_flaw_and_revision(toy_alfworld, write_script):
     _, _, state = await run_training(spec, iterations=1, reflect_flaw_revision=False)
     assert [(r["summary"], r["flaw"], r["revision"]) for r in state["reflections"]] == [("SUMMARY-ONLY", "", "")] * 2
     update = prompt_text(calls_at(spec, 0.0, 10)[0])
-    assert "Flawed Actions of Job 1:\nN/A" in update and "SUMMARY-ONLY" in update
+    assert "Flawed Actions of Job 0:\nN/A" in update and "SUMMARY-ONLY" in update
     assert state["plans"] == ["", PLAN_1]
 
 

@@ -7,7 +7,7 @@ import pytest
 
 import prompts
 from graphs.context import Context
-from nodes.autoplan import prompting
+from nodes.autoplan import prompting, transcript
 from nodes.autoplan.batch import advance, batch_tasks, branch_session, of_iteration
 from nodes.autoplan.collect import max_actions, normalize_command
 from nodes.autoplan.plan import clean_plan
@@ -108,3 +108,34 @@ def test_table_2_wording():
     assert "Pay attention to summary of successful jobs" in prompts.load("autoplan/alfworld/update")
     assert prompting.outcome("alfworld", False, "max_actions") == "Job failed. Maximum number of steps reached."
     assert prompting.outcome("hotpotqa", True, "done", 'The gold answer is "x".').endswith('"x".')
+
+
+def test_prompts_the_paper_shows_only_as_images_are_the_original_codes():
+    # Figures 6 and 8 (formalizer, HotpotQA's plan update) are images: the words are the original's
+    alfworld = prompts.load("autoplan/alfworld/formalize")
+    assert "Action: I want to take laptop 1 from desk 2 and go to the drawer 1 and open drawer 1.\n" \
+           "Formalized First Action: take laptop 1 from desk 2" in alfworld
+    assert 'real names and indices, e.g. "apple 1" and "desk 1".' in alfworld
+    hotpotqa = prompts.load("autoplan/hotpotqa/formalize")
+    assert hotpotqa.count("Formalized First Action:") == 3  # two examples, then the action
+    assert "Action: look up the word \"desk\".\nFormalized First Action: lookup[desk]" in hotpotqa
+    assert prompts.load("autoplan/hotpotqa/update").endswith(
+        "rewrite the current task plan. The plan should not be specific to one job but generalizable to all jobs.\n"
+        "New Task Plan:")
+    assert "Valid Actions on the objects" in prompts.load("autoplan/alfworld/description")
+    block = prompting.experience_block("alfworld", 0, {"objective": "heat some egg and put it in fridge."},
+                                       {"summary": "S", "flaw": "F"})
+    assert block.startswith("Job 0:\nYou job is to heat some egg and put it in fridge\nResult of Job 0:\nFailed\n")
+
+
+def test_observations_as_each_transcript_shows_them():
+    look = "You are facing the countertop 1. Next to it, you see nothing."
+    assert transcript.observation_turn("alfworld", look, "look", "paper") == f"Observation: {look}"
+    assert transcript.observation_turn("alfworld", look, "look", "original") == (
+        "Observation: You are facing the countertop 1.")  # the original's process_ob
+    assert transcript.observation_turn("hotpotqa", "Invalid action: x", "x", "paper") == (
+        "Observation:\nInvalid action: x")
+    assert transcript.observation_turn("hotpotqa", "Invalid action: x", "x", "original") == (
+        "No action in the format of 'search[...]', 'lookup[...]', or 'finish[...]'.")
+    assert transcript.observation_turn("hotpotqa", "No more results.", "lookup[x]", "original") == (
+        "Observation:\nNo more results.")

@@ -150,3 +150,17 @@ async def test_scripted_model_records_offered_tools(write_script):
     message = await caller([HumanMessage("go")], tools=[TOOL])
     assert message.tool_calls[0]["args"] == {"keywords": "k"}
     assert caller.model.calls[0]["tools"] == ["Search"]
+
+
+async def test_a_call_stops_and_is_limited_on_its_own(stub, write_script):
+    # the stub, like some servers, ignores stop sequences: the Caller cuts the reply itself
+    stub.replies.extend([Reply(content="go to desk 1\nthen open it"), Reply(content="whole\nreply")])
+    caller = make_caller()
+    assert (await caller([HumanMessage("act")], stop=["\n"], max_tokens=20)).content == "go to desk 1"
+    assert (await caller([HumanMessage("reflect")])).content == "whole\nreply"
+    assert [(r.get("stop"), r["max_completion_tokens"]) for r in stub.requests] == [(["\n"], 20), (None, 64)]
+    spec = write_script([{"content": "take mug 1\nand more"}])
+    scripted = make_caller(spec)
+    assert (await scripted([HumanMessage("act")], stop=["\n"], max_tokens=20)).content == "take mug 1"
+    call = scripted.model.calls[0]  # one scripted model records every limit
+    assert (call["stop"], call["max_tokens"]) == (["\n"], 20)

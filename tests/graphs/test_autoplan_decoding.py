@@ -1,8 +1,9 @@
-"""How AutoPlan's calls decode (paper 4.2), seen in the requests the real ChatOpenAI client
-sends to the local OpenAI-compatible stub: while training, the thought and action calls use
-nucleus sampling (top_p 0.9, temperature 1.0); the formalizer, the SIR reflection and the
-plan update are greedy; inference is greedy; --temperature / --set top_p change the acting
-calls only."""
+"""How AutoPlan's calls decode, seen in the requests the real ChatOpenAI client sends to the
+local OpenAI-compatible stub. Sampling (paper 4.2): while training, the thought and action
+calls use nucleus sampling (top_p 0.9, temperature 1.0); the formalizer, the SIR reflection
+and the plan update are greedy; inference is greedy; --temperature / --set top_p change the
+acting calls only. Length (the original code; the paper is silent): stop sequences and token
+limits per call kind, and replies cut at the stop even when a server ignores it."""
 
 from __future__ import annotations
 
@@ -56,12 +57,12 @@ async def train_once(**overrides) -> dict:
     return await runner.ainvoke({"task_ids": ["heat/1"]}, config, context=Context(**values))
 
 
-async def infer(**overrides) -> dict:
+async def infer(task_id: str = "heat/1", **overrides) -> dict:
     values = dict(model="openai:gpt-4o-mini", env="alfworld", max_actions=1)
     values.update(overrides)
     runner = autoplan.build_graph(checkpointer=InMemorySaver())
     config = {"configurable": {"thread_id": "sampling-inf"}, "recursion_limit": 100}
-    return await runner.ainvoke({"task_id": "heat/1"}, config, context=Context(**values))
+    return await runner.ainvoke({"task_id": task_id}, config, context=Context(**values))
 
 
 async def test_training_samples_the_acting_calls_and_decodes_the_rest_greedily(toy_alfworld, stub):
@@ -92,3 +93,40 @@ async def test_inference_is_greedy(toy_alfworld, stub):
     stub.replies.extend(one_step())
     await infer(temperature=0.3)
     assert sampling(stub) == [("thought", 0.3, None), ("action", 0.3, None), ("formalize", 0.0, None)]
+
+
+def limits(stub: OpenAIStub) -> list[tuple[str, list[str] | None, int | None]]:
+    return [(kind(r), r.get("stop"), r.get("max_completion_tokens")) for r in stub.requests]
+
+
+async def test_alfworld_calls_stop_and_are_limited_as_the_original(toy_alfworld, stub):
+    # the stub ignores stop sequences, as some servers do: the client still cuts the replies
+    stub.replies.extend([Reply(content="I will heat the egg.\nThen I will put it down."),
+                         Reply(content="heat the egg 1 with microwave 1\nthen go to countertop 1"),
+                         Reply(content="heat egg 1 with microwave 1\ngo to countertop 1"),
+                         Reply(content="Now put it down.\nThat ends the job."),
+                         Reply(content="put egg 1 in/on countertop 1"), Reply(content="put egg 1 in/on countertop 1"),
+                         Reply(content="SUMMARY\nmore"), Reply(content="FLAW"), Reply(content="1. heat\n2. put")])
+    state = await train_once(max_actions=2, max_tokens=300)
+    assert limits(stub) == [
+        ("thought", None, 300),  # the opening thought: no stop, Context.max_tokens
+        ("action", ["\n"], 50), ("formalize", ["\n"], 300),
+        ("thought", ["\n"], 100),  # every later thought
+        ("action", ["\n"], 50), ("formalize", ["\n"], 300),
+        ("summary", None, 300), ("flaw", None, 300), ("update", None, 300),
+    ]
+    said = [t["content"] for t in state["experiences"][0]["messages"] if t["role"] == "assistant"]
+    assert said[0] == "I will heat the egg.\nThen I will put it down."
+    assert said[2] == "Now put it down."  # cut at the newline
+    formalized = stub.requests[2]["messages"][-1]["content"]
+    assert formalized.rstrip().endswith("Action: heat the egg 1 with microwave 1\nFormalized First Action:")
+    assert state["plans"][-1] == "1. heat\n2. put"  # the plan update is not cut
+
+
+async def test_hotpotqa_calls_stop_at_a_newline(stub):
+    stub.replies.extend([Reply(content="Search Scott Derrickson.\nThen Ed Wood."), Reply(content="search him"),
+                         Reply(content="search[Scott Derrickson]\nsearch[Ed Wood]")])
+    state = await infer(env="hotpotqa", max_actions=1, task_id="5a8b57f25542995d1e6f1371")
+    assert limits(stub) == [("thought", ["\n"], 512), ("action", ["\n"], 512), ("formalize", ["\n"], 512)]
+    assert state["thought"] == "Search Scott Derrickson."
+    assert [s["action"] for s in state["trajectory"]] == ["search[Scott Derrickson]"]

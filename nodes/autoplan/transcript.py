@@ -1,0 +1,110 @@
+"""How the experience's chat H_t is written: as the paper has it, or as the original code sends it.
+
+Paper 3.2.1: H_t = P_j ⊕ X_i ⊕ (o_0, ~a_0, a_0, o_1, ..., o_t). The task instance P_j is the
+task description and the instance's objective ("a generic abstract description and a
+concrete task instance with an objective", 3.1), X_i the plan, o_0 the env's first
+observation ("the agent's current and visible locations" in ALFWorld); then each thought
+~a_t, each formalized action a_t (eq. 5) and each observation o_t. The experience H_T that
+SIR reflection reads ends with the last observation o_T.
+
+The paper's full prompts (Figures 6-8) are images, so the wording is the original code's:
+ALFWorld's instance says "Game Starts:", then "Game Objective: <objective>." and o_0 (the
+game's first observation without its "Your task is to: ..." line, which the objective
+states); an observation reads "Observation: ..." in ALFWorld and "Observation:\\n..." in
+HotpotQA; HotpotQA's instance ends with its env's "Question: ...".
+
+Context.transcript="original" writes the chat as the original code does where it differs
+from the paper:
+- ALFWorld's o_0 is the original's state summary instead of the game's observation: "You
+  arrive at the middle of a room.\\nYou have not been to cabinet 1, ... .\\nYou are taking
+  nothing with you." (every place the agent can go to; the original updates this state
+  after each step but only ever sends this first one);
+- ALFWorld's chat keeps the free-form action a'_t, not the formalized a_t (the original's
+  HotpotQA code keeps a_t, as the paper);
+- the last observation o_T is not in the experience: the original's loop ends before it
+  sends it, except at ALFWorld's step cap, where it asks one more thought about it;
+- HotpotQA: a formalized action that is none of search[...], lookup[...], finish[...] is
+  answered "No action in the format of ..." without "Observation:";
+- ALFWorld: a ``look`` observation is cut to its first sentence.
+Not reproduced: the original ends an ALFWorld episode when the free-form action contains
+"quit".
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Literal
+
+from envs.base import EnvError
+from nodes.autoplan import prompting as text
+
+Transcript = Literal["paper", "original"]
+TRANSCRIPTS: tuple[Transcript, ...] = ("paper", "original")
+TASK_LINE = re.compile(r"^Your task is to: .*(?:\n|$)", re.MULTILINE)  # ALFWorld's goal line
+LOCATION = re.compile(r"You are in (.+)\. Looking quickly around you")
+HOTPOTQA_ACTION = re.compile(r"(?:search|lookup|finish)\[.*\]", re.DOTALL)
+NEXT_TO_IT = "Next to it"  # in ALFWorld's answer to "look"
+
+
+def check(transcript: str) -> None:
+    """An unknown transcript is refused before anything runs."""
+    if transcript not in TRANSCRIPTS:
+        raise EnvError(f"unknown transcript {transcript!r}; use {' or '.join(TRANSCRIPTS)}")
+
+
+def opening(env: str, observation: str, info: dict[str, Any], transcript: str) -> str:
+    """o_0 as the chat shows it (see the module docstring)."""
+    if env != "alfworld":
+        return observation
+    scene = TASK_LINE.sub("", observation).strip()
+    return state_summary(scene, info.get("admissible_commands") or []) if transcript == "original" else scene
+
+
+def state_summary(scene: str, admissible: list[str]) -> str:
+    """The original's opening state: where the agent is, every place it can go, no object."""
+    found = LOCATION.search(scene)
+    places = [command[len("go to "):] for command in admissible if command.startswith("go to ")]
+    location = found.group(1).strip() if found else "the middle of a room"
+    return text.render("alfworld", "state_summary", location=location, places=", ".join(places))
+
+
+def instance_prompt(env: str, plan: str, opening_text: str, goal: str, task_type: str = "",
+                    examples: str = "") -> str:
+    """P_j ⊕ X_i ⊕ o_0: the task description, the custom prompt X_i (the plan, or a
+    baseline's few-shot examples), the objective and the first observation."""
+    if plan.strip():
+        section = f"\n{text.render(env, 'plan_section', plan=plan.strip())}\n"
+    elif examples:
+        section = f"\n{text.render(env, 'examples_section', examples=examples.strip())}\n"
+    else:
+        section = ""
+    values = {"objective": text.objective(env, goal)} if env == "alfworld" else {}
+    return text.render(env, "instance", description=text.description(env, [task_type]), plan_section=section,
+                       observation=opening_text, **values)
+
+
+def observation_turn(env: str, observation: str, command: str, transcript: str) -> str:
+    """o_t as the chat shows it after action ``command``."""
+    if transcript == "original":
+        if env == "hotpotqa" and not HOTPOTQA_ACTION.fullmatch(command.strip()):
+            return text.render(env, "no_action")
+        if env == "alfworld" and NEXT_TO_IT in observation:
+            observation = observation[:observation.find(". ") + 1]
+    return text.render(env, "observation", observation=observation)
+
+
+def action_in_chat(env: str, raw_action: str, command: str, transcript: str) -> str:
+    """What the chat keeps after "Action:": a_t, or the original ALFWorld's a'_t."""
+    return raw_action if transcript == "original" and env == "alfworld" else command
+
+
+def keeps_last_observation(transcript: str) -> bool:
+    """Whether o_T closes the experience (the paper's H_T) or is left out (the original)."""
+    return transcript != "original"
+
+
+def thinks_after_cap(env: str, transcript: str, state: dict[str, Any]) -> bool:
+    """Whether the original ALFWorld asks one more thought, about the observation at the
+    step cap (``state`` is the collection's after a step; the thought then ends it)."""
+    return (transcript == "original" and env == "alfworld" and state.get("stop_reason") == "max_actions"
+            and not state.get("success"))
