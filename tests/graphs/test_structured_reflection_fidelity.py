@@ -1,0 +1,55 @@
+"""Where the paper's code (google-research zero_shot_structured_reflection) and the paper meet or
+part, on the fake page env: the budget of a stage and the status a budget ends with, hold and
+release judged like every other action, which failed clicks are disabled, and how a plan and a
+reflection are read.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tests.graphs.sr_support import fake_env, prompts_seen, run_sr, scripted, screen_in  # noqa: F401 (fixture)
+
+TEN_ENTRIES = "\n".join(f'enter "{c}" to id=9' for c in "abcdefghij")
+
+
+async def run(spec: str, task: str, **options: Any) -> dict[str, Any]:
+    return await run_sr(spec, task, "fakepage", **options)
+
+
+# --- the budget of a stage (the original's max_step_per_view) -------------------------------------
+
+async def test_a_stage_stops_after_its_ninth_action_as_the_original_code(tmp_path):
+    spec = scripted(tmp_path, [TEN_ENTRIES] + [f"typed {c}" for c in "abcdefgh"])
+    out = await run(spec, "boxes/0", max_trials=1)
+    trial = out["trials"][0]
+    assert trial["status"] == "in progress"  # the paper's status for "too many steps"
+    assert trial["actions"] == [f'enter "{c}" to id=9' for c in "abcdefghi"]
+    assert out["usage"]["model_calls"] == 9  # the plan and eight paraphrases, no second plan
+
+
+async def test_a_plan_of_exactly_the_stage_budget_also_ends_the_trial(tmp_path):
+    # the original checks the budget before it looks for the plan's next line
+    spec = scripted(tmp_path, ["\n".join(TEN_ENTRIES.splitlines()[:3])] + ["typed"] * 2)
+    out = await run(spec, "boxes/0", max_trials=1, max_stage_actions=3)
+    assert out["trials"][0]["status"] == "in progress" and len(out["trials"][0]["actions"]) == 3
+
+
+async def test_stages_have_their_own_budget(tmp_path):
+    spec = scripted(tmp_path, ['enter "a" to id=9', "typed a",
+                               'enter "b" to id=9\nenter "c" to id=9\nclick id=8', "typed b", "typed c"])
+    out = await run(spec, "boxes/0", max_trials=1, max_stage_actions=2)
+    assert out["trials"][0]["status"] == "in progress"
+    assert out["trials"][0]["actions"] == [f'enter "{c}" to id=9' for c in "abc"]  # 1 + 2: the tab is not clicked
+    assert out["trials"][0]["planning_calls"] == 2
+
+
+@pytest.mark.parametrize("budget", [{"max_actions": 2}, {"max_stage_actions": 2}])
+async def test_the_original_codes_budget_status_is_failed_an_option(tmp_path, budget):
+    spec = scripted(tmp_path, [TEN_ENTRIES, "typed a", "typed b", "For action index=1, you should click id=5.",
+                               "submitted"])
+    out = await run(spec, "boxes/0", max_trials=2, budget_status="failed", **budget)
+    assert out["trials"][0]["status"] == "failed" and len(out["trials"][0]["actions"]) == 2
+    assert "However, your actions did not complete the goal." in prompts_seen(spec)[3]
