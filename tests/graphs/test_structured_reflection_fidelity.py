@@ -53,3 +53,24 @@ async def test_the_original_codes_budget_status_is_failed_an_option(tmp_path, bu
     out = await run(spec, "boxes/0", max_trials=2, budget_status="failed", **budget)
     assert out["trials"][0]["status"] == "failed" and len(out["trials"][0]["actions"]) == 2
     assert "However, your actions did not complete the goal." in prompts_seen(spec)[3]
+
+
+# --- hold and release are judged like every action (Sec. 3.4; the original code) ----------------
+
+async def test_hold_that_changes_nothing_is_no_change_and_is_paraphrased(tmp_path):
+    spec = scripted(tmp_path, ["hold CTRL\nclick id=2\nclick id=3\nrelease CTRL\nclick id=5", "held the CTRL key",
+                               "For action index=1, you should click id=2.",
+                               "ticked B", "click id=3\nclick id=5", "ticked C"])
+    out = await run(spec, "boxes/0")
+    first = out["trials"][0]
+    assert first["status"] == "no change" and first["actions"] == ["hold Control"]
+    assert "did not cause anything to change" in prompts_seen(spec)[2]
+    assert prompts_seen(spec)[1].startswith("You are capable of describing actions")  # hold is paraphrased
+    assert out["success"] and out["trials"][1]["sources"] == ["enforce", "plan", "plan"]
+
+
+async def test_release_after_clicks_that_changes_nothing_is_no_change(tmp_path):
+    spec = scripted(tmp_path, ["click id=2\nclick id=3\nrelease CTRL\nclick id=5", "ticked B", "ticked C"])
+    out = await run(spec, "boxes/0", max_trials=1)
+    assert out["trials"][0]["status"] == "no change"
+    assert out["trials"][0]["actions"] == ["click id=2", "click id=3", "release Control"]
