@@ -55,6 +55,29 @@ async def test_the_original_codes_budget_status_is_failed_an_option(tmp_path, bu
     assert "However, your actions did not complete the goal." in prompts_seen(spec)[3]
 
 
+# --- which failed click is disabled (paper 5.2; the original code's rule as an option) ------------
+
+async def test_a_failed_click_suggested_again_is_disabled_and_the_planner_decides(tmp_path):
+    spec = scripted(tmp_path, ["click id=1", "cancelled", "For action index=1, you should click id=1.", "click id=5"])
+    out = await run(spec, "button/0")
+    assert [t["sources"] for t in out["trials"]] == [["plan"], ["plan"]] and out["success"]
+    at_a = screen_in(prompts_seen(spec)[3])
+    assert "<button>Cancel</button>" in at_a and "id=1>" not in at_a  # Sec. 5.2: the failed click is disabled
+    assert "- For action index=1, you should click id=1." in prompts_seen(spec)[3]
+
+
+@pytest.mark.parametrize("rule, cancel", [("failed", "<button>Cancel</button>"),
+                                          ("when_b_clicks", "<button id=1>Cancel</button>")])
+async def test_a_failed_click_before_a_key_b_is_disabled_unless_the_original_codes_rule(tmp_path, rule, cancel):
+    spec = scripted(tmp_path, ["click id=1", "cancelled", "For action index=1, you should press ENTER.",
+                               "For action index=1, you should click id=5."])
+    out = await run(spec, "button/0", disable_clicks=rule)
+    assert [t["status"] for t in out["trials"]] == ["failed", "no change", "correct"]
+    assert out["trials"][1]["sources"] == ["enforce"]
+    second_reflection = prompts_seen(spec)[3]
+    assert cancel in second_reflection.split("The index=1 screen:")[1]
+
+
 # --- hold and release are judged like every action (Sec. 3.4; the original code) ----------------
 
 async def test_hold_that_changes_nothing_is_no_change_and_is_paraphrased(tmp_path):
@@ -74,3 +97,17 @@ async def test_release_after_clicks_that_changes_nothing_is_no_change(tmp_path):
     out = await run(spec, "boxes/0", max_trials=1)
     assert out["trials"][0]["status"] == "no change"
     assert out["trials"][0]["actions"] == ["click id=2", "click id=3", "release Control"]
+
+
+# --- reading a plan and a reflection ---------------------------------------------------------------
+
+async def test_the_whole_reflection_is_the_lesson_and_a_reply_without_b_still_counts(tmp_path):
+    reply = "For action index=2 you should tick C instead of D.\nD is not in the goal."
+    spec = scripted(tmp_path, ["click id=2\nclick id=4\nclick id=5", "ticked B", "ticked D", "submitted", reply,
+                               "click id=3\nclick id=5", "ticked C"])
+    out = await run(spec, "boxes/0")
+    assert out["success"] and out["trials"][1]["sources"] == ["replay", "plan", "plan"]
+    assert out["memory"]["entries"]["1"] == {"reflection": reply, "action": "", "failed": ["click id=4"],
+                                             "disabled": ["4"]}
+    at_a = prompts_seen(spec)[5]
+    assert f"- {reply}\n" in at_a and "Now, you need to follow the lessons" in at_a and "id=4" not in screen_in(at_a)
