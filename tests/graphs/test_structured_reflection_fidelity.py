@@ -102,7 +102,8 @@ async def test_release_after_clicks_that_changes_nothing_is_no_change(tmp_path):
 # --- reading a plan and a reflection ---------------------------------------------------------------
 
 async def test_a_blank_line_ends_the_plan_and_the_next_stage_plans_again(tmp_path):
-    spec = scripted(tmp_path, ["click id=2\n\nclick id=4\nclick id=5", "ticked B", "click id=3\nclick id=5", "ticked C"])
+    spec = scripted(tmp_path, ["click id=2\n\nclick id=4\nclick id=5", "ticked B",
+                               "click id=3\nclick id=5", "ticked C"])
     out = await run(spec, "boxes/0", max_trials=1)
     assert out["success"] and out["trials"][0]["actions"] == ["click id=2", "click id=3", "click id=5"]
     assert out["trials"][0]["planning_calls"] == 2
