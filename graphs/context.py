@@ -76,6 +76,10 @@ class Context:
         "description": "actions (LASER: transitions) per task; null takes the paper's", "min": 1})
     max_trials: int | None = field(default=None, metadata={
         "description": "Structured Reflection trials per task; null takes the paper's (5)", "min": 1})
+    max_stage_actions: int | None = field(default=None, metadata={
+        "description": "Structured Reflection: actions per stage (one plan followed on one screen); the paper "
+                       "states none, null takes the original code's (9: its max_step_per_view=10 stops a stage "
+                       "before a 10th action)", "min": 1})
     max_episodes: int | None = field(default=None, metadata={
         "description": "Devil's Advocate episodes per task; null takes the paper's (7)", "min": 1})
 
@@ -120,6 +124,17 @@ class Context:
     action_constraint: bool = field(default=True, metadata={
         "description": "Structured Reflection, Figure 7's ablation when false: failed click ids stay on the "
                        "screen (section 7.2)"})
+    budget_status: Literal["in_progress", "failed"] = field(default="in_progress", metadata={
+        "description": "Structured Reflection: the status of a trial that runs out of actions (max_actions, "
+                       "max_stage_actions): in_progress, the paper's 'you took too many steps' (Appendix D), or "
+                       "failed, as the original code ends it"})
+    disable_clicks: Literal["failed", "when_b_clicks"] = field(default="failed", metadata={
+        "description": "Structured Reflection: which failed click targets are disabled at A: failed, every one "
+                       "unless B is to be taken on that element (the paper, section 5.2), or when_b_clicks, only "
+                       "when B is a click on another element (the original code)"})
+    reflect_past_end: bool = field(default=False, metadata={
+        "description": "Structured Reflection, an addition neither the paper nor its code has: after an "
+                       "incomplete trial the reflection may name the action after the last one (index=n+1)"})
 
     # AutoPlan: the plan to follow, batch size, iterations, SIR ablation, sampling seed.
     plan: str = field(default="", metadata={"description": "AutoPlan: the plan to follow (empty: ReAct zero-shot)"})

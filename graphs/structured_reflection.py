@@ -14,13 +14,19 @@ The algorithm, one trial per pass through ``start_trial`` (T = 1..max_trials, de
     describe      paraphrase the executed action (Appendix C)
     ... act/describe until the plan is used up, then replay -> plan on the new screen,
         until a status ends the trial: correct, cycle, no change, incomplete (no further
-        plan), in progress (step budget), exception (unreadable or refused action), failed
+        plan), in progress (the trial's or the stage's step budget), exception (unreadable or
+        refused action), failed
     reflect       every screen and action of the trial (Appendix E) -> "For action index=A,
                   you should B." -> structured memory; next trial
     finish        record the last trial, release the env
 
 Options (Context): ``reflection_screens="first"`` (Sec. 7.5's first-screen-only reflection
-prompt); Figure 7's ablations ``structured_memory=False`` and ``action_constraint=False``.
+prompt); Figure 7's ablations ``structured_memory=False`` and ``action_constraint=False``;
+``max_stage_actions`` (default 9, the original code's per-stage budget). Where the paper and its
+released code differ, the paper is followed and the code's behaviour is an option:
+``budget_status="failed"`` (a trial out of actions ends failed, not in progress) and
+``disable_clicks="when_b_clicks"`` (a failed click is disabled only when B is another click).
+``reflect_past_end=True`` is an addition of neither (index=n+1 after an incomplete trial).
 
 Edges:
     START -> start_trial -> replay -> act | plan
@@ -45,14 +51,16 @@ from nodes.sr.memory import entry_at
 from nodes.sr.plan import plan
 from nodes.sr.reflect import reflect
 from nodes.sr.replay import replay
-from nodes.sr.stage import DEFAULT_MAX_ACTIONS
+from nodes.sr.stage import DEFAULT_MAX_ACTIONS, DEFAULT_MAX_STAGE_ACTIONS
 from nodes.sr.state import SRState
 from nodes.sr.trial import finish, start_trial
 
 DEFAULT_ENV = "miniwob"
 ENVS = ("miniwob",)
-DEFAULTS: dict[str, Any] = {"max_trials": 5, "max_actions": DEFAULT_MAX_ACTIONS, "planning": "staged",
-                            "reflection_screens": "every", "structured_memory": True, "action_constraint": True}
+DEFAULTS: dict[str, Any] = {"max_trials": 5, "max_actions": DEFAULT_MAX_ACTIONS,
+                            "max_stage_actions": DEFAULT_MAX_STAGE_ACTIONS, "planning": "staged",
+                            "reflection_screens": "every", "structured_memory": True, "action_constraint": True,
+                            "budget_status": "in_progress", "disable_clicks": "failed", "reflect_past_end": False}
 
 Next = Literal["act", "replay", "reflect", "finish"]
 NODES_PER_ACTION = 4  # at most: replay, plan, act, describe

@@ -1,7 +1,7 @@
 """Structured Reflection (paper 002): the node family behind graphs/structured_reflection.py.
 
 One small module per part of the algorithm: ``actions`` (the action grammar, parsed from
-untrusted model text), ``memory`` (the structured reflection memory keyed by step),
-``status`` (trial end conditions), ``constrain`` (disabling failed click targets), and one
-module per graph node (``trial``, ``replay``, ``plan``, ``act``, ``describe``, ``reflect``).
+untrusted model text), ``memory`` (the structured reflection memory keyed by step), ``stage``
+(stages, budgets and the trial status), ``constrain`` (disabling failed click targets), and
+one module per graph node (``trial``, ``replay``, ``plan``, ``act``, ``describe``, ``reflect``).
 """

@@ -6,8 +6,11 @@ step keeps the screen it was taken on as shown (for the reflection prompt, Appen
 malformed plan line is not sent to the env: it is recorded as an invalid action with the
 parser's explanation, which ends the trial with status exception (the paper halts a plan
 that holds non-executable actions and resorts to reflection). After the action the trial
-status is computed from the current stage's screens (nodes/sr/stage.py); hold/release change
-nothing visible by design, so they add no screen.
+status is computed from the current stage's screens (nodes/sr/stage.py). Every executed action
+adds the screen after it, hold and release too: the paper judges "no change" by comparing
+screens (Sec. 3.4) and its code does so after every action, so a plan that starts with
+"hold CTRL" ends there with "no change", as it does in that code. Only key presses describe
+themselves; hold and release are paraphrased like clicks, as that code does.
 """
 
 from __future__ import annotations
@@ -27,8 +30,7 @@ from nodes.sr.stage import status
 from nodes.sr.state import SRState, StepRecord
 from nodes.state import Step
 
-NO_SCREEN_CHANGE = ("hold", "release")
-SELF_DESCRIBING = ("press", "hold", "release")  # key actions need no paraphrase (paper's code)
+SELF_DESCRIBING = ("press",)  # key presses need no paraphrase (the paper's code)
 
 
 def invalid_description(action: str, feedback: str) -> str:
@@ -65,8 +67,7 @@ async def act(state: SRState, runtime: Runtime[Context], config: RunnableConfig)
         update.update(executed)
         if not executed["trajectory"][0].get("valid", True):
             record.update(valid=False, feedback=executed["trajectory"][0].get("feedback", ""))
-        if kind(item["action"]) not in NO_SCREEN_CHANGE:
-            screens.append(result.observation.text)
+        screens.append(result.observation.text)
     if not record["valid"]:
         record["description"] = invalid_description(record["action"], record["feedback"])
     steps.append(record)

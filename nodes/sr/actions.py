@@ -8,6 +8,14 @@ line among commentary ("Your plan:", code fences, "That is all."), lines come nu
 button)"), and reflections use the past tense ("you should have clicked id=7"). A line that
 starts with an action verb but is not an action is *malformed* (exception feedback); a line
 without an action verb is commentary and is skipped. Nothing is ever evaluated.
+
+The paper's code reads less: it executes every line of the reply as it stands (a list marker or
+a line of commentary becomes an action that does nothing, so the trial ends with "no change"),
+grounds a click on the first number of its line, and asks the model for an id when a click has
+none. Here the plan is read for its actions instead (the paper asks for "a list of atomic
+actions", Appendix B, and halts a plan at a non-executable action, Sec. 4.3: a malformed action
+line ends the trial with "exception"). For a reply that is a bare list of actions, as the paper
+asks, both read the same actions, a blank line included (it ends the plan).
 """
 
 from __future__ import annotations
@@ -68,8 +76,18 @@ def parse_action(text: str) -> ParsedLine:
 
 
 def read_plan(text: str) -> list[ParsedLine]:
-    """The actions of a plan, one per line; lines without an action verb are skipped."""
-    return [parse_action(raw) for raw in text.splitlines() if _first_word(_clean(raw)) in VERBS]
+    """The actions of a plan, one per line; lines without an action verb are skipped.
+
+    A blank line after the first action ends the plan, as in the paper's code (its plan
+    follower stops at an empty line, and the next stage plans on the screen reached).
+    """
+    lines: list[ParsedLine] = []
+    for raw in text.splitlines():
+        if not raw.strip() and lines:
+            break
+        if _first_word(_clean(raw)) in VERBS:
+            lines.append(parse_action(raw))
+    return lines
 
 
 def kind(action: str) -> str:

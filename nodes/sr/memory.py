@@ -3,12 +3,23 @@
 The memory is keyed by step. A reflection "For action index=A, you should B." on a failed
 trial (1) keeps the trial's steps before A as a replay prefix, executed without model calls
 in the next trial (the env is reset with the same seed, so they lead to the same screen);
-(2) stores B at A, enforced there unless B is itself an action that already failed at A;
-(3) adds the action taken at A to A's failed set and, for a click, its id to A's disabled
-ids (disabled on the screen at A); (4) clears every entry after A, now outdated. Replayed steps
-keep the stage they were taken in, so the next trial replays them stage by stage. Every
-statement is also kept in order (``reflections``), which is all the ablation without
-structured memory shows the planner (Sec. 7.1).
+(2) stores the reflection at A, with B enforced there unless B is itself an action that
+already failed at A; (3) adds the action taken at A to A's failed set and, for a click, its
+id to A's disabled ids (disabled on the screen at A) unless B is to be taken on that very
+element; (4) clears every entry after A, now outdated. Replayed steps keep the stage they were
+taken in, so the next trial replays them stage by stage. Every reflection is also kept in
+order (``reflections``), which is all the ablation without structured memory shows the
+planner (Sec. 7.1).
+
+The reply is read as the paper's code reads it (``parse_reflection_action``): A is the first
+``index=N`` written exactly so, B what follows the first ", you should "; a reply with an A but
+no B is kept at A as a lesson with nothing to enforce; the whole reply is what the planner
+later reads. B is one action (the paper: "B is the suggested action"), so its first line is
+read as the action; later lines stay in the lesson.
+
+Which failed click is disabled is where the paper and its code part: the paper disables the
+failed click actions (Sec. 5.2, "We only do so for click-type actions"); the code only when B is
+also a click, on another element (``disable_clicks="when_b_clicks"``).
 All functions are pure: they take and return the JSON structures kept in graph state.
 """
 
@@ -16,14 +27,17 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Literal
 
 from nodes.sr.actions import kind, parse_action, target_id
 from nodes.sr.state import Memory, MemoryEntry, StepRecord
 
+DisableRule = Literal["failed", "when_b_clicks"]
+
 
 @dataclass(frozen=True)
 class Suggestion:
-    """A parsed reflection: 0-based step, B as written, B as a canonical action ('' if not one)."""
+    """A parsed reflection: 0-based step, B as written ('' if none), B as a canonical action ('' if not one)."""
 
     step: int
     text: str
@@ -31,32 +45,32 @@ class Suggestion:
 
 
 class ReflectionError(ValueError):
-    """The reflection did not follow "For action index=A, you should B."; the message says why."""
+    """The reflection named no action of the trajectory; the message says why."""
 
 
-_INDEX = re.compile(r"index\s*=?\s*(\d+)", re.I)
-_SHOULD = re.compile(r"\byou\s+should\s+(.+)", re.I | re.S)
+_INDEX = re.compile(r"index=(\d+)")
+_SHOULD = ", you should "
+_ORIGINAL_CLICK = ("click", "tap", "move")  # the paper's code calls these clicks (util.categorize_action)
 
 
-def parse_reflection(text: str, steps_taken: int, *, may_extend: bool) -> Suggestion:
-    """Read "For action index=A, you should B." from untrusted text.
+def parse_reflection(text: str, steps_taken: int, *, past_end: bool = False) -> Suggestion:
+    """Read "For action index=A, you should B." from untrusted text, as the paper's code does.
 
-    A runs from 1 to the number of actions taken; ``may_extend`` also allows the index
-    right after the last action (an incomplete trial that needed one more action).
+    A runs from 1 to the number of actions taken; ``past_end`` also allows the index right
+    after the last action (an addition: an incomplete trial that needed one more action).
     """
     index = _INDEX.search(text)
-    should = _SHOULD.search(text[index.end():] if index else text)
-    if not index or not should:
+    if not index:
         raise ReflectionError(
             'the reflection must read "For action index=A, you should B."; got: ' + text.strip()[:200]
         )
     step = int(index.group(1)) - 1
-    last = steps_taken + (1 if may_extend else 0)
+    last = steps_taken + (1 if past_end else 0)
     if not 0 <= step < last:
         raise ReflectionError(f"action index={step + 1} is outside the trajectory (1..{last})")
-    body = should.group(1).strip().splitlines()[0].strip()
-    parsed = parse_action(body)
-    return Suggestion(step=step, text=body, action="" if parsed.error else parsed.action)
+    body = text.split(_SHOULD)[1].strip() if _SHOULD in text else ""
+    parsed = parse_action(body.splitlines()[0]) if body else None
+    return Suggestion(step=step, text=body, action=parsed.action if parsed and not parsed.error else "")
 
 
 def entry_at(memory: Memory, step: int) -> MemoryEntry | None:
@@ -79,7 +93,22 @@ def disabled_ids(memory: Memory, step: int) -> list[str]:
     return list(entry.get("disabled", [])) if entry else []
 
 
-def update(memory: Memory, suggestion: Suggestion, steps: list[StepRecord], reflection: str) -> Memory:
+def disables(taken_id: str, suggestion: Suggestion, failed: list[str], rule: DisableRule) -> bool:
+    """Is the failed click target ``taken_id`` disabled at A?
+
+    ``failed``: every action tried at A so far. The paper: yes, unless B is to be taken on that
+    element (it acts on it and has not failed there), since disabling it would refuse B. The
+    original code: only when B as written is a click (it starts with click, tap or move) whose
+    first number is another id.
+    """
+    if rule == "when_b_clicks":
+        number = re.search(r"\d+", suggestion.text)
+        return suggestion.text.lower().startswith(_ORIGINAL_CLICK) and (number.group() if number else None) != taken_id
+    return not (target_id(suggestion.action) == taken_id and suggestion.action not in failed)
+
+
+def update(memory: Memory, suggestion: Suggestion, steps: list[StepRecord], reflection: str,
+           disable: DisableRule = "failed") -> Memory:
     """The memory after a reflection on the trial that executed ``steps``."""
     a = suggestion.step
     entries = {k: v for k, v in memory["entries"].items() if int(k) < a}  # later ones are outdated
@@ -91,7 +120,7 @@ def update(memory: Memory, suggestion: Suggestion, steps: list[StepRecord], refl
         if taken not in failed:  # it was part of a failed trial, even if B repeats it
             failed.append(taken)
         taken_id = target_id(taken) if kind(taken) == "click" else None
-        if taken_id is not None and taken_id != target_id(suggestion.action) and taken_id not in disabled:
+        if taken_id is not None and taken_id not in disabled and disables(taken_id, suggestion, failed, disable):
             disabled.append(taken_id)
     entries[str(a)] = MemoryEntry(reflection=reflection, action=suggestion.action, failed=failed, disabled=disabled)
     replay = [StepRecord(action=s["action"], source="replay", description=s.get("description", ""), valid=True,

@@ -12,9 +12,12 @@ barely change); the ablation without structured memory (Sec. 7.1) also lists eve
 reflection before the status, as the paper's code does for it. A trial that ended before its
 first action shows the screen it ended on.
 
-A reply that does not follow the format, or names an index outside the trajectory, leaves the
-memory as it was and is kept in the trial record as ``reflection_error``: the next trial runs
-with what the memory already holds, and the run does not crash.
+The reply is read as the paper's code reads it (nodes/sr/memory.py): the whole reply is the
+lesson kept at A. A reply without ``index=A``, or with an A outside the trajectory, leaves the
+memory as it was (the paper's code drops it too) and is kept in the trial record as
+``reflection_error``: the next trial runs with what the memory already holds, and the run does
+not crash. ``reflect_past_end=True`` (an addition) lets A name the action after the last one
+when the trial ended incomplete; ``disable_clicks`` picks which failed click is disabled.
 """
 
 from __future__ import annotations
@@ -65,12 +68,13 @@ async def reflect(state: SRState, runtime: Runtime[Context], config: RunnableCon
     reply = (await ask(llm, reflection_prompt(state, runtime.context))).strip()
     steps = state.get("steps", [])
     update: dict[str, Any] = {"usage": llm.usage}
+    ctx = runtime.context
+    past_end = ctx.reflect_past_end and state["status"] == TrialStatus.INCOMPLETE.value
     try:
-        suggestion = mem.parse_reflection(reply, len(steps), may_extend=state["status"] == TrialStatus.INCOMPLETE.value)
+        suggestion = mem.parse_reflection(reply, len(steps), past_end=past_end)
     except mem.ReflectionError as problem:
         update["trials"] = [*state.get("trials", []), record(state, reflection=reply, reflection_error=str(problem))]
         return update
-    statement = f"For action index={suggestion.step + 1}, you should {suggestion.text}"
-    update["memory"] = mem.update(state["memory"], suggestion, steps, statement)
+    update["memory"] = mem.update(state["memory"], suggestion, steps, reply, ctx.disable_clicks)
     update["trials"] = [*state.get("trials", []), record(state, reflection=reply)]
     return update

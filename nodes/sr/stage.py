@@ -11,22 +11,35 @@ next) is not a cycle. The env shows each screen with the current step's disabled
 while the paper's code compares screens as read; so the ids disabled at any step of the stage
 are hidden from all of its screens before they are compared, and a screen does not differ from
 itself only because an id was shown on it once and hidden once.
+
+Budgets: a trial takes at most ``max_actions`` actions and a stage at most ``max_stage_actions``
+(the paper states neither; the stage's default is the original code's, which stops a stage
+after its 9th action even when its plan ends there). Running out of either ends the trial as
+"in progress", the status whose prompt says "you took too many steps" (paper, Appendix D); the
+original code ends it as "failed" (``budget_status="failed"``).
 """
 
 from __future__ import annotations
 
-from envs.miniwob_status import trial_status
+from envs.miniwob_status import TrialStatus, trial_status
 from graphs.context import Context
 from nodes.sr.memory import hide_ids
 from nodes.sr.state import SRState
 
 DEFAULT_MAX_ACTIONS = 20  # per trial; the paper does not state its budget
+DEFAULT_MAX_STAGE_ACTIONS = 9  # the original code's max_step_per_view=10 with its "+ 1 >= 10" check
 
 
 def begin(state: SRState) -> dict[str, int]:
     """The state update that starts a new stage on the current screen."""
     first = not state.get("steps")
     return {"stage": 0 if first else int(state.get("stage", 0)) + 1, "stage_start": len(state.get("screens", [])) - 1}
+
+
+def stage_steps(state: SRState) -> int:
+    """The actions taken in the current stage."""
+    stage = int(state.get("stage", 0))
+    return sum(1 for s in state.get("steps", []) if s.get("stage", 0) == stage)
 
 
 def stage_screens(state: SRState) -> list[str]:
@@ -44,7 +57,11 @@ def status(state: SRState, context: Context, *, exception: bool, stopped: bool) 
         done=bool(state.get("done", False)),
         steps=len(state.get("steps", [])),
         max_steps=context.limit("max_actions", DEFAULT_MAX_ACTIONS),
+        stage_steps=stage_steps(state),
+        max_stage_steps=context.limit("max_stage_actions", DEFAULT_MAX_STAGE_ACTIONS),
         exception=exception,
         stopped=stopped,
     )
+    if found is TrialStatus.IN_PROGRESS and context.budget_status == "failed":
+        found = TrialStatus.FAILED
     return found.value if found else ""

@@ -29,6 +29,8 @@ def test_each_end_condition() -> None:
     assert status(["A", "B", "A"]) is TrialStatus.CYCLE
     assert status(["A", "B", "C"], steps=10) is TrialStatus.IN_PROGRESS
     assert status(["A", "B"], stopped=True) is TrialStatus.INCOMPLETE
+    assert status(["A", "B", "C"], stage_steps=3, max_stage_steps=3) is TrialStatus.IN_PROGRESS
+    assert status(["A", "B", "C"], stage_steps=2, max_stage_steps=3) is None
     assert status(["A", "B", "C"]) is None
     assert status(["A"]) is None
 
@@ -39,6 +41,8 @@ def test_precedence_follows_the_papers_code() -> None:
     assert status(["A", "A"], exception=True) is TrialStatus.EXCEPTION
     assert status(["A", "B", "B", "B"]) is TrialStatus.CYCLE  # seen before the previous screen
     assert status(["A", "B", "B"], steps=10, stopped=True) is TrialStatus.NO_CHANGE
+    assert status(["A", "B", "B"], stage_steps=2, max_stage_steps=2) is TrialStatus.NO_CHANGE
+    assert status(["A", "B"], stage_steps=9, max_stage_steps=9, stopped=True) is TrialStatus.IN_PROGRESS
 
 
 @pytest.mark.parametrize(

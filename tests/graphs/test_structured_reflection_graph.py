@@ -144,13 +144,25 @@ async def test_refused_env_action_is_an_exception(tmp_path):
     assert out["trajectory"][-1]["feedback"] == "no element with id=42 on the screen"
 
 
-async def test_no_plan_is_incomplete_and_the_reflection_may_add_the_missing_action(tmp_path):
+async def test_no_plan_is_incomplete_and_a_reflection_past_the_end_is_dropped_as_the_original(tmp_path):
+    spec = scripted(tmp_path, [
+        "click id=2\nclick id=3", "B", "C",
+        "The goal is fulfilled.",  # no further plan: incomplete
+        "For action index=3, you should click id=5.",  # only 2 actions: dropped, as the paper's code does
+        "click id=2\nclick id=3", "B", "C", "Done.",
+    ])
+    out = await run(spec, "boxes/0", max_trials=2)
+    assert [t["status"] for t in out["trials"]] == ["incomplete", "incomplete"]
+    assert "outside the trajectory" in out["trials"][0]["reflection_error"] and out["memory"]["entries"] == {}
+
+
+async def test_a_reflection_may_add_the_missing_action_as_an_option(tmp_path):
     spec = scripted(tmp_path, [
         "click id=2\nclick id=3", "B", "C",
         "The goal is fulfilled.",  # no further plan: incomplete
         "For action index=3, you should click id=5.",
     ])
-    out = await run(spec, "boxes/0")
+    out = await run(spec, "boxes/0", reflect_past_end=True)
     assert out["trials"][0]["status"] == "incomplete"
     assert out["trials"][1]["sources"] == ["replay", "replay", "enforce"]
     assert out["success"] and out["usage"]["model_calls"] == 5
@@ -162,11 +174,10 @@ async def test_step_budget_gives_in_progress(tmp_path):
     assert out["trials"][0]["status"] == "in progress" and len(out["trials"][0]["actions"]) == 2
 
 
-async def test_key_actions_need_no_paraphrase(tmp_path):
-    spec = scripted(tmp_path, ['hold CTRL\nclick id=2\nrelease CTRL\nenter "hi" to id=9\npress ENTER',
-                               "ticked B", "typed hi"])
+async def test_key_presses_need_no_paraphrase(tmp_path):
+    spec = scripted(tmp_path, ['click id=2\nenter "hi" to id=9\npress ENTER\nclick id=5', "ticked B", "typed hi"])
     out = await run(spec, "boxes/0", max_trials=1)
-    assert out["trials"][0]["status"] == "no change"
+    assert out["trials"][0]["status"] == "no change"  # ENTER changed nothing on this page
     assert out["usage"]["model_calls"] == 3  # the plan and two paraphrases
 
 

@@ -1,5 +1,8 @@
 """Structured thought management: parsing reflections and updating the step-keyed memory."""
 
+import random
+import re
+
 import pytest
 
 from nodes.sr.memory import (ReflectionError, Suggestion, disabled_ids, enforced_action, hide_ids,
@@ -11,30 +14,86 @@ def steps(*actions):
     return [StepRecord(action=a, source="plan", description=f"did {a}", valid=True) for a in actions]
 
 
+def original_reflection(text: str, actions_taken: int) -> tuple[int, str] | None:
+    """The paper's code: util.parse_reflection_action, then the range check before update_mem."""
+    matches = re.findall(r"index=(\d+)", text)
+    idx = int(matches[0]) - 1 if matches else -1
+    body = text.split(", you should ")[1].strip() if ", you should " in text else ""
+    return (idx, body) if 0 <= idx < actions_taken else None
+
+
+def ours(text: str, actions_taken: int) -> tuple[int, str] | None:
+    try:
+        suggestion = parse_reflection(text, actions_taken)
+    except ReflectionError:
+        return None
+    return suggestion.step, suggestion.text
+
+
+def test_reflections_are_read_as_the_papers_code_reads_them_on_many_replies():
+    rng = random.Random(2)
+    heads = ["For action index=", "for action index=", "For action Index=", "For action index = ", "index ",
+             "Reflection: For action index=", "The mistake is at index=", "", "For action index=x"]
+    shoulds = [", you should ", " you should ", ", You should ", ",you should ", ", you should\n", ""]
+    bodies = ["click id=3.", "have clicked id=3", "click id=3.\nThis ticks C.", "tick C, you should click id=4.",
+              'enter "bob" to id=9', "", "  press ENTER  "]
+    differs_from_before = 0
+    for _ in range(3000):
+        text = f"{rng.choice(heads)}{rng.randint(0, 5)}{rng.choice(shoulds)}{rng.choice(bodies)}"
+        taken = rng.randint(0, 4)
+        assert ours(text, taken) == original_reflection(text, taken), (text, taken)
+        try:
+            before = before_this_change(text, taken)
+        except ReflectionError:
+            before = None
+        differs_from_before += before != ours(text, taken)
+    assert differs_from_before > 300
+
+
+def before_this_change(text: str, taken: int) -> tuple[int, str] | None:
+    """How Introspect read a reflection before: index and "you should" in any case and spacing."""
+    index = re.search(r"index\s*=?\s*(\d+)", text, re.I)
+    should = re.search(r"\byou\s+should\s+(.+)", text[index.end():] if index else text, re.I | re.S)
+    if not index or not should or not 0 <= int(index.group(1)) - 1 < taken:
+        return None
+    return int(index.group(1)) - 1, should.group(1).strip().splitlines()[0].strip()
+
+
 def test_parse_reflection_reads_index_and_action():
-    s = parse_reflection('For action index=2, you should click id=7 (the "OK" button).', 3, may_extend=False)
+    s = parse_reflection('For action index=2, you should click id=7 (the "OK" button).', 3)
     assert s == Suggestion(step=1, text='click id=7 (the "OK" button).', action="click id=7")
-    s = parse_reflection("Reflection: for action index = 1, you should have entered \"bob\" to id=3.", 1,
-                         may_extend=False)
+    s = parse_reflection('Reflection: For action index=1, you should have entered "bob" to id=3.', 1)
     assert s.action == 'enter "bob" to id=3'
 
 
+def test_b_is_one_action_its_first_line():
+    s = parse_reflection("For action index=1, you should click id=3.\nThen click id=5.", 2)
+    assert s.action == "click id=3" and s.text == "click id=3.\nThen click id=5."
+
+
 def test_parse_reflection_keeps_prose_suggestions_unenforceable():
-    s = parse_reflection("For action index=1, you should select the second tab.", 2, may_extend=False)
+    s = parse_reflection("For action index=1, you should select the second tab.", 2)
     assert s.step == 0 and s.action == "" and s.text == "select the second tab."
 
 
+def test_an_index_without_you_should_is_a_lesson_with_nothing_to_enforce():
+    assert parse_reflection("index=1 click id=2", 3) == Suggestion(step=0, text="", action="")
+    assert parse_reflection("For action index=2 you should click id=2.", 3) == Suggestion(step=1, text="", action="")
+
+
 @pytest.mark.parametrize("text", ["I do not know.", "For action index=4, you should click id=1.",
-                                  "For action index=0, you should click id=1.", "index=1 click id=2"])
+                                  "For action index=0, you should click id=1.",
+                                  "For action index = 1, you should click id=1.",
+                                  "For action Index=1, you should click id=1."])
 def test_malformed_or_out_of_range_reflections_raise_with_a_reason(text):
     with pytest.raises(ReflectionError):
-        parse_reflection(text, 3, may_extend=False)
+        parse_reflection(text, 3)
 
 
-def test_index_after_the_last_action_only_when_the_trial_was_incomplete():
-    assert parse_reflection("For action index=3, you should click id=9.", 2, may_extend=True).step == 2
+def test_index_after_the_last_action_only_as_the_option_for_incomplete_trials():
+    assert parse_reflection("For action index=3, you should click id=9.", 2, past_end=True).step == 2
     with pytest.raises(ReflectionError):
-        parse_reflection("For action index=3, you should click id=9.", 2, may_extend=False)
+        parse_reflection("For action index=3, you should click id=9.", 2)
 
 
 def test_update_keeps_prefix_enforces_b_disables_failed_click_and_clears_later_entries():
@@ -66,6 +125,47 @@ def test_no_disable_when_b_acts_on_the_same_element_and_none_for_keys():
     assert disabled_ids(memory, 0) == [] and enforced_action(memory, 0) == 'enter "x" to id=4'
     memory = update(empty_memory(), Suggestion(0, "press Enter", "press Enter"), steps("press Tab"), "r")
     assert disabled_ids(memory, 0) == [] and memory["entries"]["0"]["failed"] == ["press Tab"]
+
+
+def test_the_paper_disables_a_failed_click_whatever_b_is_unless_b_is_to_be_taken_on_it():
+    def disabled_after(b_text: str, b_action: str, *before: str) -> list[str]:
+        memory = empty_memory()
+        for earlier in before:  # earlier trials tried these at step 0
+            memory = update(memory, Suggestion(0, "x", ""), steps(earlier), "r")
+        return disabled_ids(update(memory, Suggestion(0, b_text, b_action), steps("click id=4"), "r"), 0)
+
+    assert disabled_after("press ENTER", "press Enter") == ["4"]  # B is not a click: the original keeps id=4
+    assert disabled_after("tick C", "") == ["4"]
+    assert disabled_after("click id=4", "click id=4") == ["4"]  # B is the failed click itself: not taken again
+    assert disabled_after('enter "x" to id=4', 'enter "x" to id=4') == []  # B is taken on id=4
+    assert disabled_after('enter "x" to id=4', 'enter "x" to id=4', 'enter "x" to id=4') == ["4"]  # B failed too
+
+
+def original_disables(taken: str, b_written: str) -> bool:
+    """ReflectionMemory.update_mem of the paper's code: both categorised as clicks, other first number."""
+    def is_click(action: str) -> bool:
+        return any(action.lower().startswith(p) for p in ("click", "tap", "move"))
+
+    def first_number(action: str) -> str:
+        matched = re.search(r"\d+", action)
+        return matched.group() if matched else "N/A"
+
+    return is_click(taken) and is_click(b_written) and first_number(b_written) != first_number(taken)
+
+
+def test_the_original_codes_rule_is_an_option_and_matches_it_on_many_suggestions():
+    rng = random.Random(7)
+    written = ["click id={n}.", "Click id={n}", "tap id={n}", "click the 2nd box (id={n})", "click the Submit button",
+               "press ENTER", 'enter "x" to id={n}', "have clicked id={n}", "move to id={n}", "select id={n}"]
+    for _ in range(1000):
+        taken = f"click id={rng.randint(1, 4)}"
+        b = rng.choice(written).format(n=rng.randint(1, 4))
+        parsed = parse_reflection(f"For action index=1, you should {b}", 1)
+        memory = update(empty_memory(), parsed, steps(taken), "r", "when_b_clicks")
+        assert (disabled_ids(memory, 0) == [taken[9:]]) == original_disables(taken, b), (taken, b)
+    memory = update(empty_memory(), parse_reflection("For action index=1, you should press ENTER.", 1),
+                    steps("click id=4"), "r", "when_b_clicks")
+    assert disabled_ids(memory, 0) == [] and memory["entries"]["0"]["failed"] == ["click id=4"]
 
 
 def test_suggestion_past_the_end_has_no_failed_action():
