@@ -44,7 +44,7 @@ from nodes.autoplan.batch import (
     send_collections,
     send_reflections,
 )
-from nodes.autoplan import few_shot, transcript
+from nodes.autoplan import few_shot
 from nodes.autoplan.decoding import TRAIN_TEMPERATURE, TRAIN_TOP_P
 from nodes.autoplan.collect import (
     MAX_ACTIONS,
@@ -151,9 +151,9 @@ def training_pool(env: Env, split: str | None = None, task_type: str | None = No
 
 
 def check_context(context: Context, training: bool = False) -> None:
-    """Unknown or contradicting settings, refused before anything runs (EnvError)."""
+    """Contradicting settings, refused before anything runs (EnvError); each field's own
+    values are checked by Context."""
     few_shot.check(context.few_shot, context.plan, training)
-    transcript.check(context.transcript)
 
 
 def result(state: dict[str, Any]) -> dict[str, Any]:

@@ -58,7 +58,6 @@ async def start(state: CollectState, runtime: Runtime[Context], config: Runnable
     text.check_env(ctx.env)
     plan = state["plan"] if "plan" in state else ctx.plan
     few_shot.check(ctx.few_shot, plan, training=bool(state.get("branch")))
-    transcript.check(ctx.transcript)
     _, obs, update = await start_task(state, ctx, session_config(state, config))
     update["plan"] = plan
     update["task_type"] = str(obs.info.get("task_type") or "")

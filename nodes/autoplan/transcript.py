@@ -35,21 +35,13 @@ from __future__ import annotations
 import re
 from typing import Any, Literal
 
-from envs.base import EnvError
 from nodes.autoplan import prompting as text
 
 Transcript = Literal["paper", "original"]
-TRANSCRIPTS: tuple[Transcript, ...] = ("paper", "original")
 TASK_LINE = re.compile(r"^Your task is to: .*(?:\n|$)", re.MULTILINE)  # ALFWorld's goal line
 LOCATION = re.compile(r"You are in (.+)\. Looking quickly around you")
 HOTPOTQA_ACTION = re.compile(r"(?:search|lookup|finish)\[.*\]", re.DOTALL)
 NEXT_TO_IT = "Next to it"  # in ALFWorld's answer to "look"
-
-
-def check(transcript: str) -> None:
-    """An unknown transcript is refused before anything runs."""
-    if transcript not in TRANSCRIPTS:
-        raise EnvError(f"unknown transcript {transcript!r}; use {' or '.join(TRANSCRIPTS)}")
 
 
 def opening(env: str, observation: str, info: dict[str, Any], transcript: str) -> str:
