@@ -10,7 +10,10 @@ from __future__ import annotations
 import abc
 import importlib
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
+
+DATA_ROOT = Path(__file__).resolve().parent / "data"  # the shipped benchmark data, one folder per env
 
 
 @dataclass

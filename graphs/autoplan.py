@@ -36,7 +36,7 @@ from langgraph.graph import END, START, StateGraph
 
 from envs.base import Env, EnvError
 from envs.sessions import SESSIONS
-from graphs.context import Context
+from nodes.context import Context
 from nodes.autoplan.batch import (
     of_iteration,
     sample_batch,

@@ -29,7 +29,7 @@ from typing import Any
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 
-from graphs.context import Context
+from nodes.context import Context
 from nodes.da.act import act
 from nodes.da.align import align
 from nodes.da.complete import complete

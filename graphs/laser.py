@@ -21,7 +21,7 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 
-from graphs.context import Context
+from nodes.context import Context
 from nodes.laser.backup import backup
 from nodes.laser.states import (
     CAP, REFUSAL_LIMIT, LaserState, backup_at, candidates, finish, item, results, search, start,

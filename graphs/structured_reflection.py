@@ -43,8 +43,8 @@ from typing import Any, Literal
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 
-from envs.miniwob_status import TrialStatus
-from graphs.context import Context
+from envs.miniwob.status import TrialStatus
+from nodes.context import Context
 from nodes.sr.act import act
 from nodes.sr.describe import describe, needs_description
 from nodes.sr.memory import entry_at

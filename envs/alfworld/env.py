@@ -7,7 +7,7 @@ the "-= Welcome to TextWorld, ALFRED! =-" banner is stripped from the first obse
 and "You arrive at loc N. " from arrivals (the raw text stays in ``info["raw"]``).
 
 A command the game refuses (not admissible: the engine would say "Nothing happens.") is
-answered with AutoPlan's augmented feedback (paper 004, Table 6; see envs.alfworld_feedback)
+answered with AutoPlan's augmented feedback (paper 004, Table 6; see envs.alfworld.feedback)
 in ``info["feedback"]`` and, by default, in the observation as AutoPlan's original shows it:
 "Action failed. System Message: You are not at countertop 1.".
 
@@ -36,8 +36,8 @@ from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
-from envs import alfworld_games as games
-from envs.alfworld_feedback import REFUSED, World, explain
+from envs.alfworld import games
+from envs.alfworld.feedback import REFUSED, World, explain
 from envs.base import Env, EnvError, Observation, StepResult, UnknownTaskError
 
 BANNER = "-= Welcome to TextWorld, ALFRED! =-"

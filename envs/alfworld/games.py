@@ -20,9 +20,9 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from envs.base import EnvError
+from envs.base import DATA_ROOT, EnvError
 
-SHIPPED_ROOT = Path(__file__).resolve().parent / "data" / "alfworld"
+SHIPPED_ROOT = DATA_ROOT / "alfworld"
 GAME_FILE = "game.tw-pddl"
 
 # ALFWorld's own type ids 1-6 and names, and the short names people use for them.

@@ -22,9 +22,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from envs.base import EnvError
+from envs.base import DATA_ROOT, EnvError
 
-SHIPPED_QUESTIONS = Path(__file__).resolve().parent / "data" / "hotpotqa" / "hotpot_dev_distractor_v1_first100.json.gz"
+SHIPPED_QUESTIONS = DATA_ROOT / "hotpotqa" / "hotpot_dev_distractor_v1_first100.json.gz"
 WIKIPEDIA_API = "https://en.wikipedia.org/w/api.php"
 
 

@@ -30,7 +30,7 @@ in a worker thread on first use (``load``, called by reset and restore) and neve
 loop; the constructor only checks its options. ``task_ids`` is synchronous by the protocol and
 loads in the calling thread when nothing is loaded yet.
 
-Backends: ``local`` (default; the questions' own paragraphs, envs.hotpotqa_corpus) or
+Backends: ``local`` (default; the questions' own paragraphs, envs.hotpotqa.corpus) or
 ``wikipedia`` (live API; ``api_url``, ``timeout``). The state is small (question, open page,
 lookup position), so a snapshot holds it directly and restore needs no search again.
 """
@@ -45,8 +45,8 @@ from functools import lru_cache
 from typing import Any
 
 from envs.base import Env, EnvError, Judge, Observation, StepResult, judge_option
-from envs.hotpotqa_corpus import WIKIPEDIA_API, Backend, LocalWiki, Page, Wikipedia, load_questions
-from envs.hotpotqa_score import exact_match, f1, judged_correct
+from envs.hotpotqa.corpus import WIKIPEDIA_API, Backend, LocalWiki, Page, Wikipedia, load_questions
+from envs.hotpotqa.score import exact_match, f1, judged_correct
 
 ACTION = re.compile(r"^\s*(search|lookup|finish|think)\s*\[(.*)\]\s*$", re.IGNORECASE | re.DOTALL)
 GRAMMAR = "Use search[entity], lookup[keyword] or finish[answer]."

@@ -1,12 +1,12 @@
 """MiniWoB++ in Chromium: the task pages of the ``miniwob`` package, seen as paper 002's compact
-screen and driven with its action grammar (envs/miniwob_actions.py).
+screen and driven with its action grammar (envs/miniwob/actions.py).
 
 Episodes start as MiniWoB++'s own Python driver starts them: load the task page, set
 ``core.EPISODE_MAX_TIME`` (raised, default one hour, so model latency does not time the task
 out), ``Math.seedrandom(seed)``, ``core.setDataMode("train")``, ``core.startEpisodeReal()``; the
 goal is ``core.getUtterance()`` and the reward is read from the page's ``WOB_*`` globals
 (success = positive raw reward). A new task opens a fresh browser context on the process-wide
-Chromium (envs/browser.py) that may load only the miniwob package's html directory; a new trial
+Chromium (envs/browser/) that may load only the miniwob package's html directory; a new trial
 of the same task reloads the page in its context.
 
 After each action the env waits until the page settles (no request in flight, no running
@@ -15,7 +15,7 @@ animation, no animation frame requested in the last 50 ms, no pending short time
 of the action, not a frame of its animation. A click first moves the pointer onto its target and
 lets hover effects settle, then presses, as a person sees the hover before clicking.
 
-Observation: ``text`` is the compact screen (envs/miniwob_screen.py); ``info`` holds
+Observation: ``text`` is the compact screen (envs/miniwob/screen.py); ``info`` holds
 ``utterance`` (the goal; also as ``goal``), ``fields`` (the task's structured goal fields, if
 any), ``task``, ``seed``, ``category`` (paper 002's, or None), ``ids`` (actionable ids on the
 screen), ``disabled_ids``, ``done``, ``reward`` (raw), ``steps``, and ``success`` once done.
@@ -34,9 +34,9 @@ from playwright.async_api import Error as PlaywrightError, Page
 
 from envs.base import EnvError, Env, Observation, StepResult, invalid
 from envs.browser import BrowserSession, UrlPolicy, click
-from envs.miniwob_actions import Action, ActionError, Click, Enter, Hold, Press, canonical, parse_action
-from envs.miniwob_screen import ID_ATTR, Screen, locator_for, read_screen
-from envs.miniwob_tasks import HTML_ROOT, category, parse_task_id, split_ids, task_url
+from envs.miniwob.actions import Action, ActionError, Click, Enter, Hold, Press, canonical, parse_action
+from envs.miniwob.screen import ID_ATTR, Screen, locator_for, read_screen
+from envs.miniwob.tasks import HTML_ROOT, category, parse_task_id, split_ids, task_url
 
 # Tracks pending short timers, animation frames and CSS/jQuery animations, so that a step can
 # wait until the page has settled.

@@ -10,11 +10,11 @@ WEBARENA_SHOPPING_ADMIN, WEBARENA_REDDIT, WEBARENA_GITLAB, WEBARENA_MAP, WEBAREN
 WEBARENA_HOMEPAGE) and the local shop tasks ("shop-0".., on envs/sites/shop, started in this
 process on first use). Splits: "local", "webarena". A task starts signed in, as in WebArena: its
 context loads the task's stored login (a Playwright storage state that ``introspect webarena
-login`` writes, envs.webarena_login); a local task without one signs in with the site's account.
+login`` writes, envs.webarena.login); a local task without one signs in with the site's account.
 
-Observation: envs.webarena_observe (tab header, URL, the viewport's accessibility tree);
+Observation: envs.webarena.observe (tab header, URL, the viewport's accessibility tree);
 obs.info has task_id, intent, sites, site_urls, start_url, notes, url, tabs. Actions:
-envs.webarena_actions; step info adds valid, action (and feedback when refused). A task's sites
+envs.webarena.actions; step info adds valid, action (and feedback when refused). A task's sites
 are its navigation allowlist: anything else (another host, file://) is refused with feedback.
 The final ``stop [answer]`` result adds answer, success and evaluators (one dict per evaluator:
 evaluator, passed True/False/None, detail).
@@ -33,12 +33,15 @@ from typing import Any
 
 from playwright.async_api import Error as PlaywrightError, Page
 
-from envs import webarena_actions as acts
-from envs import webarena_eval, webarena_forms, webarena_login, webarena_tasks
+from envs.webarena import actions as acts
+from envs.webarena import evaluate as webarena_eval
+from envs.webarena import forms as webarena_forms
+from envs.webarena import login as webarena_login
+from envs.webarena import tasks as webarena_tasks
 from envs.base import Env, EnvError, Judge, Observation, StepResult, invalid, judge_option
 from envs.browser import BrowserSession, UrlPolicy
 from envs.sites.serve import shared_site
-from envs.webarena_observe import (
+from envs.webarena.observe import (
     Screen, client_rects, layout_boxes, observation_text, render_tree, tab_header, unboxed,
 )
 
@@ -116,7 +119,7 @@ class WebArenaEnv(Env):
 
         Cookies and the page's JS state are not kept: restoring reloads each URL, which is how the
         paper backtracks (navigate back to the URL), then puts back what was typed, ticked or
-        chosen (envs.webarena_forms) and the scroll position.
+        chosen (envs.webarena.forms) and the scroll position.
         """
         ep = self._require()
         tabs = []
@@ -215,7 +218,7 @@ class WebArenaEnv(Env):
     @staticmethod
     async def _login(raw: dict[str, Any], urls: dict[str, str]) -> dict[str, Any] | None:
         """The storage state the task starts with: its stored login, or for a local site without
-        one, a sign-in with the site's demo account (envs.webarena_login)."""
+        one, a sign-in with the site's demo account (envs.webarena.login)."""
         state = await asyncio.to_thread(webarena_tasks.storage_state, raw)
         if state is None and raw.get("storage_state"):
             site, url = next((s, u) for s, u in webarena_tasks.site_names(urls).items()

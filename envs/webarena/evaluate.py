@@ -29,7 +29,7 @@ from typing import Any, Mapping
 from playwright.async_api import BrowserContext, Error as PlaywrightError, Page
 
 import prompts
-from envs import webarena_helpers
+from envs.webarena import helpers as webarena_helpers
 from envs.base import Judge
 
 _TOKEN = re.compile(r"\w+|[^\w\s]")

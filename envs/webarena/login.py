@@ -40,7 +40,7 @@ from typing import Any, Awaitable, Callable, Mapping
 
 from playwright.async_api import Error as PlaywrightError, Page, TimeoutError as PlaywrightTimeoutError
 
-from envs import webarena_tasks
+from envs.webarena import tasks as webarena_tasks
 from envs.base import EnvError
 from envs.browser import BrowserSession, UrlPolicy
 from envs.sites.serve import shared_site

@@ -22,9 +22,9 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
-from envs.base import EnvError, UnknownTaskError
+from envs.base import DATA_ROOT, EnvError, UnknownTaskError
 
-DATA = Path(__file__).resolve().parent / "data" / "webarena"
+DATA = DATA_ROOT / "webarena"
 WEBARENA_FILE = DATA / "test.raw.json.gz"
 SHOP_FILE = DATA / "shop_tasks.json"
 

@@ -8,7 +8,7 @@ streams them (``ijson``: one product in memory at a time, never the whole file) 
 a cache folder, keyed by the files' paths, sizes and modification times:
 
 * ``products.jsonl`` and ``offsets.npy``: every processed product, read back by position;
-* ``index/``: the search index (``envs.webshop_search``), memory-mapped;
+* ``index/``: the search index (``envs.webshop.search``), memory-mapped;
 * ``prices.npy``: the price each product is charged;
 * ``human_goals.json``: the human goals, shuffled;
 * ``synthetic_*.npy``: what is needed to build any synthetic goal on demand (the products
@@ -50,7 +50,8 @@ from typing import IO, Any
 import ijson
 import numpy as np
 
-from envs.webshop_data import (
+from envs.base import DATA_ROOT
+from envs.webshop.data import (
     Goal,
     Product,
     build_product,
@@ -62,9 +63,9 @@ from envs.webshop_data import (
     synthetic_goal,
     synthetic_weight,
 )
-from envs.webshop_search import IndexBuilder, SearchIndex
+from envs.webshop.search import IndexBuilder, SearchIndex
 
-DATA_DIR = Path(__file__).parent / "data" / "webshop"
+DATA_DIR = DATA_ROOT / "webshop"
 GOAL_SEED = 233  # LASER seeds Python's generator with 233; WebShop shuffles goals with 233
 FORMAT = 1  # bump when what the cache holds, or how it is computed, changes
 PRODUCT_FILES = ("items_shuffle_1000.json", "items_shuffle.json")

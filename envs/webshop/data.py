@@ -1,7 +1,7 @@
 """WebShop's rules for products and goals (``web_agent_site/engine/engine.py``, ``goal.py``).
 
 WebShop does not store goals: it builds them when it loads the products. These are its
-rules, one product or one instruction at a time, so that ``envs.webshop_catalogue`` can
+rules, one product or one instruction at a time, so that ``envs.webshop.catalogue`` can
 apply them while streaming a catalogue of any size:
 
 * products: raw ``items_shuffle`` records turned into ``Title``, ``Description``,

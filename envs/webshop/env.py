@@ -1,12 +1,12 @@
 """The WebShop environment: shop WebShop's Amazon catalogue by text.
 
 An episode is one WebShop goal. The agent sees WebShop's pages as its text observation
-(``envs.webshop_pages``) and acts with ``search[query]`` (on the search page) and
+(``envs.webshop.pages``) and acts with ``search[query]`` (on the search page) and
 ``click[button text]`` (any button on the current page; item ids case-insensitive).
-``click[Buy Now]`` ends the episode with WebShop's reward (``envs.webshop_reward.reward``,
+``click[Buy Now]`` ends the episode with WebShop's reward (``envs.webshop.reward.reward``,
 re-exported here); ``info["success"]`` is reward == 1.
 
-Task ids and splits. WebShop has two goal lists (``envs.webshop_catalogue``): the human
+Task ids and splits. WebShop has two goal lists (``envs.webshop.catalogue``): the human
 goals (crowd-sourced instructions; what WebShop's and LASER's evaluations use) and the
 synthetic goals (one per option combination of each product with a generated instruction).
 A task id is a goal's index in its list: ``"12"`` for human goal 12, ``"synthetic-12"`` for
@@ -47,15 +47,15 @@ from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
 from envs.base import Env, EnvError, Observation, StepResult, UnknownTaskError, invalid
-from envs.webshop_data import Goal, Product
-from envs.webshop_pages import (
+from envs.webshop.data import Goal, Product
+from envs.webshop.pages import (
     BACK_TO_SEARCH, BUY_NOW, NEXT_PAGE, PREV_PAGE, SEARCH, SUB_PAGES,
     Page, View, done_page, item_page, page_info, page_of_results, results_page, search_page, sub_page,
 )
-from envs.webshop_reward import require_tagger, reward
+from envs.webshop.reward import require_tagger, reward
 
 if TYPE_CHECKING:
-    from envs.webshop_catalogue import Catalogue
+    from envs.webshop.catalogue import Catalogue
 
 __all__ = ["WebShopEnv", "reward", "Goal", "Product"]
 
@@ -92,7 +92,7 @@ class WebShopEnv(Env):
 
         The search and data libraries are imported here, not with this module, because
         ``make_env`` imports this module on the event loop and their imports read files."""
-        from envs.webshop_catalogue import load_catalogue
+        from envs.webshop.catalogue import load_catalogue
 
         require_tagger()
         try:

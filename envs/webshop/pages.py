@@ -26,7 +26,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from envs.webshop_data import Product
+from envs.webshop.data import Product
 
 PageKind = Literal["search", "results", "item", "item_sub", "done"]
 

@@ -4,7 +4,7 @@ WebShop (``search_engine/``) indexes one document per product (title, descriptio
 bullet point and options, lower-cased: ``webshop_data.search_text``) with pyserini 0.17's
 Lucene indexer and answers a query with ``LuceneSearcher.search(query, k=50)``:
 
-* terms from Lucene's English analyzer (``envs.webshop_analysis``: standard tokenizer,
+* terms from Lucene's English analyzer (``envs.webshop.analysis``: standard tokenizer,
   possessives, lower case, Lucene's 33 English stop words, Porter stemming); a query of
   stop words alone has no terms and finds nothing;
 * BM25 with k1 = 0.9, b = 0.4 as Lucene 8 computes it: idf = ln(1 + (N - df + 0.5) /
@@ -34,7 +34,7 @@ from pathlib import Path
 import bm25s
 import numpy as np
 
-from envs.webshop_analysis import analyze
+from envs.webshop.analysis import analyze
 
 K1, B = 0.9, 0.4  # pyserini's BM25 defaults (LuceneSearcher.set_bm25)
 SEARCH_RETURN_N = 50  # WebShop shows at most 50 results

@@ -21,12 +21,12 @@ from typing import Any, NoReturn
 
 from envs.base import EnvError, make_env
 from graphs import GRAPHS, UnknownMethodError, canonical, load_method
-from graphs.checkpoint import CheckpointConfigError, default_url, open_checkpointer, redact, thread_exists
-from graphs.console import print_outcome, print_training, retry_notice, training_printer, update_printer
-from graphs.context import Context, ContextError
-from graphs.evaluate import evaluate, finished_tasks
-from graphs.options import UsageError, context_from, positive, results_path, task_list
-from graphs.runner import ThreadError, drive, fork, outcome_of, resume, thread_context, thread_metadata
+from graphs.app.checkpoint import CheckpointConfigError, default_url, open_checkpointer, redact, thread_exists
+from graphs.app.console import print_outcome, print_training, retry_notice, training_printer, update_printer
+from nodes.context import Context, ContextError
+from graphs.app.evaluate import evaluate, finished_tasks
+from graphs.app.options import UsageError, context_from, positive, results_path, task_list
+from graphs.app.runner import ThreadError, drive, fork, outcome_of, resume, thread_context, thread_metadata
 from nodes.llm import RETRY_NOTICE, ModelCallError, ModelConfigError
 from nodes.scripted import ScriptError
 from prompts import PromptError
@@ -241,7 +241,7 @@ async def cmd_demo(args: argparse.Namespace) -> int:
 
 async def cmd_webarena_login(args: argparse.Namespace) -> int:
     """Sign into the WebArena sites (or the local shop) and store the logins the env starts with."""
-    from envs import webarena_login
+    from envs.webarena import login as webarena_login
     from envs.browser import close_browser
 
     folder = Path(args.auth_dir) if args.auth_dir else webarena_login.auth_dir()

@@ -30,8 +30,8 @@ from typing import Any, Callable
 from langgraph.checkpoint.base import BaseCheckpointSaver
 
 from graphs import canonical, load_method
-from graphs.context import Context
-from graphs.runner import Outcome, drive, outcome_of
+from nodes.context import Context
+from graphs.app.runner import Outcome, drive, outcome_of
 from nodes.llm import RETRY_NOTICE, ModelCallError
 from nodes.usage import Usage, add_usage
 

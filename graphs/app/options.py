@@ -16,8 +16,8 @@ from typing import Any
 
 from envs.base import make_env
 from graphs import load_method
-from graphs.context import Context
-from graphs.evaluate import results_name
+from nodes.context import Context
+from graphs.app.evaluate import results_name
 from nodes.llm import model_for
 
 

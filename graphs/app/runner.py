@@ -20,8 +20,8 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 
 from envs.sessions import SESSIONS
 from graphs import canonical, load_method
-from graphs.checkpoint import copy_thread
-from graphs.context import Context
+from graphs.app.checkpoint import copy_thread
+from nodes.context import Context
 
 RECURSION_LIMIT = 2000
 

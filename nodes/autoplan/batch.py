@@ -33,7 +33,7 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 from langgraph.types import Send
 
-from graphs.context import Context
+from nodes.context import Context
 from nodes.autoplan.decoding import GREEDY, acting_sampling
 from nodes.autoplan.state import (
     BatchItem,

@@ -18,7 +18,7 @@ from langchain_core.messages import HumanMessage
 from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 
-from graphs.context import Context
+from nodes.context import Context
 from nodes.autoplan import decoding, few_shot, transcript
 from nodes.autoplan import prompting as text
 from nodes.autoplan.batch import acting_caller, branch_caller, session_config

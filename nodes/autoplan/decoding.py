@@ -25,7 +25,7 @@ from typing import Literal, Sequence
 
 from langchain_core.messages import BaseMessage
 
-from graphs.context import Context
+from nodes.context import Context
 from nodes.llm import Caller
 
 TRAIN_TEMPERATURE = 1.0  # acting calls while training (the original's default; the paper names none)

@@ -11,9 +11,9 @@ from typing import Any
 from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 
-from graphs.context import Context
+from nodes.context import Context
 from nodes.da.ask import ask, caller
-from nodes.da.grammar import parse_action
+from envs.webarena.interface import parse_action
 from nodes.da.state import DAState, Settings
 from nodes.da.summarise import shown
 from nodes.da.views import history_text, notes_text, plan_text, subtask_text

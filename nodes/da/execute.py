@@ -20,9 +20,9 @@ from langgraph.runtime import Runtime
 
 from envs.base import Env
 from envs.sessions import SESSIONS
-from graphs.context import Context
+from nodes.context import Context
 from nodes.da.ask import caller
-from nodes.da.grammar import same_element
+from envs.webarena.interface import same_element
 from nodes.da.map_element import mapped_action
 from nodes.da.state import DAState, Screen, Settings
 from nodes.da.summarise import look

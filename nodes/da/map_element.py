@@ -13,9 +13,9 @@ from typing import Any
 from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 
-from graphs.context import Context
+from nodes.context import Context
 from nodes.da.ask import ask, caller
-from nodes.da.grammar import element_id, parse_element_id, with_element
+from envs.webarena.interface import element_id, parse_element_id, with_element
 from nodes.da.state import DAState, Screen, Settings
 from nodes.da.summarise import shown
 from nodes.llm import Caller

@@ -16,10 +16,10 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 
-from graphs.context import Context
+from nodes.context import Context
 from nodes.da.act import action_prompt
 from nodes.da.ask import ask, caller
-from nodes.da.grammar import parse_action
+from envs.webarena.interface import parse_action
 from nodes.da.state import DAState, Settings
 from nodes.parse import ParseError
 from prompts import render

@@ -16,9 +16,9 @@ from langgraph.runtime import Runtime
 
 from envs.base import EnvError
 from envs.sessions import SESSIONS
-from graphs.context import Context
+from nodes.context import Context
 from nodes.da.ask import caller
-from nodes.da.grammar import same_element
+from envs.webarena.interface import same_element
 from nodes.da.state import Backtrack, DAState, HistoryItem, Screen, Settings, StackEntry
 from nodes.da.summarise import look
 from nodes.environment import session_key

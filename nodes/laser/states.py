@@ -17,7 +17,7 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 
 import prompts
-from graphs.context import Context
+from nodes.context import Context
 from nodes.environment import execute, live_env, release, start_task
 from nodes.laser.choose import choose_function, rationale
 from nodes.laser.observe import TARGET_KEYS, detail_text, item_observation, page_observation

@@ -21,7 +21,7 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 
 import prompts
-from graphs.context import Context
+from nodes.context import Context
 from nodes.environment import execute, live_env
 from nodes.llm import caller_for
 from nodes.sr.actions import kind

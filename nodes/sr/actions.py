@@ -1,7 +1,7 @@
 """Plan lines and reflection suggestions read as actions of the MiniWoB grammar.
 
 The grammar itself (``click id=N``, ``enter "text" to id=N``, ``press KEY x N``, ``hold`` /
-``release``) and its canonical spelling belong to the env (envs/miniwob_actions.py); this
+``release``) and its canonical spelling belong to the env (envs/miniwob/actions.py); this
 module adds what is particular to reading a *plan* or a *reflection*: a plan is one action per
 line among commentary ("Your plan:", code fences, "That is all."), lines come numbered
 ("1.", "Step 2:"), wrapped in quotes, with a remark after the target id ("click id=7 (the OK
@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from envs.miniwob_actions import ActionError, canonical, parse_action as parse_grammar
+from envs.miniwob.actions import ActionError, canonical, parse_action as parse_grammar
 
 VERBS = ("click", "tap", "enter", "type", "press", "hold", "release")
 _PAST = {"clicked": "click", "tapped": "click", "entered": "enter", "typed": "type",

@@ -19,7 +19,7 @@ from typing import Any
 from langchain_core.runnables import RunnableConfig
 
 from envs.sessions import SESSIONS
-from graphs.context import Context
+from nodes.context import Context
 from nodes.environment import live_env, session_key
 from nodes.sr.memory import disabled_ids
 from nodes.sr.state import SRState

@@ -14,7 +14,7 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 
 import prompts
-from graphs.context import Context
+from nodes.context import Context
 from nodes.llm import caller_for
 from nodes.sr.model import TEMPERATURE, ask
 from nodes.sr.state import SRState, StepRecord

@@ -19,7 +19,7 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 
 import prompts
-from graphs.context import Context
+from nodes.context import Context
 from nodes.llm import caller_for
 from nodes.sr.actions import read_plan
 from nodes.sr.memory import entry_at

@@ -28,8 +28,8 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 
 import prompts
-from envs.miniwob_status import TrialStatus
-from graphs.context import Context
+from envs.miniwob.status import TrialStatus
+from nodes.context import Context
 from nodes.llm import caller_for
 from nodes.sr import memory as mem
 from nodes.sr.model import TEMPERATURE, ask

@@ -21,8 +21,8 @@ original code ends it as "failed" (``budget_status="failed"``).
 
 from __future__ import annotations
 
-from envs.miniwob_status import TrialStatus, trial_status
-from graphs.context import Context
+from envs.miniwob.status import TrialStatus, trial_status
+from nodes.context import Context
 from nodes.sr.memory import hide_ids
 from nodes.sr.state import SRState
 
@@ -50,7 +50,7 @@ def stage_screens(state: SRState) -> list[str]:
 
 
 def status(state: SRState, context: Context, *, exception: bool, stopped: bool) -> str:
-    """The trial status now ("" while the trial goes on); see envs/miniwob_status.py."""
+    """The trial status now ("" while the trial goes on); see envs/miniwob/status.py."""
     found = trial_status(
         stage_screens(state),
         reward=float(state.get("reward", 0.0)),

@@ -13,7 +13,7 @@ from typing import Any
 from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 
-from graphs.context import Context
+from nodes.context import Context
 from nodes.environment import release, start_task
 from nodes.sr.state import SRState, TrialRecord, empty_memory
 

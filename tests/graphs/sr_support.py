@@ -17,7 +17,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 
 import envs.base
 from envs.base import Env, Observation, StepResult, invalid
-from graphs.context import Context
+from nodes.context import Context
 from graphs.structured_reflection import build_graph
 from nodes.llm import model_for
 

@@ -9,7 +9,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 
 from envs.base import EnvError
 from graphs import autoplan
-from graphs.context import Context
+from nodes.context import Context
 from nodes.llm import model_for
 from tests.graphs.test_autoplan_kit import step_replies, toy_alfworld  # noqa: F401 (fixture)
 

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from envs import base
-from envs.alfworld_feedback import REFUSED
+from envs.alfworld.feedback import REFUSED
 from envs.base import Env, Observation, StepResult, UnknownTaskError
 
 TASKS = ("heat/1", "heat/2", "heat/3")

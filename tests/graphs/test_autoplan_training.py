@@ -11,7 +11,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 
 from envs.sessions import SESSIONS
 from graphs import autoplan
-from graphs.context import Context
+from nodes.context import Context
 from nodes.llm import clear_models, model_for
 from tests.graphs.test_autoplan_kit import reply, step_replies, toy_alfworld  # noqa: F401 (fixture)
 

@@ -11,8 +11,8 @@ from langgraph.checkpoint.memory import InMemorySaver
 
 from envs import make_env
 from graphs import autoplan
-from graphs.cli import main
-from graphs.context import Context
+from graphs.app.cli import main
+from nodes.context import Context
 from nodes.llm import model_for
 from tests.graphs.test_autoplan_kit import reply, step_replies
 from tests.graphs.test_autoplan_real_envs import HEAT_GAME, QUESTION
@@ -98,7 +98,7 @@ def test_the_cli_refuses_an_unknown_transcript_in_one_line(write_script, capsys)
     code = main(["run", "autoplan", "--task", HEAT_GAME, "--model", alfworld_script(write_script),
                  "--set", "transcript=raw", "--checkpoint", "memory"])
     err = capsys.readouterr().err
-    assert code == 2 and err.count("\n") == 1 and "unknown transcript 'raw'; use paper or original" in err
+    assert code == 2 and err.count("\n") == 1 and "transcript='raw' is not allowed: expected one of paper, original" in err
 
 
 async def page_of(entity: str) -> str:

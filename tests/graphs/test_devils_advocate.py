@@ -17,7 +17,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 
 from envs.base import ENV_CLASSES, Env, EnvError, Observation, StepResult, invalid
 from envs.sessions import SESSIONS
-from graphs.context import Context
+from nodes.context import Context
 from graphs.devils_advocate import build_graph, result
 from nodes.da.summarise import chunks
 from nodes.llm import model_for

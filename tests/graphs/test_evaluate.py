@@ -10,8 +10,8 @@ from pathlib import Path
 from langgraph.checkpoint.memory import InMemorySaver
 
 import graphs.laser
-from graphs.context import Context
-from graphs.evaluate import evaluate, fingerprint, read_rows, results_name
+from nodes.context import Context
+from graphs.app.evaluate import evaluate, fingerprint, read_rows, results_name
 from nodes import llm
 from tests.support.laser_demo import DEMO, demo_replies, write_demo_script
 from tests.support.openai_stub import OpenAIStub, Reply

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from envs.webshop_catalogue import load_catalogue
+from envs.webshop.catalogue import load_catalogue
 from nodes.llm import model_for
 from tests.graphs.laser_scripts import buy, call, goal_with_options, run, think
 

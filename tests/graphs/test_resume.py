@@ -13,18 +13,18 @@ from pathlib import Path
 
 from langgraph.checkpoint.memory import InMemorySaver
 
-from graphs.checkpoint import open_checkpointer
-from graphs.context import Context
+from graphs.app.checkpoint import open_checkpointer
+from nodes.context import Context
 from graphs.laser import build_graph
-from graphs.runner import drive
+from graphs.app.runner import drive
 
 ROOT = Path(__file__).resolve().parents[2]
-DEMO = json.loads((ROOT / "graphs/demos/laser.json").read_text())
-SCRIPT = ROOT / "graphs/demos" / DEMO["script"]  # replies carry a delay, like a real model
+DEMO = json.loads((ROOT / "graphs/app/demos/laser.json").read_text())
+SCRIPT = ROOT / "graphs/app/demos" / DEMO["script"]  # replies carry a delay, like a real model
 
 
 def introspect(*args: str, env: dict[str, str]) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "graphs.cli", *args], cwd=ROOT, env=env,
+    return subprocess.Popen([sys.executable, "-m", "graphs.app.cli", *args], cwd=ROOT, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 

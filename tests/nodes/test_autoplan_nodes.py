@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 import prompts
-from graphs.context import Context
+from nodes.context import Context
 from nodes.autoplan import prompting, transcript
 from nodes.autoplan.batch import advance, batch_tasks, branch_session, of_iteration
 from nodes.autoplan.collect import max_actions, normalize_command

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from nodes.da.grammar import element_id, element_lines, parse_action, parse_element_id, same_element, with_element
+from envs.webarena.interface import element_id, element_lines, parse_action, parse_element_id, same_element, with_element
 from nodes.parse import ParseError
 
 

@@ -23,7 +23,7 @@ def test_goal_and_websites_come_from_the_env_info():
 
 
 def test_every_webarena_site_has_the_appendixs_introduction():
-    from envs import webarena_tasks
+    from envs.webarena import tasks as webarena_tasks
 
     used = {site for t in webarena_tasks.task_ids() for site in webarena_tasks.config(t)["sites"]}
     assert used == {"shopping", "shopping_admin", "reddit", "gitlab", "map", "wikipedia", "shop"}
