@@ -35,7 +35,6 @@ from typing import Any, Callable
 from langgraph.graph import END, START, StateGraph
 
 from envs.base import Env, EnvError
-from envs.sessions import SESSIONS
 from nodes.context import Context
 from nodes.autoplan.batch import (
     of_iteration,
@@ -61,6 +60,7 @@ from nodes.autoplan.collect import (
 from nodes.autoplan.plan import next_iteration, plan
 from nodes.autoplan.reflect import reflect
 from nodes.autoplan.state import CollectState, TrainState
+from nodes.environment import release_session, training_splits
 from nodes.usage import add_usage
 
 DEFAULT_ENV = "alfworld"
@@ -131,7 +131,7 @@ def training_pool(env: Env, split: str | None = None, task_type: str | None = No
     ``training_splits``: ALFWorld ``train`` or ``valid_train``, HotpotQA ``train``), never an
     evaluation split; by default the first of them that has tasks (the full ALFWorld
     download's ``train``, else the shipped ``valid_train``), narrowed to ``task_type``."""
-    allowed = tuple(getattr(env, "training_splits", ()))
+    allowed = training_splits(env)
     names = [split] if split else list(allowed)
     for name in names:
         base = re.split(r"[:\[]", name, maxsplit=1)[0].strip()
@@ -269,7 +269,7 @@ async def _release_batch(runner: Any, config: dict[str, Any]) -> None:
         return
     snapshot = await runner.aget_state(config)
     for item in (snapshot.values or {}).get("batch") or []:
-        await SESSIONS.release(item["session"])
+        await release_session(item["session"])
 
 
 def load_plan(path: str | Path) -> str:

@@ -42,6 +42,7 @@ from nodes.da.reflect import reflect
 from nodes.da.remedy import remedy
 from nodes.da.stack import backtrack, differs, needs_mapping, pop, push
 from nodes.da.state import DEFAULTS, DAState, Settings
+from nodes.environment import env_interface
 
 DEFAULT_ENV = "webarena"
 ENVS = ("webarena",)
@@ -70,10 +71,12 @@ def after_pop(state: DAState, runtime: Runtime[Context]) -> str:
     return _run_popped(state, settings)
 
 
-def after_backtrack(state: DAState, runtime: Runtime[Context]) -> str:
+async def after_backtrack(state: DAState, runtime: Runtime[Context]) -> str:
     if state.get("popped") is None:  # the saved state could not be restored
         return "pop"
-    return "map_element" if needs_mapping(state) else _run_popped(state, Settings.of(runtime.context))
+    if needs_mapping(state, await env_interface(runtime.context)):
+        return "map_element"
+    return _run_popped(state, Settings.of(runtime.context))
 
 
 def after_mapping(state: DAState, runtime: Runtime[Context]) -> str:

@@ -38,6 +38,7 @@ from typing import Any
 
 from envs.alfworld import games
 from envs.alfworld.feedback import REFUSED, World, explain
+from envs.alfworld.interface import INTERFACE
 from envs.base import Env, EnvError, Observation, StepResult, UnknownTaskError
 
 BANNER = "-= Welcome to TextWorld, ALFRED! =-"
@@ -119,6 +120,7 @@ class ALFWorldEnv(Env):
     the sentence still in info)."""
 
     name = "alfworld"
+    interface = INTERFACE
     training_splits = ("train", "valid_train")
 
     def __init__(

@@ -46,6 +46,7 @@ from typing import Any
 
 from envs.base import Env, EnvError, Judge, Observation, StepResult, judge_option
 from envs.hotpotqa.corpus import WIKIPEDIA_API, Backend, LocalWiki, Page, Wikipedia, load_questions
+from envs.hotpotqa.interface import INTERFACE
 from envs.hotpotqa.score import exact_match, f1, judged_correct
 
 ACTION = re.compile(r"^\s*(search|lookup|finish|think)\s*\[(.*)\]\s*$", re.IGNORECASE | re.DOTALL)
@@ -100,6 +101,7 @@ class HotpotQAEnv(Env):
     AutoPlan's code words it)."""
 
     name = "hotpotqa"
+    interface = INTERFACE
     training_splits = ("train",)
 
     def __init__(
@@ -150,6 +152,11 @@ class HotpotQAEnv(Env):
         assert self._by_id is not None
         return self._by_id
 
+    async def reference(self, task_id: str) -> dict[str, Any] | None:
+        """The question record of ``task_id`` (gold answer, supporting facts): ``HasReferences``."""
+        await self.load()
+        return self.by_id.get(task_id)
+
     @property
     def backend(self) -> Backend:
         if self._backend is None:
@@ -182,6 +189,7 @@ class HotpotQAEnv(Env):
     def _info(self, **extra: Any) -> dict[str, Any]:
         info = {
             "task_id": self.state.task_id,
+            "goal": self._question()["question"],
             "question": self._question()["question"],
             "steps": self.state.steps,
             "max_steps": self.max_steps,

@@ -17,9 +17,9 @@ import asyncio
 import re
 import string
 from collections import Counter
+
 import prompts
 from envs.base import Judge
-from nodes.parse import yes_no
 
 SPECIAL = ("yes", "no", "noanswer")
 
@@ -59,4 +59,12 @@ async def judged_correct(question: str, gold: str, predicted: str, judge: Judge)
     prompt = await asyncio.to_thread(prompts.render, "hotpotqa/judge", question=question, gold=gold,
                                      predicted=predicted)
     reply = await judge(prompt)
-    return bool(yes_no(reply))
+    return bool(verdict(reply))
+
+
+def verdict(reply: str) -> bool | None:
+    """The judge's YES/NO: the last one after 'Answer:', else the first; None when neither is clear."""
+    found = re.findall(r"\b(yes|no)\b", reply, flags=re.IGNORECASE)
+    if not found:
+        return None
+    return found[-1].lower() == "yes" if re.search(r"answer\s*:", reply, re.I) else found[0].lower() == "yes"

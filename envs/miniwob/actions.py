@@ -16,6 +16,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from envs.base import ActionParseError
+
 MAX_PRESSES = 50
 
 MODIFIERS = {"CTRL": "Control", "CONTROL": "Control", "SHIFT": "Shift", "ALT": "Alt",
@@ -36,7 +38,7 @@ KEYS = {
 }
 
 
-class ActionError(ValueError):
+class ActionError(ActionParseError):
     """A line that is not an action of the grammar; the message is the agent's feedback."""
 
 

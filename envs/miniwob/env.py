@@ -35,6 +35,7 @@ from playwright.async_api import Error as PlaywrightError, Page
 from envs.base import EnvError, Env, Observation, StepResult, invalid
 from envs.browser import BrowserSession, UrlPolicy, click
 from envs.miniwob.actions import Action, ActionError, Click, Enter, Hold, Press, canonical, parse_action
+from envs.miniwob.interface import INTERFACE
 from envs.miniwob.screen import ID_ATTR, Screen, locator_for, read_screen
 from envs.miniwob.tasks import HTML_ROOT, category, parse_task_id, split_ids, task_url
 
@@ -81,6 +82,7 @@ class MiniWoBEnv(Env):
     """MiniWoB++ tasks ``<task>/<seed>`` in Chromium with paper 002's screen and actions."""
 
     name = "miniwob"
+    interface = INTERFACE
 
     def __init__(
         self,

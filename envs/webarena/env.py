@@ -13,7 +13,8 @@ context loads the task's stored login (a Playwright storage state that ``introsp
 login`` writes, envs.webarena.login); a local task without one signs in with the site's account.
 
 Observation: envs.webarena.observe (tab header, URL, the viewport's accessibility tree);
-obs.info has task_id, intent, sites, site_urls, start_url, notes, url, tabs. Actions:
+obs.info has task_id, goal (the intent; also as intent), intro (the task's sites in the Devil's
+Advocate appendix's words, envs.webarena.interface), sites, site_urls, start_url, notes, url, tabs. Actions:
 envs.webarena.actions; step info adds valid, action (and feedback when refused). A task's sites
 are its navigation allowlist: anything else (another host, file://) is refused with feedback.
 The final ``stop [answer]`` result adds answer, success and evaluators (one dict per evaluator:
@@ -28,19 +29,23 @@ evaluator outcome that says a judge was missing, never a silent pass.
 from __future__ import annotations
 
 import asyncio
+import urllib.parse
 from dataclasses import dataclass, field
 from typing import Any
 
 from playwright.async_api import Error as PlaywrightError, Page
 
-from envs.webarena import actions as acts
-from envs.webarena import evaluate as webarena_eval
-from envs.webarena import forms as webarena_forms
-from envs.webarena import login as webarena_login
-from envs.webarena import tasks as webarena_tasks
 from envs.base import Env, EnvError, Judge, Observation, StepResult, invalid, judge_option
 from envs.browser import BrowserSession, UrlPolicy
 from envs.sites.serve import shared_site
+from envs.webarena import (
+    actions as acts,
+    evaluate as webarena_eval,
+    forms as webarena_forms,
+    login as webarena_login,
+    tasks as webarena_tasks,
+)
+from envs.webarena.interface import INTERFACE, site_intro
 from envs.webarena.observe import (
     Screen, client_rects, layout_boxes, observation_text, render_tree, tab_header, unboxed,
 )
@@ -58,8 +63,15 @@ class _Episode:
     done: bool = False
 
 
+def _website_at(url: str) -> str:
+    """The introduction of a task that names no site: its start URL's origin."""
+    parts = urllib.parse.urlsplit(url)
+    return f"The website at {parts.scheme}://{parts.netloc}" if parts.scheme and parts.netloc else INTERFACE.intro
+
+
 class WebArenaEnv(Env):
     name = "webarena"
+    interface = INTERFACE
 
     def __init__(
         self,
@@ -288,10 +300,13 @@ class WebArenaEnv(Env):
 
     def _info(self, titles: list[str] | None = None) -> dict[str, Any]:
         ep = self._require()
+        sites = list(ep.config.get("sites", []))
         info: dict[str, Any] = {
             "task_id": ep.task_id,
+            "goal": ep.config["intent"],
             "intent": ep.config["intent"],
-            "sites": list(ep.config.get("sites", [])),
+            "intro": site_intro(sites, ep.site_urls) or _website_at(ep.config.get("start_url", "")),
+            "sites": sites,
             "site_urls": dict(ep.site_urls),
             "start_url": ep.config.get("start_url", ""),
             "notes": list(ep.notes),

@@ -1,19 +1,52 @@
-"""WebArena's action grammar and element lines, read from untrusted model text.
+"""What an agent is told about WebArena and how its replies are read (envs.base.Interface).
 
-The agent answers in the grammar of the paper's action prompt (``click [id]``,
+The agent answers in the grammar of the Devil's Advocate paper's action prompt (``click [id]``,
 ``type [id] [text]``, ``scroll [up|down]``, ``goto [url]``, ``go_back``, ``go_forward``,
-``note_down [text]``); the answer itself goes out as ``stop [answer]`` from the
-completion node only. Screens show one ``[id] role 'name'`` line per element, which
-is what backtracking compares to decide whether an element id must be remapped.
+``note_down [text]``); ``GRAMMAR`` is that prompt's "Note:" list, word for word. The answer
+goes out as ``stop [answer]`` (``answer_action``). Screens show one ``[id] role 'name'`` line
+per element; an element's signature is its line and the lines just above it, which is what
+tells, after going back to a page, whether an id still names the same element.
+
+The env itself executes the strict grammar of WebArena's own code (envs.webarena.actions);
+this reads untrusted model text into one action of it.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
-from nodes.parse import ParseError
+from envs.base import ActionParseError, Interface
 
 AGENT_VERBS = ("click", "type", "scroll", "goto", "go_back", "go_forward", "note_down")
+
+GRAMMAR = """\
+- If the next action is to click, please indicate the element id in [] (format: click [element_id]).
+- If the next action is to scroll, please indicate the direction in [] (format: scroll [up or down]).
+- If you need to navigate to a URL, please indicate the URL in [] (format: goto [url]).
+- If you need to go back to the previous page, please use go_back.
+- If the next action is to type, please indicate both element id and the things to type in [] \
+(format: type [element_id] [things to type]).
+- If you want to note down something, use this format: note_down [things to note down]."""
+
+ACTION_HELP = (
+    "give exactly one action in one of these forms: click [element_id], "
+    "type [element_id] [text to type], scroll [up] or scroll [down], goto [url], go_back, "
+    "go_forward, note_down [text to note down]"
+)
+
+# The sites of the paper's plan and action prompts (Appendix, v4: "An online shopping site
+# (OneStopShop): {webarena_root}:7770", ...), keyed by WebArena's site names as they appear in a
+# task config's "sites"; "shop" is the project's local OneStopShop look-alike.
+SITE_INTROS: dict[str, str] = {
+    "shopping": "An online shopping site (OneStopShop)",
+    "shopping_admin": "An e-commerce management site (Magento)",
+    "reddit": "A Reddit site (Postmill)",
+    "gitlab": "A GitLab site",
+    "map": "A map site (OpenStreetMap)",
+    "wikipedia": "A Wikipedia site",
+    "shop": "An online shopping site (One Stop Market, served locally by the project)",
+}
 
 _VERB = re.compile(rf"(?<![\w-])({'|'.join(AGENT_VERBS)})(?![\w-])", re.IGNORECASE)
 _ID = re.compile(r"\A\s*\[\s*(\d+)\s*\]")
@@ -24,12 +57,18 @@ _ENTER_FLAG = re.compile(r"\]\s*\[\s*(?:press_enter_after\s*=\s*)?([01])\s*\]\s*
 _NO_ARGS = re.compile(r"\A\s*(?:\[\s*\])?")
 _ELEMENT_ACTION = re.compile(r"\A(click|type|hover)\s*\[\s*(\d+)\s*\]")
 _LINE = re.compile(r"^[ \t]*\[(\d+)\][ \t]+(.*)$", re.MULTILINE)
+_ROLE_NAME = re.compile(r"""\A(\S+)\s+('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*")""")
+CONTEXT_LINES = 5
 
-ACTION_HELP = (
-    "give exactly one action in one of these forms: click [element_id], "
-    "type [element_id] [text to type], scroll [up] or scroll [down], goto [url], go_back, "
-    "go_forward, note_down [text to note down]"
-)
+
+def site_intro(sites: list[str], urls: dict[str, str]) -> str:
+    """The task's sites in the appendix's words, one per line ("<intro>: <URL>")."""
+    lines = []
+    for name in sites:
+        intro = SITE_INTROS.get(str(name), f"A website ({name})")
+        url = urls.get(name)
+        lines.append(f"{intro}: {url}" if url else intro)
+    return "\n".join(lines)
 
 
 def _first_line(text: str) -> str:
@@ -67,32 +106,9 @@ def _build(verb: str, rest: str) -> str | None:
     return f"type [{element.group(1)}] [{body.group(1)}]{suffix}"
 
 
-def parse_action(text: str) -> str:
-    """The first well-formed agent action in ``text``; ParseError (feedback) if none."""
-    for match in _VERB.finditer(text or ""):
-        action = _build(match.group(1).lower(), text[match.end():])
-        if action:
-            return action
-    raise ParseError(f"no valid action found in the reply; {ACTION_HELP}")
-
-
-def element_id(action: str) -> str | None:
-    """The element id an action acts on (click, type), if any."""
-    match = _ELEMENT_ACTION.match(action.strip())
-    return match.group(2) if match else None
-
-
-def with_element(action: str, new_id: str) -> str:
-    """``action`` acting on element ``new_id`` instead of its own."""
-    return _ELEMENT_ACTION.sub(lambda m: f"{m.group(1)} [{new_id}]", action.strip(), count=1)
-
-
 def element_lines(observation: str) -> dict[str, str]:
     """``{id: "role 'name'"}`` of every element line of a screen."""
     return {eid: _role_and_name(rest) for eid, rest in _LINE.findall(observation or "")}
-
-
-_ROLE_NAME = re.compile(r"""\A(\S+)\s+('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*")""")
 
 
 def _role_and_name(rest: str) -> str:
@@ -101,44 +117,42 @@ def _role_and_name(rest: str) -> str:
     return match.group(0) if match else rest.strip()
 
 
-CONTEXT_LINES = 5
+@dataclass(frozen=True)
+class WebArenaInterface(Interface):
+    def parse_action(self, text: str) -> str:
+        """The first well-formed agent action in ``text``."""
+        for match in _VERB.finditer(text or ""):
+            action = _build(match.group(1).lower(), text[match.end():])
+            if action:
+                return action
+        raise ActionParseError(f"no valid action found in the reply; {ACTION_HELP}")
+
+    def element_signature(self, observation: str, element_id: str) -> tuple[str, ...] | None:
+        """The element's ``role 'name'`` with those of the lines just above it (ids left out).
+
+        Rows of a table often repeat the same line (``link 'View Order'``); the cells above
+        it (order number, date) tell which one it is.
+        """
+        lines = _LINE.findall(observation or "")
+        for index, (line_id, _) in enumerate(lines):
+            if line_id == element_id:
+                window = lines[max(0, index - CONTEXT_LINES) : index + 1]
+                return tuple(_role_and_name(rest) for _, rest in window)
+        return None
+
+    def action_element(self, action: str) -> str | None:
+        match = _ELEMENT_ACTION.match(action.strip())
+        return match.group(2) if match else None
+
+    def with_element(self, action: str, element_id: str) -> str:
+        return _ELEMENT_ACTION.sub(lambda m: f"{m.group(1)} [{element_id}]", action.strip(), count=1)
 
 
-def _signature(observation: str, eid: str) -> tuple[str, ...] | None:
-    """The element's ``role 'name'`` with those of the lines just above it (ids left out).
-
-    Rows of a table often repeat the same line (``link 'View Order'``); the cells above
-    it (order number, date) tell which one it is.
-    """
-    lines = _LINE.findall(observation or "")
-    for index, (line_id, _) in enumerate(lines):
-        if line_id == eid:
-            window = lines[max(0, index - CONTEXT_LINES) : index + 1]
-            return tuple(_role_and_name(rest) for _, rest in window)
-    return None
-
-
-def same_element(action: str, before: str, after: str) -> bool:
-    """Whether the element ``action`` names is the same element on screen ``after``.
-
-    True for actions without an element. False when the id is gone or now names another
-    line (or the same line in another place): then the id must be mapped (the paper's
-    Element Mapping prompt).
-    """
-    eid = element_id(action)
-    if eid is None:
-        return True
-    old = _signature(before, eid)
-    return old is not None and old == _signature(after, eid)
-
-
-def parse_element_id(text: str, observation: str) -> str:
-    """The element id named in a mapping reply, checked against the screen it is for."""
-    ids = element_lines(observation)
-    candidates = re.findall(r"\[?\b(\d+)\b\]?", text or "")
-    for candidate in candidates:
-        if candidate in ids:
-            return candidate
-    if candidates:
-        raise ParseError(f"element id {candidates[0]} is not on the new screen; give an id shown there")
-    raise ParseError("no element id found; answer with the new element id, e.g. 1234")
+INTERFACE = WebArenaInterface(
+    kind="web",
+    intro="Websites of WebArena reached through a browser: an online shop, its admin panel, a Reddit forum, "
+          "GitLab, a map and Wikipedia",
+    grammar=GRAMMAR,
+    element_ids=True,
+    answer_action="stop [{answer}]",
+)

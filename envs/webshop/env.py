@@ -24,7 +24,7 @@ With the full data (``data_dir``) ``test`` is WebShop's 500 human test goals.
 Observation info (every page):
     page          "search" | "results" | "item" | "item_sub" | "done"
     clickables    the button texts of the page, as written on it
-    instruction   the goal's instruction text
+    goal, instruction   the goal's instruction text
     query         the current search query ("" on the search page)
     item_ids      the item ids on a results page, in order ([] elsewhere)
     has_next, has_prev   whether "Next >" / "< Prev" are on the page
@@ -48,6 +48,7 @@ from typing import TYPE_CHECKING, Any
 
 from envs.base import Env, EnvError, Observation, StepResult, UnknownTaskError, invalid
 from envs.webshop.data import Goal, Product
+from envs.webshop.interface import INTERFACE
 from envs.webshop.pages import (
     BACK_TO_SEARCH, BUY_NOW, NEXT_PAGE, PREV_PAGE, SEARCH, SUB_PAGES,
     Page, View, done_page, item_page, page_info, page_of_results, results_page, search_page, sub_page,
@@ -79,6 +80,7 @@ class WebShopEnv(Env):
     """WebShop's text shop on the shipped catalogue (or ``data_dir`` with WebShop's files)."""
 
     name = "webshop"
+    interface = INTERFACE
 
     def __init__(self, *, data_dir: str | None = None) -> None:
         self._data_dir = data_dir  # nothing is read here: __init__ may run on the event loop

@@ -165,6 +165,7 @@ def page_info(view: View, page: Page, instruction: str, total: int, product: Pro
     info: dict[str, Any] = {
         "page": view.page,
         "clickables": list(page.clickables),
+        "goal": instruction,
         "instruction": instruction,
         "query": view.query,
         "item_ids": [],

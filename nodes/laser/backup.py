@@ -46,7 +46,7 @@ async def backup(state: LaserState, runtime: Runtime[Context], config: RunnableC
     history.append(f"Rationale: backup strategy: {why}\nAction: {call_text('select_item', picked.args)}")
 
     here: LaserState = {**state, "env_snapshot": entry["snapshot"]}
-    env, reopened = await sync_env(here, ctx, config)  # None: the env is on that item already
+    env, reopened, _ = await sync_env(here, ctx, config)  # None: the env is on that item already
     if reopened is not None:
         here.update(observation=reopened.text, page=page_of(reopened.info))
     options = here.get("page", {}).get("options", {})

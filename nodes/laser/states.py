@@ -85,8 +85,8 @@ async def start(state: LaserState, runtime: Runtime[Context], config: RunnableCo
     page = page_of(obs.info)
     return {
         **update,
-        "instruction": str(obs.info.get("instruction", "")),
-        "goal": str(obs.info.get("instruction", "")),
+        "instruction": str(obs.info["goal"]),
+        "goal": str(obs.info["goal"]),
         "page": page,
         "laser_state": laser_state(page),
         "history": [],

@@ -20,6 +20,7 @@ from langgraph.runtime import Runtime
 
 import prompts
 from nodes.context import Context
+from nodes.environment import env_interface
 from nodes.llm import caller_for
 from nodes.sr.actions import read_plan
 from nodes.sr.memory import entry_at
@@ -69,7 +70,7 @@ async def plan(state: SRState, runtime: Runtime[Context], config: RunnableConfig
     ctx = runtime.context
     llm = caller_for(ctx, state, temperature=TEMPERATURE)
     reply = await ask(llm, planning_prompt(state, ctx.planning, ctx.structured_memory))
-    lines = read_plan(reply)
+    lines = read_plan(reply, await env_interface(ctx))
     if ctx.planning == "iterative":
         lines = lines[:1]
     update: dict[str, Any] = {

@@ -30,6 +30,7 @@ from langgraph.runtime import Runtime
 import prompts
 from envs.miniwob.status import TrialStatus
 from nodes.context import Context
+from nodes.environment import env_interface
 from nodes.llm import caller_for
 from nodes.sr import memory as mem
 from nodes.sr.model import TEMPERATURE, ask
@@ -71,7 +72,7 @@ async def reflect(state: SRState, runtime: Runtime[Context], config: RunnableCon
     ctx = runtime.context
     past_end = ctx.reflect_past_end and state["status"] == TrialStatus.INCOMPLETE.value
     try:
-        suggestion = mem.parse_reflection(reply, len(steps), past_end=past_end)
+        suggestion = mem.parse_reflection(reply, len(steps), await env_interface(ctx), past_end=past_end)
     except mem.ReflectionError as problem:
         update["trials"] = [*state.get("trials", []), record(state, reflection=reply, reflection_error=str(problem))]
         return update
