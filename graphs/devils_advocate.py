@@ -29,6 +29,7 @@ from typing import Any
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 
+from graphs.method import Method
 from nodes.context import Context
 from nodes.da.act import act
 from nodes.da.align import align
@@ -44,9 +45,6 @@ from nodes.da.stack import backtrack, differs, needs_mapping, pop, push
 from nodes.da.state import DEFAULTS, DAState, Settings
 from nodes.environment import env_interface
 
-DEFAULT_ENV = "webarena"
-ENVS = ("webarena",)
-__all__ = ["DEFAULTS", "DEFAULT_ENV", "ENVS", "build_graph", "graph", "result"]
 
 
 def _run_popped(state: DAState, settings: Settings) -> str:
@@ -202,3 +200,21 @@ def narrate(node: str, update: dict[str, Any]) -> str | None:
     if node == "new_episode" and update.get("episode"):
         return f"episode {update['episode']}"
     return None
+
+
+METHOD = Method(
+    name="devils_advocate",
+    title="Devil's Advocate",
+    summary="anticipatory reflection, backtracking stack",
+    paper="Wang et al. 2024",
+    aliases=("da", "ar"),
+    build_graph=build_graph,
+    graph=graph,
+    envs=("webarena",),
+    paper_envs=("webarena",),
+    default_env="webarena",
+    defaults=DEFAULTS,
+    result=result,
+    narrate=narrate,
+    studio_graphs={"devils_advocate": "graph"},
+)

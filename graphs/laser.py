@@ -21,15 +21,12 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 
+from graphs.method import Method
 from nodes.context import Context
 from nodes.laser.backup import backup
 from nodes.laser.states import (
-    CAP, REFUSAL_LIMIT, LaserState, backup_at, candidates, finish, item, results, search, start,
+    DEFAULTS, REFUSAL_LIMIT, LaserState, backup_at, candidates, finish, item, results, search, start,
 )
-
-DEFAULT_ENV = "webshop"
-ENVS = ("webshop",)
-DEFAULTS: dict[str, Any] = {"max_actions": CAP, "backup_at": CAP - 2, "temperature": 0.0}
 
 # Figure 1: where each state may lead (self-loops cover refused actions).
 TRANSITIONS: dict[str, tuple[str, ...]] = {
@@ -44,7 +41,7 @@ def route(state: LaserState, runtime: Runtime[Context]) -> str:
     (or when the model keeps failing) if an item was examined; else the new state."""
     ctx = runtime.context
     transitions = int(state.get("transitions", 0))
-    if state.get("done") or transitions >= ctx.limit("max_actions", CAP):
+    if state.get("done") or transitions >= ctx.limit("max_actions", DEFAULTS["max_actions"]):
         return "finish"
     stuck = int(state.get("refusals", 0)) >= REFUSAL_LIMIT
     if (stuck or transitions >= backup_at(ctx)) and ctx.backup and candidates(state):
@@ -83,3 +80,18 @@ def result(state: LaserState) -> dict[str, Any]:
 
 
 graph = build_graph()
+
+METHOD = Method(
+    name="laser",
+    title="LASER",
+    summary="state-space exploration, per-state actions",
+    paper="Ma et al. 2023",
+    build_graph=build_graph,
+    graph=graph,
+    envs=("webshop",),
+    paper_envs=("webshop",),
+    default_env="webshop",
+    defaults=DEFAULTS,
+    result=result,
+    studio_graphs={"laser": "graph"},
+)

@@ -44,6 +44,7 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 
 from envs.miniwob.status import TrialStatus
+from graphs.method import Method
 from nodes.context import Context
 from nodes.sr.act import act
 from nodes.sr.describe import describe, needs_description
@@ -51,16 +52,9 @@ from nodes.sr.memory import entry_at
 from nodes.sr.plan import plan
 from nodes.sr.reflect import reflect
 from nodes.sr.replay import replay
-from nodes.sr.stage import DEFAULT_MAX_ACTIONS, DEFAULT_MAX_STAGE_ACTIONS
+from nodes.sr.stage import DEFAULTS
 from nodes.sr.state import SRState
 from nodes.sr.trial import finish, start_trial
-
-DEFAULT_ENV = "miniwob"
-ENVS = ("miniwob",)
-DEFAULTS: dict[str, Any] = {"max_trials": 5, "max_actions": DEFAULT_MAX_ACTIONS,
-                            "max_stage_actions": DEFAULT_MAX_STAGE_ACTIONS, "planning": "staged",
-                            "reflection_screens": "every", "structured_memory": True, "action_constraint": True,
-                            "budget_status": "in_progress", "disable_clicks": "failed", "reflect_past_end": False}
 
 Next = Literal["act", "replay", "reflect", "finish"]
 NODES_PER_ACTION = 4  # at most: replay, plan, act, describe
@@ -68,7 +62,7 @@ NODES_PER_ACTION = 4  # at most: replay, plan, act, describe
 
 def recursion_limit(context: Context) -> int:
     """Supersteps a run may need: four per action and start/reflect per trial, plus finish."""
-    per_trial = NODES_PER_ACTION * context.limit("max_actions", DEFAULT_MAX_ACTIONS) + 4
+    per_trial = NODES_PER_ACTION * context.limit("max_actions", DEFAULTS["max_actions"]) + 4
     return context.limit("max_trials", DEFAULTS["max_trials"]) * per_trial + 2
 
 
@@ -159,3 +153,22 @@ def narrate(node: str, update: dict[str, Any]) -> str | None:
     if node == "act" and update.get("status"):
         return f"status: {update['status']}"
     return None
+
+
+METHOD = Method(
+    name="structured_reflection",
+    title="Structured Reflection",
+    summary="staged planning, step-indexed reflection memory",
+    paper="Li et al. 2023",
+    aliases=("sr",),
+    build_graph=build_graph,
+    graph=graph,
+    envs=("miniwob",),
+    paper_envs=("miniwob",),
+    default_env="miniwob",
+    defaults=DEFAULTS,
+    result=result,
+    recursion_limit=recursion_limit,
+    narrate=narrate,
+    studio_graphs={"structured_reflection": "graph"},
+)

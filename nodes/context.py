@@ -3,7 +3,7 @@
 One JSON-typed dataclass serves all four methods so that the CLI, the evaluation
 harness and LangGraph Studio edit the same fields. Limits left at ``None`` take the
 method's published default (for instance 15 transitions for LASER, 30 actions for
-Devil's Advocate); see each graph module's ``DEFAULTS``.
+Devil's Advocate); see each method's ``Method.defaults`` (``introspect graphs`` lists them).
 
 Each field says what it accepts in one place, its ``metadata`` (the style of LangGraph's
 react-agent template): ``description`` (shown by Studio and ``--help``), ``min`` /

@@ -20,13 +20,14 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from envs.base import EnvError, make_env
-from graphs import GRAPHS, UnknownMethodError, canonical, load_method
+from graphs import UnknownMethodError, compiled, method_named, studio_graphs
 from graphs.app.checkpoint import CheckpointConfigError, default_url, open_checkpointer, redact, thread_exists
 from graphs.app.console import print_outcome, print_training, retry_notice, training_printer, update_printer
-from nodes.context import Context, ContextError
 from graphs.app.evaluate import evaluate, finished_tasks
 from graphs.app.options import UsageError, context_from, positive, results_path, task_list
 from graphs.app.runner import ThreadError, drive, fork, outcome_of, resume, thread_context, thread_metadata
+from graphs.app.training import train
+from nodes.context import Context, ContextError
 from nodes.llm import RETRY_NOTICE, ModelCallError, ModelConfigError
 from nodes.scripted import ScriptError
 from prompts import PromptError
@@ -63,7 +64,7 @@ def gave_up(exc: ModelCallError, thread_id: str, checkpoint: str | None) -> Gave
 
 
 async def cmd_run(args: argparse.Namespace) -> int:
-    method = canonical(args.method)
+    method = method_named(args.method).name
     if (args.fork or args.force) and not args.thread:
         raise UsageError("--fork and --force name an existing thread: add --thread ID")
     if not args.task and not args.fork:
@@ -129,12 +130,11 @@ async def cmd_resume(args: argparse.Namespace) -> int:
         RETRY_NOTICE.set(retry_notice())
         try:
             if meta.get("introspect_training"):  # a training thread continues its training loop
-                method = str(meta["introspect_training"])
+                method = method_named(str(meta["introspect_training"]))
                 context = Context.from_dict(json.loads(meta["introspect_context"]))
                 plan_out = Path(meta["introspect_plan_out"])
-                record = await load_method(method).train(
-                    context, task_ids=[], plan_out=plan_out, checkpointer=saver, thread_id=args.thread_id,
-                    resume=True, on_update=training_printer(method))
+                record = await train(method, context, task_ids=[], plan_out=plan_out, checkpointer=saver,
+                                     thread_id=args.thread_id, resume=True, on_update=training_printer(method.name))
                 print_training(record, plan_out)
                 return 0
             outcome = await resume(saver, args.thread_id, update_printer(str(meta["introspect_method"])))
@@ -147,7 +147,7 @@ async def cmd_resume(args: argparse.Namespace) -> int:
 async def cmd_eval(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
-    method = canonical(args.method)
+    method = method_named(args.method).name
     context = context_from(args, method)
     tasks = task_list(context, args.split, args.tasks)
     results = results_path(args.results, method, context)
@@ -178,13 +178,13 @@ async def cmd_eval(args: argparse.Namespace) -> int:
 
 
 async def cmd_train(args: argparse.Namespace) -> int:
-    method = canonical(args.method)
-    module = load_method(method)
-    if not hasattr(module, "train"):
+    declared = method_named(args.method)
+    method = declared.name
+    if declared.training is None:
         raise UsageError(f"{method} has no training phase")
     context = context_from(args, method)
-    module.check_context(context, training=True)
-    tasks = module.training_pool(make_env(context.env, **context.env_options), args.split, args.task_type)
+    declared.check(context, True)
+    tasks = declared.training.pool(make_env(context.env, **context.env_options), args.split, args.task_type)
     plan_out = Path(args.plan_out)
     thread_id = args.thread or f"train-{method}-{uuid.uuid4().hex[:10]}"
     async with open_checkpointer(args.checkpoint) as saver:
@@ -198,8 +198,8 @@ async def cmd_train(args: argparse.Namespace) -> int:
                   f"every batch is the whole pool", flush=True)
         RETRY_NOTICE.set(retry_notice())
         try:
-            record = await module.train(context, task_ids=tasks, plan_out=plan_out, checkpointer=saver,
-                                        thread_id=thread_id, on_update=training_printer(method))
+            record = await train(declared, context, task_ids=tasks, plan_out=plan_out, checkpointer=saver,
+                                 thread_id=thread_id, on_update=training_printer(method))
         except ModelCallError as exc:
             raise gave_up(exc, thread_id, args.checkpoint) from None
     print_training(record, plan_out)
@@ -207,16 +207,12 @@ async def cmd_train(args: argparse.Namespace) -> int:
 
 
 def cmd_graphs(args: argparse.Namespace) -> int:
-    """Every graph Studio serves (langgraph.json), with its nodes and envs."""
-    for name, (method, attribute) in GRAPHS.items():
-        try:
-            module = load_method(method)
-        except ImportError as exc:
-            print(f"{name}: not available ({exc})")
-            continue
-        drawing = getattr(module, attribute).get_graph()
+    """Every graph Studio serves (langgraph.json), with its nodes, envs and defaults."""
+    for name, (method, attribute) in studio_graphs().items():
+        drawing = compiled(method, attribute).get_graph()
         nodes = [n for n in drawing.nodes if not n.startswith("__")]
-        print(f"{name}  envs: {', '.join(module.ENVS)}  nodes: {', '.join(nodes)}")
+        defaults = ", ".join(f"{key}={value}" for key, value in method.defaults.items())
+        print(f"{name}  envs: {', '.join(method.envs)}  nodes: {', '.join(nodes)}  defaults: {defaults}")
         if args.mermaid:
             print(drawing.draw_mermaid())
     return 0

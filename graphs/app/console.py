@@ -1,6 +1,6 @@
 """What the ``introspect`` command prints while graphs run: node updates, outcomes,
-training progress and retry notices. Methods supply their own wording through optional
-``narrate(node, update)`` and ``narrate_training(node, update)`` functions."""
+training progress and retry notices. Methods supply their own wording (``Method.narrate`` and
+``Method.training.narrate``)."""
 
 from __future__ import annotations
 
@@ -9,19 +9,19 @@ import textwrap
 from pathlib import Path
 from typing import Any, Callable
 
-from graphs import load_method
+from graphs import method_named
 
 WIDTH = 110
 
 
 def update_printer(method: str) -> Callable[[str, dict[str, Any]], None]:
     """Prints each node update: the method's own one-line account of non-acting nodes
-    (its optional ``narrate(node, update)``), the rationale, and every executed action."""
-    narrate = getattr(load_method(method), "narrate", None)
+    (``Method.narrate``), the rationale, and every executed action."""
+    narrate = method_named(method).narrate
 
     def show(node: str, update: dict[str, Any]) -> None:
         steps = update.get("trajectory") or []
-        story = narrate(node, update) if narrate else None
+        story = narrate(node, update)
         why = " ".join(str(steps[0].get("rationale", "")).split()) if steps else ""
         text = story or why
         shown = textwrap.shorten(text, WIDTH, placeholder="...") if text else ("" if steps else "·")
@@ -35,10 +35,10 @@ def update_printer(method: str) -> Callable[[str, dict[str, Any]], None]:
 
 def training_printer(method: str) -> Callable[[str, dict[str, Any]], None]:
     """Prints the training loop as it happens: each batch, experience, reflection and plan."""
-    narrate = getattr(load_method(method), "narrate_training", None)
+    training = method_named(method).training
 
     def show(node: str, update: dict[str, Any]) -> None:
-        story = narrate(node, update) if narrate else None
+        story = training.narrate(node, update) if training else None
         if story:
             head, _, rest = story.partition("\n")
             print(f"  {node:<12} {textwrap.shorten(head, WIDTH, placeholder='...')}", flush=True)

@@ -29,7 +29,7 @@ from typing import Any, Callable
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
 
-from graphs import canonical, load_method
+from graphs import method_named
 from nodes.context import Context
 from graphs.app.runner import Outcome, drive, outcome_of
 from nodes.llm import RETRY_NOTICE, ModelCallError
@@ -125,7 +125,7 @@ def row_for(method: str, context: Context, task_id: str, thread_id: str, state: 
     if state.get("evaluation"):
         row["evaluation"] = state["evaluation"]  # the benchmark's own scoring: evaluators, EM/F1, judge
     if not error:
-        row.update(load_method(method).result(state))
+        row.update(method_named(method).result(state))
     return row
 
 
@@ -237,7 +237,7 @@ async def evaluate(
     """Evaluate ``task_ids``, skipping those this configuration already finished; returns
     the summary over this configuration's rows of the requested tasks. ``on_retry(task,
     notice)`` hears every retried model request as it happens."""
-    method = canonical(method)
+    method = method_named(method).name
     results = ResultsFile(results_path)
     done = finished_tasks(results_path, method, context)
     todo = [t for t in task_ids if t not in done]

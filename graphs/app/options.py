@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from envs.base import make_env
-from graphs import load_method
+from graphs import method_named
+from graphs.app.training import load_plan
 from nodes.context import Context
 from graphs.app.evaluate import results_name
 from nodes.llm import model_for
@@ -51,11 +52,11 @@ FLAGS = {"model": "model", "temperature": "temperature", "max_tokens": "max_toke
 def context_from(args: argparse.Namespace, method: str, base: Context | None = None) -> Context:
     """The run's Context from the command line (over ``base``, a thread's own Context,
     when continuing one), validated and with its model checked."""
-    module = load_method(method)
+    declared = method_named(method)
     values: dict[str, Any] = base.to_dict() if base else {}
-    env = getattr(args, "env", None) or values.get("env") or module.DEFAULT_ENV
-    if env not in module.ENVS:
-        raise UsageError(f"{method} runs on {', '.join(module.ENVS)}, not {env!r}")
+    env = getattr(args, "env", None) or values.get("env") or declared.default_env
+    if env not in declared.envs:
+        raise UsageError(f"{method} runs on {', '.join(declared.envs)}, not {env!r}")
     values["env"] = env
     if getattr(args, "env_option", None) or not base:
         values["env_options"] = pairs(getattr(args, "env_option", None), "--env-option")
@@ -68,16 +69,15 @@ def context_from(args: argparse.Namespace, method: str, base: Context | None = N
         if getattr(args, flag, None) is not None:
             values[name] = getattr(args, flag)
     if getattr(args, "plan", None):
-        if not hasattr(module, "load_plan"):
-            raise UsageError(f"{method} does not take a plan file")
+        if declared.training is None:
+            raise UsageError(f"{method} does not take a plan file (only a method with a training phase learns one)")
         try:
-            values["plan"] = module.load_plan(args.plan)
+            values["plan"] = load_plan(args.plan)
         except ValueError as exc:
             raise UsageError(str(exc)) from None
     context = Context(**values)
     check_model(context)
-    if hasattr(module, "check_context"):  # settings that contradict each other (AutoPlan's few_shot)
-        module.check_context(context)
+    declared.check(context, False)  # settings that contradict each other (AutoPlan's few_shot)
     return context
 
 

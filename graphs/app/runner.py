@@ -4,7 +4,7 @@ A thread records which method ran it and its Context (as JSON in the checkpoint
 metadata; the Context never holds keys), so ``introspect resume THREAD_ID`` needs
 nothing but the thread id. The live env is rebuilt from the snapshot in state.
 
-Graphs are compiled once per process (each method module's ``graph``) and bound to a
+Graphs are compiled once per process (each ``Method.graph``) and bound to a
 checkpointer with ``Pregel.copy``, which shares the compiled nodes and channels: about
 0.03 ms instead of 4-11 ms of compiling per run, and nothing that keeps a closed
 checkpointer alive.
@@ -19,11 +19,10 @@ from typing import Any, Awaitable, Callable
 from langgraph.checkpoint.base import BaseCheckpointSaver
 
 from envs.sessions import SESSIONS
-from graphs import canonical, load_method
+from graphs import method_named
 from graphs.app.checkpoint import copy_thread
+from graphs.method import DEFAULT_RECURSION_LIMIT
 from nodes.context import Context
-
-RECURSION_LIMIT = 2000
 
 OnUpdate = Callable[[str, dict[str, Any]], Awaitable[None] | None]
 
@@ -44,17 +43,15 @@ class Outcome:
 
 def graph_for(method: str, checkpointer: BaseCheckpointSaver | None) -> Any:
     """The method's compiled graph bound to ``checkpointer`` (no recompilation)."""
-    return load_method(method).graph.copy(update={"checkpointer": checkpointer})
+    return method_named(method).graph.copy(update={"checkpointer": checkpointer})
 
 
 def run_config(thread_id: str, method: str, context: Context) -> dict[str, Any]:
     """The thread's config; its metadata makes the thread resumable by id alone."""
-    module = load_method(method)
-    limit = module.recursion_limit(context) if hasattr(module, "recursion_limit") else RECURSION_LIMIT
     return {
         "configurable": {"thread_id": thread_id},
         "metadata": {"introspect_method": method, "introspect_context": json.dumps(context.to_dict())},
-        "recursion_limit": max(limit, RECURSION_LIMIT),
+        "recursion_limit": max(method_named(method).recursion_limit(context), DEFAULT_RECURSION_LIMIT),
     }
 
 
@@ -67,7 +64,7 @@ async def drive(
     on_update: OnUpdate | None = None,
 ) -> Outcome:
     """Run (``graph_input``) or continue (None) a thread to its end, streaming node updates."""
-    method = canonical(method)
+    method = method_named(method).name
     graph = graph_for(method, checkpointer)
     config = run_config(thread_id, method, context)
     try:

@@ -26,13 +26,12 @@ from nodes.autoplan.batch import acting_caller, branch_caller, session_config
 from nodes.autoplan.state import CollectState, Experience, Turn
 from nodes.environment import env_interface, execute, live_env, reference, release, start_task
 
-MAX_ACTIONS = {"alfworld": 35, "hotpotqa": 10}  # paper 4.2
 _LABEL = re.compile(r"^\s*(?:formalized(?: first)? action|action)\s*\d*\s*:\s*", re.IGNORECASE)
 
 
 def max_actions(context: Context) -> int:
     """The step cap: Context.max_actions, else 35 (ALFWorld) / 10 (HotpotQA)."""
-    return context.limit("max_actions", MAX_ACTIONS.get(context.env, 35))
+    return context.limit("max_actions", decoding.DEFAULTS["max_actions"].get(context.env, 35))
 
 
 def normalize_command(env: str, reply: str, interface: Interface) -> str:

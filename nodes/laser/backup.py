@@ -25,7 +25,7 @@ from nodes.environment import sync_env
 from nodes.laser.choose import ATTEMPTS, choose_function, rationale
 from nodes.laser.observe import backup_listing, item_observation
 from nodes.laser.page import page_of
-from nodes.laser.states import TEMPERATURE, LaserState, call_text, candidates, env_actions, run_actions
+from nodes.laser.states import DEFAULTS, LaserState, call_text, candidates, env_actions, run_actions
 from nodes.laser.tools import buy_tool, select_tool
 from nodes.llm import caller_for
 
@@ -33,7 +33,7 @@ from nodes.llm import caller_for
 async def backup(state: LaserState, runtime: Runtime[Context], config: RunnableConfig) -> dict[str, Any]:
     """Choose an examined item, reopen it, choose its options, buy it."""
     ctx = runtime.context
-    llm = caller_for(ctx, state, TEMPERATURE)
+    llm = caller_for(ctx, state, DEFAULTS["temperature"])
     history = list(state.get("history", []))
     choices = candidates(state)
     listing = backup_listing(state.get("instruction", ""), choices)

@@ -26,9 +26,9 @@ from nodes.laser.tools import DETAIL_PAGES, tools_for
 from nodes.llm import Caller, caller_for
 from nodes.state import RunState
 
-TEMPERATURE = 0.0
-CAP = 15  # transitions (paper: the agent is forced to stop at 15)
-BACKUP_MARGIN = 2  # the backup purchase starts at CAP - 2 = 13 transitions
+# The paper's settings: at most 15 transitions (the agent is forced to stop), greedy decoding.
+DEFAULTS: dict[str, Any] = {"max_actions": 15, "temperature": 0.0}
+BACKUP_MARGIN = 2  # the backup purchase starts 2 transitions before the cap (13)
 REFUSAL_LIMIT = 3  # consecutive steps whose answer was refused end the exploration
 NAVIGATION = {"Next": "Next >", "Back_to_Search": "Back to Search", "Prev": "< Prev"}
 
@@ -58,7 +58,7 @@ class LaserState(RunState, total=False):
 
 
 def backup_at(context: Context) -> int:
-    return context.limit("max_actions", CAP) - BACKUP_MARGIN
+    return context.limit("max_actions", DEFAULTS["max_actions"]) - BACKUP_MARGIN
 
 
 def current_item(state: LaserState) -> BufferItem | None:
@@ -159,7 +159,7 @@ async def _step(state: LaserState, runtime: Runtime[Context], config: RunnableCo
     here = state["laser_state"]
     page = state.get("page", {})
     details = dict(state.get("details", {}))
-    llm = caller_for(ctx, state, TEMPERATURE)
+    llm = caller_for(ctx, state, DEFAULTS["temperature"])
     observation = observation_for(state)
     tools = tools_for(here, item_ids=page.get("item_ids", []), options=page.get("options", {}), read=details)
     why = await rationale(llm, prompts.render(f"laser/{here}_state"), observation, state.get("history", []))
@@ -226,7 +226,7 @@ def stop_reason(state: LaserState, context: Context) -> str:
         return f"not bought: the backup strategy failed ({state['backup_problem']})"
     if int(state.get("refusals", 0)) >= REFUSAL_LIMIT:
         return f"not bought: the model's answers were refused {REFUSAL_LIMIT} steps in a row"
-    cap = context.limit("max_actions", CAP)
+    cap = context.limit("max_actions", DEFAULTS["max_actions"])
     if not context.backup:
         return f"not bought: step cap ({cap} transitions) reached, backup strategy off"
     return f"not bought: step cap ({cap} transitions) reached with no examined item for the backup strategy"

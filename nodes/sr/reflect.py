@@ -33,7 +33,8 @@ from nodes.context import Context
 from nodes.environment import env_interface
 from nodes.llm import caller_for
 from nodes.sr import memory as mem
-from nodes.sr.model import TEMPERATURE, ask
+from nodes.sr.model import ask
+from nodes.sr.stage import DEFAULTS
 from nodes.sr.state import SRState, StepRecord
 from nodes.sr.trial import record
 
@@ -65,7 +66,7 @@ def reflection_prompt(state: SRState, context: Context) -> str:
 
 async def reflect(state: SRState, runtime: Runtime[Context], config: RunnableConfig) -> dict[str, Any]:
     """Ask where the trial went wrong and update the memory for the next trial."""
-    llm = caller_for(runtime.context, state, temperature=TEMPERATURE)
+    llm = caller_for(runtime.context, state, temperature=DEFAULTS["temperature"])
     reply = (await ask(llm, reflection_prompt(state, runtime.context))).strip()
     steps = state.get("steps", [])
     update: dict[str, Any] = {"usage": llm.usage}

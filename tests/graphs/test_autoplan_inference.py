@@ -9,6 +9,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 
 from envs.base import EnvError
 from graphs import autoplan
+from graphs.app.training import load_plan
 from nodes.context import Context
 from nodes.llm import model_for
 from tests.graphs.test_autoplan_kit import step_replies, toy_alfworld  # noqa: F401 (fixture)
@@ -97,8 +98,8 @@ async def test_an_unsupported_env_is_refused(write_script):
 
 
 async def test_module_api_for_the_cli(tmp_path):
-    assert autoplan.DEFAULT_ENV == "alfworld" and autoplan.ENVS == ("alfworld", "hotpotqa")
-    assert autoplan.DEFAULTS["max_actions_by_env"] == {"alfworld": 35, "hotpotqa": 10}
+    assert autoplan.METHOD.default_env == "alfworld" and autoplan.METHOD.envs == ("alfworld", "hotpotqa")
+    assert autoplan.METHOD.defaults["max_actions"] == {"alfworld": 35, "hotpotqa": 10}
     assert autoplan.recursion_limit(Context(env="alfworld")) >= 4 * 35 + 2
     assert set(autoplan.graph.get_graph().nodes) >= {"start", "think", "act", "formalize", "step", "finish"}
     assert set(autoplan.training_graph.get_graph().nodes) >= {"sample_batch", "collect", "score_batch", "reflect",
@@ -106,6 +107,6 @@ async def test_module_api_for_the_cli(tmp_path):
     bad = tmp_path / "bad.json"
     bad.write_text('{"plans": []}')
     with pytest.raises(ValueError, match="final_plan"):
-        autoplan.load_plan(bad)
+        load_plan(bad)
     with pytest.raises(ValueError, match="not found"):
-        autoplan.load_plan(tmp_path / "missing.json")
+        load_plan(tmp_path / "missing.json")
