@@ -80,9 +80,15 @@ async def drive(
 
 
 async def outcome_of(method: str, thread_id: str, checkpointer: BaseCheckpointSaver) -> Outcome:
-    """Where a thread stands now: its latest state and whether it has finished."""
+    """Where a thread stands now: its latest state and whether it has finished.
+
+    A thread has finished when nothing is left to run: no next node, and no task whose writes
+    are saved but not yet folded into a checkpoint (LangGraph persists checkpoints in the
+    background, so a process killed right after a step can leave such a task, and ``next``
+    alone would then look empty)."""
     snapshot = await graph_for(method, checkpointer).aget_state({"configurable": {"thread_id": thread_id}})
-    return Outcome(thread_id, method, dict(snapshot.values), finished=bool(snapshot.values) and not snapshot.next)
+    finished = bool(snapshot.values) and not (snapshot.next or snapshot.tasks)
+    return Outcome(thread_id, method, dict(snapshot.values), finished=finished)
 
 
 async def thread_metadata(checkpointer: BaseCheckpointSaver, thread_id: str) -> dict[str, Any]:
