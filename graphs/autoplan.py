@@ -3,8 +3,8 @@
 Collection, which is also inference (one task, the plan in Context.plan, greedy; an
 empty plan is the ReAct zero-shot baseline)::
 
-    START -> start -> think -> act -> formalize -> step -+-> think   (until the episode ends
-                                                        +-> finish -> END    or the step cap)
+    START -> start -> think -> act -> formalize -> execute -+-> think   (until the episode ends
+                                                           +-> finish -> END    or the step cap)
 
 (with Context.transcript="original", ALFWorld's step cap leads to one more ``think``, which
 then goes to ``finish``, as the original code asks that thought; see nodes.autoplan.transcript)
@@ -45,12 +45,12 @@ from nodes.autoplan.batch import (
 from nodes.autoplan.collect import (
     act,
     after_thought,
+    execute_command,
     finish,
     formalize,
     max_actions,
     next_step,
     start,
-    step,
     think,
 )
 from nodes.autoplan.decoding import DEFAULTS
@@ -60,7 +60,7 @@ from nodes.autoplan.state import CollectState, TrainState
 from nodes.context import Context
 from nodes.usage import add_usage
 
-NODES_PER_STEP = 4  # think, act, formalize, step
+NODES_PER_STEP = 4  # think, act, formalize, execute
 
 
 def recursion_limit(context: Context) -> int:
@@ -74,14 +74,14 @@ def _collection() -> StateGraph:
     builder.add_node("think", think)
     builder.add_node("act", act)
     builder.add_node("formalize", formalize)
-    builder.add_node("step", step)
+    builder.add_node("execute", execute_command)
     builder.add_node("finish", finish)
     builder.add_edge(START, "start")
     builder.add_conditional_edges("start", next_step, ["think", "finish"])
     builder.add_conditional_edges("think", after_thought, ["act", "finish"])
     builder.add_edge("act", "formalize")
-    builder.add_edge("formalize", "step")
-    builder.add_conditional_edges("step", next_step, ["think", "finish"])
+    builder.add_edge("formalize", "execute")
+    builder.add_conditional_edges("execute", next_step, ["think", "finish"])
     builder.add_edge("finish", END)
     return builder
 
@@ -181,7 +181,7 @@ def narrate(node: str, update: dict[str, Any]) -> str | None:
         return f"action: {update['raw_action']}"
     if node == "formalize" and "command" in update:
         return f"command: {update['command']}"
-    if node == "step" and update.get("trajectory"):
+    if node == "execute" and update.get("trajectory"):
         return f"observation: {update['trajectory'][-1].get('observation', '')}"
     return None
 

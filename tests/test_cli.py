@@ -58,8 +58,9 @@ def test_usage_errors_are_one_line_too(capsys):
 def test_graphs_lists_laser_with_its_diagram(capsys):
     code, out, _ = run_cli(capsys, "graphs", "--mermaid")
     assert code == 0
-    assert "laser  envs: webshop  nodes: start, search, results, item, backup, finish" in out
-    assert "results -.-> item;" in out and "item -.-> results;" in out
+    assert "laser  envs: webshop  nodes: start, search, results, item, execute, backup, finish" in out
+    assert "results -. &nbsp;call&nbsp; .-> execute;" in out
+    assert "execute -. &nbsp;select_item, Description, Features, Reviews or refused&nbsp; .-> item;" in out
 
 
 def test_graphs_lists_every_graph_studio_serves(capsys):

@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 from typing import Callable
 
-from graphs import METHODS, methods, studio_graphs
+from graphs import METHODS, compiled, methods, studio_graphs
 
 ROOT = Path(__file__).resolve().parents[2]
 LANGGRAPH_JSON = ROOT / "langgraph.json"
@@ -41,7 +41,35 @@ def method_table() -> str:
     return "\n".join(rows)
 
 
-SECTIONS: dict[str, Callable[[], str]] = {"methods": method_table}
+# The node names with one meaning in every graph (README's glossary), in the order it gives them.
+VOCABULARY = ("plan", "act", "remedy", "align", "complete", "describe", "map_element", "reflect", "execute")
+
+
+def _drawings() -> dict[str, object]:
+    return {name: compiled(method, attribute).get_graph() for name, (method, attribute) in studio_graphs().items()}
+
+
+def node_table() -> str:
+    """Which node each compiled graph has: the vocabulary first, then the graphs' own nodes."""
+    drawings = _drawings()
+    present = {name: {n for n in drawing.nodes if not n.startswith("__")} for name, drawing in drawings.items()}
+    own = sorted(set().union(*present.values()) - set(VOCABULARY))
+    rows = ["| node | " + " | ".join(f"`{name}`" for name in present) + " |",
+            "|---|" + "---|" * len(present)]
+    for node in (*VOCABULARY, *own):
+        rows.append(f"| `{node}` | " + " | ".join("x" if node in nodes else "" for nodes in present.values()) + " |")
+    return "\n".join(rows)
+
+
+def diagrams() -> str:
+    """Every compiled graph as a Mermaid diagram (LangGraph's drawing), folded."""
+    return "\n".join(
+        f"<details><summary><code>{name}</code></summary>\n\n```mermaid\n{drawing.draw_mermaid().strip()}\n```\n</details>"
+        for name, drawing in _drawings().items()
+    )
+
+
+SECTIONS: dict[str, Callable[[], str]] = {"methods": method_table, "nodes": node_table, "diagrams": diagrams}
 _SECTION = re.compile(r"(<!-- generated: (\w+) -->\n)(.*?)(<!-- end generated -->)", re.DOTALL)
 
 

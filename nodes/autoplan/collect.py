@@ -2,7 +2,7 @@
 
 One collection plays one task with a plan X: ``think`` samples the thought ~a_t with the
 Thought-prompt, ``act`` the free-form action a'_t after "Action:", ``formalize`` turns
-it into a command of the env's grammar (a_t = F(a'_t), Appendix A.1), ``step`` executes
+it into a command of the env's grammar (a_t = F(a'_t), Appendix A.1), ``execute`` runs
 it and ``finish`` packs the experience for reflection. The chat H_t grows by
 (thought, action, observation) each step; it is kept in state as plain turns, written as
 the paper has it or, with Context.transcript="original", as the original code sends it
@@ -113,12 +113,12 @@ async def formalize(state: CollectState, runtime: Runtime[Context], config: Runn
     return {"command": command, "messages": turns, **update}
 
 
-async def step(state: CollectState, runtime: Runtime[Context], config: RunnableConfig) -> dict:
+async def execute_command(state: CollectState, runtime: Runtime[Context], config: RunnableConfig) -> dict:
     """o_t = E(a_t); a refused command shows the env's feedback (ALFWorld: Table 6)."""
     cfg = session_config(state, config)
     env = await live_env(state, runtime.context, cfg)
     llm = branch_caller(runtime.context, state)
-    result, update = await execute(env, state, cfg, state.get("command", ""), node="step", caller=llm,
+    result, update = await execute(env, state, cfg, state.get("command", ""), node="execute", caller=llm,
                                    rationale=state.get("thought", ""))
     update["usage"] = llm.usage
     observation = result.observation.text

@@ -38,7 +38,7 @@ def invalid_description(action: str, feedback: str) -> str:
     return prompts.render("structured_reflection/invalid_action", action=action, feedback=feedback)
 
 
-async def act(state: SRState, runtime: Runtime[Context], config: RunnableConfig) -> dict[str, Any]:
+async def execute_action(state: SRState, runtime: Runtime[Context], config: RunnableConfig) -> dict[str, Any]:
     """Execute the head of ``pending`` and compute the trial status."""
     ctx = runtime.context
     pending = list(state["pending"])
@@ -53,7 +53,7 @@ async def act(state: SRState, runtime: Runtime[Context], config: RunnableConfig)
         record["description"] = item.get("description") or item["action"]
     if item.get("error"):
         record.update(valid=False, feedback=item["error"])
-        update["trajectory"] = [Step(node="act", action=item["action"], rationale=item["source"],
+        update["trajectory"] = [Step(node="execute", action=item["action"], rationale=item["source"],
                                      observation=state.get("observation", ""), reward=0.0, valid=False,
                                      feedback=item["error"])]
         update["actions"] = int(state.get("actions", 0)) + 1
@@ -61,7 +61,7 @@ async def act(state: SRState, runtime: Runtime[Context], config: RunnableConfig)
         env = await live_env(state, ctx, config)
         llm = caller_for(ctx, state)
         result, executed = await execute(
-            env, state, config, item["action"], node="act", caller=llm, rationale=item["source"]
+            env, state, config, item["action"], node="execute", caller=llm, rationale=item["source"]
         )
         executed["usage"] = llm.usage
         update.update(executed)

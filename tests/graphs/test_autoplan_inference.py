@@ -101,7 +101,7 @@ async def test_module_api_for_the_cli(tmp_path):
     assert autoplan.METHOD.default_env == "alfworld" and autoplan.METHOD.envs == ("alfworld", "hotpotqa")
     assert autoplan.METHOD.defaults["max_actions"] == {"alfworld": 35, "hotpotqa": 10}
     assert autoplan.recursion_limit(Context(env="alfworld")) >= 4 * 35 + 2
-    assert set(autoplan.graph.get_graph().nodes) >= {"start", "think", "act", "formalize", "step", "finish"}
+    assert set(autoplan.graph.get_graph().nodes) >= {"start", "think", "act", "formalize", "execute", "finish"}
     assert set(autoplan.training_graph.get_graph().nodes) >= {"sample_batch", "collect", "score_batch", "reflect",
                                                               "plan"}
     bad = tmp_path / "bad.json"

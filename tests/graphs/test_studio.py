@@ -29,6 +29,17 @@ def test_langgraph_json_and_the_readme_tables_are_generated_from_the_registry():
                                      "autoplan_training"}
 
 
+def test_the_environment_step_is_execute_in_every_method():
+    """One vocabulary: ``execute`` steps the env everywhere; ``act`` is always the model's choice."""
+    from graphs import compiled, method_named
+
+    for name in ("laser", "structured_reflection", "devils_advocate", "autoplan"):
+        nodes = set(compiled(method_named(name), "graph").get_graph().nodes)
+        assert "execute" in nodes and "step" not in nodes, name
+    sr = set(compiled(method_named("sr"), "graph").get_graph().nodes)
+    assert "act" not in sr and "plan" in sr  # SR's model chooses its actions in plan
+
+
 def test_a_stale_generated_file_is_reported(tmp_path, monkeypatch):
     readme, config = tmp_path / "README.md", tmp_path / "langgraph.json"
     readme.write_text(generated.README.read_text().replace("| **LASER**", "| **LASER (old)**"))
