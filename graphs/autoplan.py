@@ -125,7 +125,7 @@ def result(state: dict[str, Any]) -> dict[str, Any]:
         "model_calls": int(usage.get("model_calls", 0)),
         "input_tokens": int(usage.get("input_tokens", 0)),
         "output_tokens": int(usage.get("output_tokens", 0)),
-        "cost_usd": float(usage.get("cost_usd", 0.0)),
+        "cost_usd": usage.get("cost_usd", 0.0),
         "with_plan": bool((state.get("plan") or "").strip()),
         "stop_reason": state.get("stop_reason", ""),
     }
@@ -169,7 +169,8 @@ def training_record(state: TrainState, context: Context) -> dict[str, Any]:
         "final_plan": plans[-1],
         "history": iterations,
         "usage": usage,
-        "cost_per_question": usage["cost_usd"] / len(experiences) if experiences else 0.0,
+        "cost_per_question": (None if usage["cost_usd"] is None
+                              else usage["cost_usd"] / len(experiences) if experiences else 0.0),
     }
 
 

@@ -73,9 +73,10 @@ def test_graphs_lists_every_graph_studio_serves(capsys):
 
 @pytest.mark.parametrize("name,shown", [
     ("laser", "-> click[Buy Now]  reward=1.00"),
-    ("structured_reflection", "trial 1 ended no change; reflection: For action index=1"),
+    pytest.param("structured_reflection", "trial 1 ended no change; reflection: For action index=1",
+                 marks=pytest.mark.browser),
     ("autoplan", "(refused: You are not at countertop 1.)"),
-    ("devils_advocate", "element remapped: click [39] -> click [44]"),
+    pytest.param("devils_advocate", "element remapped: click [39] -> click [44]", marks=pytest.mark.browser),
 ])
 def test_every_demo_runs_offline_and_succeeds(capsys, monkeypatch, name, shown):
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)

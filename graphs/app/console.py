@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from graphs import method_named
+from nodes.usage import dollars
 
 WIDTH = 110
 
@@ -64,7 +65,7 @@ def print_outcome(state: dict[str, Any], thread_id: str, finished: bool, resume_
         f"{'finished' if finished else 'stopped'}: success={bool(state.get('success'))} "
         f"reward={float(state.get('reward', 0.0)):.3f} steps={state.get('actions', 0)} "
         f"model_calls={usage.get('model_calls', 0)} tokens={usage.get('input_tokens', 0)}+{usage.get('output_tokens', 0)} "
-        f"cost=${float(usage.get('cost_usd', 0.0)):.4f}"
+        f"cost={dollars(usage.get('cost_usd', 0.0))}"
         + (f" retries={retries}" if retries else "")
         + (f" ({state['stop_reason']})" if state.get("stop_reason") else "")
     )
@@ -79,5 +80,5 @@ def print_training(record: dict[str, Any], plan_out: Path) -> None:
         print(f"  iteration {number}: {wins}/{len(jobs)} tasks succeeded")
     print("final plan:\n" + textwrap.indent(str(record.get("final_plan", "")).strip() or "(empty)", "  "))
     usage = record.get("usage") or {}
-    print(f"model_calls={usage.get('model_calls', 0)} cost=${float(usage.get('cost_usd', 0.0)):.4f}")
+    print(f"model_calls={usage.get('model_calls', 0)} cost={dollars(usage.get('cost_usd', 0.0))}")
     print(f"plans written to {plan_out} (final plan also in {plan_out.with_suffix('.txt')})")

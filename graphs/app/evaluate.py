@@ -18,6 +18,7 @@ summary counts success over the tasks that ran to an outcome and lists errors ap
 from __future__ import annotations
 
 import asyncio
+import functools
 import hashlib
 import json
 import os
@@ -33,7 +34,7 @@ from graphs import method_named
 from nodes.context import Context
 from graphs.app.runner import Outcome, drive, outcome_of
 from nodes.llm import RETRY_NOTICE, ModelCallError
-from nodes.usage import Usage, add_usage
+from nodes.usage import Usage, add_costs, add_usage, dollars
 
 SETTING_TEXT = 80  # longer settings (a plan) appear in rows as a hash
 
@@ -78,7 +79,7 @@ class Summary:
     model_calls: int  # all rows, errors too: the calls were made
     input_tokens: int
     output_tokens: int
-    cost_usd: float
+    cost_usd: float | None  # None: some row's model has no known price
     retries: int
     errors: list[tuple[str, str]] = field(default_factory=list)  # (task id, error)
 
@@ -90,7 +91,7 @@ class Summary:
             f"mean steps    {self.mean_steps:.1f}",
             f"model calls   {self.model_calls}  (retried requests: {self.retries})",
             f"tokens        {self.input_tokens} in / {self.output_tokens} out",
-            f"cost          ${self.cost_usd:.4f}",
+            f"cost          {dollars(self.cost_usd)}",
         ]
         out += [f"error         task {task}: {error}" for task, error in self.errors]
         return out
@@ -117,7 +118,7 @@ def row_for(method: str, context: Context, task_id: str, thread_id: str, state: 
         "model_calls": int(usage.get("model_calls", 0)),
         "input_tokens": int(usage.get("input_tokens", 0)),
         "output_tokens": int(usage.get("output_tokens", 0)),
-        "cost_usd": float(usage.get("cost_usd", 0.0)),
+        "cost_usd": usage["cost_usd"],
         "retries": int(usage.get("retries", 0)),
         "seconds": round(seconds, 3),
         "error": error,
@@ -177,7 +178,7 @@ def summarize(rows: list[dict[str, Any]]) -> Summary:
         model_calls=int(total("model_calls", rows)),
         input_tokens=int(total("input_tokens", rows)),
         output_tokens=int(total("output_tokens", rows)),
-        cost_usd=round(total("cost_usd", rows), 6),
+        cost_usd=functools.reduce(add_costs, (r.get("cost_usd", 0.0) for r in rows), 0.0),
         retries=int(total("retries", rows)),
         errors=[(str(r["task_id"]), str(r["error"])) for r in rows if r.get("error")],
     )
