@@ -64,7 +64,8 @@ def node_table() -> str:
 def diagrams() -> str:
     """Every compiled graph as a Mermaid diagram (LangGraph's drawing), folded."""
     return "\n".join(
-        f"<details><summary><code>{name}</code></summary>\n\n```mermaid\n{drawing.draw_mermaid().strip()}\n```\n</details>"
+        f"<details><summary><code>{name}</code></summary>\n\n"
+        f"```mermaid\n{drawing.draw_mermaid().strip()}\n```\n</details>"
         for name, drawing in _drawings().items()
     )
 
