@@ -23,14 +23,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from graphs.checkpoint import open_checkpointer  # noqa: E402
-from graphs.context import Context  # noqa: E402
-from graphs.runner import drive  # noqa: E402
+from graphs.app.checkpoint import open_checkpointer  # noqa: E402
+from nodes.context import Context  # noqa: E402
+from graphs.app.runner import drive  # noqa: E402
 
 
 def undelayed_script(folder: Path) -> tuple[Path, str]:
-    demo = json.loads((ROOT / "graphs/demos/laser.json").read_text())
-    lines = [json.loads(l) for l in (ROOT / "graphs/demos" / demo["script"]).read_text().splitlines()]
+    demo = json.loads((ROOT / "graphs/app/demos/laser.json").read_text())
+    lines = [json.loads(l) for l in (ROOT / "graphs/app/demos" / demo["script"]).read_text().splitlines()]
     path = folder / "script.jsonl"
     path.write_text("".join(json.dumps({k: v for k, v in l.items() if k != "delay"}) + "\n" for l in lines))
     return path, demo["task_id"]

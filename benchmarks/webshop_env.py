@@ -24,8 +24,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from envs import webshop_catalogue, webshop_reward  # noqa: E402
 from envs.webshop import WebShopEnv  # noqa: E402
+from envs.webshop import catalogue as webshop_catalogue, reward as webshop_reward  # noqa: E402
 
 
 def timed(fn, *args):

@@ -45,7 +45,7 @@ report["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 print(json.dumps(report))
 """
 FIRST_LOAD = """
-from envs.webshop_catalogue import load_catalogue
+from envs.webshop.catalogue import load_catalogue
 catalogue = load_catalogue({data!r})
 report = {{"products": catalogue.n_products, "human_goals": len(catalogue.human_goals),
           "synthetic_goals": catalogue.n_synthetic, "cache": str(catalogue.folder)}}
@@ -53,7 +53,7 @@ report = {{"products": catalogue.n_products, "human_goals": len(catalogue.human_
 CACHED_LOAD = """
 import asyncio, statistics
 from envs.webshop import WebShopEnv
-from envs.webshop_catalogue import load_catalogue
+from envs.webshop.catalogue import load_catalogue
 catalogue = load_catalogue({data!r})
 report = {{"open_s": round(time.perf_counter() - started, 3)}}
 

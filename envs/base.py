@@ -2,7 +2,14 @@
 
 Graphs only ever talk to environments through this protocol, which is what lets one
 graph run on several benchmarks and lets a checkpointed run rebuild its environment
-from the JSON snapshot kept in graph state.
+from the JSON snapshot kept in graph state. Three parts:
+
+- ``Env``: reset, step, snapshot, restore, task ids (every env);
+- ``Interface``: what an agent is told about the env and how its replies are read (every
+  env, as its class attribute ``interface``), so that a method's prompts and parsers are
+  written against this view, not against one benchmark;
+- capabilities (``JudgedEnv``, ``DisablesElements``, ``HasReferences``, ``TrainingSplits``):
+  what some envs offer beyond that, as runtime-checkable protocols.
 """
 
 from __future__ import annotations
@@ -10,7 +17,10 @@ from __future__ import annotations
 import abc
 import importlib
 from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from pathlib import Path
+from typing import Any, ClassVar, Literal, Protocol, runtime_checkable
+
+DATA_ROOT = Path(__file__).resolve().parent / "data"  # the shipped benchmark data, one folder per env
 
 
 @dataclass
@@ -44,14 +54,61 @@ class UnknownTaskError(EnvError):
     pass
 
 
+class ActionParseError(ValueError):
+    """Model text holding no action of an env's grammar; the message is feedback for the agent."""
+
+
+@dataclass(frozen=True)
+class Interface(abc.ABC):
+    """What an agent is told about an env and how its replies are read; method-agnostic.
+
+    ``kind``: "web" (pages with elements to act on) or "text" (a text world, question answering).
+    ``intro``: the env's default introduction of its site or world (a task may carry its own in
+    ``Observation.info["intro"]``). ``grammar``: the action grammar in words, one bullet per
+    form, as a prompt shows it. ``element_ids``: observations carry ids that actions name.
+    ``answer_action``: the format of the action that delivers a final answer (``{answer}``
+    stands for it), or None when a task ends through ordinary actions.
+
+    Every env's first observation carries ``info["goal"]``, the task the agent is given, and
+    may carry ``info["intro"]`` and ``info["task_type"]``.
+    """
+
+    kind: Literal["web", "text"]
+    intro: str
+    grammar: str
+    element_ids: bool = False
+    answer_action: str | None = None
+
+    @abc.abstractmethod
+    def parse_action(self, text: str) -> str:
+        """One action of the grammar, as the env takes it, read from model text; raises
+        ActionParseError (the feedback) when the text holds none. Pure: no live env."""
+
+    def element_signature(self, observation: str, element_id: str) -> tuple[str, ...] | None:
+        """What identifies element ``element_id`` on the screen ``observation`` (compared after a
+        backtrack to tell whether an id still names the same element); None when the id is not
+        on the screen or the env has no element ids."""
+        return None
+
+    def action_element(self, action: str) -> str | None:
+        """The element id an action of the grammar acts on (a click, a typing), if any."""
+        return None
+
+    def with_element(self, action: str, element_id: str) -> str:
+        """``action`` acting on element ``element_id`` instead of its own (after element mapping)."""
+        return action
+
+
 class Env(abc.ABC):
     """An async benchmark environment.
 
     Invalid actions never raise: they return a StepResult whose info has ``valid=False``
-    and a ``feedback`` sentence the agent can read.
+    and a ``feedback`` sentence the agent can read. ``interface`` says what an agent is told
+    about the env and how its replies are read.
     """
 
     name: str = ""
+    interface: ClassVar[Interface]
 
     @abc.abstractmethod
     async def reset(self, task_id: str) -> Observation:
@@ -104,6 +161,36 @@ class JudgedEnv(Protocol):
 
     judge_model: str | None
     judge: Judge | None
+
+
+@runtime_checkable
+class DisablesElements(Protocol):
+    """An env whose element ids can be disabled (MiniWoB): a disabled id disappears from the
+    screen shown and actions on it are refused. Structured Reflection disables the click
+    targets that failed at a step (paper 002, Sec. 5.2)."""
+
+    async def set_disabled_ids(self, ids: list[str]) -> Observation:
+        """Disable exactly ``ids`` (enabling every other one); returns the screen as now shown."""
+        ...
+
+
+@runtime_checkable
+class HasReferences(Protocol):
+    """An env that keeps a reference record per task (HotpotQA: the question with its gold answer
+    and supporting facts), which a method may show when it learns from a finished attempt."""
+
+    async def reference(self, task_id: str) -> dict[str, Any] | None:
+        """The task's reference record, or None when the env has none for it."""
+        ...
+
+
+@runtime_checkable
+class TrainingSplits(Protocol):
+    """An env with splits meant for training (ALFWorld ``train``/``valid_train``, HotpotQA
+    ``train``): a method that learns (AutoPlan) draws its tasks from these only, never from an
+    evaluation split."""
+
+    training_splits: tuple[str, ...]
 
 
 def judge_option(value: Any, env: str) -> str | None:

@@ -1,33 +1,25 @@
-"""The four methods as LangGraph graphs, and the registry the CLI and harness use.
+"""The four methods as LangGraph graphs, and the registry everything else derives from.
 
-Every method module exports ``graph`` (compiled without a checkpointer, for Studio),
-``build_graph(checkpointer=None)``, ``DEFAULT_ENV``, ``ENVS`` (the envs it runs on) and
-``result(state) -> dict`` (the per-task fields it adds to evaluation results).
+Each method module builds its graph(s) and declares ``METHOD = graphs.method.Method(...)``:
+names, aliases, the envs it runs on, its defaults, recursion limit, narration and optional
+training phase. Modules are imported when first asked for, so naming a method loads only
+its own graph (an alias loads the others to find it).
 """
 
 from __future__ import annotations
 
 import importlib
-from types import ModuleType
+from typing import TYPE_CHECKING, Any
 
-# canonical name -> module; aliases map short names users type.
+if TYPE_CHECKING:
+    from graphs.method import Method
+
+# canonical name -> the module that declares its METHOD
 METHODS: dict[str, str] = {
     "laser": "graphs.laser",
     "structured_reflection": "graphs.structured_reflection",
     "devils_advocate": "graphs.devils_advocate",
     "autoplan": "graphs.autoplan",
-}
-# every compiled graph Studio serves (langgraph.json): name -> (method, module attribute)
-GRAPHS: dict[str, tuple[str, str]] = {
-    **{name: (name, "graph") for name in METHODS},
-    "autoplan_training": ("autoplan", "training_graph"),
-}
-ALIASES: dict[str, str] = {
-    "sr": "structured_reflection",
-    "structured-reflection": "structured_reflection",
-    "da": "devils_advocate",
-    "ar": "devils_advocate",
-    "devils-advocate": "devils_advocate",
 }
 
 
@@ -35,15 +27,32 @@ class UnknownMethodError(ValueError):
     pass
 
 
-def canonical(name: str) -> str:
-    name = ALIASES.get(name, name)
-    if name not in METHODS:
-        raise UnknownMethodError(
-            f"unknown method {name!r}; choose one of: {', '.join(sorted(METHODS))}"
-        )
-    return name
+def method_named(name: str) -> Method:
+    """The method called ``name``, one of its aliases, or either with hyphens (``devils-advocate``)."""
+    key = name.strip().replace("-", "_")
+    if key in METHODS:
+        return _declared(key)
+    for candidate in METHODS:
+        method = _declared(candidate)
+        if key in method.aliases:
+            return method
+    raise UnknownMethodError(f"unknown method {name!r}; choose one of: {', '.join(sorted(METHODS))}")
 
 
-def load_method(name: str) -> ModuleType:
-    """The graph module of method ``name`` (or an alias)."""
-    return importlib.import_module(METHODS[canonical(name)])
+def methods() -> list[Method]:
+    """Every method, in the registry's order."""
+    return [_declared(name) for name in METHODS]
+
+
+def studio_graphs() -> dict[str, tuple[Method, str]]:
+    """Every compiled graph Studio serves: graph name -> (its method, its module attribute)."""
+    return {graph: (method, attribute) for method in methods() for graph, attribute in method.studio_graphs.items()}
+
+
+def compiled(method: Method, attribute: str) -> Any:
+    """A compiled graph of ``method``'s module (``studio_graphs``' attribute), as Studio loads it."""
+    return getattr(importlib.import_module(METHODS[method.name]), attribute)
+
+
+def _declared(name: str) -> Method:
+    return importlib.import_module(METHODS[name]).METHOD

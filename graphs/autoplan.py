@@ -3,8 +3,8 @@
 Collection, which is also inference (one task, the plan in Context.plan, greedy; an
 empty plan is the ReAct zero-shot baseline)::
 
-    START -> start -> think -> act -> formalize -> step -+-> think   (until the episode ends
-                                                        +-> finish -> END    or the step cap)
+    START -> start -> think -> act -> formalize -> execute -+-> think   (until the episode ends
+                                                           +-> finish -> END    or the step cap)
 
 (with Context.transcript="original", ALFWorld's step cap leads to one more ``think``, which
 then goes to ``finish``, as the original code asks that thought; see nodes.autoplan.transcript)
@@ -17,8 +17,8 @@ Training (paper 3.2, B = Context.batch_size, I = Context.iterations, seeded by C
 ``collect`` is the collection graph itself, one Send branch per task instance, each in
 its own env session; ``reflect`` is SIR (Summary, flaw Identification, Revision) per
 experience; ``plan`` rewrites the plan from the whole batch (Upd-prompt). Every plan is
-kept in ``plans``; ``train`` runs the loop and writes them to a file that ``load_plan``
-reads back for ``introspect eval autoplan --plan FILE``.
+kept in ``plans``; the app's training driver (graphs.app.training) runs the loop and writes
+them (``training_record``) to a file that ``introspect eval autoplan --plan FILE`` reads back.
 
 Scripted models and parallel branches: every branch of a fan-out reads the script from
 the same line on, in lockstep, and the run then moves on by its longest branch (see
@@ -27,54 +27,40 @@ nodes.autoplan.batch), so the replies never depend on which branch is scheduled 
 
 from __future__ import annotations
 
-import json
-import re
-from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from langgraph.graph import END, START, StateGraph
 
-from envs.base import Env, EnvError
-from envs.sessions import SESSIONS
-from graphs.context import Context
+from graphs.method import Method, Training
+from nodes.autoplan import few_shot
 from nodes.autoplan.batch import (
     of_iteration,
+    release_batch,
     sample_batch,
     score_batch,
     send_collections,
     send_reflections,
+    training_pool,
 )
-from nodes.autoplan import few_shot
-from nodes.autoplan.decoding import TRAIN_TEMPERATURE, TRAIN_TOP_P
 from nodes.autoplan.collect import (
-    MAX_ACTIONS,
     act,
     after_thought,
+    execute_command,
     finish,
     formalize,
     max_actions,
     next_step,
     start,
-    step,
     think,
 )
+from nodes.autoplan.decoding import DEFAULTS
 from nodes.autoplan.plan import next_iteration, plan
 from nodes.autoplan.reflect import reflect
 from nodes.autoplan.state import CollectState, TrainState
+from nodes.context import Context
 from nodes.usage import add_usage
 
-DEFAULT_ENV = "alfworld"
-ENVS = ("alfworld", "hotpotqa")
-DEFAULTS: dict[str, Any] = {
-    "max_actions": MAX_ACTIONS[DEFAULT_ENV],
-    "max_actions_by_env": dict(MAX_ACTIONS),
-    "batch_size": 4,
-    "iterations": 3,
-    "temperature": 0.0,  # inference, formalizer, reflection, plan update (greedy)
-    "train_temperature": TRAIN_TEMPERATURE,  # acting calls of the training collection
-    "train_top_p": TRAIN_TOP_P,  # nucleus sampling of those calls (paper 4.2)
-}
-NODES_PER_STEP = 4  # think, act, formalize, step
+NODES_PER_STEP = 4  # think, act, formalize, execute
 
 
 def recursion_limit(context: Context) -> int:
@@ -88,14 +74,14 @@ def _collection() -> StateGraph:
     builder.add_node("think", think)
     builder.add_node("act", act)
     builder.add_node("formalize", formalize)
-    builder.add_node("step", step)
+    builder.add_node("execute", execute_command)
     builder.add_node("finish", finish)
     builder.add_edge(START, "start")
     builder.add_conditional_edges("start", next_step, ["think", "finish"])
     builder.add_conditional_edges("think", after_thought, ["act", "finish"])
     builder.add_edge("act", "formalize")
-    builder.add_edge("formalize", "step")
-    builder.add_conditional_edges("step", next_step, ["think", "finish"])
+    builder.add_edge("formalize", "execute")
+    builder.add_conditional_edges("execute", next_step, ["think", "finish"])
     builder.add_edge("finish", END)
     return builder
 
@@ -126,31 +112,7 @@ graph = build_graph()
 training_graph = build_training_graph()
 
 
-def training_pool(env: Env, split: str | None = None, task_type: str | None = None) -> list[str]:
-    """The tasks training draws its batches from: a training split of the env (its
-    ``training_splits``: ALFWorld ``train`` or ``valid_train``, HotpotQA ``train``), never an
-    evaluation split; by default the first of them that has tasks (the full ALFWorld
-    download's ``train``, else the shipped ``valid_train``), narrowed to ``task_type``."""
-    allowed = tuple(getattr(env, "training_splits", ()))
-    names = [split] if split else list(allowed)
-    for name in names:
-        base = re.split(r"[:\[]", name, maxsplit=1)[0].strip()
-        if base not in allowed:
-            raise EnvError(f"AutoPlan trains on a training split of {env.name} ({', '.join(allowed) or 'none'}), "
-                           f"not {name!r}: evaluation tasks must stay unseen")
-        try:
-            tasks = env.task_ids(f"{name}:{task_type}" if task_type else name)
-        except EnvError:
-            if split:
-                raise
-            continue  # e.g. the shipped ALFWorld sample has no train folder
-        if tasks:
-            return tasks
-    kind = f" of type {task_type}" if task_type else ""
-    raise EnvError(f"no {env.name} training tasks{kind} in {' or '.join(names) or 'any split'}")
-
-
-def check_context(context: Context, training: bool = False) -> None:
+def check_context(context: Context, training: bool) -> None:
     """Contradicting settings, refused before anything runs (EnvError); each field's own
     values are checked by Context."""
     few_shot.check(context.few_shot, context.plan, training)
@@ -163,14 +125,15 @@ def result(state: dict[str, Any]) -> dict[str, Any]:
         "model_calls": int(usage.get("model_calls", 0)),
         "input_tokens": int(usage.get("input_tokens", 0)),
         "output_tokens": int(usage.get("output_tokens", 0)),
-        "cost_usd": float(usage.get("cost_usd", 0.0)),
+        "cost_usd": usage.get("cost_usd", 0.0),
         "with_plan": bool((state.get("plan") or "").strip()),
         "stop_reason": state.get("stop_reason", ""),
     }
 
 
 def training_record(state: TrainState, context: Context) -> dict[str, Any]:
-    """What ``train`` writes: every plan, the final one, and what each iteration saw."""
+    """What training writes (graphs.app.training): every plan, the final one, and what each
+    iteration saw."""
     plans = list(state.get("plans") or [context.plan])
     experiences = state.get("experiences") or []
     usage = add_usage(state.get("usage"), None)
@@ -206,93 +169,9 @@ def training_record(state: TrainState, context: Context) -> dict[str, Any]:
         "final_plan": plans[-1],
         "history": iterations,
         "usage": usage,
-        "cost_per_question": usage["cost_usd"] / len(experiences) if experiences else 0.0,
+        "cost_per_question": (None if usage["cost_usd"] is None
+                              else usage["cost_usd"] / len(experiences) if experiences else 0.0),
     }
-
-
-def write_plans(path: Path, record: dict[str, Any]) -> None:
-    """The JSON record at ``path`` and the final plan as text beside it (``.txt``)."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(record, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    path.with_suffix(".txt").write_text(record["final_plan"].strip() + "\n", encoding="utf-8")
-
-
-async def train(
-    context: Context,
-    *,
-    task_ids: list[str],
-    plan_out: Path,
-    checkpointer: Any = None,
-    thread_id: str,
-    resume: bool = False,
-    on_update: Callable[[str, dict[str, Any]], None] | None = None,
-) -> dict[str, Any]:
-    """Run the training loop on ``task_ids`` and write every plan to ``plan_out``.
-
-    ``resume=True`` continues the checkpointed run of ``thread_id`` instead of starting one.
-    ``on_update(node, update)`` hears every step of the loop as it happens (see
-    ``narrate_training``). Returns the record written (see ``training_record``).
-    """
-    if not task_ids and not resume:
-        raise ValueError("AutoPlan training needs at least one task id")
-    check_context(context, training=True)
-    runner = build_training_graph(checkpointer=checkpointer)
-    config = {
-        "configurable": {"thread_id": thread_id},
-        "recursion_limit": recursion_limit(context),
-        # not "introspect_method": `introspect resume` drives inference graphs; this thread
-        # continues with train(..., resume=True), which these keys are enough for
-        "metadata": {"introspect_training": "autoplan", "introspect_context": json.dumps(context.to_dict()),
-                     "introspect_plan_out": str(plan_out)},
-    }
-    state: dict[str, Any] = {}
-    try:
-        async for mode, chunk in runner.astream(None if resume else {"task_ids": list(task_ids)}, config,
-                                                context=context, stream_mode=["updates", "values"]):
-            if mode == "values":
-                state = chunk
-            elif on_update is not None:
-                for node, update in chunk.items():
-                    if isinstance(update, dict):
-                        on_update(node, update)
-    finally:
-        await _release_batch(runner, config)
-    record = training_record(state, context)  # type: ignore[arg-type]
-    write_plans(Path(plan_out), record)
-    return record
-
-
-async def _release_batch(runner: Any, config: dict[str, Any]) -> None:
-    """Close the env sessions of a batch a failed run left open (finished branches closed theirs)."""
-    if runner.checkpointer is None:
-        return
-    snapshot = await runner.aget_state(config)
-    for item in (snapshot.values or {}).get("batch") or []:
-        await SESSIONS.release(item["session"])
-
-
-def load_plan(path: str | Path) -> str:
-    """The final plan from a file ``train`` wrote (JSON), or a plain-text plan file."""
-    file = Path(path)
-    if not file.is_file():
-        raise ValueError(f"plan file not found: {file}")
-    body = file.read_text(encoding="utf-8")
-    try:
-        data = json.loads(body)
-    except json.JSONDecodeError:
-        return body.strip()
-    plan_text = data.get("final_plan") if isinstance(data, dict) else None
-    if not isinstance(plan_text, str):
-        raise ValueError(f"{file} has no final_plan: write it with `introspect train autoplan`")
-    return plan_text.strip()
-
-
-__all__ = [
-    "DEFAULTS", "DEFAULT_ENV", "ENVS", "build_graph", "build_training_graph", "check_context", "graph",
-    "load_plan", "narrate", "narrate_training", "recursion_limit", "result", "train", "training_graph",
-    "training_pool",
-]
 
 
 def narrate(node: str, update: dict[str, Any]) -> str | None:
@@ -303,7 +182,7 @@ def narrate(node: str, update: dict[str, Any]) -> str | None:
         return f"action: {update['raw_action']}"
     if node == "formalize" and "command" in update:
         return f"command: {update['command']}"
-    if node == "step" and update.get("trajectory"):
+    if node == "execute" and update.get("trajectory"):
         return f"observation: {update['trajectory'][-1].get('observation', '')}"
     return None
 
@@ -329,3 +208,24 @@ def narrate_training(node: str, update: dict[str, Any]) -> str | None:
     if node == "plan" and update.get("plans"):
         return f"plan updated (plan {len(update['plans']) - 1}):\n{update['plans'][-1].strip()}"
     return None
+
+
+METHOD = Method(
+    name="autoplan",
+    title="AutoPlan",
+    summary="plan optimisation by batched reflection",
+    paper="Ouyang & Li 2023",
+    build_graph=build_graph,
+    graph=graph,
+    envs=("alfworld", "hotpotqa"),
+    paper_envs=("alfworld", "hotpotqa"),
+    default_env="alfworld",
+    defaults=DEFAULTS,
+    result=result,
+    recursion_limit=recursion_limit,
+    narrate=narrate,
+    check=check_context,
+    training=Training(build_graph=build_training_graph, pool=training_pool, record=training_record,
+                      release=release_batch, narrate=narrate_training),
+    studio_graphs={"autoplan": "graph", "autoplan_training": "training_graph"},
+)

@@ -29,7 +29,8 @@ from typing import Any
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 
-from graphs.context import Context
+from graphs.method import Method
+from nodes.context import Context
 from nodes.da.act import act
 from nodes.da.align import align
 from nodes.da.complete import complete
@@ -42,10 +43,8 @@ from nodes.da.reflect import reflect
 from nodes.da.remedy import remedy
 from nodes.da.stack import backtrack, differs, needs_mapping, pop, push
 from nodes.da.state import DEFAULTS, DAState, Settings
+from nodes.environment import env_interface
 
-DEFAULT_ENV = "webarena"
-ENVS = ("webarena",)
-__all__ = ["DEFAULTS", "DEFAULT_ENV", "ENVS", "build_graph", "graph", "result"]
 
 
 def _run_popped(state: DAState, settings: Settings) -> str:
@@ -70,10 +69,12 @@ def after_pop(state: DAState, runtime: Runtime[Context]) -> str:
     return _run_popped(state, settings)
 
 
-def after_backtrack(state: DAState, runtime: Runtime[Context]) -> str:
+async def after_backtrack(state: DAState, runtime: Runtime[Context]) -> str:
     if state.get("popped") is None:  # the saved state could not be restored
         return "pop"
-    return "map_element" if needs_mapping(state) else _run_popped(state, Settings.of(runtime.context))
+    if needs_mapping(state, await env_interface(runtime.context)):
+        return "map_element"
+    return _run_popped(state, Settings.of(runtime.context))
 
 
 def after_mapping(state: DAState, runtime: Runtime[Context]) -> str:
@@ -199,3 +200,21 @@ def narrate(node: str, update: dict[str, Any]) -> str | None:
     if node == "new_episode" and update.get("episode"):
         return f"episode {update['episode']}"
     return None
+
+
+METHOD = Method(
+    name="devils_advocate",
+    title="Devil's Advocate",
+    summary="anticipatory reflection, backtracking stack",
+    paper="Wang et al. 2024",
+    aliases=("da", "ar"),
+    build_graph=build_graph,
+    graph=graph,
+    envs=("webarena",),
+    paper_envs=("webarena",),
+    default_env="webarena",
+    defaults=DEFAULTS,
+    result=result,
+    narrate=narrate,
+    studio_graphs={"devils_advocate": "graph"},
+)

@@ -8,11 +8,11 @@ The algorithm, one trial per pass through ``start_trial`` (T = 1..max_trials, de
                   as a lesson
     plan          staged planning: every action executable on this screen, in one call
                   (Context.planning="iterative": one action per call, the baseline)
-    act           execute the next planned action, with the click targets that failed at this
+    execute       execute the next planned action, with the click targets that failed at this
                   step disabled (their id removed from the screen); judge the trial status
                   (cycles are looked for within the stage, as the paper's code does)
     describe      paraphrase the executed action (Appendix C)
-    ... act/describe until the plan is used up, then replay -> plan on the new screen,
+    ... execute/describe until the plan is used up, then replay -> plan on the new screen,
         until a status ends the trial: correct, cycle, no change, incomplete (no further
         plan), in progress (the trial's or the stage's step budget), exception (unreadable or
         refused action), failed
@@ -29,10 +29,10 @@ released code differ, the paper is followed and the code's behaviour is an optio
 ``reflect_past_end=True`` is an addition of neither (index=n+1 after an incomplete trial).
 
 Edges:
-    START -> start_trial -> replay -> act | plan
-    plan -> act | reflect | finish
-    act -> describe | act | replay | reflect | finish
-    describe -> act | replay | reflect | finish
+    START -> start_trial -> replay -> execute | plan
+    plan -> execute | reflect | finish
+    execute -> describe | execute | replay | reflect | finish
+    describe -> execute | replay | reflect | finish
     reflect -> start_trial;  finish -> END
 """
 
@@ -43,32 +43,26 @@ from typing import Any, Literal
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 
-from envs.miniwob_status import TrialStatus
-from graphs.context import Context
-from nodes.sr.act import act
+from envs.miniwob.status import TrialStatus
+from graphs.method import Method
+from nodes.context import Context
+from nodes.sr.execute import execute_action
 from nodes.sr.describe import describe, needs_description
 from nodes.sr.memory import entry_at
 from nodes.sr.plan import plan
 from nodes.sr.reflect import reflect
 from nodes.sr.replay import replay
-from nodes.sr.stage import DEFAULT_MAX_ACTIONS, DEFAULT_MAX_STAGE_ACTIONS
+from nodes.sr.stage import DEFAULTS
 from nodes.sr.state import SRState
 from nodes.sr.trial import finish, start_trial
 
-DEFAULT_ENV = "miniwob"
-ENVS = ("miniwob",)
-DEFAULTS: dict[str, Any] = {"max_trials": 5, "max_actions": DEFAULT_MAX_ACTIONS,
-                            "max_stage_actions": DEFAULT_MAX_STAGE_ACTIONS, "planning": "staged",
-                            "reflection_screens": "every", "structured_memory": True, "action_constraint": True,
-                            "budget_status": "in_progress", "disable_clicks": "failed", "reflect_past_end": False}
-
-Next = Literal["act", "replay", "reflect", "finish"]
-NODES_PER_ACTION = 4  # at most: replay, plan, act, describe
+Next = Literal["execute", "replay", "reflect", "finish"]
+NODES_PER_ACTION = 4  # at most: replay, plan, execute, describe
 
 
 def recursion_limit(context: Context) -> int:
     """Supersteps a run may need: four per action and start/reflect per trial, plus finish."""
-    per_trial = NODES_PER_ACTION * context.limit("max_actions", DEFAULT_MAX_ACTIONS) + 4
+    per_trial = NODES_PER_ACTION * context.limit("max_actions", DEFAULTS["max_actions"]) + 4
     return context.limit("max_trials", DEFAULTS["max_trials"]) * per_trial + 2
 
 
@@ -82,19 +76,21 @@ def _after_step(state: SRState, runtime: Runtime[Context]) -> Next:
     step = len(state.get("steps", []))
     # A planned action stops at a step the memory speaks about: that step gets a new stage.
     if pending and (pending[0]["source"] != "plan" or entry_at(state["memory"], step) is None):
-        return "act"
+        return "execute"
     return "replay"
 
 
-def after_replay(state: SRState) -> Literal["act", "plan"]:
-    return "act" if state.get("pending") else "plan"
+def after_replay(state: SRState) -> Literal["execute", "plan"]:
+    return "execute" if state.get("pending") else "plan"
 
 
-def after_plan(state: SRState, runtime: Runtime[Context]) -> Literal["act", "reflect", "finish"]:
-    return "act" if state.get("pending") else _after_step(state, runtime)  # type: ignore[return-value]
+def after_plan(state: SRState, runtime: Runtime[Context]) -> Literal["execute", "reflect", "finish"]:
+    return "execute" if state.get("pending") else _after_step(state, runtime)  # type: ignore[return-value]
 
 
-def after_act(state: SRState, runtime: Runtime[Context]) -> Literal["describe", "act", "replay", "reflect", "finish"]:
+def after_execute(
+    state: SRState, runtime: Runtime[Context]
+) -> Literal["describe", "execute", "replay", "reflect", "finish"]:
     following = _after_step(state, runtime)
     if following != "finish" and needs_description(state["steps"][-1]):
         return "describe"
@@ -111,7 +107,7 @@ def build_graph(checkpointer: Any = None):
     builder.add_node("start_trial", start_trial)
     builder.add_node("replay", replay)
     builder.add_node("plan", plan)
-    builder.add_node("act", act)
+    builder.add_node("execute", execute_action)
     builder.add_node("describe", describe)
     builder.add_node("reflect", reflect)
     builder.add_node("finish", finish)
@@ -119,7 +115,7 @@ def build_graph(checkpointer: Any = None):
     builder.add_edge("start_trial", "replay")
     builder.add_conditional_edges("replay", after_replay)
     builder.add_conditional_edges("plan", after_plan)
-    builder.add_conditional_edges("act", after_act)
+    builder.add_conditional_edges("execute", after_execute)
     builder.add_conditional_edges("describe", after_describe)
     builder.add_edge("reflect", "start_trial")
     builder.add_edge("finish", END)
@@ -156,6 +152,25 @@ def narrate(node: str, update: dict[str, Any]) -> str | None:
     if node == "reflect" and update.get("trials"):
         last = update["trials"][-1]
         return f"trial {last['trial']} ended {last['status']}; reflection: {last.get('reflection', '')}"
-    if node == "act" and update.get("status"):
+    if node == "execute" and update.get("status"):
         return f"status: {update['status']}"
     return None
+
+
+METHOD = Method(
+    name="structured_reflection",
+    title="Structured Reflection",
+    summary="staged planning, step-indexed reflection memory",
+    paper="Li et al. 2023",
+    aliases=("sr",),
+    build_graph=build_graph,
+    graph=graph,
+    envs=("miniwob",),
+    paper_envs=("miniwob",),
+    default_env="miniwob",
+    defaults=DEFAULTS,
+    result=result,
+    recursion_limit=recursion_limit,
+    narrate=narrate,
+    studio_graphs={"structured_reflection": "graph"},
+)

@@ -1,8 +1,11 @@
-"""How nodes reach the live environment of their run, and execute actions on it.
+"""The one door from method nodes to live environments: start, look up, execute, restore,
+release, and the optional capabilities an env declares (envs.base).
 
 The env of a run is keyed by the run's thread id in ``envs.sessions.SESSIONS``; every
 access passes the state's latest snapshot so that a resumed, forked or backtracked run
-first brings its env to the state the graph believes it is in.
+first brings its env to the state the graph believes it is in. Method nodes never touch
+``SESSIONS`` or an env's optional methods themselves: what they need is here, so that the
+rule above holds everywhere and a capability an env lacks is a typed check, not a guess.
 
 Envs whose scoring asks a model (``envs.base.JudgedEnv``) get their judge here, from the
 stepping node's own Caller: the judge's calls then count with the run's (scripted runs
@@ -11,12 +14,24 @@ stay deterministic on resume) and the result records which model judged.
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 from typing import Any
 
 from langchain_core.runnables import RunnableConfig
 
-from envs.base import Env, JudgedEnv, Observation, StepResult
+from envs.base import (
+    DisablesElements,
+    Env,
+    EnvError,
+    HasReferences,
+    Interface,
+    JudgedEnv,
+    Observation,
+    StepResult,
+    TrainingSplits,
+    env_class,
+)
 from envs.sessions import SESSIONS
 from nodes.llm import Caller, CallerJudge
 from nodes.state import RunState, Step
@@ -30,6 +45,12 @@ def session_key(config: RunnableConfig | None, state: RunState | None = None) ->
     if state and state.get("run_id"):
         return state["run_id"]
     return f"run-{uuid.uuid4().hex[:12]}"
+
+
+async def env_interface(context: Any) -> Interface:
+    """What an agent is told about the run's env and how its replies are read (its class's
+    ``interface``; the env's module is imported off the event loop the first time)."""
+    return (await asyncio.to_thread(env_class, context.env)).interface
 
 
 async def start_task(state: RunState, context: Any, config: RunnableConfig) -> tuple[Env, Observation, dict[str, Any]]:
@@ -55,11 +76,63 @@ async def live_env(state: RunState, context: Any, config: RunnableConfig) -> Env
     )
 
 
-async def sync_env(state: RunState, context: Any, config: RunnableConfig) -> tuple[Env, Observation | None]:
-    """The run's env and, when it had to be restored (resume, fork), the restored observation."""
-    return await SESSIONS.sync(
-        session_key(config, state), context.env, dict(context.env_options), state.get("env_snapshot")
-    )
+async def sync_env(
+    state: RunState, context: Any, config: RunnableConfig
+) -> tuple[Env, Observation | None, dict[str, Any] | None]:
+    """The run's env and, when it had to be restored (resume, fork), the restored observation
+    and the env's snapshot after it (a rebuilt page may number its elements anew); else
+    (env, None, None)."""
+    key = session_key(config, state)
+    env, restored = await SESSIONS.sync(key, context.env, dict(context.env_options), state.get("env_snapshot"))
+    if restored is None:
+        return env, None, None
+    snap = await env.snapshot()
+    SESSIONS.mark(key, snap)
+    return env, restored, snap
+
+
+async def restore(
+    state: RunState, context: Any, config: RunnableConfig, snapshot: dict[str, Any]
+) -> tuple[Observation, dict[str, Any]]:
+    """Bring the run's env back to ``snapshot`` (backtracking), wherever it is now; returns
+    the observation there and the env's snapshot after it. EnvError when the env cannot go
+    back (the page is gone): the env is then somewhere unknown, and the next access restores
+    it from the state's snapshot."""
+    key = session_key(config, state)
+    env = await SESSIONS.get(key, context.env, dict(context.env_options), None)  # created if the run resumed
+    try:
+        obs = await env.restore(snapshot)
+    except EnvError:
+        SESSIONS.mark(key, {})
+        raise
+    snap = await env.snapshot()
+    SESSIONS.mark(key, snap)
+    return obs, snap
+
+
+async def disable_elements(
+    state: RunState, context: Any, config: RunnableConfig, ids: list[str]
+) -> tuple[Observation, dict[str, Any]] | None:
+    """Disable exactly the element ids ``ids`` (``DisablesElements``); returns the screen as
+    now shown and the env's snapshot, or None when the env cannot disable elements."""
+    env = await live_env(state, context, config)
+    if not isinstance(env, DisablesElements):
+        return None
+    observation = await env.set_disabled_ids(ids)
+    snap = await env.snapshot()
+    SESSIONS.mark(session_key(config, state), snap)
+    return observation, snap
+
+
+async def reference(state: RunState, context: Any, config: RunnableConfig) -> dict[str, Any] | None:
+    """The reference record of the run's task when the env keeps one (``HasReferences``)."""
+    env = await live_env(state, context, config)
+    return await env.reference(str(state.get("task_id", ""))) if isinstance(env, HasReferences) else None
+
+
+def training_splits(env: Env) -> tuple[str, ...]:
+    """The env's training splits (``TrainingSplits``); none when it declares none."""
+    return tuple(env.training_splits) if isinstance(env, TrainingSplits) else ()
 
 
 async def execute(
@@ -115,4 +188,9 @@ async def execute(
 
 async def release(state: RunState, config: RunnableConfig) -> None:
     """Close the run's env at the end of a run."""
-    await SESSIONS.release(session_key(config, state))
+    await release_session(session_key(config, state))
+
+
+async def release_session(key: str) -> None:
+    """Close the env of session ``key`` (a thread id, or a batch branch's own session)."""
+    await SESSIONS.release(key)

@@ -26,7 +26,7 @@ from langchain_core.language_models.chat_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 
 from nodes.scripted import ScriptedChatModel, cut_at_stop
-from nodes.usage import Usage, add_usage, empty_usage, usage_of_call
+from nodes.usage import Usage, add_usage, empty_usage, load_prices, usage_of_call
 
 
 class ModelConfigError(ValueError):
@@ -275,6 +275,7 @@ class Caller:
         finally:
             _ATTEMPTS.reset(token)
         self.position += 1
+        await load_prices(spec)
         self.usage = add_usage(self.usage, usage_of_call(spec, message.usage_metadata, attempts.retries))
         return message
 

@@ -33,14 +33,6 @@ def json_object(text: str) -> dict[str, Any]:
     raise ParseError("no JSON object found in the reply; answer with one JSON object")
 
 
-def yes_no(text: str) -> bool | None:
-    """YES/NO at the start of a line or after 'Answer:'; None when neither is clear."""
-    found = re.findall(r"\b(yes|no)\b", text, flags=re.IGNORECASE)
-    if not found:
-        return None
-    return found[-1].lower() == "yes" if re.search(r"answer\s*:", text, re.I) else found[0].lower() == "yes"
-
-
 def after_label(text: str, label: str) -> str | None:
     """The text after ``label:`` up to the next ``Label:`` line or the end."""
     match = re.search(
@@ -55,13 +47,3 @@ def numbered_list(text: str) -> list[str]:
     """Items of a ``1. ...`` / ``- ...`` list, in order."""
     items = re.findall(r"^\s*(?:\d+[.)]|[-*])\s+(.+?)\s*$", text, flags=re.MULTILINE)
     return [item for item in items if item]
-
-
-def bracket_action(text: str, verbs: tuple[str, ...]) -> str | None:
-    """The last ``verb[argument]`` in ``text`` for one of ``verbs`` (WebShop, HotpotQA)."""
-    pattern = rf"\b({'|'.join(map(re.escape, verbs))})\[(.*?)\]"
-    found = re.findall(pattern, text, flags=re.DOTALL)
-    if not found:
-        return None
-    verb, argument = found[-1]
-    return f"{verb}[{argument.strip()}]"

@@ -3,10 +3,16 @@
 Usage is a TypedDict so it checkpoints as plain JSON; nodes return the usage of the
 calls they made and the ``add_usage`` reducer sums it, which also works for the
 parallel branches of AutoPlan's batch collection.
+
+Cost comes from genai-prices, a maintained database of providers' list prices, looked up
+by the spec's provider and model. A model it does not know (a local server's model, a
+scripted model, a provider it does not cover) is *unpriced*: its cost is None, and so is
+every total it is part of, which reports show as "unpriced", never as $0.
 """
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any, TypedDict
 
 
@@ -14,24 +20,49 @@ class Usage(TypedDict):
     model_calls: int
     input_tokens: int
     output_tokens: int
-    cost_usd: float
+    cost_usd: float | None  # None: some call's model has no known price
     retries: int  # requests sent again after a transient failure (429, 5xx, timeout)
 
 
-# USD per million tokens (input, output), list prices of the providers' public pages.
-# A model missing here costs 0.0 and is reported as unpriced by ``priced``.
-PRICES: dict[str, tuple[float, float]] = {
-    "gpt-4o-mini": (0.15, 0.60),
-    "gpt-4o": (2.50, 10.00),
-    "gpt-4.1": (2.00, 8.00),
-    "gpt-4.1-mini": (0.40, 1.60),
-    "gpt-4.1-nano": (0.10, 0.40),
-    "gpt-4-turbo": (10.00, 30.00),
-    "gpt-4": (30.00, 60.00),
-    "gpt-3.5-turbo": (0.50, 1.50),
-    "o3-mini": (1.10, 4.40),
-    "o4-mini": (1.10, 4.40),
+# langchain provider names (the spec's prefix) -> genai-prices provider ids; other providers
+# (ollama, huggingface, scripted, ...) have no list price
+PROVIDERS: dict[str, str] = {
+    "openai": "openai",
+    "azure_openai": "azure",
+    "anthropic": "anthropic",
+    "google_genai": "google",
+    "google_vertexai": "google",
+    "mistralai": "mistral",
+    "groq": "groq",
+    "deepseek": "deepseek",
+    "xai": "x-ai",
+    "together": "together",
+    "fireworks": "fireworks",
+    "cohere": "cohere",
+    "perplexity": "perplexity",
+    "bedrock": "aws",
+    "bedrock_converse": "aws",
 }
+
+_PRICES: Any = None  # the genai_prices module once its price data is loaded
+
+
+def _price_database() -> Any:
+    """genai_prices with its price data read (blocking, once: see ``load_prices``)."""
+    global _PRICES
+    if _PRICES is None:
+        import genai_prices
+
+        genai_prices.data_snapshot.get_snapshot()
+        _PRICES = genai_prices
+    return _PRICES
+
+
+async def load_prices(spec: str) -> None:
+    """Load the price database in a worker thread the first time a priced provider's model is
+    used (it imports and reads data), so that pricing a call never blocks the event loop."""
+    if _PRICES is None and spec.partition(":")[0].strip() in PROVIDERS:
+        await asyncio.to_thread(_price_database)
 
 
 def empty_usage() -> Usage:
@@ -39,31 +70,37 @@ def empty_usage() -> Usage:
 
 
 def add_usage(left: Usage | None, right: Usage | None) -> Usage:
-    """Reducer: the sum of two usage records (either may be missing)."""
+    """Reducer: the sum of two usage records (either may be missing); an unpriced part makes
+    the cost unpriced (None)."""
     total = empty_usage()
     for part in (left, right):
         if part:
             total["model_calls"] += int(part.get("model_calls", 0))
             total["input_tokens"] += int(part.get("input_tokens", 0))
             total["output_tokens"] += int(part.get("output_tokens", 0))
-            total["cost_usd"] = round(total["cost_usd"] + float(part.get("cost_usd", 0.0)), 8)
+            total["cost_usd"] = add_costs(total["cost_usd"], part.get("cost_usd", 0.0))
             total["retries"] += int(part.get("retries", 0))
     return total
 
 
-def model_name(spec: str) -> str:
-    """``openai:gpt-4o-mini`` -> ``gpt-4o-mini``."""
-    return spec.split(":", 1)[-1]
+def add_costs(left: float | None, right: float | None) -> float | None:
+    """The sum of two costs in USD, None when either is unpriced."""
+    return None if left is None or right is None else round(float(left) + float(right), 8)
 
 
-def priced(spec: str) -> bool:
-    return model_name(spec) in PRICES
-
-
-def cost(spec: str, input_tokens: int, output_tokens: int) -> float:
-    """The list-price cost in USD of one call to the model ``spec``."""
-    price_in, price_out = PRICES.get(model_name(spec), (0.0, 0.0))
-    return (input_tokens * price_in + output_tokens * price_out) / 1_000_000
+def cost(spec: str, input_tokens: int, output_tokens: int) -> float | None:
+    """The list-price cost in USD of one call to the model ``spec``; None when unpriced."""
+    provider, _, model = spec.partition(":")
+    provider_id = PROVIDERS.get(provider.strip())
+    if provider_id is None:
+        return None
+    prices = _price_database()
+    try:
+        found = prices.calc_price(prices.Usage(input_tokens=input_tokens, output_tokens=output_tokens),
+                                  model.strip(), provider_id=provider_id)
+    except LookupError:
+        return None
+    return round(float(found.total_price), 8)
 
 
 def usage_of_call(spec: str, usage_metadata: dict[str, Any] | None, retries: int = 0) -> Usage:
@@ -76,6 +113,11 @@ def usage_of_call(spec: str, usage_metadata: dict[str, Any] | None, retries: int
         model_calls=1,
         input_tokens=tokens_in,
         output_tokens=tokens_out,
-        cost_usd=round(cost(spec, tokens_in, tokens_out), 8),
+        cost_usd=cost(spec, tokens_in, tokens_out),
         retries=retries,
     )
+
+
+def dollars(value: float | None) -> str:
+    """A cost as reports show it: ``$0.0123``, or ``unpriced``."""
+    return "unpriced" if value is None else f"${value:.4f}"

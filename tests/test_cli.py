@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from graphs.cli import main
+from graphs.app.cli import main
 from tests.support.laser_demo import DEMO, ROOT, demo_replies
 from tests.support.openai_stub import OpenAIStub
 
@@ -24,17 +24,17 @@ def run_cli(capsys, *args: str) -> tuple[int, str, str]:
     (["run", "nope", "--task", "1", "--model", "openai:x"], "unknown method 'nope'"),
     (["run", "laser"], "run needs --task ID"),
     (["run", "laser", "--env", "miniwob", "--task", "1"], "laser runs on webshop"),
-    (["run", "laser", "--task", "99999", "--model", "scripted:graphs/demos/laser.jsonl"], "unknown webshop task '99999'"),
+    (["run", "laser", "--task", "99999", "--model", "scripted:graphs/app/demos/laser.jsonl"], "unknown webshop task '99999'"),
     (["run", "laser", "--task", "1", "--model", "gpt-4o"], "malformed model spec"),
     (["run", "laser", "--task", "1", "--model", "scripted:/no/such.jsonl"], "script file not found"),
     (["run", "laser", "--task", "1", "--model", "openai:gpt-4o-mini"], "no OpenAI key"),
     (["run", "laser", "--task", "1", "--set", "colour=red"], "unknown --set key 'colour'"),
     (["resume", "no-such-thread", "--checkpoint", "memory"], "no checkpointed thread"),
-    (["run", "laser", "--task", "1", "--checkpoint", "redis://x", "--model", "scripted:graphs/demos/laser.jsonl"], "unknown checkpointer"),
-    (["eval", "laser", "--tasks", "1,nope", "--model", "scripted:graphs/demos/laser.jsonl"], "unknown webshop task 'nope'"),
-    (["eval", "sr", "--split", "paper-43@5:2", "--model", "scripted:graphs/demos/structured_reflection.jsonl"],
+    (["run", "laser", "--task", "1", "--checkpoint", "redis://x", "--model", "scripted:graphs/app/demos/laser.jsonl"], "unknown checkpointer"),
+    (["eval", "laser", "--tasks", "1,nope", "--model", "scripted:graphs/app/demos/laser.jsonl"], "unknown webshop task 'nope'"),
+    (["eval", "sr", "--split", "paper-43@5:2", "--model", "scripted:graphs/app/demos/structured_reflection.jsonl"],
      "bad seed range in miniwob split 'paper-43@5:2'"),
-    (["eval", "sr", "--split", "paper-43@0:x", "--model", "scripted:graphs/demos/structured_reflection.jsonl"],
+    (["eval", "sr", "--split", "paper-43@0:x", "--model", "scripted:graphs/app/demos/structured_reflection.jsonl"],
      "bad seed range"),
 ])
 def test_user_errors_are_one_line_and_exit_2(capsys, monkeypatch, args, message):
@@ -58,8 +58,9 @@ def test_usage_errors_are_one_line_too(capsys):
 def test_graphs_lists_laser_with_its_diagram(capsys):
     code, out, _ = run_cli(capsys, "graphs", "--mermaid")
     assert code == 0
-    assert "laser  envs: webshop  nodes: start, search, results, item, backup, finish" in out
-    assert "results -.-> item;" in out and "item -.-> results;" in out
+    assert "laser  envs: webshop  nodes: start, search, results, item, execute, backup, finish" in out
+    assert "results -. &nbsp;call&nbsp; .-> execute;" in out
+    assert "execute -. &nbsp;select_item, Description, Features, Reviews or refused&nbsp; .-> item;" in out
 
 
 def test_graphs_lists_every_graph_studio_serves(capsys):
@@ -72,9 +73,10 @@ def test_graphs_lists_every_graph_studio_serves(capsys):
 
 @pytest.mark.parametrize("name,shown", [
     ("laser", "-> click[Buy Now]  reward=1.00"),
-    ("structured_reflection", "trial 1 ended no change; reflection: For action index=1"),
+    pytest.param("structured_reflection", "trial 1 ended no change; reflection: For action index=1",
+                 marks=pytest.mark.browser),
     ("autoplan", "(refused: You are not at countertop 1.)"),
-    ("devils_advocate", "element remapped: click [39] -> click [44]"),
+    pytest.param("devils_advocate", "element remapped: click [39] -> click [44]", marks=pytest.mark.browser),
 ])
 def test_every_demo_runs_offline_and_succeeds(capsys, monkeypatch, name, shown):
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
@@ -96,7 +98,7 @@ def test_the_devils_advocate_demo_backtracks_and_remaps_on_the_changed_page(caps
     assert code == 0 and "finished: success=True reward=1.000 steps=2 model_calls=11" in out
     assert "-> click [36]  reward=0.00" in out and "not aligned: backtrack" in out
     assert re.search(r"backtrack +back to http://127\.0\.0\.1:\d+/ to try click \[39\]", out)
-    script = ROOT / "graphs/demos/devils_advocate.jsonl"
+    script = ROOT / "graphs/app/demos/devils_advocate.jsonl"
     [mapping] = [c for c in model_for(f"scripted:{script}", 1.0, 512).calls
                  if c["messages"][0].content.startswith("I want to interact with an element")]
     before, after = mapping["messages"][0].content.split("Now if I want to click on the same element")

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from graphs.cli import main
+from graphs.app.cli import main
 from tests.support.laser_demo import DEMO, ROOT, write_demo_script
 
 TASK = DEMO["task_id"]
@@ -90,7 +90,7 @@ def test_bad_input_as_a_user_meets_it(workdir, name):
     args, message = CASES[name]
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     before = tree(workdir)
-    done = subprocess.run([sys.executable, "-m", "graphs.cli", *args], cwd=workdir, env=env,
+    done = subprocess.run([sys.executable, "-m", "graphs.app.cli", *args], cwd=workdir, env=env,
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 2
     assert done.stderr.count("\n") == 1 and message in done.stderr and "Traceback" not in done.stderr

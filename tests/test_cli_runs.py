@@ -10,9 +10,9 @@ import re
 
 import pytest
 
-from graphs.checkpoint import open_checkpointer
-from graphs.cli import main
-from graphs.runner import outcome_of
+from graphs.app.checkpoint import open_checkpointer
+from graphs.app.cli import main
+from graphs.app.runner import outcome_of
 from tests.support.laser_demo import DEMO, REPLIES, demo_replies, write_demo_script
 from tests.support.openai_stub import OpenAIStub, Reply
 

@@ -27,13 +27,15 @@ Callers are made here for that reason; how each call decodes is nodes.autoplan.d
 from __future__ import annotations
 
 import random
+import re
 from typing import Any, Iterable, TypeVar
 
 from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 from langgraph.types import Send
 
-from graphs.context import Context
+from envs.base import Env, EnvError
+from nodes.context import Context
 from nodes.autoplan.decoding import GREEDY, acting_sampling
 from nodes.autoplan.state import (
     BatchItem,
@@ -43,10 +45,40 @@ from nodes.autoplan.state import (
     ReflectInput,
     TrainState,
 )
-from nodes.environment import session_key
+from nodes.environment import release_session, session_key, training_splits
 from nodes.llm import Caller
 
 T = TypeVar("T", bound=dict)
+
+
+def training_pool(env: Env, split: str | None = None, task_type: str | None = None) -> list[str]:
+    """The tasks training draws its batches from: a training split of the env (its
+    ``training_splits``: ALFWorld ``train`` or ``valid_train``, HotpotQA ``train``), never an
+    evaluation split; by default the first of them that has tasks (the full ALFWorld
+    download's ``train``, else the shipped ``valid_train``), narrowed to ``task_type``."""
+    allowed = training_splits(env)
+    names = [split] if split else list(allowed)
+    for name in names:
+        base = re.split(r"[:\[]", name, maxsplit=1)[0].strip()
+        if base not in allowed:
+            raise EnvError(f"AutoPlan trains on a training split of {env.name} ({', '.join(allowed) or 'none'}), "
+                           f"not {name!r}: evaluation tasks must stay unseen")
+        try:
+            tasks = env.task_ids(f"{name}:{task_type}" if task_type else name)
+        except EnvError:
+            if split:
+                raise
+            continue  # e.g. the shipped ALFWorld sample has no train folder
+        if tasks:
+            return tasks
+    kind = f" of type {task_type}" if task_type else ""
+    raise EnvError(f"no {env.name} training tasks{kind} in {' or '.join(names) or 'any split'}")
+
+
+async def release_batch(state: dict[str, Any]) -> None:
+    """Close the env sessions of a batch a stopped run left open (finished branches closed theirs)."""
+    for item in state.get("batch") or []:
+        await release_session(item["session"])
 
 
 def batch_tasks(pool: list[str], size: int, seed: int, iteration: int, shuffle: bool = True) -> list[str]:

@@ -2,7 +2,7 @@
 
 One collection plays one task with a plan X: ``think`` samples the thought ~a_t with the
 Thought-prompt, ``act`` the free-form action a'_t after "Action:", ``formalize`` turns
-it into a command of the env's grammar (a_t = F(a'_t), Appendix A.1), ``step`` executes
+it into a command of the env's grammar (a_t = F(a'_t), Appendix A.1), ``execute`` runs
 it and ``finish`` packs the experience for reflection. The chat H_t grows by
 (thought, action, observation) each step; it is kept in state as plain turns, written as
 the paper has it or, with Context.transcript="original", as the original code sends it
@@ -18,38 +18,31 @@ from langchain_core.messages import HumanMessage
 from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 
-from graphs.context import Context
+from envs.base import ActionParseError, Interface
+from nodes.context import Context
 from nodes.autoplan import decoding, few_shot, transcript
 from nodes.autoplan import prompting as text
 from nodes.autoplan.batch import acting_caller, branch_caller, session_config
 from nodes.autoplan.state import CollectState, Experience, Turn
-from nodes.environment import execute, live_env, release, start_task
-from nodes.parse import bracket_action
+from nodes.environment import env_interface, execute, live_env, reference, release, start_task
 
-MAX_ACTIONS = {"alfworld": 35, "hotpotqa": 10}  # paper 4.2
-HOTPOTQA_VERBS = ("search", "lookup", "finish")
 _LABEL = re.compile(r"^\s*(?:formalized(?: first)? action|action)\s*\d*\s*:\s*", re.IGNORECASE)
-_PUT = re.compile(r"^put (.+?) (?:in/on|in|on|into|onto) (.+)$")
 
 
 def max_actions(context: Context) -> int:
     """The step cap: Context.max_actions, else 35 (ALFWorld) / 10 (HotpotQA)."""
-    return context.limit("max_actions", MAX_ACTIONS.get(context.env, 35))
+    return context.limit("max_actions", decoding.DEFAULTS["max_actions"].get(context.env, 35))
 
 
-def normalize_command(env: str, reply: str) -> str:
-    """The formalizer's reply as one command of the env's grammar (or the cleaned reply,
-    which the env then refuses with feedback)."""
+def normalize_command(env: str, reply: str, interface: Interface) -> str:
+    """The formalizer's reply as one command of the env's grammar (the env's interface reads
+    it), or the cleaned reply, which the env then refuses with feedback (ALFWorld's in lower
+    case, as the original code sends it)."""
     line = _LABEL.sub("", text.first_line(reply)).strip().strip("`\"'").rstrip(".").strip()
-    if env == "hotpotqa":
-        canonical = re.sub(
-            r"\b(search|lookup|finish)\s*\[", lambda m: m.group(1).lower() + "[", line, flags=re.IGNORECASE
-        )
-        found = re.search(r"\b(?:search|lookup|finish)\[.*?\]", canonical)
-        return (found and bracket_action(found.group(0), HOTPOTQA_VERBS)) or line
-    command = " ".join(line.lower().split())
-    put = _PUT.match(command)
-    return f"put {put.group(1)} in/on {put.group(2)}" if put else command
+    try:
+        return interface.parse_action(line)
+    except ActionParseError:
+        return " ".join(line.lower().split()) if env == "alfworld" else line
 
 
 async def start(state: CollectState, runtime: Runtime[Context], config: RunnableConfig) -> dict:
@@ -61,7 +54,7 @@ async def start(state: CollectState, runtime: Runtime[Context], config: Runnable
     _, obs, update = await start_task(state, ctx, session_config(state, config))
     update["plan"] = plan
     update["task_type"] = str(obs.info.get("task_type") or "")
-    update["goal"] = str(obs.info.get("goal") or obs.info.get("question") or obs.text)
+    update["goal"] = str(obs.info["goal"])
     update["opening"] = transcript.opening(ctx.env, obs.text, obs.info, ctx.transcript)
     update["stop_reason"] = "" if max_actions(ctx) > 0 else "max_actions"
     return update
@@ -107,23 +100,24 @@ async def formalize(state: CollectState, runtime: Runtime[Context], config: Runn
     env, raw = ctx.env, state.get("raw_action", "")
     update: dict = {}
     if few_shot.skips_formalizer(env, ctx.few_shot):
-        command = normalize_command(env, raw)
+        command = normalize_command(env, raw, await env_interface(ctx))
     else:
         llm = branch_caller(ctx, state)
         prompt = text.render(env, "formalize", action=raw)
-        command = normalize_command(env, await decoding.ask(llm, [HumanMessage(prompt)], env, "formalize"))
+        reply = await decoding.ask(llm, [HumanMessage(prompt)], env, "formalize")
+        command = normalize_command(env, reply, await env_interface(ctx))
         update["usage"] = llm.usage
     said = transcript.action_in_chat(env, raw, command, ctx.transcript)
     turns = [Turn(role="user", content=text.render(env, "action")), Turn(role="assistant", content=said)]
     return {"command": command, "messages": turns, **update}
 
 
-async def step(state: CollectState, runtime: Runtime[Context], config: RunnableConfig) -> dict:
+async def execute_command(state: CollectState, runtime: Runtime[Context], config: RunnableConfig) -> dict:
     """o_t = E(a_t); a refused command shows the env's feedback (ALFWorld: Table 6)."""
     cfg = session_config(state, config)
     env = await live_env(state, runtime.context, cfg)
     llm = branch_caller(runtime.context, state)
-    result, update = await execute(env, state, cfg, state.get("command", ""), node="step", caller=llm,
+    result, update = await execute(env, state, cfg, state.get("command", ""), node="execute", caller=llm,
                                    rationale=state.get("thought", ""))
     update["usage"] = llm.usage
     observation = result.observation.text
@@ -150,13 +144,6 @@ def after_thought(state: CollectState) -> str:
     return "finish" if state.get("done") or state.get("stop_reason") else "act"
 
 
-async def _reference(state: CollectState, context: Context, config: RunnableConfig) -> dict | None:
-    """The task's reference record when the env keeps one (HotpotQA's question, gold answer
-    and supporting facts, by question id), for the training reflection."""
-    env = await live_env(state, context, config)
-    return (getattr(env, "by_id", None) or {}).get(state.get("task_id"))
-
-
 async def finish(state: CollectState, runtime: Runtime[Context], config: RunnableConfig) -> dict:
     """Close the episode: the last observation joins H_T (not in the original's chat), the
     experience is recorded."""
@@ -168,7 +155,7 @@ async def finish(state: CollectState, runtime: Runtime[Context], config: Runnabl
     stop_reason = state.get("stop_reason") or "done"
     cfg = session_config(state, config)
     training_qa = branch and env == "hotpotqa"  # only HotpotQA's reflection reads a reference
-    detail = text.gold_detail(env, await _reference(state, runtime.context, cfg)) if training_qa else ""
+    detail = text.gold_detail(env, await reference(state, runtime.context, cfg)) if training_qa else ""
     experience = Experience(
         iteration=int(branch.get("iteration", 0)),
         index=int(branch.get("index", 0)),

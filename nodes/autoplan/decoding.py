@@ -21,16 +21,20 @@ the request and are applied to the reply as well (nodes.llm.Caller).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal, Sequence
+from typing import Any, Literal, Sequence
 
 from langchain_core.messages import BaseMessage
 
-from graphs.context import Context
+from nodes.context import Context
 from nodes.llm import Caller
 
-TRAIN_TEMPERATURE = 1.0  # acting calls while training (the original's default; the paper names none)
-TRAIN_TOP_P = 0.9  # acting calls while training: nucleus sampling (paper 4.2)
-GREEDY = 0.0  # acting calls at inference; the formalizer, reflection and plan update always
+DEFAULTS: dict[str, Any] = {
+    "max_actions": {"alfworld": 35, "hotpotqa": 10},  # steps of one experience, per env (paper 4.2)
+    "temperature": 0.0,  # greedy: acting calls at inference; the formalizer, reflection and plan update always
+    "train_temperature": 1.0,  # acting calls while training (the original's default; the paper names none)
+    "train_top_p": 0.9,  # acting calls while training: nucleus sampling (paper 4.2)
+}
+GREEDY = DEFAULTS["temperature"]
 
 CallKind = Literal["opening_thought", "thought", "action", "formalize", "reflect", "update"]
 
@@ -69,8 +73,8 @@ def acting_sampling(context: Context, training: bool) -> tuple[float, float | No
     """Temperature and top_p of the acting calls: Context's when set, else nucleus sampling
     while training and greedy decoding at inference (paper 4.2)."""
     temperature = context.temperature if context.temperature is not None else (
-        TRAIN_TEMPERATURE if training else GREEDY)
-    top_p = context.top_p if context.top_p is not None else (TRAIN_TOP_P if training else None)
+        DEFAULTS["train_temperature"] if training else GREEDY)
+    top_p = context.top_p if context.top_p is not None else (DEFAULTS["train_top_p"] if training else None)
     return temperature, top_p
 
 

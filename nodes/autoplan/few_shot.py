@@ -24,16 +24,14 @@ from __future__ import annotations
 import asyncio
 import json
 from functools import lru_cache
-from pathlib import Path
 
-import envs
-from envs.base import EnvError
+from envs.base import DATA_ROOT, EnvError
 
-DATA = Path(envs.__file__).resolve().parent / "data" / "react"
+DATA = DATA_ROOT / "react"
 NONE = "none"
 ALFWORLD_FILES = {"react": "alfworld_3prompts.json", "react_autoplan": "alfworld.json"}
 HOTPOTQA_FILE, HOTPOTQA_KEY = "prompts_naive.json", "webthink_simple6"
-# ALFWorld task types (envs.alfworld_games.TASK_TYPES) -> ReAct's names in its prompt keys
+# ALFWorld task types (envs.alfworld.games.TASK_TYPES) -> ReAct's names in its prompt keys
 REACT_TYPES = {
     "pick_and_place_simple": "put",
     "look_at_obj_in_light": "examine",

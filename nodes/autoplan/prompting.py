@@ -22,7 +22,7 @@ from nodes.autoplan.state import Experience, Turn
 
 ENVS = ("alfworld", "hotpotqa")
 # ALFWorld's task description ends with the job of the task type (the original's GOAL_DESCS),
-# keyed by ALFWorld's type names (envs.alfworld_games.TASK_TYPES).
+# keyed by ALFWorld's type names (envs.alfworld.games.TASK_TYPES).
 JOBS: dict[str, str] = {
     "pick_and_place_simple": "Put some object in/on some receptacle.",
     "look_at_obj_in_light": "Examine some object with the lamp.",

@@ -14,7 +14,7 @@ from __future__ import annotations
 from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 
-from graphs.context import Context
+from nodes.context import Context
 from nodes.autoplan import prompting as text
 from nodes.autoplan.batch import caller_at
 from nodes.autoplan.decoding import ask

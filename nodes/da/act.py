@@ -1,7 +1,9 @@
 """a_t ~ G_action(tau, S_t, H_{t-1}) (Algorithm 1, line 14): one action for the subtask.
 
-The prompt is the paper's action prompt; ``action_prompt`` is shared with ``remedy``,
-which continues the same conversation with the devil's-advocate question.
+The prompt is the paper's action prompt, its "Note:" list the env's action grammar in words
+(on WebArena the appendix's list itself); the reply is read by the env's interface.
+``action_prompt`` is shared with ``remedy``, which continues the same conversation with the
+devil's-advocate question.
 """
 
 from __future__ import annotations
@@ -11,16 +13,16 @@ from typing import Any
 from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 
-from graphs.context import Context
+from nodes.context import Context
 from nodes.da.ask import ask, caller
-from nodes.da.grammar import parse_action
 from nodes.da.state import DAState, Settings
 from nodes.da.summarise import shown
 from nodes.da.views import history_text, notes_text, plan_text, subtask_text
+from nodes.environment import env_interface
 from prompts import render
 
 
-def action_prompt(state: DAState) -> str:
+def action_prompt(state: DAState, grammar: str) -> str:
     return render(
         "devils_advocate/act",
         websites=state["site"]["websites"],
@@ -30,11 +32,14 @@ def action_prompt(state: DAState) -> str:
         step=subtask_text(state),
         screen=shown(state["current"]),
         notes=notes_text(state),
+        grammar=grammar,
     )
 
 
 async def act(state: DAState, runtime: Runtime[Context], config: RunnableConfig) -> dict[str, Any]:
     """``proposal`` = [a_t], or [] when the model gave no usable action."""
     llm = caller(runtime.context, state)
-    answer = await ask(llm, action_prompt(state), parse_action, reasks=Settings.of(runtime.context).reasks)
+    interface = await env_interface(runtime.context)
+    prompt = action_prompt(state, interface.grammar)
+    answer = await ask(llm, prompt, interface.parse_action, reasks=Settings.of(runtime.context).reasks)
     return {"proposal": [answer.value] if answer.value else [], "usage": llm.usage}

@@ -12,7 +12,7 @@ from typing import Any
 from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 
-from graphs.context import Context
+from nodes.context import Context
 from nodes.da.ask import ask, caller, yes_no
 from nodes.da.describe import last_step_refused
 from nodes.da.state import DAState, Settings

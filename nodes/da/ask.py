@@ -15,6 +15,7 @@ from typing import Any, Callable, Generic, TypeVar
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 
+from envs.base import ActionParseError
 from nodes.da.state import DEFAULTS
 from nodes.llm import Caller, caller_for
 from nodes.parse import ParseError, numbered_list
@@ -51,7 +52,7 @@ async def ask(
         exchange.append(reply)
         try:
             return Answer(parse(reply.text), exchange)
-        except ParseError as problem:
+        except (ParseError, ActionParseError) as problem:
             if attempt == reasks:
                 break
             exchange.append(HumanMessage(render("devils_advocate/feedback", problem=str(problem))))

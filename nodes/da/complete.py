@@ -14,7 +14,7 @@ from typing import Any
 from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 
-from graphs.context import Context
+from nodes.context import Context
 from nodes.da.ask import ask, caller, final_answer, yes_no
 from nodes.da.state import DAState, Settings
 from nodes.da.summarise import shown

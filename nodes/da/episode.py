@@ -14,25 +14,25 @@ from typing import Any
 from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 
-from graphs.context import Context
+from nodes.context import Context
 from nodes.da.ask import caller
 from nodes.da.state import DAState, Settings, StackEntry
 from nodes.da.summarise import look
-from nodes.da.views import goal_of, site_of
-from nodes.environment import execute, live_env, release, start_task
+from nodes.da.views import site_of
+from nodes.environment import env_interface, execute, live_env, release, start_task
 
 
 async def start(state: DAState, runtime: Runtime[Context], config: RunnableConfig) -> dict[str, Any]:
     """Reset the env to the task; S_0 is the first screen (summarised if too long)."""
     settings = Settings.of(runtime.context)
     _, obs, update = await start_task(state, runtime.context, config)
-    goal = goal_of(obs, str(state["task_id"]))
+    goal = str(obs.info["goal"])
     llm = caller(runtime.context, state)
     initial = await look(llm, goal, obs, update["env_snapshot"], settings.observation_budget)
     return {
         **update,
         "goal": goal,
-        "site": site_of(obs, settings.site_instructions),
+        "site": site_of(obs, await env_interface(runtime.context), settings.site_instructions),
         "initial": initial,
         "current": initial,
         "plan": [],

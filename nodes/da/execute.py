@@ -19,14 +19,12 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 
 from envs.base import Env
-from envs.sessions import SESSIONS
-from graphs.context import Context
+from nodes.context import Context
 from nodes.da.ask import caller
-from nodes.da.grammar import same_element
-from nodes.da.map_element import mapped_action
+from nodes.da.map_element import mapped_action, same_element
 from nodes.da.state import DAState, Screen, Settings
 from nodes.da.summarise import look
-from nodes.environment import execute, session_key, sync_env
+from nodes.environment import env_interface, execute, sync_env
 from nodes.llm import Caller
 
 _NOTE = re.compile(r"\Anote_down \[(.*)\]\Z", re.DOTALL)
@@ -36,11 +34,9 @@ async def _rebuilt_env(
     state: DAState, context: Context, config: RunnableConfig, llm: Caller, settings: Settings
 ) -> tuple[Env, Screen | None]:
     """The live env; after a rebuild also the screen it shows now (else None)."""
-    env, obs = await sync_env(state, context, config)
-    if obs is None:
+    env, obs, snapshot = await sync_env(state, context, config)
+    if obs is None or snapshot is None:
         return env, None
-    snapshot = await env.snapshot()
-    SESSIONS.mark(session_key(config, state), snapshot)
     return env, await look(llm, state.get("goal", ""), obs, snapshot, settings.observation_budget, state["current"])
 
 
@@ -53,8 +49,9 @@ async def execute_action(state: DAState, runtime: Runtime[Context], config: Runn
     before = state["current"]
     env, rebuilt = await _rebuilt_env(state, runtime.context, config, llm, settings)
     if rebuilt is not None:
-        if not same_element(action, before["observation"], rebuilt["observation"]):
-            action = await mapped_action(llm, action, before, rebuilt, settings.reasks) or action
+        interface = await env_interface(runtime.context)
+        if not same_element(interface, action, before["observation"], rebuilt["observation"]):
+            action = await mapped_action(llm, interface, action, before, rebuilt, settings.reasks) or action
         before = rebuilt
     result, update = await execute(env, state, config, action, node="execute", caller=llm)
     after = await look(

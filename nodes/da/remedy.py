@@ -16,17 +16,18 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 
-from graphs.context import Context
+from envs.base import Interface
+from nodes.context import Context
 from nodes.da.act import action_prompt
 from nodes.da.ask import ask, caller
-from nodes.da.grammar import parse_action
 from nodes.da.state import DAState, Settings
+from nodes.environment import env_interface
 from nodes.parse import ParseError
 from prompts import render
 
 
-def _new_action(text: str, proposed: list[str]) -> str:
-    action = parse_action(text)
+def _new_action(text: str, proposed: list[str], interface: Interface) -> str:
+    action = interface.parse_action(text)
     if action in proposed:
         raise ParseError(f"{action} was already proposed; give a different action")
     return action
@@ -37,13 +38,14 @@ async def remedy(state: DAState, runtime: Runtime[Context], config: RunnableConf
     settings = Settings.of(runtime.context)
     llm = caller(runtime.context, state)
     proposal = list(state["proposal"])
-    messages: list[BaseMessage] = [HumanMessage(action_prompt(state)), AIMessage(proposal[0])]
+    interface = await env_interface(runtime.context)
+    messages: list[BaseMessage] = [HumanMessage(action_prompt(state, interface.grammar)), AIMessage(proposal[0])]
     question = render("devils_advocate/remedy")
     if settings.remedy_hint:  # not in the paper: an option
         question += "\n" + render("devils_advocate/remedy_hint")
     for _ in range(settings.remedies):
         messages.append(HumanMessage(question))
-        answer = await ask(llm, messages, lambda text: _new_action(text, proposal), reasks=settings.reasks)
+        answer = await ask(llm, messages, lambda text: _new_action(text, proposal, interface), reasks=settings.reasks)
         messages = answer.messages
         if answer.value:
             proposal.append(answer.value)

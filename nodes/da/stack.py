@@ -3,7 +3,7 @@
 Backtracking (line 6) restores the env to the popped entry's snapshot (the URL and
 scroll position for WebArena) through the env's own ``restore`` and records the new
 snapshot in state; the restored page may number its elements differently, which
-``needs_mapping`` detects by comparing the acted-on element's ``[id] role 'name'`` line.
+``needs_mapping`` detects by comparing the acted-on element's signature (the env interface's).
 """
 
 from __future__ import annotations
@@ -15,13 +15,13 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 
 from envs.base import EnvError
-from envs.sessions import SESSIONS
-from graphs.context import Context
+from nodes.context import Context
+from envs.base import Interface
 from nodes.da.ask import caller
-from nodes.da.grammar import same_element
+from nodes.da.map_element import same_element
 from nodes.da.state import Backtrack, DAState, HistoryItem, Screen, Settings, StackEntry
 from nodes.da.summarise import look
-from nodes.environment import session_key
+from nodes.environment import restore
 
 
 def _fingerprint(screen: Screen) -> str:
@@ -34,12 +34,12 @@ def differs(state: DAState) -> bool:
     return bool(entry) and _fingerprint(entry["state"]) != _fingerprint(state["current"])
 
 
-def needs_mapping(state: DAState) -> bool:
+def needs_mapping(state: DAState, interface: Interface) -> bool:
     """The popped action names an element that is not the same line on the current screen."""
     entry = state.get("popped")
     if not entry or not entry["action"]:
         return False
-    return not same_element(entry["action"], entry["state"]["observation"], state["current"]["observation"])
+    return not same_element(interface, entry["action"], entry["state"]["observation"], state["current"]["observation"])
 
 
 async def pop(state: DAState) -> dict[str, Any]:
@@ -77,19 +77,13 @@ async def backtrack(state: DAState, runtime: Runtime[Context], config: RunnableC
     entry = state["popped"]
     assert entry is not None  # routed here only after a non-empty pop
     saved = entry["state"]
-    key = session_key(config, state)
-    # The thread's env as it is (created if the run resumed in a new process): it is restored anyway.
-    env = await SESSIONS.get(key, runtime.context.env, dict(runtime.context.env_options), None)
     episode = int(state.get("episode", 1))
     try:
-        obs = await env.restore(saved["snapshot"])
+        obs, snapshot = await restore(state, runtime.context, config, saved["snapshot"])
     except EnvError as exc:  # e.g. the page is gone: this alternative cannot be tried
-        SESSIONS.mark(key, {})  # the env is somewhere unknown: the next access restores it from state
         note = f"Could not go back to {saved['url'] or 'an earlier screen'}: {exc}"
         history = [*(state.get("history") or []), HistoryItem(episode=episode, action="", text=note)]
         return {"popped": None, "history": history}
-    snapshot = await env.snapshot()
-    SESSIONS.mark(key, snapshot)
     llm = caller(runtime.context, state)
     budget = Settings.of(runtime.context).observation_budget
     current = await look(llm, state.get("goal", ""), obs, snapshot, budget, known=saved)

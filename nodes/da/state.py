@@ -14,14 +14,14 @@ from typing import Any, Literal, TypedDict
 
 from nodes.state import RunState
 
-# The paper's settings (section 4.1): 30 actions per task, 7 episodes, temperature 1.0,
-# max_tokens 512; R = 2 remedies as in its picture-frame example (three candidate clicks).
+# The paper's settings (section 4.1): 30 actions per task, 7 episodes, temperature 1.0
+# (and max_tokens 512, Context's default); R = 2 remedies as in its picture-frame example
+# (three candidate clicks).
 DEFAULTS: dict[str, Any] = {
     "max_actions": 30,
     "max_episodes": 7,
     "remedies": 2,
     "temperature": 1.0,
-    "max_tokens": 512,
     # Characters of one screen shown to the model before it is summarised (paper 3.2).
     # 16,000 characters are about 4,000 tokens, half of the 8k context the paper used.
     "observation_budget": 16_000,

@@ -20,12 +20,12 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 
 import prompts
-from graphs.context import Context
+from nodes.context import Context
 from nodes.environment import sync_env
 from nodes.laser.choose import ATTEMPTS, choose_function, rationale
 from nodes.laser.observe import backup_listing, item_observation
 from nodes.laser.page import page_of
-from nodes.laser.states import TEMPERATURE, LaserState, call_text, candidates, env_actions, run_actions
+from nodes.laser.states import DEFAULTS, LaserState, call_text, candidates, env_actions, run_actions
 from nodes.laser.tools import buy_tool, select_tool
 from nodes.llm import caller_for
 
@@ -33,7 +33,7 @@ from nodes.llm import caller_for
 async def backup(state: LaserState, runtime: Runtime[Context], config: RunnableConfig) -> dict[str, Any]:
     """Choose an examined item, reopen it, choose its options, buy it."""
     ctx = runtime.context
-    llm = caller_for(ctx, state, TEMPERATURE)
+    llm = caller_for(ctx, state, DEFAULTS["temperature"])
     history = list(state.get("history", []))
     choices = candidates(state)
     listing = backup_listing(state.get("instruction", ""), choices)
@@ -46,7 +46,7 @@ async def backup(state: LaserState, runtime: Runtime[Context], config: RunnableC
     history.append(f"Rationale: backup strategy: {why}\nAction: {call_text('select_item', picked.args)}")
 
     here: LaserState = {**state, "env_snapshot": entry["snapshot"]}
-    env, reopened = await sync_env(here, ctx, config)  # None: the env is on that item already
+    env, reopened, _ = await sync_env(here, ctx, config)  # None: the env is on that item already
     if reopened is not None:
         here.update(observation=reopened.text, page=page_of(reopened.info))
     options = here.get("page", {}).get("options", {})

@@ -1,8 +1,9 @@
-"""The LASER state nodes: each writes a rationale, calls one of its state's functions,
-and executes it on WebShop (paper 003, section 2 and Tables 4-8).
+"""The LASER state nodes and ``execute`` (paper 003, section 2 and Tables 4-8).
 
-Every node returns a partial state update; the next LASER state is read from the page the
-env lands on. Steps are counted as the original ``laser_agent.py`` counts them: a state
+Each state node (``search``, ``results``, ``item``) is an ``act`` over its state's tools: it
+writes a rationale and calls one of its state's functions (``call`` in state, or None when
+the answer was refused). ``execute`` carries the call out on WebShop; the next LASER state
+is read from the page the env lands on. Steps are counted as the original ``laser_agent.py`` counts them: a state
 transition is an executed Search, select_item, Next, Back_to_Search, Prev or Buy_Now;
 reading a detail page (Description, Features, Reviews: each at most once per item, its
 text added to the item state) and an answer that was refused are not transitions.
@@ -17,7 +18,7 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 
 import prompts
-from graphs.context import Context
+from nodes.context import Context
 from nodes.environment import execute, live_env, release, start_task
 from nodes.laser.choose import choose_function, rationale
 from nodes.laser.observe import TARGET_KEYS, detail_text, item_observation, page_observation
@@ -26,9 +27,9 @@ from nodes.laser.tools import DETAIL_PAGES, tools_for
 from nodes.llm import Caller, caller_for
 from nodes.state import RunState
 
-TEMPERATURE = 0.0
-CAP = 15  # transitions (paper: the agent is forced to stop at 15)
-BACKUP_MARGIN = 2  # the backup purchase starts at CAP - 2 = 13 transitions
+# The paper's settings: at most 15 transitions (the agent is forced to stop), greedy decoding.
+DEFAULTS: dict[str, Any] = {"max_actions": 15, "temperature": 0.0}
+BACKUP_MARGIN = 2  # the backup purchase starts 2 transitions before the cap (13)
 REFUSAL_LIMIT = 3  # consecutive steps whose answer was refused end the exploration
 NAVIGATION = {"Next": "Next >", "Back_to_Search": "Back to Search", "Prev": "< Prev"}
 
@@ -43,8 +44,18 @@ class BufferItem(TypedDict):
     snapshot: dict[str, Any]  # the env on the item's page, to reopen it
 
 
+class Call(TypedDict):
+    """The function a state node chose, waiting for ``execute``."""
+
+    name: str
+    args: dict[str, Any]
+    rationale: str
+    state: str  # the LASER state it was chosen in
+
+
 class LaserState(RunState, total=False):
     laser_state: str  # search | results | item
+    call: Call | None  # the last state node's choice (None: its answer was refused)
     instruction: str
     page: Page
     history: list[str]
@@ -58,7 +69,7 @@ class LaserState(RunState, total=False):
 
 
 def backup_at(context: Context) -> int:
-    return context.limit("max_actions", CAP) - BACKUP_MARGIN
+    return context.limit("max_actions", DEFAULTS["max_actions"]) - BACKUP_MARGIN
 
 
 def current_item(state: LaserState) -> BufferItem | None:
@@ -85,10 +96,11 @@ async def start(state: LaserState, runtime: Runtime[Context], config: RunnableCo
     page = page_of(obs.info)
     return {
         **update,
-        "instruction": str(obs.info.get("instruction", "")),
-        "goal": str(obs.info.get("instruction", "")),
+        "instruction": str(obs.info["goal"]),
+        "goal": str(obs.info["goal"]),
         "page": page,
         "laser_state": laser_state(page),
+        "call": None,
         "history": [],
         "buffer": [],
         "details": {},
@@ -144,52 +156,78 @@ async def _read_detail(
     env: Any, state: LaserState, config: RunnableConfig, llm: Caller, name: str, why: str, mode: str
 ) -> tuple[dict[str, Any], str, str]:
     """Open a detail page, keep its text, and go back to the item: (update, text, feedback)."""
-    here = state.get("laser_state", "item")
-    run, feedback = await run_actions(env, state, config, llm, [f"click[{name}]"], why, here)
+    run, feedback = await run_actions(env, state, config, llm, [f"click[{name}]"], why, "execute")
     if feedback:
         return run, "", feedback
     text = detail_text(run["page"].get("section", ""), mode)
-    back, feedback = await run_actions(env, {**state, **run}, config, llm, ["click[< Prev]"], why, here)
+    back, feedback = await run_actions(env, {**state, **run}, config, llm, ["click[< Prev]"], why, "execute")
     return {**run, **back, "trajectory": run["trajectory"] + back["trajectory"]}, text, feedback
 
 
-async def _step(state: LaserState, runtime: Runtime[Context], config: RunnableConfig) -> dict[str, Any]:
-    """One LASER step in the current state (shared by the three state nodes)."""
+async def _choose(state: LaserState, runtime: Runtime[Context]) -> dict[str, Any]:
+    """A rationale and one function of the current state's tools (shared by the state nodes)."""
     ctx = runtime.context
     here = state["laser_state"]
     page = state.get("page", {})
-    details = dict(state.get("details", {}))
-    llm = caller_for(ctx, state, TEMPERATURE)
+    llm = caller_for(ctx, state, DEFAULTS["temperature"])
     observation = observation_for(state)
-    tools = tools_for(here, item_ids=page.get("item_ids", []), options=page.get("options", {}), read=details)
+    tools = tools_for(here, item_ids=page.get("item_ids", []), options=page.get("options", {}),
+                      read=state.get("details", {}))
     why = await rationale(llm, prompts.render(f"laser/{here}_state"), observation, state.get("history", []))
     choice = await choose_function(llm, observation, why, tools, ctx.tool_mode)
-    history = list(state.get("history", []))
     if choice.name is None:
-        history.append(f"Rationale: {why}\nAction: none (the answer was refused: {choice.problem})")
-        return {"usage": llm.usage, "refusals": int(state.get("refusals", 0)) + 1, "history": history}
+        note = f"Rationale: {why}\nAction: none (the answer was refused: {choice.problem})"
+        return {"usage": llm.usage, "call": None, "refusals": int(state.get("refusals", 0)) + 1,
+                "history": [*state.get("history", []), note]}
+    return {"usage": llm.usage, "call": Call(name=choice.name, args=choice.args, rationale=why, state=here)}
 
+
+async def search(state: LaserState, runtime: Runtime[Context]) -> dict[str, Any]:
+    """Search state (Table 4): write a query."""
+    return await _choose(state, runtime)
+
+
+async def results(state: LaserState, runtime: Runtime[Context]) -> dict[str, Any]:
+    """Results state (Table 5): open an item, go to the next page, or back to search."""
+    return await _choose(state, runtime)
+
+
+async def item(state: LaserState, runtime: Runtime[Context]) -> dict[str, Any]:
+    """Item state (Table 6): check details, buy, or go back to the results."""
+    return await _choose(state, runtime)
+
+
+async def execute_call(state: LaserState, runtime: Runtime[Context], config: RunnableConfig) -> dict[str, Any]:
+    """Carry out the state node's call on WebShop: a detail page is read (and the agent goes back
+    to the item), any other function becomes its WebShop actions; the new page gives the next state."""
+    ctx = runtime.context
+    call = state["call"]
+    assert call is not None  # routed here only with a call to carry out
+    name, why = call["name"], call["rationale"]
+    page = state.get("page", {})
+    details = dict(state.get("details", {}))
+    llm = caller_for(ctx, state, DEFAULTS["temperature"])  # an env judge would ask through it
     env = await live_env(state, ctx, config)
     buffer = list(state.get("buffer", []))
     target = dict(state.get("target", {}))
-    if choice.name in DETAIL_PAGES:
-        run, text, feedback = await _read_detail(env, state, config, llm, choice.name, why, ctx.detail_text)
+    if name in DETAIL_PAGES:
+        run, text, feedback = await _read_detail(env, state, config, llm, name, why, ctx.detail_text)
         if not feedback:
-            details[choice.name] = text
+            details[name] = text
     else:
-        run, feedback = await run_actions(env, state, config, llm, env_actions(choice.name, choice.args), why, here)
-        leaving = current_item(state) if choice.name in ("Prev", "Back_to_Search") and not feedback else None
+        run, feedback = await run_actions(env, state, config, llm, env_actions(name, call["args"]), why, "execute")
+        leaving = current_item(state) if name in ("Prev", "Back_to_Search") and not feedback else None
         if leaving is not None:
             buffer = [b for b in buffer if b["asin"] != leaving["asin"]] + [{**leaving, "rationale": why}]
-        if choice.name == "Search" and not feedback:
-            target = {key: choice.args[key] for key in TARGET_KEYS if key in choice.args}
+        if name == "Search" and not feedback:
+            target = {key: call["args"][key] for key in TARGET_KEYS if key in call["args"]}
     new_page = run.get("page", page)
-    if choice.name == "select_item" or laser_state(new_page) != "item":
+    if name == "select_item" or laser_state(new_page) != "item":
         details = {}  # details belong to the item being examined
-    note = f"Rationale: {why}\nAction: {call_text(choice.name, choice.args)}"
+    note = f"Rationale: {why}\nAction: {call_text(name, call['args'])}"
     if feedback:
         note += f"\nFeedback: {feedback}"
-    moved = not feedback and choice.name not in DETAIL_PAGES
+    moved = not feedback and name not in DETAIL_PAGES
     return {
         **run,
         "usage": llm.usage,
@@ -199,23 +237,8 @@ async def _step(state: LaserState, runtime: Runtime[Context], config: RunnableCo
         "target": target,
         "transitions": int(state.get("transitions", 0)) + (1 if moved else 0),
         "refusals": 0 if not feedback else int(state.get("refusals", 0)) + 1,
-        "history": [*history, note],
+        "history": [*state.get("history", []), note],
     }
-
-
-async def search(state: LaserState, runtime: Runtime[Context], config: RunnableConfig) -> dict[str, Any]:
-    """Search state (Table 4): write a query."""
-    return await _step(state, runtime, config)
-
-
-async def results(state: LaserState, runtime: Runtime[Context], config: RunnableConfig) -> dict[str, Any]:
-    """Results state (Table 5): open an item, go to the next page, or back to search."""
-    return await _step(state, runtime, config)
-
-
-async def item(state: LaserState, runtime: Runtime[Context], config: RunnableConfig) -> dict[str, Any]:
-    """Item state (Table 6): check details, buy, or go back to the results."""
-    return await _step(state, runtime, config)
 
 
 def stop_reason(state: LaserState, context: Context) -> str:
@@ -226,7 +249,7 @@ def stop_reason(state: LaserState, context: Context) -> str:
         return f"not bought: the backup strategy failed ({state['backup_problem']})"
     if int(state.get("refusals", 0)) >= REFUSAL_LIMIT:
         return f"not bought: the model's answers were refused {REFUSAL_LIMIT} steps in a row"
-    cap = context.limit("max_actions", CAP)
+    cap = context.limit("max_actions", DEFAULTS["max_actions"])
     if not context.backup:
         return f"not bought: step cap ({cap} transitions) reached, backup strategy off"
     return f"not bought: step cap ({cap} transitions) reached with no examined item for the backup strategy"

@@ -26,11 +26,13 @@ _DESCRIPTIONS: dict[str, str] = {
     "Prev": "Use this function to go back to the results page, if the current item does not match the user instruction",
 }
 
-STATE_FUNCTIONS: dict[str, tuple[str, ...]] = {
-    "search": ("Search",),
-    "results": ("select_item", "Next", "Back_to_Search"),
-    "item": ("Description", "Features", "Reviews", "Buy_Now", "Prev"),
+# Figure 1: each state's functions and the state each one leads to ("finish": the episode ends).
+TRANSITIONS: dict[str, dict[str, str]] = {
+    "search": {"Search": "results"},
+    "results": {"select_item": "item", "Next": "results", "Back_to_Search": "search"},
+    "item": {"Description": "item", "Features": "item", "Reviews": "item", "Buy_Now": "finish", "Prev": "results"},
 }
+STATE_FUNCTIONS: dict[str, tuple[str, ...]] = {state: tuple(functions) for state, functions in TRANSITIONS.items()}
 DETAIL_PAGES = ("Description", "Features", "Reviews")
 # The backup's Buy_Now, which the original calls once the item is chosen (buy_item_final).
 BUY_FINAL = ("Use this function to buy the current item, if the current item perfectly matches the user "

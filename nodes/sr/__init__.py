@@ -3,5 +3,5 @@
 One small module per part of the algorithm: ``actions`` (the action grammar, parsed from
 untrusted model text), ``memory`` (the structured reflection memory keyed by step), ``stage``
 (stages, budgets and the trial status), ``constrain`` (disabling failed click targets), and
-one module per graph node (``trial``, ``replay``, ``plan``, ``act``, ``describe``, ``reflect``).
+one module per graph node (``trial``, ``replay``, ``plan``, ``execute``, ``describe``, ``reflect``).
 """

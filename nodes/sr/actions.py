@@ -1,7 +1,7 @@
 """Plan lines and reflection suggestions read as actions of the MiniWoB grammar.
 
 The grammar itself (``click id=N``, ``enter "text" to id=N``, ``press KEY x N``, ``hold`` /
-``release``) and its canonical spelling belong to the env (envs/miniwob_actions.py); this
+``release``) and its canonical spelling belong to the env (its ``interface``); this
 module adds what is particular to reading a *plan* or a *reflection*: a plan is one action per
 line among commentary ("Your plan:", code fences, "That is all."), lines come numbered
 ("1.", "Step 2:"), wrapped in quotes, with a remark after the target id ("click id=7 (the OK
@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from envs.miniwob_actions import ActionError, canonical, parse_action as parse_grammar
+from envs.base import ActionParseError, Interface
 
 VERBS = ("click", "tap", "enter", "type", "press", "hold", "release")
 _PAST = {"clicked": "click", "tapped": "click", "entered": "enter", "typed": "type",
@@ -66,16 +66,16 @@ def _clean(line: str) -> str:
     return text
 
 
-def parse_action(text: str) -> ParsedLine:
+def parse_action(text: str, interface: Interface) -> ParsedLine:
     """One action in the env's canonical form, or the text with the env's feedback."""
     line = _clean(text)
     try:
-        return ParsedLine(canonical(parse_grammar(line)))
-    except ActionError as problem:
+        return ParsedLine(interface.parse_action(line))
+    except ActionParseError as problem:
         return ParsedLine(line, f'"{line}" is not an action: {problem}')
 
 
-def read_plan(text: str) -> list[ParsedLine]:
+def read_plan(text: str, interface: Interface) -> list[ParsedLine]:
     """The actions of a plan, one per line; lines without an action verb are skipped.
 
     A blank line after the first action ends the plan, as in the paper's code (its plan
@@ -86,7 +86,7 @@ def read_plan(text: str) -> list[ParsedLine]:
         if not raw.strip() and lines:
             break
         if _first_word(_clean(raw)) in VERBS:
-            lines.append(parse_action(raw))
+            lines.append(parse_action(raw, interface))
     return lines
 
 

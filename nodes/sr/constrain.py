@@ -1,7 +1,7 @@
 """Constraining the action space (paper 002, Sec. 5.2): failed click targets are disabled.
 
 The memory keeps a disabled set per step. When a trial reaches step t, the env's disabled
-ids are set to the memory's set for t (``env.set_disabled_ids``): a failed target stays on
+ids are set to the memory's set for t (the env's ``DisablesElements``): a failed target stays on
 the screen the model sees but loses its ``id=N``, and the env refuses actions on it. At a
 step without failed targets nothing is disabled, so an element that was the wrong choice at
 one step (a Submit clicked too early) is available again at the next. The env's snapshot
@@ -18,9 +18,8 @@ from typing import Any
 
 from langchain_core.runnables import RunnableConfig
 
-from envs.sessions import SESSIONS
-from graphs.context import Context
-from nodes.environment import live_env, session_key
+from nodes.context import Context
+from nodes.environment import disable_elements
 from nodes.sr.memory import disabled_ids
 from nodes.sr.state import SRState
 
@@ -35,10 +34,10 @@ async def constrain_step(state: SRState, context: Context, config: RunnableConfi
     ids = disabled_ids(state["memory"], step) if constrains(context) else []
     if ids == state.get("disabled", []):
         return {}
-    env = await live_env(state, context, config)
-    observation = await env.set_disabled_ids(ids)  # type: ignore[attr-defined]
-    snapshot = await env.snapshot()
-    SESSIONS.mark(session_key(config, state), snapshot)
+    disabled = await disable_elements(state, context, config, ids)
+    if disabled is None:  # an env without element ids to disable: the screen stays as it is
+        return {}
+    observation, snapshot = disabled
     screens = list(state.get("screens", []))
     screens[-1:] = [observation.text]
     return {"observation": observation.text, "env_snapshot": snapshot, "screens": screens, "disabled": ids}

@@ -14,9 +14,10 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 
 import prompts
-from graphs.context import Context
+from nodes.context import Context
 from nodes.llm import caller_for
-from nodes.sr.model import TEMPERATURE, ask
+from nodes.sr.model import ask
+from nodes.sr.stage import DEFAULTS
 from nodes.sr.state import SRState, StepRecord
 
 
@@ -29,7 +30,7 @@ async def describe(state: SRState, runtime: Runtime[Context], config: RunnableCo
     """Paraphrase the last executed action, on the screen it was taken on."""
     steps = list(state["steps"])
     screen = steps[-1].get("screen", "")
-    llm = caller_for(runtime.context, state, temperature=TEMPERATURE)
+    llm = caller_for(runtime.context, state, temperature=DEFAULTS["temperature"])
     summary = await ask(llm, prompts.render("structured_reflection/paraphrase", screen=screen, action=steps[-1]["action"]))
     steps[-1] = StepRecord(**steps[-1], description=summary.strip().removeprefix("Summary:").strip())
     return {"steps": steps, "usage": llm.usage}

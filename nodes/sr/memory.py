@@ -29,6 +29,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
+from envs.base import Interface
 from nodes.sr.actions import kind, parse_action, target_id
 from nodes.sr.state import Memory, MemoryEntry, StepRecord
 
@@ -53,7 +54,7 @@ _SHOULD = ", you should "
 _ORIGINAL_CLICK = ("click", "tap", "move")  # the paper's code calls these clicks (util.categorize_action)
 
 
-def parse_reflection(text: str, steps_taken: int, *, past_end: bool = False) -> Suggestion:
+def parse_reflection(text: str, steps_taken: int, interface: Interface, *, past_end: bool = False) -> Suggestion:
     """Read "For action index=A, you should B." from untrusted text, as the paper's code does.
 
     A runs from 1 to the number of actions taken; ``past_end`` also allows the index right
@@ -69,7 +70,7 @@ def parse_reflection(text: str, steps_taken: int, *, past_end: bool = False) -> 
     if not 0 <= step < last:
         raise ReflectionError(f"action index={step + 1} is outside the trajectory (1..{last})")
     body = text.split(_SHOULD)[1].strip() if _SHOULD in text else ""
-    parsed = parse_action(body.splitlines()[0]) if body else None
+    parsed = parse_action(body.splitlines()[0], interface) if body else None
     return Suggestion(step=step, text=body, action=parsed.action if parsed and not parsed.error else "")
 
 

@@ -10,9 +10,6 @@ from langchain_core.messages import HumanMessage
 
 from nodes.llm import Caller
 
-# Paper 002 decodes with a fixed low temperature "for better reproducibility".
-TEMPERATURE = 0.0
-
 
 async def ask(llm: Caller, prompt: str) -> str:
     """The model's reply to ``prompt`` as plain text."""

@@ -19,12 +19,13 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 
 import prompts
-from graphs.context import Context
+from nodes.context import Context
+from nodes.environment import env_interface
 from nodes.llm import caller_for
 from nodes.sr.actions import read_plan
 from nodes.sr.memory import entry_at
-from nodes.sr.model import TEMPERATURE, ask
-from nodes.sr.stage import status
+from nodes.sr.model import ask
+from nodes.sr.stage import DEFAULTS, status
 from nodes.sr.state import PlannedAction, SRState, StepRecord
 
 
@@ -67,9 +68,9 @@ def planning_prompt(state: SRState, planning: str, structured: bool) -> str:
 async def plan(state: SRState, runtime: Runtime[Context], config: RunnableConfig) -> dict[str, Any]:
     """Ask for this screen's actions (all of them, or one in the iterative baseline)."""
     ctx = runtime.context
-    llm = caller_for(ctx, state, temperature=TEMPERATURE)
+    llm = caller_for(ctx, state, temperature=DEFAULTS["temperature"])
     reply = await ask(llm, planning_prompt(state, ctx.planning, ctx.structured_memory))
-    lines = read_plan(reply)
+    lines = read_plan(reply, await env_interface(ctx))
     if ctx.planning == "iterative":
         lines = lines[:1]
     update: dict[str, Any] = {

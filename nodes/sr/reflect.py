@@ -28,11 +28,13 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 
 import prompts
-from envs.miniwob_status import TrialStatus
-from graphs.context import Context
+from envs.miniwob.status import TrialStatus
+from nodes.context import Context
+from nodes.environment import env_interface
 from nodes.llm import caller_for
 from nodes.sr import memory as mem
-from nodes.sr.model import TEMPERATURE, ask
+from nodes.sr.model import ask
+from nodes.sr.stage import DEFAULTS
 from nodes.sr.state import SRState, StepRecord
 from nodes.sr.trial import record
 
@@ -64,14 +66,14 @@ def reflection_prompt(state: SRState, context: Context) -> str:
 
 async def reflect(state: SRState, runtime: Runtime[Context], config: RunnableConfig) -> dict[str, Any]:
     """Ask where the trial went wrong and update the memory for the next trial."""
-    llm = caller_for(runtime.context, state, temperature=TEMPERATURE)
+    llm = caller_for(runtime.context, state, temperature=DEFAULTS["temperature"])
     reply = (await ask(llm, reflection_prompt(state, runtime.context))).strip()
     steps = state.get("steps", [])
     update: dict[str, Any] = {"usage": llm.usage}
     ctx = runtime.context
     past_end = ctx.reflect_past_end and state["status"] == TrialStatus.INCOMPLETE.value
     try:
-        suggestion = mem.parse_reflection(reply, len(steps), past_end=past_end)
+        suggestion = mem.parse_reflection(reply, len(steps), await env_interface(ctx), past_end=past_end)
     except mem.ReflectionError as problem:
         update["trials"] = [*state.get("trials", []), record(state, reflection=reply, reflection_error=str(problem))]
         return update

@@ -18,7 +18,7 @@ from typing import Any
 from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 
-from graphs.context import Context
+from nodes.context import Context
 from nodes.sr.constrain import constrain_step
 from nodes.sr.memory import enforced_action
 from nodes.sr.stage import begin

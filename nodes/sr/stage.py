@@ -21,13 +21,19 @@ original code ends it as "failed" (``budget_status="failed"``).
 
 from __future__ import annotations
 
-from envs.miniwob_status import TrialStatus, trial_status
-from graphs.context import Context
+from typing import Any
+
+from envs.miniwob.status import TrialStatus, trial_status
+from nodes.context import Context
 from nodes.sr.memory import hide_ids
 from nodes.sr.state import SRState
 
-DEFAULT_MAX_ACTIONS = 20  # per trial; the paper does not state its budget
-DEFAULT_MAX_STAGE_ACTIONS = 9  # the original code's max_step_per_view=10 with its "+ 1 >= 10" check
+DEFAULTS: dict[str, Any] = {
+    "max_trials": 5,  # T = 1..5 (paper 002)
+    "max_actions": 20,  # per trial; the paper does not state its budget
+    "max_stage_actions": 9,  # the original code's max_step_per_view=10 with its "+ 1 >= 10" check
+    "temperature": 0.0,  # a fixed low temperature "for better reproducibility" (paper 002)
+}
 
 
 def begin(state: SRState) -> dict[str, int]:
@@ -50,15 +56,15 @@ def stage_screens(state: SRState) -> list[str]:
 
 
 def status(state: SRState, context: Context, *, exception: bool, stopped: bool) -> str:
-    """The trial status now ("" while the trial goes on); see envs/miniwob_status.py."""
+    """The trial status now ("" while the trial goes on); see envs/miniwob/status.py."""
     found = trial_status(
         stage_screens(state),
         reward=float(state.get("reward", 0.0)),
         done=bool(state.get("done", False)),
         steps=len(state.get("steps", [])),
-        max_steps=context.limit("max_actions", DEFAULT_MAX_ACTIONS),
+        max_steps=context.limit("max_actions", DEFAULTS["max_actions"]),
         stage_steps=stage_steps(state),
-        max_stage_steps=context.limit("max_stage_actions", DEFAULT_MAX_STAGE_ACTIONS),
+        max_stage_steps=context.limit("max_stage_actions", DEFAULTS["max_stage_actions"]),
         exception=exception,
         stopped=stopped,
     )

@@ -78,7 +78,7 @@ class SRState(RunState, total=False):
     stage_start: int  # index in ``screens`` of the screen the current stage started on
     planning_calls: int  # this trial's planner calls
     disabled: list[str]  # the click ids the env has disabled now (the memory's set for this step)
-    status: str  # "" while the trial runs, else a trial status (envs.miniwob_status)
+    status: str  # "" while the trial runs, else a trial status (envs.miniwob.status)
     memory: Memory
     trials: list[TrialRecord]
 

@@ -13,7 +13,7 @@ from typing import Any
 from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 
-from graphs.context import Context
+from nodes.context import Context
 from nodes.environment import release, start_task
 from nodes.sr.state import SRState, TrialRecord, empty_memory
 
@@ -27,9 +27,8 @@ async def start_trial(state: SRState, runtime: Runtime[Context], config: Runnabl
     """Reset the env to the task and open trial ``trial + 1`` with an empty trajectory."""
     actions_so_far = int(state.get("actions", 0))
     _, observation, update = await start_task(state, runtime.context, config)
-    goal = observation.info.get("goal") or observation.info.get("utterance") or state.get("goal", "")
     update.update(
-        goal=str(goal),
+        goal=str(observation.info["goal"]),
         task_name=task_name(str(state["task_id"])),
         actions=actions_so_far,
         trial=int(state.get("trial", 0)) + 1,

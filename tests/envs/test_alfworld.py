@@ -12,8 +12,8 @@ import shutil
 import pytest
 
 from envs import EnvError, UnknownTaskError, make_env
-from envs.alfworld import react_text
-from envs.alfworld_games import SHIPPED_ROOT
+from envs.alfworld.env import react_text
+from envs.alfworld.games import SHIPPED_ROOT
 
 UNSEEN = "json_2.1.1/valid_unseen/"
 HEAT_GAME = UNSEEN + "pick_heat_then_place_in_recep-Apple-None-GarbageCan-10/trial_T20190908_145050_918567"

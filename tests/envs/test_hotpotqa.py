@@ -11,8 +11,8 @@ import pytest
 from aiohttp import web
 
 from envs import EnvError, UnknownTaskError, make_env
-from envs.hotpotqa_corpus import SHIPPED_QUESTIONS
-from envs.hotpotqa_score import exact_match, f1, judged_correct, normalize_answer
+from envs.hotpotqa.corpus import SHIPPED_QUESTIONS
+from envs.hotpotqa.score import exact_match, f1, judged_correct, normalize_answer, verdict
 from nodes.llm import JUDGE_MAX_TOKENS, Caller, model_for
 
 FIRST = "5a8b57f25542995d1e6f1371"  # Were Scott Derrickson and Ed Wood of the same nationality? -> yes
@@ -225,3 +225,10 @@ async def test_judge_asks_the_model_only_when_the_answer_is_not_an_exact_match(w
     shown = calls[0]["messages"][0].content
     assert shown == (f'Question: "{question}"\n\nGold Answer: "New York City"\n\nMy Prediction: "NYC"\n\n'
                      "Verify whether my prediction to the question is equivalent to gold answer. Respond with yes/no.")
+
+
+def test_the_judges_verdict_is_its_yes_or_no():
+    assert verdict("YES, the prediction matches") is True
+    assert verdict("No.") is False
+    assert verdict("Thinking... yes maybe. Answer: NO") is False
+    assert verdict("unclear") is None

@@ -11,8 +11,8 @@ import pytest
 from envs import make_env
 from envs.base import EnvError, UnknownTaskError
 from envs.miniwob import MiniWoBEnv
-from envs.miniwob_screen import GRID
-from envs.miniwob_tasks import CATEGORIES, PAPER_43
+from envs.miniwob.screen import GRID
+from envs.miniwob.tasks import CATEGORIES, PAPER_43
 from tests.support.chromium import kill_chromium
 
 pytestmark = pytest.mark.browser

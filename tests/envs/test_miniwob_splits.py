@@ -6,7 +6,7 @@ import pytest
 
 from envs.base import EnvError
 from envs.miniwob import MiniWoBEnv
-from envs.miniwob_tasks import PAPER_43, split_ids
+from envs.miniwob.tasks import PAPER_43, split_ids
 
 
 def seeds_of(ids: list[str], task: str) -> list[int]:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from envs.miniwob_actions import ActionError, Click, Enter, Hold, Press, canonical, parse_action
-from envs.miniwob_status import TrialStatus, trial_status
+from envs.miniwob.actions import ActionError, Click, Enter, Hold, Press, canonical, parse_action
+from envs.miniwob.status import TrialStatus, trial_status
 
 
 def status(screens: list[str], **kw) -> TrialStatus | None:

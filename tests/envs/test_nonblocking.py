@@ -12,8 +12,8 @@ import pytest
 from blockbuster import blockbuster_ctx
 
 from envs import make_env
-from envs.alfworld_feedback import REFUSED
-from envs.hotpotqa_corpus import SHIPPED_QUESTIONS
+from envs.alfworld.feedback import REFUSED
+from envs.hotpotqa.corpus import SHIPPED_QUESTIONS
 from envs.sessions import SESSIONS
 
 HEAT_GAME = ("json_2.1.1/valid_unseen/pick_heat_then_place_in_recep-Apple-None-GarbageCan-10/"
@@ -30,7 +30,7 @@ async def test_blockbuster_catches_a_blocking_call_from_an_env(tmp_path):
     """The guard itself: a file read on the loop from envs/ code is refused."""
     from blockbuster import BlockingError
 
-    from envs.hotpotqa_corpus import load_questions
+    from envs.hotpotqa.corpus import load_questions
 
     copy = tmp_path / "q.json.gz"
     shutil.copy(SHIPPED_QUESTIONS, copy)

@@ -12,7 +12,9 @@ from typing import Callable
 
 import pytest
 
-from envs import EnvError, make_env, webarena_login, webarena_tasks
+from envs import EnvError, make_env
+from envs.webarena import login as webarena_login
+from envs.webarena import tasks as webarena_tasks
 from envs.base import Env, StepResult
 from envs.sites.serve import shared_site
 from nodes.llm import Caller

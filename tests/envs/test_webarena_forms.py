@@ -1,4 +1,4 @@
-"""What the user typed, captured from a page and put back after a reload (envs.webarena_forms)."""
+"""What the user typed, captured from a page and put back after a reload (envs.webarena.forms)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from urllib.parse import quote
 
 import pytest
 
-from envs import webarena_forms as forms
+from envs.webarena import forms
 from envs.browser import BrowserSession, UrlPolicy
 
 pytestmark = pytest.mark.browser

@@ -8,9 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from envs import EnvError, make_env, webarena_login
+from envs import EnvError, make_env
+from envs.webarena import login as webarena_login
 from envs.sites.shop import session
-from graphs.cli import main
+from graphs.app.cli import main
 
 ACCOUNT = {"WEBARENA_SHOP_USER": "emma.lopez@example.com", "WEBARENA_SHOP_PASSWORD": "Password.123"}
 
@@ -125,7 +126,7 @@ def test_without_sites_named_every_configured_site_and_webarenas_pairs_are_signe
 
 def test_every_state_file_the_configs_name_can_be_written() -> None:
     """The logins the 812 tasks start with are among the files `login` writes."""
-    from envs import webarena_tasks
+    from envs.webarena import tasks as webarena_tasks
 
     named = {Path(webarena_tasks.config(t)["storage_state"]).name for t in webarena_tasks.task_ids()
              if webarena_tasks.config(t)["storage_state"]}

@@ -6,7 +6,8 @@ import json
 
 import pytest
 
-from envs import EnvError, UnknownTaskError, make_env, webarena_tasks as wt
+from envs import EnvError, UnknownTaskError, make_env
+from envs.webarena import tasks as wt
 
 URLS = {var: f"http://{site}.test:{7000 + i}" for i, (site, var) in enumerate(wt.WEBARENA_SITES.values())}
 

@@ -11,13 +11,13 @@ import subprocess
 import sys
 from pathlib import Path
 
-from envs.webshop_catalogue import DATA_DIR, GOAL_SEED, load_catalogue
-from envs.webshop_data import parse_options, parse_pricing, price_upper, product_price, search_text
+from envs.webshop.catalogue import DATA_DIR, GOAL_SEED, load_catalogue
+from envs.webshop.data import parse_options, parse_pricing, price_upper, product_price, search_text
 
 PROCESSED_KEYS = ["Title", "Description", "BulletPoints", "Price", "pricing", "options", "option_to_image",
                   "Attributes", "MainImage", "query", "category", "product_category", "Rating", "Reviews"]
 GOAL_DIGEST = (
-    "import hashlib, json; from envs.webshop_catalogue import load_catalogue;"
+    "import hashlib, json; from envs.webshop.catalogue import load_catalogue;"
     "c = load_catalogue(); goals = c.human_goals + [c.synthetic_goal(i) for i in range(c.n_synthetic)];"
     "print(hashlib.sha256(json.dumps([[g['asin'], g['price_upper'], g['instruction_text']] for g in goals])"
     ".encode()).hexdigest())"
@@ -128,7 +128,7 @@ def test_goals_are_stable_across_processes_and_builds(tmp_path):
 def test_the_cache_is_built_once_and_keyed_by_the_data_files(tmp_path, monkeypatch):
     """A copy of the data in another folder (another key) is built into its own cache folder;
     loading it again reads that folder and builds nothing."""
-    from envs import webshop_catalogue
+    from envs.webshop import catalogue as webshop_catalogue
 
     data = tmp_path / "data"
     data.mkdir()

@@ -320,7 +320,7 @@ def test_nothing_blocks_the_event_loop(tmp_path):
     calls), the env module is imported, a new data folder is loaded (its cache built), an
     item is searched, browsed and bought (the first reward loads the POS tagger) and a
     snapshot restored: every blocking call runs in a worker thread."""
-    from envs import webshop_catalogue
+    from envs.webshop import catalogue as webshop_catalogue
 
     data = tmp_path / "data"
     data.mkdir()

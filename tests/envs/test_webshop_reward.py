@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import pytest
 
-from envs import webshop_reward
-from envs.webshop import reward
-from envs.webshop_catalogue import load_catalogue
+from envs.webshop import reward as webshop_reward
+from envs.webshop.reward import reward
+from envs.webshop.catalogue import load_catalogue
 
 CATEGORY = "Clothing › Men › Shirts › Casual"
 

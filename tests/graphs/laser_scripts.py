@@ -8,7 +8,7 @@ from typing import Any
 from langgraph.checkpoint.memory import InMemorySaver
 
 from envs import make_env
-from graphs.context import Context
+from nodes.context import Context
 from graphs.laser import build_graph
 
 

@@ -17,7 +17,8 @@ from langgraph.checkpoint.memory import InMemorySaver
 
 import envs.base
 from envs.base import Env, Observation, StepResult, invalid
-from graphs.context import Context
+from envs.miniwob.interface import INTERFACE as MINIWOB
+from nodes.context import Context
 from graphs.structured_reflection import build_graph
 from nodes.llm import model_for
 
@@ -58,6 +59,7 @@ class FakePageEnv(Env):
     tabs 7/8 and a text field 9."""
 
     name = "fakepage"
+    interface = MINIWOB  # it speaks MiniWoB's grammar and shows its kind of screen
 
     def __init__(self) -> None:
         self.task = ""

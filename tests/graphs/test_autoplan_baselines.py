@@ -11,8 +11,9 @@ from langgraph.checkpoint.memory import InMemorySaver
 
 from envs.base import EnvError
 from graphs import autoplan
-from graphs.cli import main
-from graphs.context import Context
+from graphs.app.cli import main
+from graphs.app.training import train
+from nodes.context import Context
 from nodes.autoplan import few_shot
 from nodes.llm import model_for
 from tests.graphs.test_autoplan_kit import reply, step_replies, toy_alfworld  # noqa: F401 (fixture)
@@ -97,7 +98,7 @@ async def test_a_baseline_with_a_plan_or_in_training_is_refused(toy_alfworld, wr
     with pytest.raises(EnvError, match="in place of a plan"):
         await run(spec, "alfworld", "heat/2", few_shot="react", plan="1. heat it")
     with pytest.raises(EnvError, match="in place of a plan"):
-        await autoplan.train(Context(model=spec, env="alfworld", few_shot="react"), task_ids=["heat/1"],
+        await train(autoplan.METHOD, Context(model=spec, env="alfworld", few_shot="react"), task_ids=["heat/1"],
                              plan_out=tmp_path / "p.json", thread_id="t")
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from envs import make_env
-from graphs.cli import main
+from graphs.app.cli import main
 
 
 def run_cli(capsys, *args: str) -> tuple[int, str, str]:

@@ -11,7 +11,7 @@ import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 
 from graphs import autoplan
-from graphs.context import Context
+from nodes.context import Context
 from tests.graphs.test_autoplan_kit import toy_alfworld  # noqa: F401 (fixture)
 from tests.support.openai_stub import OpenAIStub, Reply
 

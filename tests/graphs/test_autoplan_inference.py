@@ -9,7 +9,8 @@ from langgraph.checkpoint.memory import InMemorySaver
 
 from envs.base import EnvError
 from graphs import autoplan
-from graphs.context import Context
+from graphs.app.training import load_plan
+from nodes.context import Context
 from nodes.llm import model_for
 from tests.graphs.test_autoplan_kit import step_replies, toy_alfworld  # noqa: F401 (fixture)
 
@@ -46,7 +47,7 @@ async def test_react_zero_shot_is_the_collection_with_an_empty_plan(toy_alfworld
     assert model_for(spec, 1.0, 512).calls == []  # inference decodes greedily
     extra = autoplan.result(state)
     assert extra["model_calls"] == 6 and extra["with_plan"] is False
-    assert extra["input_tokens"] > 0 and extra["cost_usd"] == 0.0  # scripted models are unpriced
+    assert extra["input_tokens"] > 0 and extra["cost_usd"] is None  # scripted models are unpriced
 
 
 async def test_a_given_plan_is_in_every_thought_prompt(toy_alfworld, write_script):
@@ -97,15 +98,15 @@ async def test_an_unsupported_env_is_refused(write_script):
 
 
 async def test_module_api_for_the_cli(tmp_path):
-    assert autoplan.DEFAULT_ENV == "alfworld" and autoplan.ENVS == ("alfworld", "hotpotqa")
-    assert autoplan.DEFAULTS["max_actions_by_env"] == {"alfworld": 35, "hotpotqa": 10}
+    assert autoplan.METHOD.default_env == "alfworld" and autoplan.METHOD.envs == ("alfworld", "hotpotqa")
+    assert autoplan.METHOD.defaults["max_actions"] == {"alfworld": 35, "hotpotqa": 10}
     assert autoplan.recursion_limit(Context(env="alfworld")) >= 4 * 35 + 2
-    assert set(autoplan.graph.get_graph().nodes) >= {"start", "think", "act", "formalize", "step", "finish"}
+    assert set(autoplan.graph.get_graph().nodes) >= {"start", "think", "act", "formalize", "execute", "finish"}
     assert set(autoplan.training_graph.get_graph().nodes) >= {"sample_batch", "collect", "score_batch", "reflect",
                                                               "plan"}
     bad = tmp_path / "bad.json"
     bad.write_text('{"plans": []}')
     with pytest.raises(ValueError, match="final_plan"):
-        autoplan.load_plan(bad)
+        load_plan(bad)
     with pytest.raises(ValueError, match="not found"):
-        autoplan.load_plan(tmp_path / "missing.json")
+        load_plan(tmp_path / "missing.json")

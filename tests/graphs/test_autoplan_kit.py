@@ -13,7 +13,8 @@ from typing import Any
 import pytest
 
 from envs import base
-from envs.alfworld_feedback import REFUSED
+from envs.alfworld.feedback import REFUSED
+from envs.alfworld.interface import INTERFACE as ALFWORLD
 from envs.base import Env, Observation, StepResult, UnknownTaskError
 
 TASKS = ("heat/1", "heat/2", "heat/3")
@@ -21,6 +22,7 @@ TASKS = ("heat/1", "heat/2", "heat/3")
 
 class ToyHousehold(Env):
     name = "alfworld"
+    interface = ALFWORLD
     created: list["ToyHousehold"] = []  # every instance, to count env sessions
 
     def __init__(self, **options: Any) -> None:

@@ -10,7 +10,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 
 from envs import make_env
 from graphs import autoplan
-from graphs.context import Context
+from nodes.context import Context
 from nodes.llm import model_for
 from tests.graphs.test_autoplan_kit import reply, step_replies
 

@@ -11,7 +11,8 @@ from langgraph.checkpoint.memory import InMemorySaver
 
 from envs.sessions import SESSIONS
 from graphs import autoplan
-from graphs.context import Context
+from graphs.app.training import load_plan, train
+from nodes.context import Context
 from nodes.llm import clear_models, model_for
 from tests.graphs.test_autoplan_kit import reply, step_replies, toy_alfworld  # noqa: F401 (fixture)
 
@@ -142,7 +143,7 @@ async def test_reflection_without_flaw_and_revision(toy_alfworld, write_script):
 
 async def test_train_writes_every_plan_and_load_plan_reads_the_final_one(toy_alfworld, two_iterations, tmp_path):
     out = tmp_path / "plans" / "heat.json"
-    record = await autoplan.train(context(two_iterations), task_ids=["heat/1", "heat/2"], plan_out=out,
+    record = await train(autoplan.METHOD, context(two_iterations), task_ids=["heat/1", "heat/2"], plan_out=out,
                                   checkpointer=InMemorySaver(), thread_id="cli-train")
     written = json.loads(out.read_text())
     assert written["plans"] == ["", PLAN_1, PLAN_2] and written["final_plan"] == PLAN_2
@@ -150,8 +151,8 @@ async def test_train_writes_every_plan_and_load_plan_reads_the_final_one(toy_alf
     assert {j["summary"] for j in written["history"][0]["jobs"]} == {"SUMMARY-0"}
     assert written["usage"]["model_calls"] == CALLS and record == written
     assert out.with_suffix(".txt").read_text().strip() == PLAN_2
-    assert autoplan.load_plan(out) == PLAN_2
-    assert autoplan.load_plan(out.with_suffix(".txt")) == PLAN_2
+    assert load_plan(out) == PLAN_2
+    assert load_plan(out.with_suffix(".txt")) == PLAN_2
 
 
 async def test_a_run_killed_mid_batch_resumes_to_the_same_plans(toy_alfworld, write_script, tmp_path):
@@ -175,17 +176,17 @@ async def test_train_resumes_a_failed_run_and_closes_its_sessions(toy_alfworld, 
     spec = write_script(full[:16], name="train-resume.jsonl")
     saver, out = InMemorySaver(), tmp_path / "plan.json"
     with pytest.raises(Exception, match="replies"):
-        await autoplan.train(context(spec), task_ids=["heat/1", "heat/2"], plan_out=out, checkpointer=saver,
+        await train(autoplan.METHOD, context(spec), task_ids=["heat/1", "heat/2"], plan_out=out, checkpointer=saver,
                              thread_id="tr")
     assert not out.exists()
     assert not any(key.startswith("tr/") for key in SESSIONS._sessions)  # the dead batch's envs closed
     write_script(full, name="train-resume.jsonl")
     clear_models()
-    record = await autoplan.train(context(spec), task_ids=[], plan_out=out, checkpointer=saver, thread_id="tr",
+    record = await train(autoplan.METHOD, context(spec), task_ids=[], plan_out=out, checkpointer=saver, thread_id="tr",
                                   resume=True)
     assert record["plans"] == ["", PLAN_1, PLAN_2] and json.loads(out.read_text())["final_plan"] == PLAN_2
 
 
 async def test_train_refuses_an_empty_pool(tmp_path):
     with pytest.raises(ValueError, match="at least one task"):
-        await autoplan.train(Context(env="alfworld"), task_ids=[], plan_out=tmp_path / "p.json", thread_id="x")
+        await train(autoplan.METHOD, Context(env="alfworld"), task_ids=[], plan_out=tmp_path / "p.json", thread_id="x")

@@ -11,8 +11,8 @@ from langgraph.checkpoint.memory import InMemorySaver
 
 from envs import make_env
 from graphs import autoplan
-from graphs.cli import main
-from graphs.context import Context
+from graphs.app.cli import main
+from nodes.context import Context
 from nodes.llm import model_for
 from tests.graphs.test_autoplan_kit import reply, step_replies
 from tests.graphs.test_autoplan_real_envs import HEAT_GAME, QUESTION

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from graphs.checkpoint import CheckpointConfigError, open_checkpointer, sqlite_path
+from graphs.app.checkpoint import CheckpointConfigError, open_checkpointer, sqlite_path
 
 
 async def _roundtrip(saver):
@@ -77,9 +77,9 @@ def savers(tmp_path) -> list[str]:
 
 
 async def test_copy_thread_carries_the_whole_chain(tmp_path):
-    from graphs.checkpoint import copy_thread
-    from graphs.context import Context
-    from graphs.runner import drive, outcome_of
+    from graphs.app.checkpoint import copy_thread
+    from nodes.context import Context
+    from graphs.app.runner import drive, outcome_of
     from tests.support.laser_demo import DEMO, write_demo_script
 
     context = Context(model=write_demo_script(tmp_path / "demo.jsonl"), env="webshop")

@@ -7,7 +7,7 @@ from dataclasses import fields
 
 import pytest
 
-from graphs.context import Context, ContextError
+from nodes.context import Context, ContextError
 
 
 @pytest.mark.parametrize("values,message", [

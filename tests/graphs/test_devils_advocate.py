@@ -17,7 +17,8 @@ from langgraph.checkpoint.memory import InMemorySaver
 
 from envs.base import ENV_CLASSES, Env, EnvError, Observation, StepResult, invalid
 from envs.sessions import SESSIONS
-from graphs.context import Context
+from envs.webarena.interface import INTERFACE as WEBARENA, site_intro
+from nodes.context import Context
 from graphs.devils_advocate import build_graph, result
 from nodes.da.summarise import chunks
 from nodes.llm import model_for
@@ -50,6 +51,7 @@ class FakeShop(Env):
     """Pages of PAGES; ids are 100 * (page loads so far) + position, so they change on every load."""
 
     name = "fakeshop"
+    interface = WEBARENA  # it speaks WebArena's grammar and shows its kind of screen
     log: list[tuple[str, Any]] = []  # (kind, detail) of every reset, step and restore, for assertions
     gone: set[str] = set()  # paths a restore cannot reach (EnvError)
 
@@ -70,7 +72,7 @@ class FakeShop(Env):
             lines.append(f"{'' if i == 0 else chr(9)}[{eid}] {role} '{name}'")
         if self.scroll:
             lines.append(f"(scrolled down {self.scroll})")
-        return Observation("\n".join(lines), url=ORIGIN + self.path, info={"intent": GOAL, "sites": ["shopping"]})
+        return Observation("\n".join(lines), url=ORIGIN + self.path, info={"goal": GOAL, "intro": site_intro(["shopping"], {})})
 
     async def reset(self, task_id: str) -> Observation:
         self.check_task(task_id)

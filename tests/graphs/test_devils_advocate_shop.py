@@ -13,7 +13,7 @@ from typing import Any, Callable
 import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 
-from graphs.context import Context
+from nodes.context import Context
 from graphs.devils_advocate import build_graph, result
 from nodes.llm import model_for
 

@@ -10,8 +10,8 @@ from pathlib import Path
 from langgraph.checkpoint.memory import InMemorySaver
 
 import graphs.laser
-from graphs.context import Context
-from graphs.evaluate import evaluate, fingerprint, read_rows, results_name
+from nodes.context import Context
+from graphs.app.evaluate import evaluate, fingerprint, read_rows, results_name
 from nodes import llm
 from tests.support.laser_demo import DEMO, demo_replies, write_demo_script
 from tests.support.openai_stub import OpenAIStub, Reply
@@ -48,6 +48,8 @@ async def test_another_model_or_other_settings_is_another_evaluation(tmp_path):
     assert calls_of(second.model) == 24
 
     rows = read_rows(results)
+    assert all(r["cost_usd"] is None for r in rows)  # a scripted model has no price: unpriced, not $0
+    assert summary.cost_usd is None and "cost          unpriced" in summary.lines()
     assert [r["model"] for r in rows] == [first.model, second.model, second.model]
     assert rows[2]["settings"] == {"max_actions": 14} and rows[1]["settings"] == {}
     assert len({r["fingerprint"] for r in rows}) == 3 and len({r["thread_id"] for r in rows}) == 3

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from envs.webshop_catalogue import load_catalogue
+from envs.webshop.catalogue import load_catalogue
 from nodes.llm import model_for
 from tests.graphs.laser_scripts import buy, call, goal_with_options, run, think
 
@@ -56,7 +56,7 @@ async def test_the_item_being_examined_is_chosen_reopened_and_bought_with_its_op
     spec = write_script(script)
     nodes, state = await run(spec, task_id, "backup-current")
     calls = model_for(spec, 0.0, 512).calls
-    assert nodes[-3:] == ["results", "backup", "finish"]  # select_item was the 13th transition
+    assert nodes[-4:] == ["results", "execute", "backup", "finish"]  # select_item was the 13th transition
     assert state["transitions"] == 13  # the backup's purchase is not counted (the original does not)
     # the buffer held four items; the item being examined was offered and chosen
     assert len(state["buffer"]) == 4 and goal["asin"] not in [b["asin"] for b in state["buffer"]]
@@ -77,7 +77,7 @@ async def test_a_buffer_item_is_reopened_before_its_options_are_clicked(shop_goa
     script += [think("the first one"), call("select_item", item_id=first), think("options"), call("Buy_Now", **chosen)]
     spec = write_script(script)
     nodes, state = await run(spec, task_id, "backup-buffer")
-    assert nodes[-3:] == ["results", "backup", "finish"] and state["transitions"] == 13
+    assert nodes[-4:] == ["results", "execute", "backup", "finish"] and state["transitions"] == 13
     assert backup_steps(state) == [f"click[{v}]" for v in chosen.values()] + ["click[Buy Now]"]
     assert f"\nasin\n{first}\n" in state["observation"]  # the done page names the purchase
     assert state["done"] is True and state["stop_reason"] == "bought (backup)"

@@ -13,7 +13,7 @@ from typing import Any
 from langgraph.checkpoint.memory import InMemorySaver
 
 from envs.sessions import SESSIONS
-from graphs.context import Context
+from nodes.context import Context
 from graphs.structured_reflection import build_graph, result
 from tests.graphs.sr_support import fake_env, prompts_seen, run_sr, scripted, screen_in  # noqa: F401 (fixture)
 

@@ -16,7 +16,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 
 from envs.miniwob import MiniWoBEnv
 from envs.sessions import SESSIONS
-from graphs.context import Context
+from nodes.context import Context
 from graphs.structured_reflection import build_graph, result
 from tests.graphs.sr_support import prompts_seen, run_sr, scripted, screen_in
 

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from graphs.context import Context, ContextError
+from nodes.context import Context, ContextError
 from tests.graphs.sr_support import FakePageEnv, fake_env, prompts_seen, run_sr, scripted, screen_in  # noqa: F401
 
 SUGGESTION = ("However, your actions did not complete the goal. Now, you need to identify the earliest critical "

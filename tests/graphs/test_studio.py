@@ -16,16 +16,40 @@ from pathlib import Path
 import pytest
 from langgraph.graph.state import CompiledStateGraph
 
+from graphs.app import generated
+
 ROOT = Path(__file__).resolve().parents[2]
 CONFIG = json.loads((ROOT / "langgraph.json").read_text())
 
 
-def test_every_method_is_in_langgraph_json():
-    from graphs import METHODS
+def test_langgraph_json_and_the_readme_tables_are_generated_from_the_registry():
+    """Run ``python -m graphs.app.generated`` after changing a Method or a graph."""
+    assert generated.stale() == []
+    assert set(CONFIG["graphs"]) == {"laser", "structured_reflection", "devils_advocate", "autoplan",
+                                     "autoplan_training"}
 
-    assert set(CONFIG["graphs"]) >= {"laser"}
-    for name in CONFIG["graphs"]:
-        assert name.split("_training")[0] in METHODS
+
+def test_the_environment_step_is_execute_in_every_method():
+    """One vocabulary: ``execute`` steps the env everywhere; ``act`` is always the model's choice."""
+    from graphs import compiled, method_named
+
+    for name in ("laser", "structured_reflection", "devils_advocate", "autoplan"):
+        nodes = set(compiled(method_named(name), "graph").get_graph().nodes)
+        assert "execute" in nodes and "step" not in nodes, name
+    sr = set(compiled(method_named("sr"), "graph").get_graph().nodes)
+    assert "act" not in sr and "plan" in sr  # SR's model chooses its actions in plan
+
+
+def test_a_stale_generated_file_is_reported(tmp_path, monkeypatch):
+    readme, config = tmp_path / "README.md", tmp_path / "langgraph.json"
+    readme.write_text(generated.README.read_text().replace("| **LASER**", "| **LASER (old)**"))
+    config.write_text(generated.langgraph_json().replace("autoplan_training", "autoplan_train"))
+    monkeypatch.setattr(generated, "README", readme)
+    monkeypatch.setattr(generated, "LANGGRAPH_JSON", config)
+    assert generated.stale() == [config, readme]
+    assert generated.main(["--check"]) == 1
+    assert generated.main([]) == 0 and generated.stale() == []
+    assert "| **LASER**: state-space exploration" in readme.read_text()
 
 
 @pytest.mark.parametrize("name,target", sorted(CONFIG["graphs"].items()))

@@ -6,9 +6,10 @@ from __future__ import annotations
 import pytest
 
 import prompts
-from graphs.context import Context
+from nodes.context import Context
 from nodes.autoplan import prompting, transcript
 from nodes.autoplan.batch import advance, batch_tasks, branch_session, of_iteration
+from envs.base import env_class
 from nodes.autoplan.collect import max_actions, normalize_command
 from nodes.autoplan.plan import clean_plan
 
@@ -25,7 +26,7 @@ from nodes.autoplan.plan import clean_plan
     ],
 )
 def test_alfworld_formalizer_replies_become_commands(reply, command):
-    assert normalize_command("alfworld", reply) == command
+    assert normalize_command("alfworld", reply, env_class("alfworld").interface) == command
 
 
 @pytest.mark.parametrize(
@@ -38,7 +39,7 @@ def test_alfworld_formalizer_replies_become_commands(reply, command):
     ],
 )
 def test_hotpotqa_formalizer_replies_become_commands(reply, command):
-    assert normalize_command("hotpotqa", reply) == command
+    assert normalize_command("hotpotqa", reply, env_class("hotpotqa").interface) == command
 
 
 def test_batches_walk_the_pool_without_replacement():

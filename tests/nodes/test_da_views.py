@@ -3,27 +3,25 @@
 from __future__ import annotations
 
 from envs.base import Observation
-from nodes.da.views import SITE_INTROS, experience_text, goal_of, history_text, notes_text, plan_text, site_of, subtask_text
+from envs.webarena.interface import INTERFACE as WEBARENA, SITE_INTROS, site_intro
+from envs.webshop.interface import INTERFACE as WEBSHOP
+from nodes.da.views import experience_text, history_text, notes_text, plan_text, site_of, subtask_text
 
 
-def test_goal_and_websites_come_from_the_env_info():
-    obs = Observation(
-        "screen",
-        url="http://127.0.0.1:7770/",
-        info={"intent": "Find the frame", "sites": ["shopping", "gitlab"], "site_urls": {"shopping": "http://127.0.0.1:7770"}},
-    )
-    assert goal_of(obs, "12") == "Find the frame"
-    site = site_of(obs)
+def test_websites_come_from_the_envs_introduction_of_the_task():
+    intro = site_intro(["shopping", "gitlab"], {"shopping": "http://127.0.0.1:7770"})
+    obs = Observation("screen", url="http://127.0.0.1:7770/", info={"goal": "Find the frame", "intro": intro})
+    site = site_of(obs, WEBARENA)
     assert site["websites"] == "- An online shopping site (OneStopShop): http://127.0.0.1:7770\n- A GitLab site"
     # {WEBSITE INTRO} is the task's sites in the appendix's own words; {INSTRUCTION} is open
     assert site["website_intro"] == "An online shopping site (OneStopShop): http://127.0.0.1:7770\nA GitLab site"
     assert site["instruction"] == "None"
-    assert site_of(obs, "Answer N/A when the task cannot be done.")["instruction"] == (
+    assert site_of(obs, WEBARENA, "Answer N/A when the task cannot be done.")["instruction"] == (
         "Answer N/A when the task cannot be done.")
 
 
 def test_every_webarena_site_has_the_appendixs_introduction():
-    from envs import webarena_tasks
+    from envs.webarena import tasks as webarena_tasks
 
     used = {site for t in webarena_tasks.task_ids() for site in webarena_tasks.config(t)["sites"]}
     assert used == {"shopping", "shopping_admin", "reddit", "gitlab", "map", "wikipedia", "shop"}
@@ -38,10 +36,9 @@ def test_every_webarena_site_has_the_appendixs_introduction():
     }
 
 
-def test_without_site_info_the_start_url_names_the_website():
-    obs = Observation("screen", url="http://localhost:8000/orders", info={})
-    assert goal_of(obs, "7") == "task 7"
-    assert site_of(obs)["websites"] == "- The website at http://localhost:8000"
+def test_without_a_task_intro_the_envs_own_introduction_is_shown():
+    site = site_of(Observation("screen", info={"goal": "Buy a pillow"}), WEBSHOP)
+    assert site["website_intro"] == WEBSHOP.intro and site["websites"] == f"- {WEBSHOP.intro}"
 
 
 def test_plan_history_and_notes_render_as_numbered_lists():

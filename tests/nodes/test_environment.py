@@ -1,11 +1,16 @@
-"""nodes.environment: executing an action, and handing judging envs the run's model."""
+"""nodes.environment, the one door to live envs: executing an action, handing judging envs the run's
+model, the optional capabilities, and going back to a snapshot."""
 
 from __future__ import annotations
 
 from typing import Any, Callable
 
+import pytest
+
 from envs import make_env
-from nodes.environment import execute
+from envs.base import DisablesElements, EnvError, HasReferences, TrainingSplits
+from envs.sessions import SESSIONS
+from nodes.environment import disable_elements, execute, live_env, reference, restore, start_task, training_splits
 from nodes.llm import JUDGE_MAX_TOKENS, Caller, model_for
 
 
@@ -54,3 +59,44 @@ async def test_a_named_judge_model_answers_instead_of_the_run_model(write_script
     update = await finish_hotpotqa(judge_spec, "not the gold", caller)
     assert update["evaluation"]["judge"] is True and update["evaluation"]["judged_by"] == judge_spec
     assert caller.usage["model_calls"] == 1  # the judge's call is still the run's cost
+
+
+class _Context:
+    """The two Context fields the door reads."""
+
+    def __init__(self, env: str) -> None:
+        self.env, self.env_options = env, {}
+
+
+async def test_capabilities_are_typed_checks_an_env_may_lack() -> None:
+    qa, shop = make_env("hotpotqa"), make_env("webshop")
+    assert isinstance(qa, HasReferences) and isinstance(qa, TrainingSplits) and not isinstance(qa, DisablesElements)
+    assert not isinstance(shop, (HasReferences, TrainingSplits, DisablesElements))
+    assert training_splits(qa) == ("train",) and training_splits(shop) == ()
+
+    state: dict[str, Any] = {"task_id": qa.task_ids()[0]}
+    _, _, started = await start_task(state, _Context("hotpotqa"), config("door-qa"))
+    state.update(started)
+    record = await reference(state, _Context("hotpotqa"), config("door-qa"))
+    assert record is not None and record["_id"] == state["task_id"] and record["answer"]
+    assert await disable_elements(state, _Context("hotpotqa"), config("door-qa"), ["3"]) is None
+    await SESSIONS.release("door-qa")
+
+    shop_state: dict[str, Any] = {"task_id": "0"}
+    _, _, started = await start_task(shop_state, _Context("webshop"), config("door-shop"))
+    shop_state.update(started)
+    assert await reference(shop_state, _Context("webshop"), config("door-shop")) is None
+    await SESSIONS.release("door-shop")
+
+
+async def test_a_failed_restore_leaves_the_env_to_be_restored_from_state() -> None:
+    ctx, cfg = _Context("webshop"), config("door-restore")
+    state: dict[str, Any] = {"task_id": "0"}
+    env, _, started = await start_task(state, ctx, cfg)
+    state.update(started)
+    await env.step("search[pillow]")  # the env moves away from the state's snapshot
+    with pytest.raises(EnvError):
+        await restore(state, ctx, cfg, {"task_id": "0", "view": {"page": "nowhere"}})
+    back = await live_env(state, ctx, cfg)  # restored from the state's snapshot, on the search page
+    assert (await back.snapshot())["view"]["page"] == "search"
+    await SESSIONS.release("door-restore")

@@ -11,7 +11,7 @@ from langchain_core.messages import HumanMessage
 
 from nodes import llm
 from nodes.scripted import ScriptError
-from nodes.usage import PRICES
+from nodes.usage import add_usage, cost, dollars, usage_of_call
 from tests.support.openai_stub import OpenAIStub, Reply
 
 TOOL = {"type": "function", "function": {"name": "Search", "description": "search",
@@ -127,8 +127,7 @@ async def test_usage_and_cost_are_accounted(stub):
     caller = make_caller(calls_before=5)
     await caller([HumanMessage("one")])
     await caller([HumanMessage("two")])
-    price_in, price_out = PRICES["gpt-4o-mini"]
-    expected = (3000 * price_in + 600 * price_out) / 1_000_000
+    expected = (3000 * 0.15 + 600 * 0.60) / 1_000_000  # gpt-4o-mini's list price per million tokens
     assert caller.usage["model_calls"] == 2
     assert caller.usage["input_tokens"] == 3000 and caller.usage["output_tokens"] == 600
     assert caller.usage["cost_usd"] == pytest.approx(expected)
@@ -164,3 +163,17 @@ async def test_a_call_stops_and_is_limited_on_its_own(stub, write_script):
     assert (await scripted([HumanMessage("act")], stop=["\n"], max_tokens=20)).content == "take mug 1"
     call = scripted.model.calls[0]  # one scripted model records every limit
     assert (call["stop"], call["max_tokens"]) == (["\n"], 20)
+
+
+def test_a_model_without_a_known_price_is_unpriced_never_free():
+    assert cost("openai:gpt-4o", 1_000_000, 0) == 2.5  # genai-prices' list price
+    assert cost("anthropic:claude-3-5-haiku-latest", 1_000_000, 0) > 0
+    for spec in ("openai:Qwen2.5-7B-Instruct", "ollama:llama3", "scripted:replies.jsonl", "nonsense:x"):
+        assert cost(spec, 1000, 100) is None, spec
+    priced = usage_of_call("openai:gpt-4o-mini", {"input_tokens": 1000, "output_tokens": 10})
+    unpriced = usage_of_call("openai:my-local-model", {"input_tokens": 1000, "output_tokens": 10})
+    assert priced["cost_usd"] > 0 and unpriced["cost_usd"] is None
+    total = add_usage(priced, unpriced)
+    assert total["cost_usd"] is None and total["model_calls"] == 2  # one unknown price: the total is unknown
+    assert add_usage(priced, None)["cost_usd"] == priced["cost_usd"] and add_usage(None, None)["cost_usd"] == 0.0
+    assert dollars(None) == "unpriced" and dollars(0.0) == "$0.0000"

@@ -2,6 +2,7 @@
 
 import pytest
 
+from envs.miniwob.interface import INTERFACE as MINIWOB
 from nodes.sr.actions import kind, parse_action, read_plan, target_id
 
 
@@ -28,30 +29,30 @@ from nodes.sr.actions import kind, parse_action, read_plan, target_id
     ],
 )
 def test_lines_are_normalised_to_the_canonical_grammar(line, action):
-    parsed = parse_action(line)
+    parsed = parse_action(line, MINIWOB)
     assert parsed.error == "" and parsed.action == action
 
 
 @pytest.mark.parametrize("line", ["click the submit button", "enter hello to id=3", 'enter "x"', "press", "hold"])
 def test_malformed_lines_carry_feedback(line):
-    parsed = parse_action(line)
+    parsed = parse_action(line, MINIWOB)
     assert parsed.error and "is not an action" in parsed.error and parsed.action == line
 
 
 def test_plan_skips_commentary_and_keeps_malformed_lines_in_order():
-    plan = read_plan("Your plan:\n\n```\n1. click id=1\nclick the OK button\n2. click id=3\n```\nThat is all.")
+    plan = read_plan("Your plan:\n\n```\n1. click id=1\nclick the OK button\n2. click id=3\n```\nThat is all.", MINIWOB)
     assert [(p.action, bool(p.error)) for p in plan] == [
         ("click id=1", False), ("click the OK button", True), ("click id=3", False)]
 
 
 def test_a_blank_line_after_an_action_ends_the_plan_as_the_papers_code():
-    assert [p.action for p in read_plan("click id=1\nclick id=2\n\nclick id=3")] == ["click id=1", "click id=2"]
-    assert [p.action for p in read_plan("click id=1\n   \nclick id=3")] == ["click id=1"]
+    assert [p.action for p in read_plan("click id=1\nclick id=2\n\nclick id=3", MINIWOB)] == ["click id=1", "click id=2"]
+    assert [p.action for p in read_plan("click id=1\n   \nclick id=3", MINIWOB)] == ["click id=1"]
 
 
 def test_no_action_lines_is_an_empty_plan():
-    assert read_plan("No further actions are needed; the goal is done.") == []
-    assert read_plan("") == []
+    assert read_plan("No further actions are needed; the goal is done.", MINIWOB) == []
+    assert read_plan("", MINIWOB) == []
 
 
 def test_action_helpers():

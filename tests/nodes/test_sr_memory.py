@@ -5,6 +5,7 @@ import re
 
 import pytest
 
+from envs.miniwob.interface import INTERFACE as MINIWOB
 from nodes.sr.memory import (ReflectionError, Suggestion, disabled_ids, enforced_action, hide_ids,
                              parse_reflection, update)
 from nodes.sr.state import StepRecord, empty_memory
@@ -24,7 +25,7 @@ def original_reflection(text: str, actions_taken: int) -> tuple[int, str] | None
 
 def ours(text: str, actions_taken: int) -> tuple[int, str] | None:
     try:
-        suggestion = parse_reflection(text, actions_taken)
+        suggestion = parse_reflection(text, actions_taken, MINIWOB)
     except ReflectionError:
         return None
     return suggestion.step, suggestion.text
@@ -60,25 +61,25 @@ def before_this_change(text: str, taken: int) -> tuple[int, str] | None:
 
 
 def test_parse_reflection_reads_index_and_action():
-    s = parse_reflection('For action index=2, you should click id=7 (the "OK" button).', 3)
+    s = parse_reflection('For action index=2, you should click id=7 (the "OK" button).', 3, MINIWOB)
     assert s == Suggestion(step=1, text='click id=7 (the "OK" button).', action="click id=7")
-    s = parse_reflection('Reflection: For action index=1, you should have entered "bob" to id=3.', 1)
+    s = parse_reflection('Reflection: For action index=1, you should have entered "bob" to id=3.', 1, MINIWOB)
     assert s.action == 'enter "bob" to id=3'
 
 
 def test_b_is_one_action_its_first_line():
-    s = parse_reflection("For action index=1, you should click id=3.\nThen click id=5.", 2)
+    s = parse_reflection("For action index=1, you should click id=3.\nThen click id=5.", 2, MINIWOB)
     assert s.action == "click id=3" and s.text == "click id=3.\nThen click id=5."
 
 
 def test_parse_reflection_keeps_prose_suggestions_unenforceable():
-    s = parse_reflection("For action index=1, you should select the second tab.", 2)
+    s = parse_reflection("For action index=1, you should select the second tab.", 2, MINIWOB)
     assert s.step == 0 and s.action == "" and s.text == "select the second tab."
 
 
 def test_an_index_without_you_should_is_a_lesson_with_nothing_to_enforce():
-    assert parse_reflection("index=1 click id=2", 3) == Suggestion(step=0, text="", action="")
-    assert parse_reflection("For action index=2 you should click id=2.", 3) == Suggestion(step=1, text="", action="")
+    assert parse_reflection("index=1 click id=2", 3, MINIWOB) == Suggestion(step=0, text="", action="")
+    assert parse_reflection("For action index=2 you should click id=2.", 3, MINIWOB) == Suggestion(step=1, text="", action="")
 
 
 @pytest.mark.parametrize("text", ["I do not know.", "For action index=4, you should click id=1.",
@@ -87,13 +88,13 @@ def test_an_index_without_you_should_is_a_lesson_with_nothing_to_enforce():
                                   "For action Index=1, you should click id=1."])
 def test_malformed_or_out_of_range_reflections_raise_with_a_reason(text):
     with pytest.raises(ReflectionError):
-        parse_reflection(text, 3)
+        parse_reflection(text, 3, MINIWOB)
 
 
 def test_index_after_the_last_action_only_as_the_option_for_incomplete_trials():
-    assert parse_reflection("For action index=3, you should click id=9.", 2, past_end=True).step == 2
+    assert parse_reflection("For action index=3, you should click id=9.", 2, MINIWOB, past_end=True).step == 2
     with pytest.raises(ReflectionError):
-        parse_reflection("For action index=3, you should click id=9.", 2)
+        parse_reflection("For action index=3, you should click id=9.", 2, MINIWOB)
 
 
 def test_update_keeps_prefix_enforces_b_disables_failed_click_and_clears_later_entries():
@@ -160,10 +161,10 @@ def test_the_original_codes_rule_is_an_option_and_matches_it_on_many_suggestions
     for _ in range(1000):
         taken = f"click id={rng.randint(1, 4)}"
         b = rng.choice(written).format(n=rng.randint(1, 4))
-        parsed = parse_reflection(f"For action index=1, you should {b}", 1)
+        parsed = parse_reflection(f"For action index=1, you should {b}", 1, MINIWOB)
         memory = update(empty_memory(), parsed, steps(taken), "r", "when_b_clicks")
         assert (disabled_ids(memory, 0) == [taken[9:]]) == original_disables(taken, b), (taken, b)
-    memory = update(empty_memory(), parse_reflection("For action index=1, you should press ENTER.", 1),
+    memory = update(empty_memory(), parse_reflection("For action index=1, you should press ENTER.", 1, MINIWOB),
                     steps("click id=4"), "r", "when_b_clicks")
     assert disabled_ids(memory, 0) == [] and memory["entries"]["0"]["failed"] == ["click id=4"]
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import random
 
-from graphs.context import Context
+from nodes.context import Context
 from nodes.sr.stage import begin, status
 from nodes.sr.state import SRState, StepRecord, empty_memory
 

@@ -9,8 +9,8 @@ from pathlib import Path
 from tests.support.openai_stub import Reply
 
 ROOT = Path(__file__).resolve().parents[2]
-DEMO = json.loads((ROOT / "graphs/demos/laser.json").read_text())
-SCRIPT = ROOT / "graphs/demos" / DEMO["script"]
+DEMO = json.loads((ROOT / "graphs/app/demos/laser.json").read_text())
+SCRIPT = ROOT / "graphs/app/demos" / DEMO["script"]
 REPLIES = [json.loads(line) for line in SCRIPT.read_text().splitlines() if line.strip()]
 
 

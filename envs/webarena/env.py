@@ -1,0 +1,388 @@
+"""The WebArena environment: WebArena task configs and evaluators, Chromium through Playwright.
+
+    env = make_env("webarena")                 # options: viewport_width, viewport_height,
+    obs = await env.reset("shop-0")            #   judge (run | off | provider:model), 
+    res = await env.step("click [18]")         #   action_timeout_ms
+    res = await env.step("stop [Walnut]")      # -> reward 1.0, info["success"], info["evaluators"]
+
+Tasks: the 812 WebArena configs (ids "0".."811"; their sites come from WEBARENA_SHOPPING,
+WEBARENA_SHOPPING_ADMIN, WEBARENA_REDDIT, WEBARENA_GITLAB, WEBARENA_MAP, WEBARENA_WIKIPEDIA,
+WEBARENA_HOMEPAGE) and the local shop tasks ("shop-0".., on envs/sites/shop, started in this
+process on first use). Splits: "local", "webarena". A task starts signed in, as in WebArena: its
+context loads the task's stored login (a Playwright storage state that ``introspect webarena
+login`` writes, envs.webarena.login); a local task without one signs in with the site's account.
+
+Observation: envs.webarena.observe (tab header, URL, the viewport's accessibility tree);
+obs.info has task_id, goal (the intent; also as intent), intro (the task's sites in the Devil's
+Advocate appendix's words, envs.webarena.interface), sites, site_urls, start_url, notes, url, tabs. Actions:
+envs.webarena.actions; step info adds valid, action (and feedback when refused). A task's sites
+are its navigation allowlist: anything else (another host, file://) is refused with feedback.
+The final ``stop [answer]`` result adds answer, success and evaluators (one dict per evaluator:
+evaluator, passed True/False/None, detail).
+
+fuzzy_match and the N/A check ask a model (``envs.base.JudgedEnv``): by default the run's own
+(``judge="run"``), or the model ``judge`` names (``judge_model`` is the same option). The node that
+steps the env hands it the judge; a task stepped with no judge ends with success False and an
+evaluator outcome that says a judge was missing, never a silent pass.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import urllib.parse
+from dataclasses import dataclass, field
+from typing import Any
+
+from playwright.async_api import Error as PlaywrightError, Page
+
+from envs.base import Env, EnvError, Judge, Observation, StepResult, invalid, judge_option
+from envs.browser import BrowserSession, UrlPolicy
+from envs.sites.serve import shared_site
+from envs.webarena import (
+    actions as acts,
+    evaluate as webarena_eval,
+    forms as webarena_forms,
+    login as webarena_login,
+    tasks as webarena_tasks,
+)
+from envs.webarena.interface import INTERFACE, site_intro
+from envs.webarena.observe import (
+    Screen, client_rects, layout_boxes, observation_text, render_tree, tab_header, unboxed,
+)
+
+
+@dataclass
+class _Episode:
+    task_id: str
+    config: dict[str, Any]  # placeholders resolved
+    session: BrowserSession
+    site_urls: dict[str, str]  # site name ("shopping", "shop", ...) -> base URL
+    screen: Screen = field(default_factory=lambda: Screen(""))
+    notes: list[str] = field(default_factory=list)
+    answer: str | None = None
+    done: bool = False
+
+
+def _website_at(url: str) -> str:
+    """The introduction of a task that names no site: its start URL's origin."""
+    parts = urllib.parse.urlsplit(url)
+    return f"The website at {parts.scheme}://{parts.netloc}" if parts.scheme and parts.netloc else INTERFACE.intro
+
+
+class WebArenaEnv(Env):
+    name = "webarena"
+    interface = INTERFACE
+
+    def __init__(
+        self,
+        *,
+        viewport_width: int = 1280,
+        viewport_height: int = 720,
+        judge: str = "run",
+        judge_model: str | None = None,
+        action_timeout_ms: float = 3000.0,
+    ) -> None:
+        if viewport_width < 200 or viewport_height < 200:
+            raise EnvError("viewport_width and viewport_height must be at least 200")
+        self.viewport = {"width": int(viewport_width), "height": int(viewport_height)}
+        self.timeout_ms = float(action_timeout_ms)
+        self.judge_model = judge_option(judge_model or judge, self.name)
+        self.judge: Judge | None = None
+        self._ep: _Episode | None = None
+
+    # --- protocol ------------------------------------------------------------------------------
+
+    def task_ids(self, split: str | None = None) -> list[str]:
+        return webarena_tasks.task_ids(split)
+
+    async def reset(self, task_id: str) -> Observation:
+        await self._open(task_id)
+        assert self._ep is not None
+        pages = webarena_tasks.start_urls(self._ep.config) or ["about:blank"]
+        for i, url in enumerate(pages):
+            page = self._ep.session.page if i == 0 else await self._ep.session.context.new_page()
+            await self._load(page, url)
+        await self._focus(0)
+        return await self._observe()
+
+    async def step(self, action: str) -> StepResult:
+        ep = self._ep
+        if ep is None:
+            return invalid(Observation("no task is running: call reset first"), "call reset(task_id) first")
+        if ep.done:
+            return invalid(await self._observe(), "the task has ended (stop was called)")
+        try:
+            parsed = acts.parse_action(action)
+            if parsed.kind == "stop":
+                return await self._stop(parsed.text)
+            await self._execute(parsed)
+        except acts.ActionError as exc:
+            obs = await self._observe()
+            return invalid(obs, str(exc), **obs.info)
+        except PlaywrightError as exc:  # the page crashed or closed under the action
+            obs = await self._observe()
+            return invalid(obs, f"the action failed: {str(exc).splitlines()[0]}", **obs.info)
+        obs = await self._observe()
+        return StepResult(obs, 0.0, False, {**obs.info, "valid": True, "action": parsed.kind})
+
+    async def snapshot(self) -> dict[str, Any]:
+        """Task, open tabs (URL, scroll offset and the form fields the user changed, each), current
+        tab, notes, answer so far.
+
+        Cookies and the page's JS state are not kept: restoring reloads each URL, which is how the
+        paper backtracks (navigate back to the URL), then puts back what was typed, ticked or
+        chosen (envs.webarena.forms) and the scroll position.
+        """
+        ep = self._require()
+        tabs = []
+        for page in ep.session.context.pages:
+            scroll = [0, 0]
+            try:
+                scroll = await page.evaluate("[window.scrollX, window.scrollY]")
+            except PlaywrightError:
+                pass
+            tab: dict[str, Any] = {"url": page.url, "scroll": scroll}
+            fields = await webarena_forms.capture(page)
+            if fields:
+                tab["fields"] = fields
+            tabs.append(tab)
+        return {
+            "task_id": ep.task_id,
+            "tabs": tabs,
+            "current": self._current_index(),
+            "notes": list(ep.notes),
+            "answer": ep.answer,
+            "done": ep.done,
+        }
+
+    async def restore(self, snapshot: dict[str, Any]) -> Observation:
+        """Reopen the snapshot's tabs at their URLs, refill their changed form fields, scroll.
+
+        An instance running the same task keeps its browser context (cookies, local storage): a
+        backtrack navigates the same browser back, as the paper's does, so a page may have changed
+        since (the paper's reason for element mapping). A fresh instance starts a new context with
+        the task's login.
+        """
+        if not isinstance(snapshot, dict) or "task_id" not in snapshot:
+            raise EnvError("not a webarena snapshot (it has no task_id)")
+        task_id = str(snapshot["task_id"])
+        if not await self._one_tab_left(task_id):
+            await self._open(task_id)
+        ep = self._require()
+        for i, tab in enumerate(snapshot.get("tabs") or [{"url": "about:blank", "scroll": [0, 0]}]):
+            page = ep.session.page if i == 0 else await ep.session.context.new_page()
+            await self._load(page, str(tab["url"]))
+            await webarena_forms.apply(page, list(tab.get("fields") or []))
+            x, y = (list(tab.get("scroll") or []) + [0, 0])[:2]
+            try:
+                await page.evaluate("([x, y]) => window.scrollTo(x, y)", [float(x), float(y)])
+            except PlaywrightError:
+                pass  # the page went on to load something else; it stays where it is
+        await self._focus(int(snapshot.get("current", 0)))
+        ep.notes = [str(n) for n in snapshot.get("notes", [])]
+        ep.answer = snapshot.get("answer")
+        ep.done = bool(snapshot.get("done", False))
+        return await self._observe()
+
+    async def _one_tab_left(self, task_id: str) -> bool:
+        """Close all tabs but the first of a live episode of ``task_id``; False if there is none."""
+        ep = self._ep
+        browser = ep.session.context.browser if ep is not None else None
+        if ep is None or ep.task_id != task_id or browser is None or not browser.is_connected():
+            return False
+        try:
+            pages = ep.session.context.pages
+            for page in pages[1:]:
+                await page.close()
+            ep.session.page = pages[0] if pages else await ep.session.context.new_page()
+        except PlaywrightError:
+            return False
+        return True
+
+    async def close(self) -> None:
+        if self._ep is not None:
+            await self._ep.session.close()
+            self._ep = None
+
+    # --- episode plumbing ---------------------------------------------------------------------
+
+    def _require(self) -> _Episode:
+        if self._ep is None:
+            raise EnvError("no webarena task is running: call reset first")
+        return self._ep
+
+    async def _open(self, task_id: str) -> None:
+        """A fresh browser context for ``task_id`` (sites resolved, allowlist set, cookies loaded)."""
+        self.check_task(task_id)
+        raw = webarena_tasks.config(task_id)
+        urls = webarena_tasks.site_urls(raw, local_url=lambda site: shared_site(site).url)
+        state = await self._login(raw, urls)
+        await self.close()
+        policy = UrlPolicy(origins=webarena_tasks.origins(urls))
+        # WebArena has tabs (new_tab, target=_blank links), and its evaluators read other URLs
+        # in a page of their own.
+        session = await BrowserSession.open(policy, viewport=self.viewport, allow_tabs=True, storage_state=state)
+        session.context.on("page", self._on_new_page)
+        await session.context.add_init_script(webarena_forms.EDIT_TRACKER)
+        names = webarena_tasks.site_names(urls)
+        self._ep = _Episode(task_id, webarena_tasks.resolve(raw, urls), session, names)
+
+    @staticmethod
+    async def _login(raw: dict[str, Any], urls: dict[str, str]) -> dict[str, Any] | None:
+        """The storage state the task starts with: its stored login, or for a local site without
+        one, a sign-in with the site's demo account (envs.webarena.login)."""
+        state = await asyncio.to_thread(webarena_tasks.storage_state, raw)
+        if state is None and raw.get("storage_state"):
+            site, url = next((s, u) for s, u in webarena_tasks.site_names(urls).items()
+                             if s in webarena_tasks.LOCAL_SITES.values())
+            state = await webarena_login.local_state(site, url)
+        return state
+
+    def _on_new_page(self, page: Page) -> None:
+        """A tab opened by the page (target=_blank, window.open) becomes the current tab."""
+        if self._ep is not None:
+            self._ep.session.page = page
+
+    async def _load(self, page: Page, url: str) -> None:
+        ep = self._require()
+        reason = ep.session.policy.refusal(url)
+        if reason is not None:
+            raise EnvError(reason)
+        try:
+            await page.goto(url, timeout=30000)
+        except PlaywrightError as exc:
+            raise EnvError(f"could not load {url}: {str(exc).splitlines()[0]}") from None
+
+    def _current_index(self) -> int:
+        ep = self._require()
+        pages = ep.session.context.pages
+        return pages.index(ep.session.page) if ep.session.page in pages else 0
+
+    async def _focus(self, index: int) -> None:
+        ep = self._require()
+        pages = ep.session.context.pages
+        ep.session.page = pages[min(max(index, 0), len(pages) - 1)]
+        await ep.session.page.bring_to_front()
+
+    async def _settle(self) -> None:
+        """Wait until the current page has loaded (a tab the page just opened may still load)."""
+        page = self._require().session.page
+        try:
+            await page.wait_for_load_state("load", timeout=10000)
+        except PlaywrightError:
+            pass
+
+    async def _observe(self) -> Observation:
+        ep = self._require()
+        await self._settle()
+        page = ep.session.page
+        titles = []
+        for p in ep.session.context.pages:
+            try:
+                titles.append(await p.title())
+            except PlaywrightError:
+                titles.append("")
+        try:
+            nodes, snapshot = await ep.session.ax_tree(), await ep.session.dom_snapshot()
+            boxes = layout_boxes(snapshot)
+            missing = unboxed(nodes, boxes)
+            if missing:
+                cdp = await ep.session.context.new_cdp_session(page)
+                try:
+                    boxes.update(await client_rects(cdp, missing))
+                finally:
+                    await cdp.detach()
+            ep.screen = render_tree(nodes, boxes, self.viewport["width"], self.viewport["height"])
+        except PlaywrightError as exc:  # e.g. the page navigated while it was read
+            ep.screen = Screen(f"(the page could not be read: {str(exc).splitlines()[0]})")
+        header = tab_header(titles, self._current_index())
+        return Observation(observation_text(header, page.url, ep.screen), page.url, self._info(titles))
+
+    def _info(self, titles: list[str] | None = None) -> dict[str, Any]:
+        ep = self._require()
+        sites = list(ep.config.get("sites", []))
+        info: dict[str, Any] = {
+            "task_id": ep.task_id,
+            "goal": ep.config["intent"],
+            "intent": ep.config["intent"],
+            "intro": site_intro(sites, ep.site_urls) or _website_at(ep.config.get("start_url", "")),
+            "sites": sites,
+            "site_urls": dict(ep.site_urls),
+            "start_url": ep.config.get("start_url", ""),
+            "notes": list(ep.notes),
+            "url": ep.session.page.url,
+        }
+        if titles is not None:
+            info["tabs"] = titles
+        return info
+
+    # --- actions --------------------------------------------------------------------------------
+
+    async def _execute(self, action: acts.Action) -> None:
+        ep = self._require()
+        page = ep.session.page
+        if action.kind in acts.ELEMENT_ACTIONS:
+            backend = ep.screen.elements.get(action.element_id)
+            if backend is None:
+                raise acts.ActionError(f"there is no element [{action.element_id}] on the current screen")
+            cdp = await ep.session.context.new_cdp_session(page)
+            try:
+                target = await acts.locate(cdp, page, backend)
+            finally:
+                await cdp.detach()
+            if action.kind == "click":
+                await acts.with_navigation(page, acts.click(target, self.timeout_ms))
+            elif action.kind == "hover":
+                await acts.hover(target, self.timeout_ms)
+            elif action.enter:
+                await acts.with_navigation(page, acts.type_text(page, target, action.text, True, self.timeout_ms))
+            else:
+                await acts.type_text(page, target, action.text, False, self.timeout_ms)
+        elif action.kind == "press":
+            await acts.with_navigation(page, acts.press(page, action.key))
+        elif action.kind == "scroll":
+            await acts.scroll(page, action.direction)
+        elif action.kind == "goto":
+            ok, feedback = await ep.session.goto(action.url)
+            if not ok:
+                raise acts.ActionError(feedback)
+        elif action.kind in ("go_back", "go_forward"):
+            move = page.go_back if action.kind == "go_back" else page.go_forward
+            before = page.url
+            try:
+                response = await move(timeout=10000)
+            except PlaywrightError as exc:
+                raise acts.ActionError(f"{action.kind} failed: {str(exc).splitlines()[0]}") from None
+            if response is None and page.url == before:
+                raise acts.ActionError(f"there is no page to {action.kind.replace('_', ' ')} to")
+        elif action.kind == "new_tab":
+            ep.session.page = await ep.session.context.new_page()
+        elif action.kind == "tab_focus":
+            if not 0 <= action.index < len(ep.session.context.pages):
+                raise acts.ActionError(f"there is no tab {action.index}")
+            await self._focus(action.index)
+        elif action.kind == "close_tab":
+            await page.close()
+            if not ep.session.context.pages:
+                await ep.session.context.new_page()
+            await self._focus(len(ep.session.context.pages) - 1)
+        elif action.kind == "note_down":
+            ep.notes.append(action.text)
+
+    async def _stop(self, answer: str) -> StepResult:
+        ep = self._require()
+        ep.answer, ep.done = answer, True
+        obs = await self._observe()
+        page = ep.session.page
+        success, outcomes = await webarena_eval.evaluate(ep.config, answer, page, ep.session.context, self.judge)
+        ep.session.page = page  # program_html's own pages must not become the current tab
+        info = {
+            **obs.info,
+            "valid": True,
+            "action": "stop",
+            "answer": answer,
+            "success": success,
+            "evaluators": [o.as_dict() for o in outcomes],
+        }
+        info["evaluation"] = {key: info[key] for key in ("answer", "success", "evaluators")}
+        return StepResult(obs, 1.0 if success else 0.0, True, info)

@@ -1,0 +1,355 @@
+"""The ``introspect`` command: run, resume, evaluate, train, list graphs, demo.
+
+Exit status: 0 when the command did its work; 2 for bad input (unknown method, env or
+task, a malformed or unknown model, a missing key, a Context value out of range, an
+unusable checkpointer or results path, an existing thread id), reported in one line
+before anything runs or is written; 1 when a model gave up (the run is checkpointed and
+the line says how to resume it) or, for ``eval``, when any task errored. Nothing is
+printed as a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import sys
+import uuid
+from pathlib import Path
+from typing import Any, NoReturn
+
+from envs.base import EnvError, make_env
+from graphs import UnknownMethodError, compiled, method_named, studio_graphs
+from graphs.app.checkpoint import CheckpointConfigError, default_url, open_checkpointer, redact, thread_exists
+from graphs.app.console import print_outcome, print_training, retry_notice, training_printer, update_printer
+from graphs.app.evaluate import evaluate, finished_tasks
+from graphs.app.options import UsageError, context_from, positive, results_path, task_list
+from graphs.app.runner import ThreadError, drive, fork, outcome_of, resume, thread_context, thread_metadata
+from graphs.app.training import train
+from nodes.context import Context, ContextError
+from nodes.llm import RETRY_NOTICE, ModelCallError, ModelConfigError
+from nodes.scripted import ScriptError
+from prompts import PromptError
+
+USER_ERRORS = (UsageError, EnvError, UnknownMethodError, ModelConfigError, ScriptError, ThreadError,
+               CheckpointConfigError, PromptError, ContextError)
+DEMOS = Path(__file__).resolve().parent / "demos"
+
+
+class GaveUp(RuntimeError):
+    """A model gave up mid-run; the message says how to continue the checkpointed thread."""
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse that reports a usage error in one line."""
+
+    def error(self, message: str) -> NoReturn:
+        command = " ".join(["introspect", *self.prog.split()[1:], "--help"])
+        self.exit(2, f"introspect: {message} (see {command})\n")
+
+
+def resume_command(thread_id: str, checkpoint: str | None) -> str:
+    """The command that continues ``thread_id`` (empty for in-memory checkpoints)."""
+    url = checkpoint or default_url()
+    if url == "memory":
+        return ""
+    return f"introspect resume {thread_id}" + (f" --checkpoint {redact(checkpoint)}" if checkpoint else "")
+
+
+def gave_up(exc: ModelCallError, thread_id: str, checkpoint: str | None) -> GaveUp:
+    command = resume_command(thread_id, checkpoint)
+    return GaveUp(f"{exc}; " + (f"the run is checkpointed: continue it with `{command}`" if command
+                                else "its checkpoints were in memory"))
+
+
+async def cmd_run(args: argparse.Namespace) -> int:
+    method = method_named(args.method).name
+    if (args.fork or args.force) and not args.thread:
+        raise UsageError("--fork and --force name an existing thread: add --thread ID")
+    if not args.task and not args.fork:
+        raise UsageError("run needs --task ID")
+    context = context_from(args, method)
+    if args.task:
+        env = make_env(context.env, **context.env_options)
+        try:
+            env.check_task(args.task)
+        finally:
+            await env.close()
+    thread_id = args.thread or f"{method}-{uuid.uuid4().hex[:10]}"
+    graph_input: dict[str, Any] | None = {"task_id": args.task}
+    async with open_checkpointer(args.checkpoint) as saver:
+        if args.thread and await thread_exists(saver, args.thread):
+            if args.fork:
+                context, thread_id = await _fork(args, method, saver)
+                graph_input = None
+            elif args.force:
+                await saver.adelete_thread(args.thread)
+            else:
+                state = "finished" if (await outcome_of(method, args.thread, saver)).finished else "unfinished"
+                raise UsageError(
+                    f"thread {args.thread!r} already exists ({state}): continue it with "
+                    f"`{resume_command(args.thread, args.checkpoint)}`, or add --fork (continue a copy on a new "
+                    "thread) or --force (start it over)")
+        elif args.fork:
+            raise ThreadError(f"no checkpointed thread {args.thread!r} to fork")
+        task = args.task or "(from the forked thread)"
+        print(f"thread: {thread_id}  method: {method}  env: {context.env}  task: {task}  model: {context.model}",
+              flush=True)
+        RETRY_NOTICE.set(retry_notice())
+        try:
+            outcome = await drive(method, context, thread_id, saver, graph_input, update_printer(method))
+        except ModelCallError as exc:
+            raise gave_up(exc, thread_id, args.checkpoint) from None
+    print_outcome(outcome.state, thread_id, outcome.finished, resume_command(thread_id, args.checkpoint))
+    return 0
+
+
+async def _fork(args: argparse.Namespace, method: str, saver: Any) -> tuple[Context, str]:
+    """``run --thread ID --fork``: copy thread ID to a new thread that continues from ID's
+    last checkpoint with ID's Context and this command's options over it; ID stays as it was."""
+    source_method, base = await thread_context(saver, args.thread)
+    if source_method != method:
+        raise UsageError(f"thread {args.thread!r} ran {source_method}, not {method}")
+    where = await outcome_of(method, args.thread, saver)
+    if where.finished:
+        raise UsageError(f"thread {args.thread!r} has finished: there is nothing to continue; run the task "
+                         "again without --thread, or start it over with --force")
+    if args.task and args.task != str(where.state.get("task_id")):
+        raise UsageError(f"thread {args.thread!r} runs task {where.state.get('task_id')!r}, not {args.task!r}")
+    context = context_from(args, method, base)
+    target = f"{args.thread}-fork-{uuid.uuid4().hex[:6]}"
+    await fork(saver, args.thread, target)
+    print(f"forked thread {args.thread} at its last checkpoint into {target}", flush=True)
+    return context, target
+
+
+async def cmd_resume(args: argparse.Namespace) -> int:
+    async with open_checkpointer(args.checkpoint) as saver:
+        meta = await thread_metadata(saver, args.thread_id)
+        RETRY_NOTICE.set(retry_notice())
+        try:
+            if meta.get("introspect_training"):  # a training thread continues its training loop
+                method = method_named(str(meta["introspect_training"]))
+                context = Context.from_dict(json.loads(meta["introspect_context"]))
+                plan_out = Path(meta["introspect_plan_out"])
+                record = await train(method, context, task_ids=[], plan_out=plan_out, checkpointer=saver,
+                                     thread_id=args.thread_id, resume=True, on_update=training_printer(method.name))
+                print_training(record, plan_out)
+                return 0
+            outcome = await resume(saver, args.thread_id, update_printer(str(meta["introspect_method"])))
+        except ModelCallError as exc:
+            raise gave_up(exc, args.thread_id, args.checkpoint) from None
+    print_outcome(outcome.state, args.thread_id, outcome.finished, resume_command(args.thread_id, args.checkpoint))
+    return 0
+
+
+async def cmd_eval(args: argparse.Namespace) -> int:
+    from tqdm import tqdm
+
+    method = method_named(args.method).name
+    context = context_from(args, method)
+    tasks = task_list(context, args.split, args.tasks)
+    results = results_path(args.results, method, context)
+    bar = tqdm(total=len(tasks), desc=f"{method} on {context.env}", unit="task", file=sys.stderr)
+    bar.update(len(finished_tasks(results, method, context) & set(tasks)))
+    counts = {"errors": 0, "retries": 0}
+
+    def on_row(row: dict[str, Any]) -> None:
+        counts["errors"] += bool(row.get("error"))
+        bar.update(1)
+        bar.set_postfix(success=row["success"], reward=f"{row['reward']:.2f}", errors=counts["errors"],
+                        retries=counts["retries"])
+
+    def on_retry(task_id: str, notice: str) -> None:
+        counts["retries"] += 1
+        bar.write(f"  task {task_id}: {notice}", file=sys.stderr)
+
+    async with open_checkpointer(args.checkpoint) as saver:
+        summary = await evaluate(method, context, tasks, results, saver, args.concurrency, on_row, on_retry)
+    bar.close()
+    print(f"results: {results}")
+    print("\n".join(summary.lines()))
+    if summary.errors:
+        print(f"introspect: {len(summary.errors)} of {summary.tasks} tasks errored (not counted as failures); "
+              "run the same command again to resume them from their checkpoints", file=sys.stderr)
+        return 1
+    return 0
+
+
+async def cmd_train(args: argparse.Namespace) -> int:
+    declared = method_named(args.method)
+    method = declared.name
+    if declared.training is None:
+        raise UsageError(f"{method} has no training phase")
+    context = context_from(args, method)
+    declared.check(context, True)
+    tasks = declared.training.pool(make_env(context.env, **context.env_options), args.split, args.task_type)
+    plan_out = Path(args.plan_out)
+    thread_id = args.thread or f"train-{method}-{uuid.uuid4().hex[:10]}"
+    async with open_checkpointer(args.checkpoint) as saver:
+        if args.thread and await thread_exists(saver, args.thread):
+            raise UsageError(f"thread {args.thread!r} already exists: continue it with "
+                             f"`{resume_command(args.thread, args.checkpoint)}`")
+        print(f"thread: {thread_id}  training {method} on {len(tasks)} {context.env} tasks: batch "
+              f"{min(context.batch_size, len(tasks))}, {context.iterations} iterations", flush=True)
+        if len(tasks) < context.batch_size:
+            print(f"note: the training pool has only {len(tasks)} tasks, fewer than --batch {context.batch_size}: "
+                  f"every batch is the whole pool", flush=True)
+        RETRY_NOTICE.set(retry_notice())
+        try:
+            record = await train(declared, context, task_ids=tasks, plan_out=plan_out, checkpointer=saver,
+                                 thread_id=thread_id, on_update=training_printer(method))
+        except ModelCallError as exc:
+            raise gave_up(exc, thread_id, args.checkpoint) from None
+    print_training(record, plan_out)
+    return 0
+
+
+def cmd_graphs(args: argparse.Namespace) -> int:
+    """Every graph Studio serves (langgraph.json), with its nodes, envs and defaults."""
+    for name, (method, attribute) in studio_graphs().items():
+        drawing = compiled(method, attribute).get_graph()
+        nodes = [n for n in drawing.nodes if not n.startswith("__")]
+        defaults = ", ".join(f"{key}={value}" for key, value in method.defaults.items())
+        print(f"{name}  envs: {', '.join(method.envs)}  nodes: {', '.join(nodes)}  defaults: {defaults}")
+        if args.mermaid:
+            print(drawing.draw_mermaid())
+    return 0
+
+
+async def cmd_demo(args: argparse.Namespace) -> int:
+    """Run a shipped scripted run offline and show the agent moving through its graph."""
+    available = sorted(p.stem for p in DEMOS.glob("*.json"))
+    name = args.name or "laser"
+    if name not in available:
+        raise UsageError(f"no demo {name!r}; available: {', '.join(available)}")
+    spec = json.loads((DEMOS / f"{name}.json").read_text())
+    context = Context(model=f"scripted:{DEMOS / spec['script']}", env=spec["env"], **spec.get("context", {}))
+    thread_id = f"demo-{name}-{uuid.uuid4().hex[:8]}"
+    print(f"demo: {spec['title']}\n(a scripted model replays {spec['script']}; no key or network needed)\n", flush=True)
+    async with open_checkpointer(args.checkpoint or "memory") as saver:
+        outcome = await drive(spec["method"], context, thread_id, saver, {"task_id": spec["task_id"]},
+                              update_printer(spec["method"]))
+    print_outcome(outcome.state, thread_id, outcome.finished)
+    return 0
+
+
+async def cmd_webarena_login(args: argparse.Namespace) -> int:
+    """Sign into the WebArena sites (or the local shop) and store the logins the env starts with."""
+    from envs.webarena import login as webarena_login
+    from envs.browser import close_browser
+
+    folder = Path(args.auth_dir) if args.auth_dir else webarena_login.auth_dir()
+    webarena_login.plan(args.site or [], os.environ)  # unknown site, unset URL, missing account: exit 2
+    try:
+        written = await webarena_login.login(args.site or [], folder)
+    except webarena_login.LoginFailed as exc:
+        print(f"introspect: {exc}", file=sys.stderr)
+        return 1
+    finally:
+        await close_browser()
+    for path in written:
+        print(f"signed in: {path}")
+    if folder.resolve() != webarena_login.auth_dir().resolve():
+        print(f"the webarena env reads logins from {webarena_login.auth_dir()}: set WEBARENA_AUTH_DIR={folder}")
+    return 0
+
+
+def _common(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--env", help="environment (default: the method's own)")
+    parser.add_argument("--model", help="provider:model or scripted:FILE (default openai:gpt-4o-mini)")
+    parser.add_argument("--temperature", type=float)
+    parser.add_argument("--max-tokens", type=int)
+    parser.add_argument("--set", action="append", metavar="KEY=VALUE",
+                        help="any Context field, e.g. --set max_actions=20 or --set timeout=60 (see README)")
+    parser.add_argument("--env-option", action="append", metavar="KEY=VALUE", help="an option of the environment")
+    parser.add_argument("--plan", help="plan file (AutoPlan)")
+    _checkpoint(parser)
+
+
+def _checkpoint(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--checkpoint", help="memory | sqlite (default, under $INTROSPECT_HOME) | "
+                        "sqlite:///ABSOLUTE/PATH | sqlite:RELATIVE/PATH | postgresql://...")
+
+
+def build_parser() -> Parser:
+    parser = Parser(prog="introspect", description="Introspective LLM agents as LangGraph graphs.")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
+
+    run = sub.add_parser("run", help="run one task, streaming each step")
+    run.add_argument("method")
+    run.add_argument("--task", help="the task id (required unless --fork)")
+    run.add_argument("--thread", help="thread id (default: a new one); an existing id is refused unless "
+                     "--fork or --force")
+    how = run.add_mutually_exclusive_group()
+    how.add_argument("--fork", action="store_true",
+                     help="continue a copy of the unfinished thread --thread on a new thread, from its last "
+                          "checkpoint, with its settings and this command's options over them")
+    how.add_argument("--force", action="store_true", help="delete thread --thread and start the task over on it")
+    _common(run)
+    run.set_defaults(handler=cmd_run)
+
+    res = sub.add_parser("resume", help="continue an interrupted run from its checkpoint")
+    res.add_argument("thread_id")
+    _checkpoint(res)
+    res.set_defaults(handler=cmd_resume)
+
+    ev = sub.add_parser("eval", help="evaluate a method on many tasks")
+    ev.add_argument("method")
+    ev.add_argument("--tasks", help="slice START:STOP of the split's task list, or ids a,b,c")
+    ev.add_argument("--split", help="the env's split or suite (e.g. paper-43)")
+    ev.add_argument("--concurrency", type=positive, default=4)
+    ev.add_argument("--results", help="results JSONL (default results/METHOD-ENV-MODEL.jsonl)")
+    _common(ev)
+    ev.set_defaults(handler=cmd_eval)
+
+    tr = sub.add_parser("train", help="learn a plan (AutoPlan)")
+    tr.add_argument("method")
+    tr.add_argument("--task-type", help="only tasks of this type (ALFWorld)")
+    tr.add_argument("--split")
+    tr.add_argument("--batch", type=int, help="tasks per batch (default 4)")
+    tr.add_argument("--iterations", type=int, help="training iterations (default 3)")
+    tr.add_argument("--plan-out", default="plans/plan.json")
+    tr.add_argument("--thread")
+    _common(tr)
+    tr.set_defaults(handler=cmd_train)
+
+    gr = sub.add_parser("graphs", help="list the graphs; --mermaid prints their diagrams")
+    gr.add_argument("--mermaid", action="store_true")
+    gr.set_defaults(handler=cmd_graphs)
+
+    wa = sub.add_parser("webarena", help="WebArena utilities (login)")
+    wa_sub = wa.add_subparsers(dest="action", required=True, parser_class=Parser)
+    login = wa_sub.add_parser("login", help="sign into the WebArena sites and store the logins tasks start with")
+    login.add_argument("--site", action="append", metavar="SITE",
+                       help="shopping, shopping_admin, reddit, gitlab or shop; repeat for one combined login "
+                            "(default: every configured site and the pairs WebArena uses)")
+    login.add_argument("--auth-dir", help="where to write <sites>_state.json (default $WEBARENA_AUTH_DIR or .auth)")
+    login.set_defaults(handler=cmd_webarena_login)
+
+    demo = sub.add_parser("demo", help="an offline scripted run")
+    demo.add_argument("name", nargs="?", help="which demo (default: laser)")
+    _checkpoint(demo)
+    demo.set_defaults(handler=cmd_demo)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        outcome = args.handler(args)
+        return asyncio.run(outcome) if asyncio.iscoroutine(outcome) else int(outcome)
+    except USER_ERRORS as exc:
+        print(f"introspect: {exc}", file=sys.stderr)
+        return 2
+    except (GaveUp, ModelCallError) as exc:
+        print(f"introspect: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("introspect: interrupted; the run is checkpointed and can be resumed", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,258 @@
+"""The evaluation harness: many tasks, concurrently, each a resumable checkpointed thread.
+
+Each task becomes one JSON line in the results file, written whole and flushed, so an
+interrupted evaluation loses nothing. A row belongs to one configuration: the method,
+env, model and the settings ``fingerprint`` (a hash of every Context field that can
+change an outcome; timeouts and retries cannot). Re-running with the same configuration
+skips its finished rows; another model or other settings are a different evaluation
+(their own rows, their own threads), and the summary covers only the rows of the
+configuration asked for.
+
+Thread ids are derived from the configuration and the task, so a re-run finds each
+task's thread: an unfinished one (a crash, an error) is resumed from its checkpoint, a
+finished one is reported from its final state (its row rebuilt, nothing re-run).
+An error (the model gave up, a script ran out) is not a failure of the agent: the
+summary counts success over the tasks that ran to an outcome and lists errors apart.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import hashlib
+import json
+import os
+import re
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from langgraph.checkpoint.base import BaseCheckpointSaver
+
+from graphs import method_named
+from nodes.context import Context
+from graphs.app.runner import Outcome, drive, outcome_of
+from nodes.llm import RETRY_NOTICE, ModelCallError
+from nodes.usage import Usage, add_costs, add_usage, dollars
+
+SETTING_TEXT = 80  # longer settings (a plan) appear in rows as a hash
+
+
+def fingerprint(method: str, context: Context) -> str:
+    """A short hash of what decides a task's outcome: method and result settings."""
+    key = json.dumps([method, context.result_settings()], sort_keys=True, default=str)
+    return hashlib.sha256(key.encode()).hexdigest()[:12]
+
+
+def changed_settings(context: Context) -> dict[str, Any]:
+    """The result settings that differ from the defaults (model and env have columns)."""
+    default = Context(model=context.model, env=context.env).result_settings()
+    out: dict[str, Any] = {}
+    for key, value in context.result_settings().items():
+        if key in ("model", "env") or value == default[key]:
+            continue
+        if isinstance(value, str) and len(value) > SETTING_TEXT:
+            value = "sha256:" + hashlib.sha256(value.encode()).hexdigest()[:12]
+        out[key] = value
+    return out
+
+
+def eval_thread_id(method: str, context: Context, task_id: str) -> str:
+    """A stable thread id per configuration and task, so re-runs resume."""
+    return f"eval-{method}-{context.env}-{fingerprint(method, context)[:8]}-{task_id}"
+
+
+def results_name(method: str, context: Context) -> Path:
+    """The default results file: results/METHOD-ENV-MODEL.jsonl, the model spec sanitised."""
+    model = re.sub(r"[^A-Za-z0-9.-]+", "_", context.model).strip("_")[:80]
+    return Path("results") / f"{method}-{context.env}-{model}.jsonl"
+
+
+@dataclass
+class Summary:
+    tasks: int  # rows of the configuration among the requested tasks
+    ran: int  # of them, tasks that ran to an outcome (no error)
+    success_rate: float  # over the tasks that ran
+    mean_reward: float
+    mean_steps: float
+    model_calls: int  # all rows, errors too: the calls were made
+    input_tokens: int
+    output_tokens: int
+    cost_usd: float | None  # None: some row's model has no known price
+    retries: int
+    errors: list[tuple[str, str]] = field(default_factory=list)  # (task id, error)
+
+    def lines(self) -> list[str]:
+        out = [
+            f"tasks         {self.tasks}  (ran to an outcome: {self.ran}, errors: {len(self.errors)})",
+            f"success rate  {self.success_rate:.1%}  (of the {self.ran} that ran)",
+            f"mean reward   {self.mean_reward:.3f}",
+            f"mean steps    {self.mean_steps:.1f}",
+            f"model calls   {self.model_calls}  (retried requests: {self.retries})",
+            f"tokens        {self.input_tokens} in / {self.output_tokens} out",
+            f"cost          {dollars(self.cost_usd)}",
+        ]
+        out += [f"error         task {task}: {error}" for task, error in self.errors]
+        return out
+
+
+def row_for(method: str, context: Context, task_id: str, thread_id: str, state: dict[str, Any],
+            seconds: float, error: str = "", spent: Usage | None = None) -> dict[str, Any]:
+    """One results line: configuration, outcome, steps, usage and the method's own fields.
+    An error row carries the usage its thread had reached plus what the failing node
+    ``spent`` (its earlier calls, the failed call's retries)."""
+    usage = add_usage(state.get("usage"), spent)
+    row: dict[str, Any] = {
+        "task_id": task_id,
+        "method": method,
+        "env": context.env,
+        "model": context.model,
+        "fingerprint": fingerprint(method, context),
+        "settings": changed_settings(context),
+        "thread_id": thread_id,
+        "success": bool(state.get("success", False)) and not error,
+        "reward": float(state.get("reward", 0.0)),
+        "steps": int(state.get("actions", 0)),
+        "stop_reason": state.get("stop_reason", ""),
+        "model_calls": int(usage.get("model_calls", 0)),
+        "input_tokens": int(usage.get("input_tokens", 0)),
+        "output_tokens": int(usage.get("output_tokens", 0)),
+        "cost_usd": usage["cost_usd"],
+        "retries": int(usage.get("retries", 0)),
+        "seconds": round(seconds, 3),
+        "error": error,
+    }
+    if state.get("evaluation"):
+        row["evaluation"] = state["evaluation"]  # the benchmark's own scoring: evaluators, EM/F1, judge
+    if not error:
+        row.update(method_named(method).result(state))
+    return row
+
+
+def read_rows(path: Path) -> list[dict[str, Any]]:
+    """The results already in ``path`` (a torn last line from a crash is ignored)."""
+    if not path.exists():
+        return []
+    rows = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        if isinstance(row, dict) and "task_id" in row:
+            rows.append(row)
+    return rows
+
+
+def matching_rows(path: Path, method: str, context: Context) -> dict[str, dict[str, Any]]:
+    """The latest row per task of this configuration (method, env, model, fingerprint)."""
+    want = (method, context.env, context.model, fingerprint(method, context))
+    latest: dict[str, dict[str, Any]] = {}
+    for row in read_rows(path):
+        if (row.get("method"), row.get("env"), row.get("model"), row.get("fingerprint")) == want:
+            latest[str(row["task_id"])] = row
+    return latest
+
+
+def finished_tasks(path: Path, method: str, context: Context) -> set[str]:
+    """Tasks of this configuration with a row and no error: a re-run skips them."""
+    return {task for task, row in matching_rows(path, method, context).items() if not row.get("error")}
+
+
+def summarize(rows: list[dict[str, Any]]) -> Summary:
+    ran = [r for r in rows if not r.get("error")]
+
+    def total(key: str, among: list[dict[str, Any]]) -> float:
+        return sum(float(r.get(key, 0) or 0) for r in among)
+
+    def mean(key: str) -> float:
+        return total(key, ran) / len(ran) if ran else 0.0
+
+    return Summary(
+        tasks=len(rows),
+        ran=len(ran),
+        success_rate=mean("success"),
+        mean_reward=mean("reward"),
+        mean_steps=mean("steps"),
+        model_calls=int(total("model_calls", rows)),
+        input_tokens=int(total("input_tokens", rows)),
+        output_tokens=int(total("output_tokens", rows)),
+        cost_usd=functools.reduce(add_costs, (r.get("cost_usd", 0.0) for r in rows), 0.0),
+        retries=int(total("retries", rows)),
+        errors=[(str(r["task_id"]), str(r["error"])) for r in rows if r.get("error")],
+    )
+
+
+class ResultsFile:
+    """Appends whole JSON lines, flushed and fsynced, one writer at a time."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._lock = asyncio.Lock()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if path.exists() and path.stat().st_size and not path.read_bytes().endswith(b"\n"):
+            with path.open("a", encoding="utf-8") as handle:  # end a torn line before appending
+                handle.write("\n")
+
+    async def append(self, row: dict[str, Any]) -> None:
+        async with self._lock:
+            await asyncio.to_thread(self._write, row)
+
+    def _write(self, row: dict[str, Any]) -> None:
+        with self.path.open("a", encoding="utf-8") as handle:
+            handle.write(json.dumps(row, ensure_ascii=False) + "\n")
+            handle.flush()
+            os.fsync(handle.fileno())
+
+
+async def run_one(method: str, context: Context, task_id: str, checkpointer: BaseCheckpointSaver) -> dict[str, Any]:
+    """The row of one task: a finished thread is reported from its final state, an
+    unfinished one resumed, a new one started (errors become rows too)."""
+    thread_id = eval_thread_id(method, context, task_id)
+    existing = await outcome_of(method, thread_id, checkpointer)
+    if existing.finished:
+        return {**row_for(method, context, task_id, thread_id, existing.state, 0.0), "from_checkpoint": True}
+    graph_input = None if existing.state else {"task_id": task_id}
+    started = time.monotonic()
+    try:
+        outcome: Outcome = await drive(method, context, thread_id, checkpointer, graph_input)
+    except Exception as exc:  # noqa: BLE001 - one task's failure must not end the evaluation
+        reached = await outcome_of(method, thread_id, checkpointer)
+        return row_for(method, context, task_id, thread_id, reached.state, time.monotonic() - started,
+                       error=f"{type(exc).__name__}: {exc}",
+                       spent=exc.usage if isinstance(exc, ModelCallError) else None)
+    return row_for(method, context, task_id, thread_id, outcome.state, time.monotonic() - started)
+
+
+async def evaluate(
+    method: str,
+    context: Context,
+    task_ids: list[str],
+    results_path: Path,
+    checkpointer: BaseCheckpointSaver,
+    concurrency: int = 4,
+    on_row: Callable[[dict[str, Any]], None] | None = None,
+    on_retry: Callable[[str, str], None] | None = None,
+) -> Summary:
+    """Evaluate ``task_ids``, skipping those this configuration already finished; returns
+    the summary over this configuration's rows of the requested tasks. ``on_retry(task,
+    notice)`` hears every retried model request as it happens."""
+    method = method_named(method).name
+    results = ResultsFile(results_path)
+    done = finished_tasks(results_path, method, context)
+    todo = [t for t in task_ids if t not in done]
+    gate = asyncio.Semaphore(max(1, concurrency))
+
+    async def worker(task_id: str) -> None:
+        if on_retry is not None:  # this task's own context: its graph's nodes inherit it
+            RETRY_NOTICE.set(lambda notice: on_retry(task_id, notice))
+        async with gate:
+            row = await run_one(method, context, task_id, checkpointer)
+        await results.append(row)
+        if on_row is not None:
+            on_row(row)
+
+    await asyncio.gather(*(worker(t) for t in todo))
+    rows = matching_rows(results_path, method, context)
+    return summarize([rows[t] for t in dict.fromkeys(task_ids) if t in rows])

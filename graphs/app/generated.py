@@ -1,0 +1,112 @@
+"""Files generated from the method registry: langgraph.json and the README's method tables.
+
+``python -m graphs.app.generated`` rewrites them; ``--check`` only says whether they are
+stale (exit 1), which a test also asserts, so neither can drift from the ``Method``
+declarations or the compiled graphs. In the README each generated part sits between
+``<!-- generated: NAME -->`` and ``<!-- end generated -->``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from pathlib import Path
+from typing import Callable
+
+from graphs import METHODS, compiled, methods, studio_graphs
+
+ROOT = Path(__file__).resolve().parents[2]
+LANGGRAPH_JSON = ROOT / "langgraph.json"
+README = ROOT / "README.md"
+
+
+def langgraph_json() -> str:
+    """langgraph.json: every graph Studio serves, by file path as ``langgraph dev`` loads them."""
+    graphs = {
+        name: f"./{METHODS[method.name].replace('.', '/')}.py:{attribute}"
+        for name, (method, attribute) in studio_graphs().items()
+    }
+    return json.dumps({"dependencies": ["."], "graphs": graphs}, indent=2) + "\n"
+
+
+def method_table() -> str:
+    """The README's table of methods: what each is, its paper, its graph module and envs."""
+    rows = ["| method | paper | graph | envs (the paper's own in bold) |", "|---|---|---|---|"]
+    for method in methods():
+        envs = ", ".join(f"**`{env}`**" if env in method.paper_envs else f"`{env}`" for env in method.envs)
+        module = METHODS[method.name].replace(".", "/")
+        rows.append(f"| **{method.title}**: {method.summary} | {method.paper} | `{module}.py` | {envs} |")
+    return "\n".join(rows)
+
+
+# The node names with one meaning in every graph (README's glossary), in the order it gives them.
+VOCABULARY = ("plan", "act", "remedy", "align", "complete", "describe", "map_element", "reflect", "execute")
+
+
+def _drawings() -> dict[str, object]:
+    return {name: compiled(method, attribute).get_graph() for name, (method, attribute) in studio_graphs().items()}
+
+
+def node_table() -> str:
+    """Which node each compiled graph has: the vocabulary first, then the graphs' own nodes."""
+    drawings = _drawings()
+    present = {name: {n for n in drawing.nodes if not n.startswith("__")} for name, drawing in drawings.items()}
+    own = sorted(set().union(*present.values()) - set(VOCABULARY))
+    rows = ["| node | " + " | ".join(f"`{name}`" for name in present) + " |",
+            "|---|" + "---|" * len(present)]
+    for node in (*VOCABULARY, *own):
+        rows.append(f"| `{node}` | " + " | ".join("x" if node in nodes else "" for nodes in present.values()) + " |")
+    return "\n".join(rows)
+
+
+def diagrams() -> str:
+    """Every compiled graph as a Mermaid diagram (LangGraph's drawing), folded."""
+    return "\n".join(
+        f"<details><summary><code>{name}</code></summary>\n\n"
+        f"```mermaid\n{drawing.draw_mermaid().strip()}\n```\n</details>"
+        for name, drawing in _drawings().items()
+    )
+
+
+SECTIONS: dict[str, Callable[[], str]] = {"methods": method_table, "nodes": node_table, "diagrams": diagrams}
+_SECTION = re.compile(r"(<!-- generated: (\w+) -->\n)(.*?)(<!-- end generated -->)", re.DOTALL)
+
+
+def refreshed_readme(text: str) -> str:
+    """``text`` with every generated section rewritten."""
+
+    def fill(match: re.Match[str]) -> str:
+        name = match.group(2)
+        if name not in SECTIONS:
+            raise KeyError(f"README names an unknown generated section {name!r}")
+        return f"{match.group(1)}{SECTIONS[name]()}\n{match.group(4)}"
+
+    return _SECTION.sub(fill, text)
+
+
+def stale() -> list[Path]:
+    """The generated files that differ from what the registry makes of them now."""
+    wanted = {LANGGRAPH_JSON: langgraph_json(), README: refreshed_readme(README.read_text(encoding="utf-8"))}
+    return [path for path, text in wanted.items() if path.read_text(encoding="utf-8") != text]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m graphs.app.generated", description=__doc__.split("\n")[0])
+    parser.add_argument("--check", action="store_true", help="only report stale files (exit 1), write nothing")
+    args = parser.parse_args(argv)
+    out_of_date = stale()
+    if args.check:
+        for path in out_of_date:
+            print(f"stale: {path.name} (run python -m graphs.app.generated)")
+        return 1 if out_of_date else 0
+    LANGGRAPH_JSON.write_text(langgraph_json(), encoding="utf-8")
+    README.write_text(refreshed_readme(README.read_text(encoding="utf-8")), encoding="utf-8")
+    for path in out_of_date:
+        print(f"wrote {path.name}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,126 @@
+"""Command-line options turned into validated settings, before anything runs.
+
+Everything a command needs from its options is checked here, up front and without
+writing anything: the Context (types, ranges and choices from its field metadata), the
+model (its provider exists, its key or script is there), the tasks, and where results
+go. A bad value is a ``UsageError`` (or the Context's, model's or env's own error): one
+line, exit 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+from envs.base import make_env
+from graphs import method_named
+from graphs.app.training import load_plan
+from nodes.context import Context
+from graphs.app.evaluate import results_name
+from nodes.llm import model_for
+
+
+class UsageError(ValueError):
+    pass
+
+
+def _value(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        return text
+
+
+def pairs(items: list[str] | None, what: str) -> dict[str, Any]:
+    """``KEY=VALUE`` options as a dict, each value read as JSON when it is JSON."""
+    out: dict[str, Any] = {}
+    for item in items or []:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise UsageError(f"{what} expects KEY=VALUE, got {item!r}")
+        out[key.strip()] = _value(value)
+    return out
+
+
+# command-line flags that set a Context field directly
+FLAGS = {"model": "model", "temperature": "temperature", "max_tokens": "max_tokens",
+         "batch": "batch_size", "iterations": "iterations"}
+
+
+def context_from(args: argparse.Namespace, method: str, base: Context | None = None) -> Context:
+    """The run's Context from the command line (over ``base``, a thread's own Context,
+    when continuing one), validated and with its model checked."""
+    declared = method_named(method)
+    values: dict[str, Any] = base.to_dict() if base else {}
+    env = getattr(args, "env", None) or values.get("env") or declared.default_env
+    if env not in declared.envs:
+        raise UsageError(f"{method} runs on {', '.join(declared.envs)}, not {env!r}")
+    values["env"] = env
+    if getattr(args, "env_option", None) or not base:
+        values["env_options"] = pairs(getattr(args, "env_option", None), "--env-option")
+    known = Context.field_names()
+    for key, value in pairs(getattr(args, "set", None), "--set").items():
+        if key not in known or key in ("env", "env_options"):
+            raise UsageError(f"unknown --set key {key!r}; Context fields: {', '.join(sorted(known))}")
+        values[key] = value
+    for flag, name in FLAGS.items():
+        if getattr(args, flag, None) is not None:
+            values[name] = getattr(args, flag)
+    if getattr(args, "plan", None):
+        if declared.training is None:
+            raise UsageError(f"{method} does not take a plan file (only a method with a training phase learns one)")
+        try:
+            values["plan"] = load_plan(args.plan)
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
+    context = Context(**values)
+    check_model(context)
+    declared.check(context, False)  # settings that contradict each other (AutoPlan's few_shot)
+    return context
+
+
+def check_model(context: Context) -> None:
+    """Build the run's model now (cached for the run): an unknown provider, a missing
+    package, key or script fails here, before a step runs or a checkpoint is written."""
+    model_for(context.model, context.temperature, context.max_tokens, timeout=context.timeout,
+              retries=context.retries)
+
+
+def task_list(context: Context, split: str | None, selection: str | None) -> list[str]:
+    """Task ids from ``--tasks`` (``0:50`` slices the split's list; ``a,b`` names ids)."""
+    env = make_env(context.env, **context.env_options)
+    available = env.task_ids(split)  # task lists are read from data files: no env is started
+    if not selection:
+        return available
+    if ":" in selection and all(p.strip().lstrip("-").isdigit() or not p.strip() for p in selection.split(":")):
+        start, _, stop = selection.partition(":")
+        return available[int(start) if start.strip() else None: int(stop) if stop.strip() else None]
+    wanted = [t.strip() for t in selection.split(",") if t.strip()]
+    for task_id in wanted:  # the env decides (MiniWoB accepts any seed of a known task)
+        env.check_task(task_id)
+    return wanted
+
+
+def results_path(given: str | None, method: str, context: Context) -> Path:
+    """Where ``eval`` writes its rows (default: results/METHOD-ENV-MODEL.jsonl), checked
+    to be a file that can be created, before anything runs."""
+    path = Path(given) if given else results_name(method, context)
+    if path.is_dir():
+        raise UsageError(f"--results {path} is a directory; name a .jsonl file")
+    for parent in path.parents:
+        if parent.exists() and not parent.is_dir():
+            raise UsageError(f"cannot create results file {path}: {parent} is not a directory")
+    return path
+
+
+def positive(text: str) -> int:
+    """argparse type of counts that must be at least 1 (--concurrency)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {value}")
+    return value

@@ -1,0 +1,125 @@
+"""Running one task as a checkpointed thread, and resuming it.
+
+A thread records which method ran it and its Context (as JSON in the checkpoint
+metadata; the Context never holds keys), so ``introspect resume THREAD_ID`` needs
+nothing but the thread id. The live env is rebuilt from the snapshot in state.
+
+Graphs are compiled once per process (each ``Method.graph``) and bound to a
+checkpointer with ``Pregel.copy``, which shares the compiled nodes and channels: about
+0.03 ms instead of 4-11 ms of compiling per run, and nothing that keeps a closed
+checkpointer alive.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any, Awaitable, Callable
+
+from langgraph.checkpoint.base import BaseCheckpointSaver
+
+from envs.sessions import SESSIONS
+from graphs import method_named
+from graphs.app.checkpoint import copy_thread
+from graphs.method import DEFAULT_RECURSION_LIMIT
+from nodes.context import Context
+
+OnUpdate = Callable[[str, dict[str, Any]], Awaitable[None] | None]
+
+
+class ThreadError(ValueError):
+    """An unknown thread, or a thread this version cannot resume."""
+
+
+@dataclass
+class Outcome:
+    """How a thread ended (or stopped), from its final state."""
+
+    thread_id: str
+    method: str
+    state: dict[str, Any]
+    finished: bool
+
+
+def graph_for(method: str, checkpointer: BaseCheckpointSaver | None) -> Any:
+    """The method's compiled graph bound to ``checkpointer`` (no recompilation)."""
+    return method_named(method).graph.copy(update={"checkpointer": checkpointer})
+
+
+def run_config(thread_id: str, method: str, context: Context) -> dict[str, Any]:
+    """The thread's config; its metadata makes the thread resumable by id alone."""
+    return {
+        "configurable": {"thread_id": thread_id},
+        "metadata": {"introspect_method": method, "introspect_context": json.dumps(context.to_dict())},
+        "recursion_limit": max(method_named(method).recursion_limit(context), DEFAULT_RECURSION_LIMIT),
+    }
+
+
+async def drive(
+    method: str,
+    context: Context,
+    thread_id: str,
+    checkpointer: BaseCheckpointSaver,
+    graph_input: dict[str, Any] | None,
+    on_update: OnUpdate | None = None,
+) -> Outcome:
+    """Run (``graph_input``) or continue (None) a thread to its end, streaming node updates."""
+    method = method_named(method).name
+    graph = graph_for(method, checkpointer)
+    config = run_config(thread_id, method, context)
+    try:
+        async for chunk in graph.astream(graph_input, config, context=context, stream_mode="updates"):
+            for node, update in chunk.items():
+                if on_update is not None and isinstance(update, dict):
+                    maybe = on_update(node, update)
+                    if maybe is not None:
+                        await maybe
+    finally:
+        await SESSIONS.release(thread_id)
+    return await outcome_of(method, thread_id, checkpointer)
+
+
+async def outcome_of(method: str, thread_id: str, checkpointer: BaseCheckpointSaver) -> Outcome:
+    """Where a thread stands now: its latest state and whether it has finished.
+
+    A thread has finished when nothing is left to run: no next node, and no task whose writes
+    are saved but not yet folded into a checkpoint (LangGraph persists checkpoints in the
+    background, so a process killed right after a step can leave such a task, and ``next``
+    alone would then look empty)."""
+    snapshot = await graph_for(method, checkpointer).aget_state({"configurable": {"thread_id": thread_id}})
+    finished = bool(snapshot.values) and not (snapshot.next or snapshot.tasks)
+    return Outcome(thread_id, method, dict(snapshot.values), finished=finished)
+
+
+async def thread_metadata(checkpointer: BaseCheckpointSaver, thread_id: str) -> dict[str, Any]:
+    """The metadata of a thread's latest checkpoint (what introspect recorded at its start)."""
+    found = await checkpointer.aget_tuple({"configurable": {"thread_id": thread_id}})
+    if found is None:
+        raise ThreadError(f"no checkpointed thread {thread_id!r}")
+    meta = dict(found.metadata or {})
+    if not meta.get("introspect_context") or not (meta.get("introspect_method") or meta.get("introspect_training")):
+        raise ThreadError(f"thread {thread_id!r} was not started by introspect")
+    return meta
+
+
+async def thread_context(checkpointer: BaseCheckpointSaver, thread_id: str) -> tuple[str, Context]:
+    """The method and Context a run thread was started with."""
+    meta = await thread_metadata(checkpointer, thread_id)
+    if not meta.get("introspect_method"):
+        raise ThreadError(f"thread {thread_id!r} is a training thread; continue it with introspect resume")
+    return str(meta["introspect_method"]), Context.from_dict(json.loads(meta["introspect_context"]))
+
+
+async def resume(
+    checkpointer: BaseCheckpointSaver, thread_id: str, on_update: OnUpdate | None = None
+) -> Outcome:
+    """Continue an interrupted run thread from its last checkpoint."""
+    method, context = await thread_context(checkpointer, thread_id)
+    return await drive(method, context, thread_id, checkpointer, None, on_update)
+
+
+async def fork(checkpointer: BaseCheckpointSaver, source: str, target: str) -> None:
+    """Copy run thread ``source`` to ``target``, whose latest checkpoint is then ``source``'s:
+    ``drive(..., target, None)`` continues the copy and leaves ``source`` as it was."""
+    await thread_context(checkpointer, source)  # a run thread introspect started
+    await copy_thread(checkpointer, source, target)

@@ -1,0 +1,72 @@
+"""The one contract every method declares: ``METHOD = Method(...)`` in its graph module.
+
+The command line, the runner, the evaluation harness, ``introspect graphs``, langgraph.json
+and the README's tables are all derived from these declarations (``graphs.method_named``
+finds one by name or alias), so nothing probes a module for optional functions and a
+method's defaults live in one place.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from langgraph.graph.state import CompiledStateGraph
+
+from envs.base import Env
+from nodes.context import Context
+
+DEFAULT_RECURSION_LIMIT = 2000  # LangGraph supersteps a run may take when the method gives no bound
+
+
+def _no_narration(node: str, update: dict[str, Any]) -> str | None:
+    return None
+
+
+def _no_check(context: Context, training: bool) -> None:
+    return None
+
+
+def _default_recursion_limit(context: Context) -> int:
+    return DEFAULT_RECURSION_LIMIT
+
+
+@dataclass(frozen=True)
+class Training:
+    """A method's training phase (AutoPlan): what the app's training driver needs from it.
+
+    The driver (graphs.app.training) runs ``build_graph()`` on the tasks ``pool`` draws from the
+    env's training splits, streams every update to ``narrate``, writes what ``record`` makes of
+    the final state, and calls ``release`` with the latest state when a run stops early.
+    """
+
+    build_graph: Callable[..., CompiledStateGraph]
+    pool: Callable[[Env, str | None, str | None], list[str]]  # (env, split, task type) -> task ids
+    record: Callable[[dict[str, Any], Context], dict[str, Any]]  # final state -> what is written
+    release: Callable[[dict[str, Any]], Awaitable[None]]  # closes what a stopped run left open
+    narrate: Callable[[str, dict[str, Any]], str | None] = _no_narration
+
+
+@dataclass(frozen=True)
+class Method:
+    """One introspective method as the framework sees it."""
+
+    name: str  # "laser": the registry key, the CLI's METHOD, langgraph.json's graph name
+    title: str  # "LASER"
+    summary: str  # what the method does, in a few words (README's method table)
+    paper: str  # "Ma et al. 2023"
+    build_graph: Callable[..., CompiledStateGraph]  # build_graph(checkpointer=None)
+    graph: CompiledStateGraph  # compiled once per process, without a checkpointer (Studio adds one)
+    envs: tuple[str, ...]  # every env it runs on
+    paper_envs: tuple[str, ...]  # the paper's own setting(s)
+    default_env: str
+    defaults: Mapping[str, Any]  # the method's published limits, the one mapping its nodes read
+    result: Callable[[dict[str, Any]], dict[str, Any]]  # per-task fields of evaluation rows
+    aliases: tuple[str, ...] = ()
+    recursion_limit: Callable[[Context], int] = _default_recursion_limit
+    narrate: Callable[[str, dict[str, Any]], str | None] = _no_narration  # one CLI line per node update
+    check: Callable[[Context, bool], None] = _no_check  # settings that contradict each other (EnvError)
+    training: Training | None = None
+    # graphs Studio serves (langgraph.json): graph name -> attribute of the method's module
+    studio_graphs: Mapping[str, str] = field(default_factory=dict)

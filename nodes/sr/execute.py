@@ -1,0 +1,77 @@
+"""Executing the next queued action and judging the trial (paper 002, Sec. 3.3-3.4, 4.3).
+
+One action per node run, so every step is checkpointed. Before the action, the env's
+disabled ids are set to the failed click targets the memory holds for this step, and the
+step keeps the screen it was taken on as shown (for the reflection prompt, Appendix E). A
+malformed plan line is not sent to the env: it is recorded as an invalid action with the
+parser's explanation, which ends the trial with status exception (the paper halts a plan
+that holds non-executable actions and resorts to reflection). After the action the trial
+status is computed from the current stage's screens (nodes/sr/stage.py). Every executed action
+adds the screen after it, hold and release too: the paper judges "no change" by comparing
+screens (Sec. 3.4) and its code does so after every action, so a plan that starts with
+"hold CTRL" ends there with "no change", as it does in that code. Only key presses describe
+themselves; hold and release are paraphrased like clicks, as that code does.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langchain_core.runnables import RunnableConfig
+from langgraph.runtime import Runtime
+
+import prompts
+from nodes.context import Context
+from nodes.environment import execute, live_env
+from nodes.llm import caller_for
+from nodes.sr.actions import kind
+from nodes.sr.constrain import constrain_step
+from nodes.sr.stage import status
+from nodes.sr.state import SRState, StepRecord
+from nodes.state import Step
+
+SELF_DESCRIBING = ("press",)  # key presses need no paraphrase (the paper's code)
+
+
+def invalid_description(action: str, feedback: str) -> str:
+    """What the planner reads about a refused action (no model call needed)."""
+    return prompts.render("structured_reflection/invalid_action", action=action, feedback=feedback)
+
+
+async def execute_action(state: SRState, runtime: Runtime[Context], config: RunnableConfig) -> dict[str, Any]:
+    """Execute the head of ``pending`` and compute the trial status."""
+    ctx = runtime.context
+    pending = list(state["pending"])
+    item = pending.pop(0)
+    steps = list(state.get("steps", []))
+    update: dict[str, Any] = await constrain_step(state, ctx, config, len(steps))
+    state = {**state, **update}  # type: ignore[assignment]
+    screens = list(state.get("screens", []))
+    record = StepRecord(action=item["action"], source=item["source"], valid=True, screen=state.get("observation", ""),
+                        disabled=list(state.get("disabled", [])), stage=int(state.get("stage", 0)))
+    if item.get("description") or kind(item["action"]) in SELF_DESCRIBING:
+        record["description"] = item.get("description") or item["action"]
+    if item.get("error"):
+        record.update(valid=False, feedback=item["error"])
+        update["trajectory"] = [Step(node="execute", action=item["action"], rationale=item["source"],
+                                     observation=state.get("observation", ""), reward=0.0, valid=False,
+                                     feedback=item["error"])]
+        update["actions"] = int(state.get("actions", 0)) + 1
+    else:
+        env = await live_env(state, ctx, config)
+        llm = caller_for(ctx, state)
+        result, executed = await execute(
+            env, state, config, item["action"], node="execute", caller=llm, rationale=item["source"]
+        )
+        executed["usage"] = llm.usage
+        update.update(executed)
+        if not executed["trajectory"][0].get("valid", True):
+            record.update(valid=False, feedback=executed["trajectory"][0].get("feedback", ""))
+        screens.append(result.observation.text)
+    if not record["valid"]:
+        record["description"] = invalid_description(record["action"], record["feedback"])
+    steps.append(record)
+    update.update(pending=pending, steps=steps, screens=screens)
+    after: SRState = {**state, **update}  # type: ignore[typeddict-item]
+    update["status"] = status(after, ctx, exception=not record["valid"], stopped=False)
+    return update
