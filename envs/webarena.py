@@ -198,9 +198,7 @@ class WebArenaEnv(Env):
 
     async def _open(self, task_id: str) -> None:
         """A fresh browser context for ``task_id`` (sites resolved, allowlist set, cookies loaded)."""
-        self.check_task(task_id)
-        raw = webarena_tasks.config(task_id)
-        urls = webarena_tasks.site_urls(raw, local_url=lambda site: shared_site(site).url)
+        raw, urls = await asyncio.to_thread(self._sites, task_id)
         state = await self._login(raw, urls)
         await self.close()
         policy = UrlPolicy(origins=webarena_tasks.origins(urls))
@@ -211,6 +209,13 @@ class WebArenaEnv(Env):
         await session.context.add_init_script(webarena_forms.EDIT_TRACKER)
         names = webarena_tasks.site_names(urls)
         self._ep = _Episode(task_id, webarena_tasks.resolve(raw, urls), session, names)
+
+    def _sites(self, task_id: str) -> tuple[dict[str, Any], dict[str, str]]:
+        """The task's config and its sites' URLs. Blocking (the task files are read, a local
+        site is started on first use): run in a worker thread, off the event loop."""
+        self.check_task(task_id)
+        raw = webarena_tasks.config(task_id)
+        return raw, webarena_tasks.site_urls(raw, local_url=lambda site: shared_site(site).url)
 
     @staticmethod
     async def _login(raw: dict[str, Any], urls: dict[str, str]) -> dict[str, Any] | None:

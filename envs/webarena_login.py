@@ -229,5 +229,6 @@ async def local_state(site: str, base_url: str) -> dict:
     """A signed-in storage state for a local site, made once per process with its demo account
     (two tasks starting at once may both sign in: harmless, each gets a valid session)."""
     if base_url not in _LOCAL_STATES:
-        _LOCAL_STATES[base_url] = await sign_in((site,), {site: LOCAL_ACCOUNTS[site]()}, {site: base_url})
+        account = await asyncio.to_thread(LOCAL_ACCOUNTS[site])  # reads the site's data file
+        _LOCAL_STATES[base_url] = await sign_in((site,), {site: account}, {site: base_url})
     return _LOCAL_STATES[base_url]

@@ -39,3 +39,40 @@ def write_script(tmp_path: Path) -> Callable[..., str]:
         return f"scripted:{path}"
 
     return write
+
+
+@pytest.fixture
+def run_graph(write_script):
+    """Run a graph of langgraph.json to its end with a script: ``await run_graph(graph,
+    graph_input, replies, env=..., checkpointer=..., thread=..., **context)`` returns the
+    ``graphs.runner.Outcome``. ``replies`` are scripted-model lines (or pass ``model=`` a
+    spec). Method graphs go through ``graphs.runner.drive``, the CLI's own path (thread
+    metadata, env sessions released at the end; ``on_update(node, update)`` hears each
+    step); ``autoplan_training`` through its compiled graph. The checkpointer defaults to
+    a fresh in-memory one."""
+    from langgraph.checkpoint.memory import InMemorySaver
+
+    from envs.sessions import SESSIONS
+    from graphs import GRAPHS, load_method
+    from graphs.context import Context
+    from graphs.runner import Outcome, drive
+
+    async def run(graph: str, graph_input: dict[str, Any] | None, replies: list[dict[str, Any]] | None = None,
+                  *, model: str | None = None, env: str | None = None, checkpointer: Any = None,
+                  thread: str = "test-thread", on_update: Any = None, **context: Any) -> Outcome:
+        method, attr = GRAPHS[graph]
+        module = load_method(method)
+        context = Context(model=model or write_script(replies or []), env=env or module.DEFAULT_ENV, **context)
+        saver = checkpointer or InMemorySaver()
+        if attr == "graph":
+            return await drive(method, context, thread, saver, graph_input, on_update)
+        runner = getattr(module, attr).copy(update={"checkpointer": saver})
+        config = {"configurable": {"thread_id": thread}, "recursion_limit": module.recursion_limit(context)}
+        try:
+            await runner.ainvoke(graph_input, config, context=context)
+        finally:
+            await SESSIONS.close_all()
+        snapshot = await runner.aget_state(config)
+        return Outcome(thread, method, dict(snapshot.values), finished=not snapshot.next)
+
+    return run

@@ -1,0 +1,101 @@
+"""One known run of every graph Studio serves, as test material: the graph, its input, its
+Context, the scripted model's replies and what the final state must show.
+
+The four method graphs replay their shipped demos (each on its paper's environment: LASER on
+WebShop, Structured Reflection on MiniWoB++ in Chromium, Devil's Advocate on the local shop
+through the WebArena env, AutoPlan on a real ALFWorld game), without the demos' imitation
+latency unless asked; ``autoplan_training`` runs one training iteration on two HotpotQA
+training questions (SQLite full-text search), its batch in parallel branches.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from collections.abc import Callable
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[2]
+DEMOS = ROOT / "graphs" / "demos"
+GRAPH_IDS = tuple(json.loads((ROOT / "langgraph.json").read_text())["graphs"])
+
+
+@dataclass(frozen=True)
+class Scenario:
+    graph: str  # the graph's id in langgraph.json
+    method: str
+    env: str
+    graph_input: dict[str, Any]
+    replies: list[dict[str, Any]]
+    context: dict[str, Any] = field(default_factory=dict)  # Context fields besides model and env
+    check: Callable[[dict[str, Any]], None] = lambda state: None  # asserts on the final state
+
+    def context_for(self, spec: str) -> dict[str, Any]:
+        """The Context as JSON (what Studio and ``Context(**...)`` take) for model ``spec``."""
+        return {"model": spec, "env": self.env, **self.context}
+
+    def write_script(self, path: Path, *, latency: bool = False) -> str:
+        """The replies as a script at ``path`` (their ``delay`` kept only with ``latency``);
+        returns the ``scripted:`` spec."""
+        lines = [r if latency else {k: v for k, v in r.items() if k != "delay"} for r in self.replies]
+        path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+        return f"scripted:{path}"
+
+
+def demo_replies(method: str) -> list[dict[str, Any]]:
+    spec = json.loads((DEMOS / f"{method}.json").read_text())
+    return [json.loads(line) for line in (DEMOS / spec["script"]).read_text().splitlines() if line.strip()]
+
+
+def _demo(method: str, check: Callable[[dict[str, Any]], None]) -> Scenario:
+    spec = json.loads((DEMOS / f"{method}.json").read_text())
+    return Scenario(method, method, spec["env"], {"task_id": spec["task_id"]}, demo_replies(method),
+                    dict(spec.get("context", {})), check)
+
+
+def _won(state: dict[str, Any]) -> None:
+    assert state["success"] is True and state["reward"] == 1.0, (state.get("reward"), state.get("stop_reason"))
+
+
+def _laser(state: dict[str, Any]) -> None:
+    _won(state)
+    assert state["trajectory"][-1]["action"] == "click[Buy Now]"
+
+
+def _sr(state: dict[str, Any]) -> None:
+    _won(state)
+    assert [t["status"] for t in state["trials"]] == ["no change", "correct"]
+
+
+def _da(state: dict[str, Any]) -> None:
+    _won(state)
+    assert len(state["backtracks"]) == 1
+
+
+# HotpotQA questions (gold "yes", then "Greenwich Village, New York City"); the graph trains on the
+# pool it is given (the CLI's `train` is what restricts it to the training split)
+QA_TRAIN = ("5a8b57f25542995d1e6f1371", "5a8e3ea95542995a26add48d")
+NEW_PLAN = "1. Search each entity.\n2. Answer with finish[answer]."
+
+
+def _training(state: dict[str, Any]) -> None:
+    assert state["plans"] == ["", NEW_PLAN]
+    assert sorted(e["task_id"] for e in state["experiences"]) == sorted(QA_TRAIN)
+    assert {e["task_id"]: e["success"] for e in state["experiences"]} == {QA_TRAIN[0]: True, QA_TRAIN[1]: False}
+
+
+SCENARIOS: dict[str, Scenario] = {
+    "laser": _demo("laser", _laser),
+    "structured_reflection": _demo("structured_reflection", _sr),
+    "devils_advocate": _demo("devils_advocate", _da),
+    "autoplan": _demo("autoplan", _won),
+    # both branches read the script in lockstep: thought, action, formalized command; then a
+    # summary per experience (no plan yet: HotpotQA asks no flaw, no revision); the plan update
+    "autoplan_training": Scenario(
+        "autoplan_training", "autoplan", "hotpotqa", {"task_ids": list(QA_TRAIN)},
+        [{"content": c} for c in ("Both are American.", "finish with yes", "finish[yes]", "Summary.",
+                                  "New Task Plan:\n" + NEW_PLAN)],
+        {"batch_size": 2, "iterations": 1, "max_actions": 1}, _training),
+}
+assert set(SCENARIOS) == set(GRAPH_IDS), "a graph of langgraph.json has no scenario"
