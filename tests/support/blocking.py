@@ -10,8 +10,8 @@ to exist) pass, as on the server.
 
 from __future__ import annotations
 
-from contextlib import contextmanager
 from collections.abc import Iterator
+from contextlib import contextmanager
 
 from blockbuster import BlockBuster
 

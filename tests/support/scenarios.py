@@ -11,9 +11,9 @@ training questions (SQLite full-text search), its batch in parallel branches.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from collections.abc import Callable
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
