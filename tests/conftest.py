@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import pytest
 
 from nodes import llm
+from tests.support.openai_stub import OpenAIStub
+
+STUB_KEY = "sk-introspect-test-4b1d9e7c2a"  # distinctive, so a leak is found by grepping for it
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -76,3 +80,14 @@ def run_graph(write_script):
         return Outcome(thread, method, dict(snapshot.values), finished=not snapshot.next)
 
     return run
+
+
+@pytest.fixture
+def openai_stub(monkeypatch):
+    """The local OpenAI-compatible server (tests.support.openai_stub) for this test, with
+    OPENAI_BASE_URL pointing at it and OPENAI_API_KEY set to ``STUB_KEY``; queue its
+    ``replies`` and set its ``faults`` in the test."""
+    with OpenAIStub() as server:
+        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+        monkeypatch.setenv("OPENAI_API_KEY", STUB_KEY)
+        yield server

@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tests.support.openai_stub import Reply
+
 ROOT = Path(__file__).resolve().parents[2]
 DEMOS = ROOT / "graphs" / "demos"
 GRAPH_IDS = tuple(json.loads((ROOT / "langgraph.json").read_text())["graphs"])
@@ -34,6 +36,10 @@ class Scenario:
     def context_for(self, spec: str) -> dict[str, Any]:
         """The Context as JSON (what Studio and ``Context(**...)`` take) for model ``spec``."""
         return {"model": spec, "env": self.env, **self.context}
+
+    def stub_replies(self) -> list[Reply]:
+        """The replies for the OpenAI-compatible stub (tests.support.openai_stub)."""
+        return [Reply(content=r.get("content", ""), tool_calls=r.get("tool_calls", [])) for r in self.replies]
 
     def write_script(self, path: Path, *, latency: bool = False) -> str:
         """The replies as a script at ``path`` (their ``delay`` kept only with ``latency``);
