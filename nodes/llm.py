@@ -276,7 +276,7 @@ class Caller:
             _ATTEMPTS.reset(token)
         self.position += 1
         self.usage = add_usage(self.usage, usage_of_call(spec, message.usage_metadata, attempts.retries))
-        return message
+        return message if tools else text_only(message)
 
 
 @dataclass
@@ -294,6 +294,16 @@ class CallerJudge:
         reply = await self.caller._call(model, self.spec, [*messages, HumanMessage(prompt)])
         self.calls += 1
         return reply.text
+
+
+def text_only(message: AIMessage) -> AIMessage:
+    """The reply to a call that offered no tools, as text: a server that answers with a tool
+    call anyway has said only its text (often nothing, which the method treats as any
+    malformed reply), and tool calls must not go back to the API unanswered in a re-ask."""
+    if not (message.tool_calls or message.invalid_tool_calls or "tool_calls" in message.additional_kwargs):
+        return message
+    extra = {k: v for k, v in message.additional_kwargs.items() if k not in ("tool_calls", "function_call")}
+    return message.model_copy(update={"tool_calls": [], "invalid_tool_calls": [], "additional_kwargs": extra})
 
 
 def before_stop(message: AIMessage, stop: Sequence[str]) -> AIMessage:
