@@ -30,6 +30,7 @@ class Reply:
     headers: dict[str, str] = field(default_factory=dict)  # e.g. {"retry-after": "1"}
     delay: float = 0.0
     drop: bool = False  # close the connection without answering
+    error: str = ""  # the error message of a failure (default "injected <status>")
     prompt_tokens: int = 11
     completion_tokens: int = 7
 
@@ -122,7 +123,7 @@ class OpenAIStub:
                         pass  # the client already gave up (an injected timeout)
                     return
                 if reply.status != 200:
-                    payload = {"error": {"message": f"injected {reply.status}", "type": "server_error"}}
+                    payload = {"error": {"message": reply.error or f"injected {reply.status}", "type": "server_error"}}
                     self._send(reply.status, payload, reply.headers)
                     return
                 message: dict[str, Any] = {"role": "assistant", "content": reply.content or None}
