@@ -37,7 +37,7 @@ from envs import webarena_actions as acts
 from envs import webarena_eval, webarena_forms, webarena_login, webarena_tasks
 from envs.base import Env, EnvError, Judge, Observation, StepResult, invalid, judge_option
 from envs.browser import BrowserSession, UrlPolicy
-from envs.sites.serve import shared_site
+from envs.sites.serve import site_url as local_site_url
 from envs.webarena_observe import (
     Screen, client_rects, layout_boxes, observation_text, render_tree, tab_header, unboxed,
 )
@@ -215,7 +215,7 @@ class WebArenaEnv(Env):
         site is started on first use): run in a worker thread, off the event loop."""
         self.check_task(task_id)
         raw = webarena_tasks.config(task_id)
-        return raw, webarena_tasks.site_urls(raw, local_url=lambda site: shared_site(site).url)
+        return raw, webarena_tasks.site_urls(raw, local_url=local_site_url)
 
     @staticmethod
     async def _login(raw: dict[str, Any], urls: dict[str, str]) -> dict[str, Any] | None:

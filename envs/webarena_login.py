@@ -43,7 +43,7 @@ from playwright.async_api import Error as PlaywrightError, Page, TimeoutError as
 from envs import webarena_tasks
 from envs.base import EnvError
 from envs.browser import BrowserSession, UrlPolicy
-from envs.sites.serve import shared_site
+from envs.sites.serve import site_url as local_site_url
 from envs.sites.shop.store import load_store
 
 
@@ -139,7 +139,7 @@ def site_url(site: str, environ: Mapping[str, str]) -> str:
     if site not in SITES:
         raise EnvError(f"no login for site {site!r}; sites with accounts: {', '.join(sorted(SITES))}")
     if site in webarena_tasks.LOCAL_SITES.values():
-        return shared_site(site).url
+        return local_site_url(site)
     var = SITE_VARS[site]
     url = environ.get(var, "").strip().rstrip("/")
     if not url:

@@ -325,6 +325,22 @@ async def test_shop_10_fails_when_the_message_misses_the_point(env) -> None:
     assert final.info["evaluators"][0]["passed"] is False
 
 
+async def test_shop_15_message_sent_once_through_the_contact_form(env) -> None:
+    from envs.sites.serve import shared_site
+
+    before = len(shared_site("shop").records)
+    form = await start(env, "shop-15")
+    await ok(env, f"type [{element(form, 'textbox', 'Order Number')}] [000000174] [0]")
+    await ok(env, f"type [{element(form, 'textbox', 'What’s on your mind?')}] [Can this order still be changed?] [0]")
+    lower = (await ok(env, "scroll [down]")).observation.text
+    sent = await ok(env, f"click [{element(lower, 'button', 'Submit')}]")
+    assert "Thanks for contacting us" in sent.observation.text
+    await finish(env)
+    [record] = shared_site("shop").records[before:]  # the site kept the one message sent
+    assert record["form"] == "/contact/post" and record["fields"]["order"] == "000000174"
+    assert record["fields"]["comment"] == "Can this order still be changed?"
+
+
 async def test_shop_11_phone_and_question_draft(env) -> None:
     form = await start(env, "shop-11")
     await ok(env, f"type [{element(form, 'textbox', 'Phone Number')}] [555-0142] [0]")
@@ -351,7 +367,7 @@ async def test_shop_13_fuzzy_match_needs_a_judge(env, write_script: Callable[...
 
 def test_every_local_task_has_a_solution_here() -> None:
     solved = {"shop-0", "shop-1", "shop-2", "shop-3", "shop-4", "shop-5", "shop-6", "shop-7", "shop-8",
-              "shop-9", "shop-10", "shop-11", "shop-12", "shop-13", "shop-14"}
+              "shop-9", "shop-10", "shop-11", "shop-12", "shop-13", "shop-14", "shop-15"}
     assert set(webarena_tasks.task_ids("local")) == solved
 
 
