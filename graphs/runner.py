@@ -73,7 +73,7 @@ async def drive(
     try:
         async for chunk in graph.astream(graph_input, config, context=context, stream_mode="updates"):
             for node, update in chunk.items():
-                if on_update is not None and isinstance(update, dict):
+                if on_update is not None and isinstance(update, dict) and not node.startswith("__"):
                     maybe = on_update(node, update)
                     if maybe is not None:
                         await maybe
@@ -83,9 +83,15 @@ async def drive(
 
 
 async def outcome_of(method: str, thread_id: str, checkpointer: BaseCheckpointSaver) -> Outcome:
-    """Where a thread stands now: its latest state and whether it has finished."""
+    """Where a thread stands now: its latest state and whether it has finished.
+
+    A thread has finished when its latest checkpoint has no task at all. A process killed
+    after a node's writes were saved but before the next checkpoint leaves a checkpoint whose
+    task has completed: LangGraph then shows no ``next`` node (and the writes in ``values``),
+    yet the run goes on from there when resumed."""
     snapshot = await graph_for(method, checkpointer).aget_state({"configurable": {"thread_id": thread_id}})
-    return Outcome(thread_id, method, dict(snapshot.values), finished=bool(snapshot.values) and not snapshot.next)
+    finished = bool(snapshot.values) and not snapshot.next and not snapshot.tasks
+    return Outcome(thread_id, method, dict(snapshot.values), finished=finished)
 
 
 async def thread_metadata(checkpointer: BaseCheckpointSaver, thread_id: str) -> dict[str, Any]:
