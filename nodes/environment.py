@@ -6,7 +6,9 @@ first brings its env to the state the graph believes it is in.
 
 Envs whose scoring asks a model (``envs.base.JudgedEnv``) get their judge here, from the
 stepping node's own Caller: the judge's calls then count with the run's (scripted runs
-stay deterministic on resume) and the result records which model judged.
+stay deterministic on resume) and the result records which model judged. Envs whose actions
+reach a site (``envs.base.JournaledEnv``) learn which graph step each action belongs to, so a
+step re-run after a crash does not send the site the same thing twice.
 """
 
 from __future__ import annotations
@@ -15,8 +17,9 @@ import uuid
 from typing import Any
 
 from langchain_core.runnables import RunnableConfig
+from langgraph.runtime import get_runtime
 
-from envs.base import Env, JudgedEnv, Observation, StepResult
+from envs.base import Env, JournaledEnv, JudgedEnv, Observation, StepResult
 from envs.sessions import SESSIONS
 from nodes.llm import Caller, CallerJudge
 from nodes.state import RunState, Step
@@ -75,6 +78,8 @@ async def execute(
     """Run ``action``; returns the result and the state update (trajectory, snapshot, counters,
     and on the final step the env's ``evaluation``). ``caller`` is the node's model caller:
     an env that judges with the run's model asks it, so the node's usage covers the judge."""
+    if isinstance(env, JournaledEnv):  # a step re-run after a crash must not repeat what the site got
+        env.at_step(session_key(config, state), get_runtime().execution_info.task_id)
     judged = env if isinstance(env, JudgedEnv) and env.judge_model else None
     judge: CallerJudge | None = None
     if judged is not None:
@@ -114,5 +119,5 @@ async def execute(
 
 
 async def release(state: RunState, config: RunnableConfig) -> None:
-    """Close the run's env at the end of a run."""
-    await SESSIONS.release(session_key(config, state))
+    """Close the run's env at the end of a run (it has finished: nothing is kept to resume it)."""
+    await SESSIONS.release(session_key(config, state), finished=True)

@@ -18,9 +18,11 @@ STUB_KEY = "sk-introspect-test-4b1d9e7c2a"  # distinctive, so a leak is found by
 
 @pytest.fixture(scope="session", autouse=True)
 def _cache_in_tmp(tmp_path_factory):
-    """Derived data (the WebShop catalogue's cache) goes to a temporary folder, also for
-    the subprocesses tests start, never to the user's cache."""
+    """Derived data (the WebShop catalogue's cache) and what runs keep in INTROSPECT_HOME
+    (checkpoints, journals) go to temporary folders, also for the subprocesses tests start,
+    never to the user's cache or the checkout."""
     os.environ["INTROSPECT_CACHE"] = str(tmp_path_factory.mktemp("cache"))
+    os.environ["INTROSPECT_HOME"] = str(tmp_path_factory.mktemp("home"))
 
 
 @pytest.fixture(autouse=True)

@@ -341,6 +341,36 @@ async def test_shop_15_message_sent_once_through_the_contact_form(env) -> None:
     assert record["fields"]["comment"] == "Can this order still be changed?"
 
 
+async def test_a_page_a_form_submission_returned_is_restored_without_submitting_again(env) -> None:
+    """The contact form's answer comes from a POST: its URL alone shows something else (asked
+    again, the shop answers 404), so the snapshot keeps the page; restoring it, in this env or a
+    fresh one, shows the same page and sends nothing to the site."""
+    from envs.sites.serve import shared_site
+
+    records = shared_site("shop").records
+    form = await start(env, "shop-15")
+    await ok(env, f"type [{element(form, 'textbox', 'What’s on your mind?')}] [Is it shipped?] [0]")
+    before = await env.snapshot()
+    assert "document" not in before["tabs"][0]  # a page a GET returned: its URL shows it again
+    lower = (await ok(env, "scroll [down]")).observation.text
+    sent = (await ok(env, f"click [{element(lower, 'button', 'Submit')}]")).observation
+    after = await env.snapshot()
+    assert "Thanks for contacting us" in after["tabs"][0]["document"]
+    count = len(records)
+    fresh = make_env("webarena")
+    try:
+        again = await fresh.restore(after)
+        assert again.text == sent.text and again.url == sent.url
+        assert "document" in (await fresh.snapshot())["tabs"][0]  # still the submission's answer
+    finally:
+        await fresh.close()
+    back = (await env.restore(before)).text  # the draft, before it was sent
+    assert "value: 'Is it shipped?'" in back and "Thanks for contacting us" not in back
+    assert len(records) == count  # restoring sent nothing
+    await env.restore(after)
+    await finish(env)
+
+
 async def test_shop_11_phone_and_question_draft(env) -> None:
     form = await start(env, "shop-11")
     await ok(env, f"type [{element(form, 'textbox', 'Phone Number')}] [555-0142] [0]")
