@@ -34,7 +34,7 @@ def test_every_run_completes_under_faults_and_reports_its_retries(method, openai
         args += ["--plan", str(plan)]
 
     code = main(args)
-    out, err = capsys.readouterr()
+    err = capsys.readouterr().err
 
     injected = openai_stub.faults.injected
     assert code == 0, err

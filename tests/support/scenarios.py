@@ -105,3 +105,48 @@ SCENARIOS: dict[str, Scenario] = {
         {"batch_size": 2, "iterations": 1, "max_actions": 1}, _training),
 }
 assert set(SCENARIOS) == set(GRAPH_IDS), "a graph of langgraph.json has no scenario"
+
+# Structured Reflection on click-checkboxes/2 (select fzzqo, NYYyS82, Submit): trial 1 ticks a
+# wrong box and fails; the lesson at index 2 is enforced in trial 2 after the first action is
+# replayed, and a new plan submits.
+CHECKBOXES = Scenario(
+    "structured_reflection", "structured_reflection", "miniwob", {"task_id": "click-checkboxes/2"},
+    [{"content": c, "delay": 0.3} for c in (
+        "1. click id=5\n2. click id=11\n3. click id=14", "ticked fzzqo", "ticked the wrong box", "submitted",
+        "For action index=2, you should click id=8.", "ticked NYYyS82", "click id=14")],
+    check=lambda state: _checkboxes(state),  # defined below
+)
+
+
+def _checkboxes(state: dict[str, Any]) -> None:
+    _won(state)
+    assert [t["status"] for t in state["trials"]] == ["failed", "correct"]
+    assert state["trials"][1]["sources"] == ["replay", "enforce", "plan"]
+
+
+# Devil's Advocate sending a message through the local shop's contact form (task shop-15, a
+# side effect the site keeps a record of): two subtasks, each action with its two remedies,
+# described, aligned and judged; the last one submits the form.
+_TYPE_ORDER, _TYPE_QUESTION, _SUBMIT = "type [47] [000000174] [0]", "type [50] [Can this order still be changed?] [0]", "click [52]"
+CONTACT = Scenario(
+    "devils_advocate", "devils_advocate", "webarena", {"task_id": "shop-15"},
+    [{"content": c, "delay": 0.2} for c in (
+        "List:\n1. Fill in the order number and the question.\n2. Send the message.",
+        _TYPE_ORDER, "type [45] [000000174] [0]", "type [49] [000000174] [0]",
+        "The action is to type the order number 000000174 into the Order Number field.",
+        "The action typed the order number into its field, as the step asks. YES", "NO", "NO",
+        _TYPE_QUESTION, "type [45] [Can this order still be changed?] [0]", "type [39] [Can this order still be changed?] [0]",
+        "The action is to type the question into the message field.", "The question is now in the message field. YES",
+        "NO", "YES",
+        _SUBMIT, "click [55]", "click [7]",
+        "The action is to send the message; the shop thanks the sender.", "The message was sent. YES",
+        "YES", "###Answer: The message was sent.")],
+    {"env_options": {"viewport_height": 1000}},  # the Submit button in view
+    lambda state: _contact(state),  # defined below
+)
+
+
+def _contact(state: dict[str, Any]) -> None:
+    _won(state)
+    assert [s["action"] for s in state["trajectory"]] == [_TYPE_ORDER, _TYPE_QUESTION, _SUBMIT,
+                                                          "stop [The message was sent.]"]
