@@ -65,6 +65,15 @@ async def sync_env(state: RunState, context: Any, config: RunnableConfig) -> tup
     )
 
 
+def graph_step_id() -> str:
+    """LangGraph's id of the graph step under way (the same when a crashed step runs again);
+    outside a graph, a fresh one."""
+    try:
+        return get_runtime().execution_info.task_id
+    except RuntimeError:
+        return f"step-{uuid.uuid4().hex}"
+
+
 async def execute(
     env: Env,
     state: RunState,
@@ -79,7 +88,7 @@ async def execute(
     and on the final step the env's ``evaluation``). ``caller`` is the node's model caller:
     an env that judges with the run's model asks it, so the node's usage covers the judge."""
     if isinstance(env, JournaledEnv):  # a step re-run after a crash must not repeat what the site got
-        env.at_step(session_key(config, state), get_runtime().execution_info.task_id)
+        env.at_step(session_key(config, state), graph_step_id())
     judged = env if isinstance(env, JudgedEnv) and env.judge_model else None
     judge: CallerJudge | None = None
     if judged is not None:
