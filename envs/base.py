@@ -193,6 +193,20 @@ class TrainingSplits(Protocol):
     training_splits: tuple[str, ...]
 
 
+@runtime_checkable
+class JournaledEnv(Protocol):
+    """An env whose actions reach outside the process (a website that stores what is sent),
+    so that a graph step run again after a crash must not do them twice.
+
+    The stepping node calls ``at_step(thread_id, step_id)`` before each step (``step_id`` is
+    LangGraph's id of the graph step, the same when a crashed step is run again); ``finish()``
+    when the run has finished, so what was kept to resume it can go."""
+
+    def at_step(self, thread_id: str, step_id: str) -> None: ...
+
+    async def finish(self) -> None: ...
+
+
 def judge_option(value: Any, env: str) -> str | None:
     """Parse an env's ``judge`` option: ``run``, ``off`` or a ``provider:model`` spec."""
     text = str(value).strip() if value is not None else "off"

@@ -14,7 +14,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from envs.base import Env, Observation, env_class, make_env
+from envs.base import Env, JournaledEnv, Observation, env_class, make_env
 
 
 def _fingerprint(snapshot: dict[str, Any] | None) -> str:
@@ -100,11 +100,14 @@ class EnvSessions:
         self._sessions[thread_id] = session
         return session
 
-    async def release(self, thread_id: str) -> None:
-        """Close and forget the thread's env (end of a run)."""
+    async def release(self, thread_id: str, *, finished: bool = False) -> None:
+        """Close and forget the thread's env (end of a run; ``finished``: the run is over, not
+        stopped by an error, so what the env kept to resume it can go)."""
         session = self._sessions.pop(thread_id, None)
         self._locks.pop(thread_id, None)
         if session is not None:
+            if finished and isinstance(session.env, JournaledEnv):
+                await session.env.finish()
             await session.env.close()
 
     async def close_all(self) -> None:

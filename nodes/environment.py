@@ -9,7 +9,9 @@ rule above holds everywhere and a capability an env lacks is a typed check, not 
 
 Envs whose scoring asks a model (``envs.base.JudgedEnv``) get their judge here, from the
 stepping node's own Caller: the judge's calls then count with the run's (scripted runs
-stay deterministic on resume) and the result records which model judged.
+stay deterministic on resume) and the result records which model judged. Envs whose actions
+reach a site (``envs.base.JournaledEnv``) learn which graph step each action belongs to, so a
+step re-run after a crash does not send the site the same thing twice.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import uuid
 from typing import Any
 
 from langchain_core.runnables import RunnableConfig
+from langgraph.runtime import get_runtime
 
 from envs.base import (
     DisablesElements,
@@ -29,6 +32,7 @@ from envs.base import (
     JudgedEnv,
     Observation,
     StepResult,
+    JournaledEnv,
     TrainingSplits,
     env_class,
 )
@@ -135,6 +139,15 @@ def training_splits(env: Env) -> tuple[str, ...]:
     return tuple(env.training_splits) if isinstance(env, TrainingSplits) else ()
 
 
+def graph_step_id() -> str:
+    """LangGraph's id of the graph step under way (the same when a crashed step runs again);
+    outside a graph, a fresh one."""
+    try:
+        return get_runtime().execution_info.task_id
+    except RuntimeError:
+        return f"step-{uuid.uuid4().hex}"
+
+
 async def execute(
     env: Env,
     state: RunState,
@@ -148,6 +161,8 @@ async def execute(
     """Run ``action``; returns the result and the state update (trajectory, snapshot, counters,
     and on the final step the env's ``evaluation``). ``caller`` is the node's model caller:
     an env that judges with the run's model asks it, so the node's usage covers the judge."""
+    if isinstance(env, JournaledEnv):  # a step re-run after a crash must not repeat what the site got
+        env.at_step(session_key(config, state), graph_step_id())
     judged = env if isinstance(env, JudgedEnv) and env.judge_model else None
     judge: CallerJudge | None = None
     if judged is not None:
@@ -187,10 +202,11 @@ async def execute(
 
 
 async def release(state: RunState, config: RunnableConfig) -> None:
-    """Close the run's env at the end of a run."""
+    """Close the run's env at the end of a run (it has finished: nothing is kept to resume it)."""
     await release_session(session_key(config, state))
 
 
 async def release_session(key: str) -> None:
-    """Close the env of session ``key`` (a thread id, or a batch branch's own session)."""
-    await SESSIONS.release(key)
+    """Close the env of session ``key`` (a thread id, or a batch branch's own session) whose
+    run has finished, so what its env kept to resume the run can go."""
+    await SESSIONS.release(key, finished=True)

@@ -18,6 +18,7 @@ providers keep their own client's retry policy, uncounted.
 from __future__ import annotations
 
 import os
+import re
 from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
@@ -40,8 +41,22 @@ class ModelCallError(RuntimeError):
     earlier calls and the failed call's retries."""
 
     def __init__(self, message: str, usage: Usage | None = None) -> None:
-        super().__init__(message)
+        super().__init__(redact(message))
         self.usage: Usage = add_usage(usage, None)
+
+
+_SECRET_NAME = re.compile(r"(KEY|TOKEN|SECRET|PASSWORD)$", re.IGNORECASE)
+
+
+def redact(text: str) -> str:
+    """``text`` with the value of every key-like environment variable (``*_API_KEY``,
+    ``*_TOKEN``, ...) replaced by ``***``. A server may echo the key in its error message
+    ("Incorrect API key provided: sk-..."), and a failed call's message goes to stderr, to
+    the results row and into the checkpoint's record of the failed node."""
+    for name, value in os.environ.items():
+        if len(value) >= 8 and _SECRET_NAME.search(name) and value in text:
+            text = text.replace(value, "***")
+    return text
 
 
 TIMEOUT = 120.0  # seconds per request: Context.timeout's default
@@ -277,7 +292,7 @@ class Caller:
         self.position += 1
         await load_prices(spec)
         self.usage = add_usage(self.usage, usage_of_call(spec, message.usage_metadata, attempts.retries))
-        return message
+        return message if tools else text_only(message)
 
 
 @dataclass
@@ -295,6 +310,16 @@ class CallerJudge:
         reply = await self.caller._call(model, self.spec, [*messages, HumanMessage(prompt)])
         self.calls += 1
         return reply.text
+
+
+def text_only(message: AIMessage) -> AIMessage:
+    """The reply to a call that offered no tools, as text: a server that answers with a tool
+    call anyway has said only its text (often nothing, which the method treats as any
+    malformed reply), and tool calls must not go back to the API unanswered in a re-ask."""
+    if not (message.tool_calls or message.invalid_tool_calls or "tool_calls" in message.additional_kwargs):
+        return message
+    extra = {k: v for k, v in message.additional_kwargs.items() if k not in ("tool_calls", "function_call")}
+    return message.model_copy(update={"tool_calls": [], "invalid_tool_calls": [], "additional_kwargs": extra})
 
 
 def before_stop(message: AIMessage, stop: Sequence[str]) -> AIMessage:

@@ -8,6 +8,10 @@ where its checkpoint left it. Every call is recorded in ``calls`` (the tools off
 and the prompt, with the call's stop sequences and token limit), which lets tests assert
 what the agent was shown and how it was asked. A reply is cut at the call's first stop
 sequence, as a server cuts it.
+
+A script named by file is read on its first call, in the worker thread LangChain runs a
+synchronous model in, never on the event loop (LangGraph's server refuses blocking calls
+there); ``load()`` reads it earlier where a malformed script must be refused up front.
 """
 
 from __future__ import annotations
@@ -61,13 +65,22 @@ def _approx_tokens(text: str) -> int:
 class ScriptedChatModel(BaseChatModel):
     """Replies from a fixed list; position comes from the caller (``script_position``)."""
 
-    replies: list[dict[str, Any]]
+    replies: list[dict[str, Any]] | None = None  # None: read from ``source`` on first use
     source: str = "<inline>"
     calls: list[dict[str, Any]] = Field(default_factory=list)
 
     @classmethod
     def from_file(cls, path: str | Path) -> "ScriptedChatModel":
-        return cls(replies=load_script(path), source=str(path))
+        """A model for the script at ``path``, read on first use (a missing file fails now)."""
+        if not Path(path).is_file():
+            raise ScriptError(f"script file not found: {path}")
+        return cls(source=str(path))
+
+    def load(self) -> list[dict[str, Any]]:
+        """The replies, read from the script file the first time."""
+        if self.replies is None:
+            self.replies = load_script(self.source)
+        return self.replies
 
     @property
     def _llm_type(self) -> str:
@@ -88,11 +101,12 @@ class ScriptedChatModel(BaseChatModel):
         prompt = "\n".join(str(m.content) for m in messages)
         self.calls.append({"position": position, "tools": offered, "messages": messages, "stop": list(stop or []),
                            "max_tokens": kwargs.get("max_tokens")})
-        if position >= len(self.replies):
+        replies = self.load()
+        if position >= len(replies):
             raise ScriptError(
-                f"script {self.source} has {len(self.replies)} replies; call {position + 1} asked for more"
+                f"script {self.source} has {len(replies)} replies; call {position + 1} asked for more"
             )
-        reply = self.replies[position]
+        reply = replies[position]
         if reply.get("delay"):
             time.sleep(float(reply["delay"]))
         content = cut_at_stop(reply.get("content", ""), stop or [])

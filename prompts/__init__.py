@@ -3,12 +3,14 @@
 ``load("laser/item_state")`` returns the template; ``render(name, **values)`` fills it and
 refuses to leave a placeholder unfilled. Literal braces in a prompt are doubled (``{{``),
 as in ``str.format``.
+
+Every template is read once, when this package is imported: nodes render prompts on the
+event loop, where a file read would block (LangGraph's server refuses blocking calls).
 """
 
 from __future__ import annotations
 
 import string
-from functools import lru_cache
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
@@ -18,13 +20,22 @@ class PromptError(KeyError):
     """An unknown prompt or an unfilled placeholder."""
 
 
-@lru_cache(maxsize=None)
+def _read_all() -> dict[str, str]:
+    return {
+        path.relative_to(ROOT).with_suffix("").as_posix(): path.read_text(encoding="utf-8").strip("\n")
+        for path in sorted(ROOT.rglob("*.md"))
+    }
+
+
+_TEMPLATES = _read_all()
+
+
 def load(name: str) -> str:
     """The raw template text of prompt ``name`` (``method/prompt``)."""
-    path = (ROOT / f"{name}.md").resolve()
-    if ROOT not in path.parents or not path.is_file():
-        raise PromptError(f"no prompt named {name!r}")
-    return path.read_text(encoding="utf-8").strip("\n")
+    try:
+        return _TEMPLATES[name]
+    except KeyError:
+        raise PromptError(f"no prompt named {name!r}") from None
 
 
 def placeholders(name: str) -> set[str]:
@@ -42,4 +53,4 @@ def render(name: str, **values: object) -> str:
 
 def names() -> list[str]:
     """Every prompt shipped, as ``method/prompt``."""
-    return sorted(str(p.relative_to(ROOT).with_suffix("")) for p in ROOT.rglob("*.md"))
+    return sorted(_TEMPLATES)

@@ -4,19 +4,25 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import pytest
 
 from nodes import llm
+from tests.support.openai_stub import OpenAIStub
+
+STUB_KEY = "sk-introspect-test-4b1d9e7c2a"  # distinctive, so a leak is found by grepping for it
 
 
 @pytest.fixture(scope="session", autouse=True)
 def _cache_in_tmp(tmp_path_factory):
-    """Derived data (the WebShop catalogue's cache) goes to a temporary folder, also for
-    the subprocesses tests start, never to the user's cache."""
+    """Derived data (the WebShop catalogue's cache) and what runs keep in INTROSPECT_HOME
+    (checkpoints, journals) go to temporary folders, also for the subprocesses tests start,
+    never to the user's cache or the checkout."""
     os.environ["INTROSPECT_CACHE"] = str(tmp_path_factory.mktemp("cache"))
+    os.environ["INTROSPECT_HOME"] = str(tmp_path_factory.mktemp("home"))
 
 
 @pytest.fixture(autouse=True)
@@ -39,3 +45,50 @@ def write_script(tmp_path: Path) -> Callable[..., str]:
         return f"scripted:{path}"
 
     return write
+
+
+@pytest.fixture
+def run_graph(write_script):
+    """Run a graph of langgraph.json to its end with a script: ``await run_graph(graph,
+    graph_input, replies, env=..., checkpointer=..., thread=..., **context)`` returns the
+    ``graphs.app.runner.Outcome``. ``replies`` are scripted-model lines (or pass ``model=`` a
+    spec). Method graphs go through ``graphs.app.runner.drive``, the CLI's own path (thread
+    metadata, env sessions released at the end; ``on_update(node, update)`` hears each
+    step); ``autoplan_training`` through its compiled graph. The checkpointer defaults to
+    a fresh in-memory one."""
+    from langgraph.checkpoint.memory import InMemorySaver
+
+    from envs.sessions import SESSIONS
+    from graphs import compiled, studio_graphs
+    from graphs.app.runner import Outcome, drive
+    from graphs.context import Context
+
+    async def run(graph: str, graph_input: dict[str, Any] | None, replies: list[dict[str, Any]] | None = None,
+                  *, model: str | None = None, env: str | None = None, checkpointer: Any = None,
+                  thread: str = "test-thread", on_update: Any = None, **context: Any) -> Outcome:
+        method, attr = studio_graphs()[graph]
+        context = Context(model=model or write_script(replies or []), env=env or method.default_env, **context)
+        saver = checkpointer or InMemorySaver()
+        if attr == "graph":
+            return await drive(method.name, context, thread, saver, graph_input, on_update)
+        runner = compiled(method, attr).copy(update={"checkpointer": saver})
+        config = {"configurable": {"thread_id": thread}, "recursion_limit": method.recursion_limit(context)}
+        try:
+            await runner.ainvoke(graph_input, config, context=context)
+        finally:
+            await SESSIONS.close_all()
+        snapshot = await runner.aget_state(config)
+        return Outcome(thread, method.name, dict(snapshot.values), finished=not snapshot.next)
+
+    return run
+
+
+@pytest.fixture
+def openai_stub(monkeypatch):
+    """The local OpenAI-compatible server (tests.support.openai_stub) for this test, with
+    OPENAI_BASE_URL pointing at it and OPENAI_API_KEY set to ``STUB_KEY``; queue its
+    ``replies`` and set its ``faults`` in the test."""
+    with OpenAIStub() as server:
+        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+        monkeypatch.setenv("OPENAI_API_KEY", STUB_KEY)
+        yield server

@@ -88,7 +88,7 @@ async def get_browser() -> Browser:
     """
     loop = asyncio.get_running_loop()
     if _SHARED.loop is not loop:
-        _kill_processes()
+        await asyncio.to_thread(_kill_processes)  # reads /proc: off the event loop
         _SHARED.loop, _SHARED.playwright, _SHARED.browser = loop, None, None
         _SHARED.lock = asyncio.Lock()
     assert _SHARED.lock is not None
@@ -97,7 +97,7 @@ async def get_browser() -> Browser:
         if browser is not None and browser.is_connected():
             return browser
         if browser is not None:  # died: make sure nothing of it is left running
-            _kill_processes()
+            await asyncio.to_thread(_kill_processes)
         if _SHARED.playwright is None:
             _SHARED.playwright = await async_playwright().start()
         _SHARED.browser = await _SHARED.playwright.chromium.launch(

@@ -8,13 +8,26 @@ test, the WebArena env or the CLI can start it in milliseconds and never leaves 
     url = shared_site("shop").url          # e.g. http://127.0.0.1:38211 (started once per process)
 
     python -m envs.sites.serve shop --port 7770   # serve until Ctrl-C
+
+Processes that should share one site (an evaluation over several workers, a run and its
+resume, a test that reads the site's records) point ``INTROSPECT_SITE_<NAME>`` (e.g.
+``INTROSPECT_SITE_SHOP=http://127.0.0.1:7770``) at a server started once; ``site_url``
+returns it instead of starting one in the process.
+
+A site keeps *records* of what visitors submitted (the shop: contact messages, account
+edits; never passwords) in ``SiteServer.records``, and with ``--records FILE`` also as JSON
+lines in FILE: what a real site would have stored, for tests that count side effects.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import json
+import os
 import threading
+from pathlib import Path
+from typing import Any
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 # site name -> "module:HandlerClass"
@@ -33,11 +46,23 @@ def handler_for(site: str) -> type[BaseHTTPRequestHandler]:
 class SiteServer:
     """One site on 127.0.0.1; ``port=0`` picks a free port. Use as a context manager or start/stop."""
 
-    def __init__(self, site: str, *, host: str = "127.0.0.1", port: int = 0) -> None:
+    def __init__(self, site: str, *, host: str = "127.0.0.1", port: int = 0, records: Path | None = None) -> None:
         self.site = site
+        self.records: list[dict[str, Any]] = []
+        self._records_file = records
+        self._lock = threading.Lock()
         self._server = ThreadingHTTPServer((host, port), handler_for(site))
         self._server.daemon_threads = True
+        self._server.record = self.record  # type: ignore[attr-defined] - the handler's way to the records
         self._thread: threading.Thread | None = None
+
+    def record(self, entry: dict[str, Any]) -> None:
+        """Keep what a visitor submitted (called by the site's handler)."""
+        with self._lock:
+            self.records.append(entry)
+            if self._records_file is not None:
+                with self._records_file.open("a", encoding="utf-8") as fh:
+                    fh.write(json.dumps(entry) + "\n")
 
     @property
     def url(self) -> str:
@@ -91,13 +116,21 @@ def shared_site(site: str) -> SiteServer:
         return server
 
 
+def site_url(site: str) -> str:
+    """The base URL of local site ``site``: ``$INTROSPECT_SITE_<SITE>`` when set (a server
+    shared by several processes), else this process' own server, started on first use."""
+    given = os.environ.get(f"INTROSPECT_SITE_{site.upper()}", "").strip().rstrip("/")
+    return given or shared_site(site).url
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Serve one of the project's local websites.")
     parser.add_argument("site", choices=sorted(SITES))
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=0, help="0 picks a free port")
+    parser.add_argument("--records", type=Path, help="append what visitors submit to this file (JSON lines)")
     args = parser.parse_args(argv)
-    server = SiteServer(args.site, host=args.host, port=args.port)
+    server = SiteServer(args.site, host=args.host, port=args.port, records=args.records)
     print(f"serving {args.site} at {server.url} (Ctrl-C stops)", flush=True)
     try:
         server.serve_forever()

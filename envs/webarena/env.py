@@ -37,7 +37,7 @@ from playwright.async_api import Error as PlaywrightError, Page
 
 from envs.base import Env, EnvError, Judge, Observation, StepResult, invalid, judge_option
 from envs.browser import BrowserSession, UrlPolicy
-from envs.sites.serve import shared_site
+from envs.sites.serve import site_url as local_site_url
 from envs.webarena import (
     actions as acts,
     evaluate as webarena_eval,
@@ -46,6 +46,7 @@ from envs.webarena import (
     tasks as webarena_tasks,
 )
 from envs.webarena.interface import INTERFACE, site_intro
+from envs.webarena.journal import Journal
 from envs.webarena.observe import (
     Screen, client_rects, layout_boxes, observation_text, render_tree, tab_header, unboxed,
 )
@@ -57,6 +58,7 @@ class _Episode:
     config: dict[str, Any]  # placeholders resolved
     session: BrowserSession
     site_urls: dict[str, str]  # site name ("shopping", "shop", ...) -> base URL
+    submissions: webarena_forms.Submissions
     screen: Screen = field(default_factory=lambda: Screen(""))
     notes: list[str] = field(default_factory=list)
     answer: str | None = None
@@ -89,6 +91,7 @@ class WebArenaEnv(Env):
         self.judge_model = judge_option(judge_model or judge, self.name)
         self.judge: Judge | None = None
         self._ep: _Episode | None = None
+        self._journal = Journal()  # form submissions, so that a re-run step does not send them again
 
     # --- protocol ------------------------------------------------------------------------------
 
@@ -126,8 +129,8 @@ class WebArenaEnv(Env):
         return StepResult(obs, 0.0, False, {**obs.info, "valid": True, "action": parsed.kind})
 
     async def snapshot(self) -> dict[str, Any]:
-        """Task, open tabs (URL, scroll offset and the form fields the user changed, each), current
-        tab, notes, answer so far.
+        """Task, open tabs (URL, scroll offset and the form fields the user changed, each; the
+        document of a page a form submission returned), current tab, notes, answer so far.
 
         Cookies and the page's JS state are not kept: restoring reloads each URL, which is how the
         paper backtracks (navigate back to the URL), then puts back what was typed, ticked or
@@ -142,6 +145,9 @@ class WebArenaEnv(Env):
             except PlaywrightError:
                 pass
             tab: dict[str, Any] = {"url": page.url, "scroll": scroll}
+            document = await ep.submissions.document(page)
+            if document is not None:
+                tab["document"] = document  # what a form submission returned: its URL would ask again
             fields = await webarena_forms.capture(page)
             if fields:
                 tab["fields"] = fields
@@ -171,7 +177,7 @@ class WebArenaEnv(Env):
         ep = self._require()
         for i, tab in enumerate(snapshot.get("tabs") or [{"url": "about:blank", "scroll": [0, 0]}]):
             page = ep.session.page if i == 0 else await ep.session.context.new_page()
-            await self._load(page, str(tab["url"]))
+            await self._load(page, str(tab["url"]), tab.get("document"))
             await webarena_forms.apply(page, list(tab.get("fields") or []))
             x, y = (list(tab.get("scroll") or []) + [0, 0])[:2]
             try:
@@ -204,6 +210,14 @@ class WebArenaEnv(Env):
             await self._ep.session.close()
             self._ep = None
 
+    def at_step(self, thread_id: str, step_id: str) -> None:
+        """``envs.base.JournaledEnv``: submissions from now on belong to this graph step."""
+        self._journal.at_step(thread_id, step_id)
+
+    async def finish(self) -> None:
+        """``envs.base.JournaledEnv``: the run is over; its journal goes."""
+        await self._journal.finish()
+
     # --- episode plumbing ---------------------------------------------------------------------
 
     def _require(self) -> _Episode:
@@ -213,9 +227,7 @@ class WebArenaEnv(Env):
 
     async def _open(self, task_id: str) -> None:
         """A fresh browser context for ``task_id`` (sites resolved, allowlist set, cookies loaded)."""
-        self.check_task(task_id)
-        raw = webarena_tasks.config(task_id)
-        urls = webarena_tasks.site_urls(raw, local_url=lambda site: shared_site(site).url)
+        raw, urls = await asyncio.to_thread(self._sites, task_id)
         state = await self._login(raw, urls)
         await self.close()
         policy = UrlPolicy(origins=webarena_tasks.origins(urls))
@@ -225,7 +237,17 @@ class WebArenaEnv(Env):
         session.context.on("page", self._on_new_page)
         await session.context.add_init_script(webarena_forms.EDIT_TRACKER)
         names = webarena_tasks.site_names(urls)
-        self._ep = _Episode(task_id, webarena_tasks.resolve(raw, urls), session, names)
+        submissions = webarena_forms.Submissions(session.context)
+        self._journal.refused = session.policy.refusal
+        await session.context.route("**/*", self._journal.route)  # runs before the allowlist's filter
+        self._ep = _Episode(task_id, webarena_tasks.resolve(raw, urls), session, names, submissions)
+
+    def _sites(self, task_id: str) -> tuple[dict[str, Any], dict[str, str]]:
+        """The task's config and its sites' URLs. Blocking (the task files are read, a local
+        site is started on first use): run in a worker thread, off the event loop."""
+        self.check_task(task_id)
+        raw = webarena_tasks.config(task_id)
+        return raw, webarena_tasks.site_urls(raw, local_url=local_site_url)
 
     @staticmethod
     async def _login(raw: dict[str, Any], urls: dict[str, str]) -> dict[str, Any] | None:
@@ -243,13 +265,17 @@ class WebArenaEnv(Env):
         if self._ep is not None:
             self._ep.session.page = page
 
-    async def _load(self, page: Page, url: str) -> None:
+    async def _load(self, page: Page, url: str, document: str | None = None) -> None:
+        """Open ``url`` (showing ``document``, a form submission's answer, when given)."""
         ep = self._require()
         reason = ep.session.policy.refusal(url)
         if reason is not None:
             raise EnvError(reason)
         try:
-            await page.goto(url, timeout=30000)
+            if document is not None:
+                await ep.submissions.show(page, url, document, 30000)
+            else:
+                await page.goto(url, timeout=30000)
         except PlaywrightError as exc:
             raise EnvError(f"could not load {url}: {str(exc).splitlines()[0]}") from None
 

@@ -12,13 +12,20 @@ puts the focus back.
 A field is found again by tag, type, name and id, and its position among fields that share them;
 a field that is no longer on the page is skipped. Password and file inputs are never captured:
 snapshots go into checkpoints, and a file cannot be set from a page. Only the top frame is read.
+
+A page that a form submission returned (a POST's answer, say "Thanks for contacting us") has
+no URL that shows it again: loading its URL asks the site anew, which answers something else
+or would submit twice. ``Submissions`` tells which tabs show such a page; the snapshot keeps
+its document, and ``show`` puts it back at its URL without asking the site.
 """
 
 from __future__ import annotations
 
 from typing import Any
+from weakref import WeakKeyDictionary
 
-from playwright.async_api import Error as PlaywrightError, Page
+from playwright.async_api import BrowserContext, Page, Request, Route
+from playwright.async_api import Error as PlaywrightError
 
 # Installed in every page of a task's context: marks contenteditable regions the user edited.
 EDIT_TRACKER = """
@@ -136,3 +143,41 @@ async def apply(page: Page, fields: list[dict[str, Any]]) -> int:
         return int(await page.evaluate(_APPLY, fields))
     except PlaywrightError:
         return 0
+
+
+class Submissions:
+    """Which pages of a browser context show what a form submission returned: their last
+    top-frame navigation was not a GET (a redirect after the POST ends in a GET, whose URL
+    shows the page again, so such a page is not counted)."""
+
+    def __init__(self, context: BrowserContext) -> None:
+        self._returned: WeakKeyDictionary[Page, bool] = WeakKeyDictionary()
+        context.on("request", self._on_request)
+
+    def _on_request(self, request: Request) -> None:
+        try:
+            frame = request.frame
+        except PlaywrightError:  # a service worker's request belongs to no page
+            return
+        if request.is_navigation_request() and frame.parent_frame is None:
+            self._returned[frame.page] = request.method != "GET"
+
+    async def document(self, page: Page) -> str | None:
+        """The page's document if a submission returned it, else None."""
+        if not self._returned.get(page):
+            return None
+        try:
+            return await page.content()
+        except PlaywrightError:
+            return None
+
+    async def show(self, page: Page, url: str, document: str, timeout_ms: float) -> None:
+        """Open ``url`` in ``page`` showing ``document`` (what a submission returned), the site
+        not asked; the page still counts as a submission's answer."""
+
+        async def answer(route: Route) -> None:
+            await route.fulfill(status=200, content_type="text/html; charset=utf-8", body=document)
+
+        await page.route(lambda target: target == url, answer, times=1)
+        await page.goto(url, timeout=timeout_ms)
+        self._returned[page] = True

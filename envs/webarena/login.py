@@ -43,7 +43,7 @@ from playwright.async_api import Error as PlaywrightError, Page, TimeoutError as
 from envs.webarena import tasks as webarena_tasks
 from envs.base import EnvError
 from envs.browser import BrowserSession, UrlPolicy
-from envs.sites.serve import shared_site
+from envs.sites.serve import site_url as local_site_url
 from envs.sites.shop.store import load_store
 
 
@@ -139,7 +139,7 @@ def site_url(site: str, environ: Mapping[str, str]) -> str:
     if site not in SITES:
         raise EnvError(f"no login for site {site!r}; sites with accounts: {', '.join(sorted(SITES))}")
     if site in webarena_tasks.LOCAL_SITES.values():
-        return shared_site(site).url
+        return local_site_url(site)
     var = SITE_VARS[site]
     url = environ.get(var, "").strip().rstrip("/")
     if not url:
@@ -229,5 +229,6 @@ async def local_state(site: str, base_url: str) -> dict:
     """A signed-in storage state for a local site, made once per process with its demo account
     (two tasks starting at once may both sign in: harmless, each gets a valid session)."""
     if base_url not in _LOCAL_STATES:
-        _LOCAL_STATES[base_url] = await sign_in((site,), {site: LOCAL_ACCOUNTS[site]()}, {site: base_url})
+        account = await asyncio.to_thread(LOCAL_ACCOUNTS[site])  # reads the site's data file
+        _LOCAL_STATES[base_url] = await sign_in((site,), {site: account}, {site: base_url})
     return _LOCAL_STATES[base_url]

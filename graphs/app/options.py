@@ -20,6 +20,7 @@ from graphs.app.training import load_plan
 from nodes.context import Context
 from graphs.app.evaluate import results_name
 from nodes.llm import model_for
+from nodes.scripted import ScriptedChatModel
 
 
 class UsageError(ValueError):
@@ -84,8 +85,10 @@ def context_from(args: argparse.Namespace, method: str, base: Context | None = N
 def check_model(context: Context) -> None:
     """Build the run's model now (cached for the run): an unknown provider, a missing
     package, key or script fails here, before a step runs or a checkpoint is written."""
-    model_for(context.model, context.temperature, context.max_tokens, timeout=context.timeout,
-              retries=context.retries)
+    model = model_for(context.model, context.temperature, context.max_tokens, timeout=context.timeout,
+                      retries=context.retries)
+    if isinstance(model, ScriptedChatModel):
+        model.load()  # a malformed script is refused here, not at its first call
 
 
 def task_list(context: Context, split: str | None, selection: str | None) -> list[str]:

@@ -70,7 +70,7 @@ async def drive(
     try:
         async for chunk in graph.astream(graph_input, config, context=context, stream_mode="updates"):
             for node, update in chunk.items():
-                if on_update is not None and isinstance(update, dict):
+                if on_update is not None and isinstance(update, dict) and not node.startswith("__"):
                     maybe = on_update(node, update)
                     if maybe is not None:
                         await maybe
@@ -82,12 +82,12 @@ async def drive(
 async def outcome_of(method: str, thread_id: str, checkpointer: BaseCheckpointSaver) -> Outcome:
     """Where a thread stands now: its latest state and whether it has finished.
 
-    A thread has finished when nothing is left to run: no next node, and no task whose writes
-    are saved but not yet folded into a checkpoint (LangGraph persists checkpoints in the
-    background, so a process killed right after a step can leave such a task, and ``next``
-    alone would then look empty)."""
+    A thread has finished when its latest checkpoint has no task at all. A process killed
+    after a node's writes were saved but before the next checkpoint leaves a checkpoint whose
+    task has completed: LangGraph then shows no ``next`` node (and the writes in ``values``),
+    yet the run goes on from there when resumed."""
     snapshot = await graph_for(method, checkpointer).aget_state({"configurable": {"thread_id": thread_id}})
-    finished = bool(snapshot.values) and not (snapshot.next or snapshot.tasks)
+    finished = bool(snapshot.values) and not snapshot.next and not snapshot.tasks
     return Outcome(thread_id, method, dict(snapshot.values), finished=finished)
 
 

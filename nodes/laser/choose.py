@@ -1,8 +1,9 @@
 """A LASER step's two model calls: a rationale, then one function from the state's tools.
 
 The function is chosen by native tool calling or, for models without it, by a JSON
-object in the reply (the paper's ablation). A function outside the state's tools, or an
-argument outside its enum, is refused and the model asked again with the reason.
+object in the reply (the paper's ablation). A function outside the state's tools, an
+argument outside its enum, or arguments that are not JSON (a reply cut off) are refused and
+the model asked again with the reason, as the answer to each of its calls.
 """
 
 from __future__ import annotations
@@ -79,6 +80,10 @@ def _read_reply(reply: AIMessage, mode: str) -> tuple[str | None, dict[str, Any]
             return None, {}, 'Reply with {"name": <function>, "arguments": {...}}.'
         return data["name"], args, ""
     if not reply.tool_calls:
+        if reply.invalid_tool_calls:  # arguments that are not JSON, e.g. a reply cut off by the token limit
+            bad = reply.invalid_tool_calls[0]
+            return None, {}, (f"The arguments of {bad.get('name')!r} are not valid JSON: "
+                              f"{str(bad.get('args') or '')[:200]!r}.")
         return None, {}, "You did not call a function."
     call = reply.tool_calls[0]
     return call["name"], dict(call.get("args") or {}), ""
@@ -101,8 +106,9 @@ async def choose_function(
                 return Choice(name, args)
         retry = prompts.render("laser/retry", problem=problem, allowed=", ".join(names(tools)))
         messages.append(reply)
-        if reply.tool_calls:
-            messages.extend(ToolMessage(retry, tool_call_id=c["id"]) for c in reply.tool_calls)
+        calls = [*reply.tool_calls, *reply.invalid_tool_calls]  # the API wants each one answered
+        if calls:
+            messages.extend(ToolMessage(retry, tool_call_id=c["id"] or "") for c in calls)
         else:
             messages.append(HumanMessage(retry))
     return Choice(None, problem=problem)

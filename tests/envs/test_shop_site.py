@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import urllib.error
 import urllib.request
@@ -9,7 +10,7 @@ from collections import Counter
 
 import pytest
 
-from envs.sites.serve import SiteServer, handler_for, main, shared_site
+from envs.sites.serve import SiteServer, handler_for, main, shared_site, site_url
 from envs.sites.shop import session
 from envs.sites.shop.store import load_store
 
@@ -189,3 +190,28 @@ def test_shared_site_is_reused_and_unknown_sites_are_refused() -> None:
         handler_for("bank")
     with pytest.raises(SystemExit):
         main(["bank"])
+
+
+def test_the_shop_keeps_a_record_of_each_submission_but_no_password(tmp_path) -> None:
+    file = tmp_path / "records.jsonl"
+    with SiteServer("shop", records=file) as server:
+        def post(path: str, data: bytes) -> int:
+            request = urllib.request.Request(server.url + path, data=data, headers={"Cookie": SIGNED_IN})
+            with urllib.request.urlopen(request, timeout=10) as resp:
+                return resp.status
+
+        assert post("/contact/post/", b"name=Emma+Lopez&comment=Has+it+shipped%3F") == 200
+        assert post("/customer/account/editPost/", b"firstname=Emma&current_password=Password.123") == 200
+        with urllib.request.urlopen(server.url + "/contact/", timeout=10):
+            pass  # reading a page is not a submission
+    expected = [{"form": "/contact/post", "fields": {"comment": "Has it shipped?", "name": "Emma Lopez"}},
+                {"form": "/customer/account/editPost", "fields": {"firstname": "Emma"}}]
+    assert server.records == expected
+    assert [json.loads(line) for line in file.read_text().splitlines()] == expected
+
+
+def test_site_url_names_a_shared_server_when_one_is_given(monkeypatch) -> None:
+    monkeypatch.delenv("INTROSPECT_SITE_SHOP", raising=False)
+    assert site_url("shop") == shared_site("shop").url
+    monkeypatch.setenv("INTROSPECT_SITE_SHOP", "http://127.0.0.1:7770/")
+    assert site_url("shop") == "http://127.0.0.1:7770"

@@ -327,6 +327,52 @@ async def test_shop_10_fails_when_the_message_misses_the_point(env) -> None:
     assert final.info["evaluators"][0]["passed"] is False
 
 
+async def test_shop_15_message_sent_once_through_the_contact_form(env) -> None:
+    from envs.sites.serve import shared_site
+
+    before = len(shared_site("shop").records)
+    form = await start(env, "shop-15")
+    await ok(env, f"type [{element(form, 'textbox', 'Order Number')}] [000000174] [0]")
+    await ok(env, f"type [{element(form, 'textbox', 'What’s on your mind?')}] [Can this order still be changed?] [0]")
+    lower = (await ok(env, "scroll [down]")).observation.text
+    sent = await ok(env, f"click [{element(lower, 'button', 'Submit')}]")
+    assert "Thanks for contacting us" in sent.observation.text
+    await finish(env)
+    [record] = shared_site("shop").records[before:]  # the site kept the one message sent
+    assert record["form"] == "/contact/post" and record["fields"]["order"] == "000000174"
+    assert record["fields"]["comment"] == "Can this order still be changed?"
+
+
+async def test_a_page_a_form_submission_returned_is_restored_without_submitting_again(env) -> None:
+    """The contact form's answer comes from a POST: its URL alone shows something else (asked
+    again, the shop answers 404), so the snapshot keeps the page; restoring it, in this env or a
+    fresh one, shows the same page and sends nothing to the site."""
+    from envs.sites.serve import shared_site
+
+    records = shared_site("shop").records
+    form = await start(env, "shop-15")
+    await ok(env, f"type [{element(form, 'textbox', 'What’s on your mind?')}] [Is it shipped?] [0]")
+    before = await env.snapshot()
+    assert "document" not in before["tabs"][0]  # a page a GET returned: its URL shows it again
+    lower = (await ok(env, "scroll [down]")).observation.text
+    sent = (await ok(env, f"click [{element(lower, 'button', 'Submit')}]")).observation
+    after = await env.snapshot()
+    assert "Thanks for contacting us" in after["tabs"][0]["document"]
+    count = len(records)
+    fresh = make_env("webarena")
+    try:
+        again = await fresh.restore(after)
+        assert again.text == sent.text and again.url == sent.url
+        assert "document" in (await fresh.snapshot())["tabs"][0]  # still the submission's answer
+    finally:
+        await fresh.close()
+    back = (await env.restore(before)).text  # the draft, before it was sent
+    assert "value: 'Is it shipped?'" in back and "Thanks for contacting us" not in back
+    assert len(records) == count  # restoring sent nothing
+    await env.restore(after)
+    await finish(env)
+
+
 async def test_shop_11_phone_and_question_draft(env) -> None:
     form = await start(env, "shop-11")
     await ok(env, f"type [{element(form, 'textbox', 'Phone Number')}] [555-0142] [0]")
@@ -353,7 +399,7 @@ async def test_shop_13_fuzzy_match_needs_a_judge(env, write_script: Callable[...
 
 def test_every_local_task_has_a_solution_here() -> None:
     solved = {"shop-0", "shop-1", "shop-2", "shop-3", "shop-4", "shop-5", "shop-6", "shop-7", "shop-8",
-              "shop-9", "shop-10", "shop-11", "shop-12", "shop-13", "shop-14"}
+              "shop-9", "shop-10", "shop-11", "shop-12", "shop-13", "shop-14", "shop-15"}
     assert set(webarena_tasks.task_ids("local")) == solved
 
 

@@ -66,3 +66,29 @@ async def test_sigkill_then_resume_ends_like_an_uninterrupted_run(tmp_path):
     for key in ("trajectory", "history", "reward", "success", "transitions", "buffer", "details", "target", "actions"):
         assert final[key] == reference.state[key], key
     assert final["usage"]["model_calls"] == reference.state["usage"]["model_calls"]
+
+
+async def test_a_kill_between_a_nodes_writes_and_the_next_checkpoint_leaves_the_thread_unfinished(tmp_path):
+    """A process killed after a node's writes were saved (LangGraph stores them at once) but
+    before the next checkpoint: the last checkpoint's task has its result, so LangGraph shows
+    no next node. The thread is still unfinished, and resume carries it to the same end."""
+    import sqlite3
+
+    from graphs.app.runner import outcome_of, resume
+
+    script = tmp_path / "script.jsonl"
+    script.write_text("".join(json.dumps({k: v for k, v in json.loads(line).items() if k != "delay"}) + "\n"
+                              for line in SCRIPT.read_text().splitlines()))
+    context = Context(model=f"scripted:{script}", env="webshop")
+    url = f"sqlite:///{tmp_path / 'runs.sqlite'}"
+    async with open_checkpointer(url) as saver:
+        done = await drive("laser", context, "t", saver, {"task_id": DEMO["task_id"]})
+    with sqlite3.connect(tmp_path / "runs.sqlite") as db:  # the last two checkpoints never written
+        for _ in range(2):
+            db.execute("DELETE FROM checkpoints WHERE checkpoint_id = (SELECT max(checkpoint_id) FROM checkpoints)")
+    async with open_checkpointer(url) as saver:
+        cut = await outcome_of("laser", "t", saver)
+        assert not cut.finished and cut.state["trajectory"][-1]["action"] == "click[Buy Now]"  # the writes show
+        resumed = await resume(saver, "t")
+    assert resumed.finished and resumed.state["trajectory"] == done.state["trajectory"]
+    assert resumed.state["stop_reason"] == done.state["stop_reason"] == "bought"

@@ -1,8 +1,10 @@
 """langgraph.json serves every graph: loaded by file path as Studio loads them, and by a
-real ``langgraph dev`` server answering the LangGraph API."""
+real ``langgraph dev`` server answering the LangGraph API, which runs each of them to its
+result (tests.support.scenarios) with no blocking call on its event loop."""
 
 from __future__ import annotations
 
+import asyncio
 import importlib.util
 import json
 import os
@@ -17,6 +19,7 @@ import pytest
 from langgraph.graph.state import CompiledStateGraph
 
 from graphs.app import generated
+from tests.support.scenarios import SCENARIOS
 
 ROOT = Path(__file__).resolve().parents[2]
 CONFIG = json.loads((ROOT / "langgraph.json").read_text())
@@ -76,29 +79,72 @@ def _post(url: str, body: dict) -> object:
         return json.loads(response.read())
 
 
-@pytest.mark.slow
-def test_langgraph_dev_serves_every_graph():
+@pytest.fixture(scope="module")
+def studio(tmp_path_factory):
+    """One ``langgraph dev`` server for the module, started as the README says (offline
+    flags, a free port), with this checkout first on the path; yields its URL and log file."""
     cli = Path(sys.executable).with_name("langgraph")
     if not cli.exists():
         pytest.skip("langgraph-cli is not installed (pip install -e '.[studio]')")
     port = _free_port()
-    env = {**os.environ, "LANGGRAPH_CLI_NO_ANALYTICS": "1", "LANGGRAPH_NO_VERSION_CHECK": "1"}
-    server = subprocess.Popen([str(cli), "dev", "--no-browser", "--no-reload", "--port", str(port)], cwd=ROOT,
-                              env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    log = tmp_path_factory.mktemp("studio") / "server.log"
+    env = {**os.environ, "LANGGRAPH_CLI_NO_ANALYTICS": "1", "LANGGRAPH_NO_VERSION_CHECK": "1",
+           "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+    with log.open("wb") as sink:
+        server = subprocess.Popen([str(cli), "dev", "--no-browser", "--no-reload", "--port", str(port)], cwd=ROOT,
+                                  env=env, stdout=sink, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 90
-        assistants = None
-        while time.monotonic() < deadline and assistants is None:
+        while time.monotonic() < deadline:
             try:
-                assistants = _post(f"http://127.0.0.1:{port}/assistants/search", {"limit": 50})
+                _post(f"{url}/assistants/search", {"limit": 1})
+                break
             except OSError:
+                assert server.poll() is None, log.read_text(errors="replace")[-3000:]
                 time.sleep(1)
-        assert assistants is not None, "langgraph dev did not answer"
-        served = {a["graph_id"]: a["assistant_id"] for a in assistants}
-        assert set(served) == set(CONFIG["graphs"])
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/assistants/{served['laser']}/graph", timeout=5) as r:
-            drawn = json.loads(r.read())
-        assert {"search", "results", "item"} <= {n["id"] for n in drawn["nodes"]}
+        else:
+            pytest.fail("langgraph dev did not answer")
+        yield url, log
     finally:
         server.terminate()
         server.wait(timeout=20)
+
+
+@pytest.mark.slow
+def test_langgraph_dev_serves_every_graph(studio):
+    url, _ = studio
+    assistants = _post(f"{url}/assistants/search", {"limit": 50})
+    served = {a["graph_id"]: a["assistant_id"] for a in assistants}
+    assert set(served) == set(CONFIG["graphs"])
+    with urllib.request.urlopen(f"{url}/assistants/{served['laser']}/graph", timeout=5) as r:
+        drawn = json.loads(r.read())
+    assert {"search", "results", "item"} <= {n["id"] for n in drawn["nodes"]}
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+async def test_studio_runs_every_graph_to_its_result(studio, tmp_path):
+    """Each graph runs over the LangGraph API as Studio starts a run: a thread, the graph's
+    input, the Context as the run's context (a scripted model), to its final state; the
+    server's blockbuster, which refuses blocking calls on its event loop, logs nothing."""
+    from langgraph_sdk import get_client
+
+    url, log = studio
+    client = get_client(url=url)
+
+    async def run(graph: str) -> tuple[str, dict, dict]:
+        scenario = SCENARIOS[graph]
+        spec = scenario.write_script(tmp_path / f"{graph}.jsonl")
+        thread = await client.threads.create()
+        final = await client.runs.wait(thread["thread_id"], graph, input=scenario.graph_input,
+                                       context=scenario.context_for(spec), raise_error=False)
+        runs = await client.runs.list(thread["thread_id"])
+        return graph, final, runs[0]
+
+    results = await asyncio.gather(*(run(graph) for graph in CONFIG["graphs"]))
+    text = log.read_text(errors="replace")
+    assert "BlockingError" not in text and "Blocking call" not in text, text[-5000:]
+    for graph, final, record in results:
+        assert record["status"] == "success", (graph, final)
+        SCENARIOS[graph].check(final)

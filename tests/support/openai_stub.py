@@ -3,12 +3,17 @@
 It answers ``POST /v1/chat/completions`` from a queue of scripted replies; a reply can
 instead be an injected failure (an HTTP status such as 429 or 500 with its headers, e.g.
 Retry-After; a delay longer than the client's timeout; a connection dropped without an
-answer). Every request body and its headers are recorded for assertions.
+answer). ``Faults`` injects such failures at random (seeded) in front of the scripted
+replies. Every request body and its headers are recorded for assertions.
+
+Like OpenAI's API, it refuses (400) a conversation in which an assistant message's tool
+calls are not each answered by a tool message: a client that would fail there fails here.
 """
 
 from __future__ import annotations
 
 import json
+import random
 import socket
 import threading
 import time
@@ -20,20 +25,74 @@ from typing import Any
 @dataclass
 class Reply:
     content: str = ""
-    tool_calls: list[dict[str, Any]] = field(default_factory=list)
+    tool_calls: list[dict[str, Any]] = field(default_factory=list)  # {"name", "args"} or {"name", "arguments": raw}
     status: int = 200
     headers: dict[str, str] = field(default_factory=dict)  # e.g. {"retry-after": "1"}
     delay: float = 0.0
     drop: bool = False  # close the connection without answering
+    error: str = ""  # the error message of a failure (default "injected <status>")
     prompt_tokens: int = 11
     completion_tokens: int = 7
 
 
+FAULT_KINDS = ("429", "500", "503", "timeout", "drop")
+
+
+@dataclass
+class Faults:
+    """Failures injected at random in front of the scripted replies: each request fails with
+    probability ``rate`` (one of ``kinds``, drawn from ``random.Random(seed)``), but never more
+    than ``in_a_row`` times running, so a client allowed that many retries always gets its
+    answer. HTTP errors carry ``retry-after-ms: 10``; an injected timeout sleeps ``timeout_s``
+    (set the client's timeout below it); a dropped connection closes without a word."""
+
+    rate: float = 0.3
+    seed: int = 0
+    kinds: tuple[str, ...] = FAULT_KINDS
+    in_a_row: int = 4
+    timeout_s: float = 1.5
+    injected: list[str] = field(default_factory=list)  # the faults sent, in order
+    _streak: int = 0
+
+    def __post_init__(self) -> None:
+        self._random = random.Random(self.seed)
+
+    def draw(self) -> Reply | None:
+        """The failure for the next request, or None to answer it."""
+        if self._streak >= self.in_a_row or self._random.random() >= self.rate:
+            self._streak = 0
+            return None
+        self._streak += 1
+        kind = self._random.choice(self.kinds)
+        self.injected.append(kind)
+        if kind == "timeout":
+            return Reply(delay=self.timeout_s, drop=True)
+        if kind == "drop":
+            return Reply(drop=True)
+        return Reply(status=int(kind), headers={"retry-after-ms": "10"})
+
+
+def unanswered_tool_calls(messages: list[dict[str, Any]]) -> list[str]:
+    """Ids of assistant tool calls that no tool message answers (OpenAI refuses those)."""
+    missing: list[str] = []
+    for i, message in enumerate(messages):
+        if message.get("role") != "assistant" or not message.get("tool_calls"):
+            continue
+        answered = set()
+        for later in messages[i + 1:]:
+            if later.get("role") != "tool":
+                break
+            answered.add(later.get("tool_call_id"))
+        missing += [c["id"] for c in message["tool_calls"] if c.get("id") not in answered]
+    return missing
+
+
 class OpenAIStub:
-    def __init__(self) -> None:
+    def __init__(self, faults: Faults | None = None) -> None:
         self.replies: list[Reply] = []
         self.requests: list[dict[str, Any]] = []
         self.headers: list[dict[str, str]] = []
+        self.faults = faults
         self._lock = threading.Lock()
         stub = self
 
@@ -46,22 +105,33 @@ class OpenAIStub:
                 with stub._lock:
                     stub.requests.append(body)
                     stub.headers.append({k.lower(): v for k, v in self.headers.items()})
-                    reply = stub.replies.pop(0) if stub.replies else Reply(status=500)
+                    missing = unanswered_tool_calls(body.get("messages", []))
+                    injected = stub.faults.draw() if stub.faults and not missing else None
+                    reply = injected or (stub.replies.pop(0) if stub.replies and not missing else Reply(status=500))
+                if missing:
+                    self._send(400, {"error": {"message": "An assistant message with 'tool_calls' must be followed by "
+                                                          f"tool messages responding to each 'tool_call_id': {missing}",
+                                               "type": "invalid_request_error"}})
+                    return
                 if reply.delay:
                     time.sleep(reply.delay)
                 if reply.drop:
                     self.close_connection = True
-                    self.connection.shutdown(socket.SHUT_RDWR)
+                    try:
+                        self.connection.shutdown(socket.SHUT_RDWR)
+                    except OSError:
+                        pass  # the client already gave up (an injected timeout)
                     return
                 if reply.status != 200:
-                    payload = {"error": {"message": f"injected {reply.status}", "type": "server_error"}}
+                    payload = {"error": {"message": reply.error or f"injected {reply.status}", "type": "server_error"}}
                     self._send(reply.status, payload, reply.headers)
                     return
                 message: dict[str, Any] = {"role": "assistant", "content": reply.content or None}
                 if reply.tool_calls:
                     message["tool_calls"] = [
-                        {"id": f"call_{i}", "type": "function",
-                         "function": {"name": c["name"], "arguments": json.dumps(c.get("args", {}))}}
+                        {"id": f"call_{len(stub.requests)}_{i}", "type": "function",
+                         "function": {"name": c["name"],
+                                      "arguments": c["arguments"] if "arguments" in c else json.dumps(c.get("args", {}))}}
                         for i, c in enumerate(reply.tool_calls)
                     ]
                 self._send(200, {
@@ -87,6 +157,7 @@ class OpenAIStub:
                     pass  # the client gave up (an injected timeout)
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
 
     @property

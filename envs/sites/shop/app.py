@@ -6,8 +6,9 @@ The URLs follow Magento's storefront, as WebArena's OneStopShop uses them
 same here. Account pages (``/customer/...``, ``/sales/...``, ``/wishlist/``) need the customer to be
 signed in: a guest is redirected to the sign-in page, which returns them to the page they asked
 for. The catalogue and orders are read-only: saving the account form or posting the contact form
-only shows a confirmation (nothing is stored), so every task starts from the same site state; what
-a visitor carries is in their cookies (envs.sites.shop.session).
+shows a confirmation and changes nothing a page shows, so every task starts from the same site
+state; the server keeps a record of each such submission (envs.sites.serve), which is how tests
+count side effects. What a visitor carries is in their cookies (envs.sites.shop.session).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from dataclasses import dataclass, field
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
+from typing import Any, Callable
 from urllib.parse import parse_qs, quote, urlsplit
 
 from envs.sites.shop import pages, session
@@ -30,6 +32,7 @@ _PRODUCT = re.compile(r"^/([a-z0-9-]+)\.html$")
 _STATIC_FILE = re.compile(r"^/static/([a-z0-9_-]+\.css)$")
 _MEMBERS_ONLY = ("/customer/", "/sales/", "/wishlist")
 _OPEN_TO_GUESTS = ("/customer/account/login", "/customer/account/loginPost", "/customer/account/logout")
+RECORDED = ("/contact/post", "/customer/account/editPost")  # submissions the shop keeps a record of
 SIGN_IN_FAILED = ("The account sign-in was incorrect or your account is disabled temporarily. "
                   "Please wait and try again later.")
 
@@ -101,8 +104,10 @@ def route(store: Store, visitor: Visitor, path: str, query: dict[str, list[str]]
     return Response(404, pages.simple(store, visitor, "404 Not Found", "The page you requested was not found."))
 
 
-def post(store: Store, visitor: Visitor, path: str, form: dict[str, list[str]]) -> Response:
-    """The response to a POST of a form to ``path``."""
+def post(store: Store, visitor: Visitor, path: str, form: dict[str, list[str]],
+         record: Callable[[dict[str, Any]], None] = lambda entry: None) -> Response:
+    """The response to a POST of a form to ``path``; what a customer submits is handed to
+    ``record`` (the server's records: the catalogue and orders themselves never change)."""
     here = path.rstrip("/")
 
     def value(name: str) -> str:
@@ -118,6 +123,8 @@ def post(store: Store, visitor: Visitor, path: str, form: dict[str, list[str]]) 
         return Response(200, html)
     if needs_sign_in(path) and not visitor.signed_in:
         return redirect("/customer/account/login/")
+    if here in RECORDED:
+        record({"form": here, "fields": {k: v[0] for k, v in sorted(form.items()) if "password" not in k.lower()}})
     if here == "/customer/account/editPost":
         return Response(200, pages.account(store, visitor, "You saved the account information."))
     if here == "/contact/post":
@@ -165,4 +172,5 @@ class ShopHandler(BaseHTTPRequestHandler):
         length = int(self.headers.get("Content-Length") or 0)
         form = parse_qs(self.rfile.read(min(length, 1 << 16)).decode("utf-8", "replace"))
         store = load_store()
-        self._send(post(store, self._visitor(store), parts.path, form))
+        record = getattr(self.server, "record", lambda entry: None)
+        self._send(post(store, self._visitor(store), parts.path, form, record))

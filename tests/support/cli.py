@@ -1,0 +1,55 @@
+"""The ``introspect`` command for tests that kill it or read what it left: in a child
+process or in this one, its stdout and stderr written to files (so they can be grepped
+afterwards); a test can wait until a child has printed some lines before acting."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def child_env(**extra: str) -> dict[str, str]:
+    """This environment with this checkout first on the path and unbuffered output."""
+    path = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
+    return {**os.environ, "PYTHONPATH": path, "PYTHONUNBUFFERED": "1", **extra}
+
+
+def spawn(args: list[str], *, cwd: Path, env: dict[str, str], logs: Path, name: str) -> subprocess.Popen:
+    """Start ``introspect ARGS``; its output goes to ``logs/NAME.out`` and ``logs/NAME.err``."""
+    logs.mkdir(parents=True, exist_ok=True)
+    with (logs / f"{name}.out").open("wb") as out, (logs / f"{name}.err").open("wb") as err:
+        return subprocess.Popen([sys.executable, "-m", "graphs.app.cli", *args], cwd=cwd, env=env, stdout=out, stderr=err)
+
+
+def run_main(args: list[str], *, logs: Path, name: str) -> int:
+    """``introspect ARGS`` in this process (faster than a child), its stdout and stderr
+    written to ``logs/NAME.out`` and ``logs/NAME.err`` as a child's would be."""
+    from graphs.app.cli import main
+
+    logs.mkdir(parents=True, exist_ok=True)
+    with (logs / f"{name}.out").open("w") as out, (logs / f"{name}.err").open("w") as err, \
+            contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        return main(args)
+
+
+def output(logs: Path, name: str) -> tuple[str, str]:
+    return ((logs / f"{name}.out").read_text(errors="replace"), (logs / f"{name}.err").read_text(errors="replace"))
+
+
+def wait_for_lines(process: subprocess.Popen, path: Path, lines: int, timeout: float = 120.0) -> int:
+    """Wait until ``path`` holds at least ``lines`` lines (or the process ended); returns the
+    count seen."""
+    deadline = time.monotonic() + timeout
+    seen = 0
+    while time.monotonic() < deadline:
+        seen = path.read_text(errors="replace").count("\n") if path.exists() else 0
+        if seen >= lines or process.poll() is not None:
+            return seen
+        time.sleep(0.01)
+    raise TimeoutError(f"{path} had {seen} of {lines} lines after {timeout} s")
