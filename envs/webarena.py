@@ -1,8 +1,8 @@
 """The WebArena environment: WebArena task configs and evaluators, Chromium through Playwright.
 
     env = make_env("webarena")                 # options: viewport_width, viewport_height,
-    obs = await env.reset("shop-0")            #   judge (run | off | provider:model), 
-    res = await env.step("click [18]")         #   action_timeout_ms
+    obs = await env.reset("shop-0")            #   judge (run | off | provider:model),
+    res = await env.step("click [18]")         #   action_timeout_ms, load_timeout_ms
     res = await env.step("stop [Walnut]")      # -> reward 1.0, info["success"], info["evaluators"]
 
 Tasks: the 812 WebArena configs (ids "0".."811"; their sites come from WEBARENA_SHOPPING,
@@ -33,7 +33,7 @@ from playwright.async_api import Error as PlaywrightError, Page
 from envs import webarena_actions as acts
 from envs import webarena_eval, webarena_tasks
 from envs.base import Env, EnvError, Judge, Observation, StepResult, invalid, judge_option
-from envs.browser import BrowserSession, UrlPolicy
+from envs.browser import BrowserSession, UrlPolicy, reported, step_surviving_crash
 from envs.sites.serve import shared_site
 from envs.webarena_observe import Screen, layout_boxes, observation_text, render_tree, tab_header
 
@@ -61,9 +61,13 @@ class WebArenaEnv(Env):
         judge: str = "run",
         judge_model: str | None = None,
         action_timeout_ms: float = 3000.0,
+        load_timeout_ms: float = 15000.0,
     ) -> None:
         if viewport_width < 200 or viewport_height < 200:
             raise EnvError("viewport_width and viewport_height must be at least 200")
+        if load_timeout_ms <= 0:
+            raise EnvError("load_timeout_ms must be positive")
+        self.load_timeout_ms = float(load_timeout_ms)
         self.viewport = {"width": int(viewport_width), "height": int(viewport_height)}
         self.timeout_ms = float(action_timeout_ms)
         self.judge_model = judge_option(judge_model or judge, self.name)
@@ -83,12 +87,18 @@ class WebArenaEnv(Env):
             page = self._ep.session.page if i == 0 else await self._ep.session.context.new_page()
             await self._load(page, url)
         await self._focus(0)
-        return await self._observe()
+        obs = await self._observe()
+        self._ep.session.take_reports()  # the first screen is what there is to see
+        return obs
 
     async def step(self, action: str) -> StepResult:
-        ep = self._ep
-        if ep is None:
+        """One action; if Chromium died meanwhile, the tabs are reopened from a snapshot first."""
+        if self._ep is None:
             return invalid(Observation("no task is running: call reset first"), "call reset(task_id) first")
+        return await step_surviving_crash(self, lambda: self._require().session.alive, lambda: self._step(action))
+
+    async def _step(self, action: str) -> StepResult:
+        ep = self._require()
         if ep.done:
             return invalid(await self._observe(), "the task has ended (stop was called)")
         try:
@@ -98,12 +108,14 @@ class WebArenaEnv(Env):
             await self._execute(parsed)
         except acts.ActionError as exc:
             obs = await self._observe()
-            return invalid(obs, str(exc), **obs.info)
+            return reported(invalid(obs, str(exc), **obs.info), ep.session.take_reports())
         except PlaywrightError as exc:  # the page crashed or closed under the action
             obs = await self._observe()
-            return invalid(obs, f"the action failed: {str(exc).splitlines()[0]}", **obs.info)
+            failed = invalid(obs, f"the action failed: {str(exc).splitlines()[0]}", **obs.info)
+            return reported(failed, ep.session.take_reports())
         obs = await self._observe()
-        return StepResult(obs, 0.0, False, {**obs.info, "valid": True, "action": parsed.kind})
+        result = StepResult(obs, 0.0, False, {**obs.info, "valid": True, "action": parsed.kind})
+        return reported(result, ep.session.take_reports())
 
     async def snapshot(self) -> dict[str, Any]:
         """Task, open tabs (URL and scroll offset each), current tab, notes, answer so far.
@@ -147,7 +159,9 @@ class WebArenaEnv(Env):
         ep.notes = [str(n) for n in snapshot.get("notes", [])]
         ep.answer = snapshot.get("answer")
         ep.done = bool(snapshot.get("done", False))
-        return await self._observe()
+        obs = await self._observe()
+        ep.session.take_reports()
+        return obs
 
     async def close(self) -> None:
         if self._ep is not None:
@@ -171,7 +185,9 @@ class WebArenaEnv(Env):
         policy = UrlPolicy(origins=webarena_tasks.origins(urls))
         # WebArena has tabs (new_tab, target=_blank links), and its evaluators read other URLs
         # in a page of their own.
-        session = await BrowserSession.open(policy, viewport=self.viewport, allow_tabs=True)
+        session = await BrowserSession.open(
+            policy, viewport=self.viewport, allow_tabs=True, load_timeout_ms=self.load_timeout_ms
+        )
         session.context.on("page", self._on_new_page)
         if cookies:
             await session.context.add_cookies(cookies)
@@ -185,13 +201,9 @@ class WebArenaEnv(Env):
 
     async def _load(self, page: Page, url: str) -> None:
         ep = self._require()
-        reason = ep.session.policy.refusal(url)
-        if reason is not None:
-            raise EnvError(reason)
-        try:
-            await page.goto(url, timeout=30000)
-        except PlaywrightError as exc:
-            raise EnvError(f"could not load {url}: {str(exc).splitlines()[0]}") from None
+        ok, feedback = await ep.session.goto(url, page=page)
+        if not ok:
+            raise EnvError(feedback)
 
     def _current_index(self) -> int:
         ep = self._require()
@@ -205,12 +217,9 @@ class WebArenaEnv(Env):
         await ep.session.page.bring_to_front()
 
     async def _settle(self) -> None:
-        """Wait until the current page has loaded (a tab the page just opened may still load)."""
-        page = self._require().session.page
-        try:
-            await page.wait_for_load_state("load", timeout=10000)
-        except PlaywrightError:
-            pass
+        """Wait until the current page has loaded (a tab the page just opened may still load),
+        within the load timeout (envs.browser: past it loading stops, and a report says so)."""
+        await self._require().session.settle()
 
     async def _observe(self) -> Observation:
         ep = self._require()
@@ -279,7 +288,7 @@ class WebArenaEnv(Env):
             move = page.go_back if action.kind == "go_back" else page.go_forward
             before = page.url
             try:
-                response = await move(timeout=10000)
+                response = await move(wait_until="commit", timeout=self.load_timeout_ms)
             except PlaywrightError as exc:
                 raise acts.ActionError(f"{action.kind} failed: {str(exc).splitlines()[0]}") from None
             if response is None and page.url == before:
