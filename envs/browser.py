@@ -19,7 +19,7 @@ Public API (this module is the one to import; the others are its parts):
   ``take_reports``, ``alive``, ``ax_tree``, ``dom_snapshot``, ``cdp``, ``screenshot``, ``close``.
 - ``await click(locator)`` -> ``(ok, feedback)``: a real click, refused with feedback when the
   target is missing, hidden, disabled or covered.
-- ``await step_surviving_crash(env, alive, run)``: one env step that outlives a Chromium crash.
+- ``CrashGuard(env, alive)``: env steps that outlive a Chromium crash (``await guard.step(run)``).
 """
 
 from __future__ import annotations
@@ -371,25 +371,42 @@ def reported(result: StepResult, reports: list[str]) -> StepResult:
     return result
 
 
-async def step_surviving_crash(
-    env: Env, alive: Callable[[], bool], run: Callable[[], Awaitable[StepResult]]
-) -> StepResult:
-    """Run one env step; if Chromium died (or the page crashed) before or during it, restore the
-    env from the snapshot taken before the step, which relaunches the browser, and run it again.
+class CrashGuard:
+    """Lets an env's steps outlive a Chromium crash: a step that finds the browser dead, or kills
+    it, is run again on an env restored from the last snapshot taken while the browser lived
+    (restoring relaunches the browser).
 
-    An action that had already reached a server before the crash (a form posted) reaches it a
-    second time: only what the snapshot holds is rebuilt.
+    Why remember snapshots: once Chromium is gone its pages are gone too, and a snapshot taken
+    then has lost the tabs and what the pages held. So the guard snapshots the env before each
+    step while the browser lives (the env may have changed since the last step), after each
+    completed step, and when the env calls ``remember()`` (after a reset or a restore). An env
+    whose snapshots need no browser (``offline_snapshots``: MiniWoB keeps its actions in Python)
+    is always snapshotted afresh. An action that had already reached a server before the crash
+    (a form posted) reaches it a second time: only what the snapshot holds is rebuilt.
     """
-    before = await env.snapshot()
-    try:
+
+    def __init__(self, env: Env, alive: Callable[[], bool], *, offline_snapshots: bool = False) -> None:
+        self.env, self.alive, self.offline = env, alive, offline_snapshots
+        self._last: dict[str, Any] | None = None
+
+    async def remember(self) -> None:
+        if self.offline or self.alive():
+            self._last = await self.env.snapshot()
+
+    async def step(self, run: Callable[[], Awaitable[StepResult]]) -> StepResult:
+        await self.remember()
+        try:
+            result = await run()
+            if self.alive():
+                await self.remember()
+                return result
+        except PlaywrightError:
+            if self.alive():
+                raise
+        await self.env.restore(self._last if self._last is not None else await self.env.snapshot())
         result = await run()
-        if alive():
-            return result
-    except PlaywrightError:
-        if alive():
-            raise
-    await env.restore(before)
-    return await run()
+        await self.remember()
+        return result
 
 
 # --- grounded clicks ------------------------------------------------------------------------------

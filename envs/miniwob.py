@@ -35,7 +35,7 @@ from typing import Any
 from playwright.async_api import Page
 
 from envs.base import EnvError, Env, Observation, StepResult, invalid
-from envs.browser import BrowserSession, UrlPolicy, click, reported, step_surviving_crash
+from envs.browser import BrowserSession, CrashGuard, UrlPolicy, click, reported
 from envs.miniwob_actions import Action, ActionError, Click, Enter, Hold, Press, canonical, parse_action
 from envs.miniwob_screen import ID_ATTR, Screen, locator_for, read_screen
 from envs.miniwob_tasks import HTML_ROOT, category, parse_task_id, split_ids, task_url
@@ -132,6 +132,7 @@ class MiniWoBEnv(Env):
         self.settle_max_ms = float(settle_ms_max)
         self.click_timeout_ms = click_timeout_ms
         self._session: BrowserSession | None = None
+        self._guard = CrashGuard(self, self._alive, offline_snapshots=True)
         self._task_id = ""
         self._task = ""
         self._seed = 0
@@ -168,7 +169,7 @@ class MiniWoBEnv(Env):
     async def step(self, action: str) -> StepResult:
         """One action; if Chromium died meanwhile, the episode is rebuilt by replay first."""
         self._page()
-        return await step_surviving_crash(self, self._alive, lambda: self._step(action))
+        return await self._guard.step(lambda: self._step(action))
 
     async def _step(self, action: str) -> StepResult:
         # The page may have ended the episode on its own (time limit): never act on its cover.

@@ -33,7 +33,7 @@ from playwright.async_api import Error as PlaywrightError, Page
 from envs import webarena_actions as acts
 from envs import webarena_eval, webarena_tasks
 from envs.base import Env, EnvError, Judge, Observation, StepResult, invalid, judge_option
-from envs.browser import BrowserSession, UrlPolicy, reported, step_surviving_crash
+from envs.browser import BrowserSession, CrashGuard, UrlPolicy, reported
 from envs.sites.serve import shared_site
 from envs.webarena_observe import Screen, layout_boxes, observation_text, render_tree, tab_header
 
@@ -73,6 +73,7 @@ class WebArenaEnv(Env):
         self.judge_model = judge_option(judge_model or judge, self.name)
         self.judge: Judge | None = None
         self._ep: _Episode | None = None
+        self._guard = CrashGuard(self, lambda: self._ep is not None and self._ep.session.alive)
 
     # --- protocol ------------------------------------------------------------------------------
 
@@ -89,13 +90,14 @@ class WebArenaEnv(Env):
         await self._focus(0)
         obs = await self._observe()
         self._ep.session.take_reports()  # the first screen is what there is to see
+        await self._guard.remember()
         return obs
 
     async def step(self, action: str) -> StepResult:
         """One action; if Chromium died meanwhile, the tabs are reopened from a snapshot first."""
         if self._ep is None:
             return invalid(Observation("no task is running: call reset first"), "call reset(task_id) first")
-        return await step_surviving_crash(self, lambda: self._require().session.alive, lambda: self._step(action))
+        return await self._guard.step(lambda: self._step(action))
 
     async def _step(self, action: str) -> StepResult:
         ep = self._require()
@@ -161,6 +163,7 @@ class WebArenaEnv(Env):
         ep.done = bool(snapshot.get("done", False))
         obs = await self._observe()
         ep.session.take_reports()
+        await self._guard.remember()
         return obs
 
     async def close(self) -> None:
