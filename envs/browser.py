@@ -19,30 +19,33 @@ Public API (this module is the one to import; the others are its parts):
   ``take_reports``, ``alive``, ``ax_tree``, ``dom_snapshot``, ``cdp``, ``screenshot``, ``close``.
 - ``await click(locator)`` -> ``(ok, feedback)``: a real click, refused with feedback when the
   target is missing, hidden, disabled or covered.
+- ``reported(result, reports)``: a step's result with the page's reports as its feedback.
 - ``CrashGuard(env, alive)``: env steps that outlive a Chromium crash (``await guard.step(run)``).
 """
 
 from __future__ import annotations
 
 import asyncio
-import re
 from dataclasses import dataclass, field
-from typing import Any, Awaitable, Callable
+from typing import Any
 
 from playwright.async_api import (
     BrowserContext,
     CDPSession,
     Dialog,
     Error as PlaywrightError,
-    Locator,
     Page,
     Request,
     Route,
     TimeoutError as PlaywrightTimeoutError,
 )
 
-from envs.base import Env, StepResult
-from envs.browser_gate import Gate, UrlPolicy
+from envs.base import StepResult
+from envs.browser_click import click as click  # re-exported
+from envs.browser_click import first_line
+from envs.browser_crash import CrashGuard as CrashGuard  # re-exported
+from envs.browser_gate import Gate
+from envs.browser_gate import UrlPolicy as UrlPolicy  # re-exported
 from envs.browser_launch import CHROMIUM_ARGS as CHROMIUM_ARGS  # re-exported
 from envs.browser_launch import chromium_path as chromium_path  # re-exported
 from envs.browser_launch import close_browser as close_browser  # re-exported
@@ -51,7 +54,6 @@ from envs.browser_launch import launch_count as launch_count  # re-exported
 from envs.browser_processes import browser_memory_bytes as browser_memory_bytes  # re-exported
 from envs.browser_processes import browser_pids as browser_pids  # re-exported
 
-DEFAULT_CLICK_TIMEOUT_MS = 2000.0
 DEFAULT_LOAD_TIMEOUT_MS = 15000.0  # a navigation's response, then its page's load event
 DEFAULT_READ_TIMEOUT_MS = 20000.0  # one DevTools read of a page
 # A page with more elements is not read (a WebArena page has a few thousand; 50,000 links take
@@ -238,7 +240,7 @@ class BrowserSession:
             await self.stop_loading(page)
             return False, f"{url} did not respond within {self.load_timeout_ms / 1000:g} s; loading was stopped"
         except PlaywrightError as exc:
-            return False, f"could not load {url}: {_first_line(exc)}"
+            return False, f"could not load {url}: {first_line(exc)}"
         await self.settle(page)
         return True, ""
 
@@ -369,110 +371,3 @@ def reported(result: StepResult, reports: list[str]) -> StepResult:
         feedback = " ".join(filter(None, [str(result.info.get("feedback") or ""), *reports]))
         result.info.update(valid=False, feedback=feedback)
     return result
-
-
-class CrashGuard:
-    """Lets an env's steps outlive a Chromium crash: a step that finds the browser dead, or kills
-    it, is run again on an env restored from the last snapshot taken while the browser lived
-    (restoring relaunches the browser).
-
-    Why remember snapshots: once Chromium is gone its pages are gone too, and a snapshot taken
-    then has lost the tabs and what the pages held. So the guard snapshots the env before each
-    step while the browser lives (the env may have changed since the last step), after each
-    completed step, and when the env calls ``remember()`` (after a reset or a restore). An env
-    whose snapshots need no browser (``offline_snapshots``: MiniWoB keeps its actions in Python)
-    is always snapshotted afresh. An action that had already reached a server before the crash
-    (a form posted) reaches it a second time: only what the snapshot holds is rebuilt.
-    """
-
-    def __init__(self, env: Env, alive: Callable[[], bool], *, offline_snapshots: bool = False) -> None:
-        self.env, self.alive, self.offline = env, alive, offline_snapshots
-        self._last: dict[str, Any] | None = None
-
-    async def remember(self) -> None:
-        if self.offline or self.alive():
-            self._last = await self.env.snapshot()
-
-    async def step(self, run: Callable[[], Awaitable[StepResult]]) -> StepResult:
-        await self.remember()
-        try:
-            result = await run()
-            if self.alive():
-                await self.remember()
-                return result
-        except PlaywrightError:
-            if self.alive():
-                raise
-        await self.env.restore(self._last if self._last is not None else await self.env.snapshot())
-        result = await run()
-        await self.remember()
-        return result
-
-
-# --- grounded clicks ------------------------------------------------------------------------------
-
-_INTERCEPT = re.compile(r"(<[^\n]*?>)[^\n]*? intercepts pointer events")
-
-
-def _first_line(exc: BaseException) -> str:
-    return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-
-
-# What Playwright's is_visible / is_enabled read, for all matches in one round trip.
-_TARGET_STATE = """(els) => els.map((el) => {
-  const box = el.getBoundingClientRect();
-  return {
-    visible: box.width > 0 && box.height > 0 && getComputedStyle(el).visibility !== 'hidden',
-    enabled: !el.matches(':disabled') && !el.closest('[aria-disabled="true"]'),
-  };
-})"""
-# Whether the pointer rests on the element, nothing in between: :hover holds for the element under
-# the pointer and its ancestors only. An <option> of a list box is hovered through its <select>.
-# (Locator.evaluate_all answers in one short round trip; Locator.evaluate is several times slower.)
-_UNDER_POINTER = """(els) => els.length === 1 && ((els[0].tagName === 'OPTION' || els[0].tagName === 'OPTGROUP')
-  ? (els[0].closest('select') || els[0]) : els[0]).matches(':hover')"""
-
-
-async def click(
-    locator: Locator,
-    *,
-    timeout_ms: float = DEFAULT_CLICK_TIMEOUT_MS,
-    modifiers: list[str] | None = None,
-    after_hover: Callable[[], Awaitable[Any]] | None = None,
-) -> tuple[bool, str]:
-    """Click ``locator`` as a user would; ``(True, "")`` or ``(False, feedback)``.
-
-    Playwright's actionability checks (attached, visible, stable, enabled, receives the pointer at
-    the click point) decide; a target that fails them is never clicked, and the feedback says why.
-    With ``after_hover``, the pointer first moves onto the target (those checks run for the
-    hover) and the callback runs (e.g. to wait for the page's hover effects, such as a menu that
-    opens or an icon swapped on :hover, to finish) before the press, as a person sees the hover
-    before clicking. If the pointer still rests on the target then, the button is pressed where
-    it is; if the page moved or covered the target meanwhile, a full click runs the checks again.
-    """
-    try:
-        states = await locator.evaluate_all(_TARGET_STATE)
-        if not states:
-            return False, "the element is not on the page"
-        if len(states) > 1:
-            return False, "the target matches several elements"
-        if not states[0]["visible"]:
-            return False, "the element is not visible"
-        if not states[0]["enabled"]:
-            return False, "the element is disabled"
-        if after_hover is not None:
-            await locator.hover(timeout=timeout_ms, modifiers=modifiers)  # type: ignore[arg-type]
-            await after_hover()
-            if not modifiers and await locator.evaluate_all(_UNDER_POINTER):
-                await locator.page.mouse.down()
-                await locator.page.mouse.up()
-                return True, ""
-        await locator.click(timeout=timeout_ms, modifiers=modifiers)  # type: ignore[arg-type]
-    except PlaywrightTimeoutError as exc:
-        covering = _INTERCEPT.findall(str(exc))
-        if covering:
-            return False, f"the element is covered by {covering[-1]} and cannot be clicked"
-        return False, f"the element could not be clicked: {_first_line(exc)}"
-    except PlaywrightError as exc:
-        return False, f"the element could not be clicked: {_first_line(exc)}"
-    return True, ""

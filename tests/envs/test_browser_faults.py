@@ -13,6 +13,7 @@ import re
 
 import pytest
 from aiohttp import web
+from playwright.async_api import TimeoutError as PlaywrightTimeoutError
 
 from envs import browser, make_env
 from envs.base import StepResult
@@ -175,5 +176,24 @@ async def test_miniwob_dialogs_are_reported_and_the_action_is_kept() -> None:
         assert "asked to confirm: 'Sure?'; it was answered Cancel" in result.info["feedback"]
         assert await env.page.evaluate("window.answer") is False
         assert (await env.snapshot())["actions"] == [f"click id={button}"]  # it ran: a replay repeats it
+    finally:
+        await env.close()
+
+
+async def test_miniwob_step_after_the_page_crashed_rebuilds_the_episode() -> None:
+    env = MiniWoBEnv()
+    try:
+        obs = await env.reset("click-button-sequence/0")
+        first, second = (re.search(rf"<button id=(\d+)[^>]*>{word}<", obs.text)[1]  # type: ignore[index]
+                         for word in ("ONE", "TWO"))
+        assert (await env.step(f"click id={first}")).info["valid"]
+        with pytest.raises(PlaywrightTimeoutError):  # the renderer dies without answering
+            await env._session.cdp("Page.crash", timeout_ms=500)  # type: ignore[union-attr]
+        for _ in range(50):
+            if env._session.crashed:  # type: ignore[union-attr]
+                break
+            await asyncio.sleep(0.05)
+        result = await asyncio.wait_for(env.step(f"click id={second}"), BOUND_S)
+        assert result.info["valid"] and result.done and result.info["success"]
     finally:
         await env.close()
