@@ -160,9 +160,13 @@ class Gate:
             )
         if destination not in self.allowed:
             self.on_refused(shown)
-            await _answer(writer, "403 Forbidden")
+            await _answer(writer, "403 Forbidden", f"{shown} is outside this task's allowed sites; nothing was sent")
             return
-        up_reader, up_writer = await asyncio.open_connection(*destination)
+        try:
+            up_reader, up_writer = await asyncio.open_connection(*destination)
+        except OSError as exc:
+            await _answer(writer, "502 Bad Gateway", f"{shown} could not be reached: {exc.strerror or exc}")
+            return
         try:
             if forward:
                 up_writer.write(forward)
@@ -173,8 +177,12 @@ class Gate:
             up_writer.close()
 
 
-async def _answer(writer: asyncio.StreamWriter, status: str) -> None:
-    writer.write(f"HTTP/1.1 {status}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".encode())
+async def _answer(writer: asyncio.StreamWriter, status: str, body: str = "") -> None:
+    """A response from the gate itself; a page that reaches it (a redirect off the allowlist,
+    which Playwright's routing does not see) shows ``body``, so the agent reads why."""
+    data = body.encode()
+    head = f"HTTP/1.1 {status}\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: {len(data)}\r\n"
+    writer.write(head.encode() + b"Connection: close\r\n\r\n" + data)
     with contextlib.suppress(OSError):
         await writer.drain()
 

@@ -395,8 +395,10 @@ class MiniWoBEnv(Env):
                 await session.page.keyboard.up(key)
             await session.page.mouse.move(0, 0)
         else:
-            await self._close_session()
-            session = await BrowserSession.open(UrlPolicy(file_roots=(str(HTML_ROOT),)))
+            # The old context closes while the new one opens: neither waits for the other.
+            _, session = await asyncio.gather(
+                self._close_session(), BrowserSession.open(UrlPolicy(file_roots=(str(HTML_ROOT),)))
+            )
             await session.page.add_init_script(script=_SETTLE_INIT)
             self._session = session
         self._held = set()

@@ -51,6 +51,8 @@ IN_PAGE = {
                           " pc.createOffer().then((o) => pc.setLocalDescription(o)); })()",
     "webtransport": "(() => { try { new WebTransport('https://127.0.0.1:' + P + '/wt').ready"
                     ".catch(() => {}); } catch (e) {} })()",
+    # Playwright's routing sees only the first URL of a redirect chain.
+    "redirected_fetch": "fetch('/redirect?port=' + P, {mode: 'no-cors'}).catch(() => {})",
 }
 # These take the page away, so each runs in a page of its own.
 NAVIGATING = {
@@ -58,6 +60,7 @@ NAVIGATING = {
     "form_post": "(() => { const f = document.createElement('form'); f.method = 'post';"
                  " f.action = S + '/form'; document.body.appendChild(f); f.submit(); })()",
     "popup": "window.open(S + '/popup')",
+    "redirected_navigation": "location.href = '/redirect?port=' + P",
 }
 PROBES = {**IN_PAGE, **NAVIGATING}
 
@@ -150,6 +153,9 @@ async def site():
     async def data(request: web.Request) -> web.Response:
         return web.Response(text="same-origin data")
 
+    async def redirect(request: web.Request) -> web.Response:
+        raise web.HTTPFound(f"http://127.0.0.1:{request.query['port']}/redirected")
+
     async def worker(request: web.Request) -> web.Response:
         return web.Response(text=WORKER_JS, content_type="text/javascript")
 
@@ -157,6 +163,7 @@ async def site():
         return web.Response(text=SW_JS, content_type="text/javascript")
 
     app.router.add_get("/", page)
+    app.router.add_get("/redirect", redirect)
     app.router.add_get("/worker.js", worker)
     app.router.add_get("/sw.js", service_worker)
     app.router.add_get("/echo", echo)
@@ -235,3 +242,15 @@ async def test_the_allowed_origin_still_works_over_http_and_websocket(site: str)
         assert session.blocked == []
     finally:
         await session.close()
+
+
+async def test_a_redirect_off_the_allowlist_lands_on_a_page_that_says_why(site: str) -> None:
+    sink = await Sink().start()
+    session = await BrowserSession.open(UrlPolicy(origins=(site,)))
+    try:
+        await session.goto(f"{site}/redirect?port={sink.port}")
+        assert "outside this task's allowed sites" in await session.page.inner_text("body")
+        assert sink.hits == [] and any("/redirected" in url for url in session.blocked)
+    finally:
+        await session.close()
+        sink.close()
