@@ -147,7 +147,7 @@ class BrowserSession:
         context.on("requestfinished", session._request_ended)
         context.on("requestfailed", session._request_ended)
         context.on("dialog", session._answer_dialog)
-        await context.route("**/*", session._filter)
+        await context.route(policy.routed(), session._filter)
         return session
 
     @property

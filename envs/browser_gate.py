@@ -25,9 +25,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import os
+import re
 import urllib.parse
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Callable
 
 _HEAD_LIMIT = 64 * 1024
@@ -49,8 +52,19 @@ def host_port(origin: str) -> tuple[str, int] | None:
 
 
 def _origin(url: str) -> str:
+    """``scheme://host[:port]`` in the form Chromium writes URLs: lower case, no default port."""
     parts = urllib.parse.urlsplit(url)
-    return f"{parts.scheme}://{parts.netloc}".lower()
+    scheme, hp = parts.scheme.lower(), host_port(url)
+    if hp is None:
+        return f"{scheme}://{parts.netloc}".lower()
+    host = f"[{hp[0]}]" if ":" in hp[0] else hp[0]
+    return f"{scheme}://{host}" + ("" if hp[1] == _DEFAULT_PORTS[scheme] else f":{hp[1]}")
+
+
+@functools.lru_cache(maxsize=None)
+def _has_symlinks(root: str) -> bool:
+    return any(os.path.islink(os.path.join(folder, name))
+               for folder, dirs, files in os.walk(root) for name in dirs + files)
 
 
 @dataclass(frozen=True)
@@ -84,6 +98,17 @@ class UrlPolicy:
         if scheme in ("http", "https", "ws", "wss"):
             return _origin(url) in self.origins
         return False
+
+    def routed(self) -> re.Pattern[str]:
+        """The URLs the context's route filter must see: every URL except those of an allowed
+        origin and those under a file root that holds no symbolic link (where the URL's path is
+        the file read). Chromium loads those without a round trip to Python for each; the gate
+        still holds every network origin."""
+        prefixes = [origin + "/" for origin in self.origins]
+        prefixes += [Path(root).as_uri().rstrip("/") + "/" for root in self._roots if not _has_symlinks(root)]
+        if not prefixes:
+            return re.compile(".*")
+        return re.compile("^(?!" + "|".join(re.escape(p) for p in prefixes) + ")")
 
     def refusal(self, url: str) -> str | None:
         """Feedback for the agent when ``url`` is not allowed, else None."""
