@@ -14,6 +14,9 @@ Observation: envs.webarena_observe (tab header, URL, the viewport's accessibilit
 obs.info has task_id, intent, sites, site_urls, start_url, notes, url, tabs. Actions:
 envs.webarena_actions; step info adds valid, action (and feedback when refused). A task's sites
 are its navigation allowlist: anything else (another host, file://) is refused with feedback.
+A page that does not answer or finish loading within ``load_timeout_ms``, a dialog it opens, or a
+page too large to read ends the step with valid False and a sentence saying what happened
+(envs.browser); a step that finds Chromium dead reopens the tabs from the last snapshot and runs.
 The final ``stop [answer]`` result adds answer, success and evaluators (one dict per evaluator:
 evaluator, passed True/False/None, detail).
 

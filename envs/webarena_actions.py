@@ -15,6 +15,7 @@ click behind Playwright's actionability checks (envs.browser.click), never a JS 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import re
 from dataclasses import dataclass
@@ -210,9 +211,7 @@ async def with_navigation(page: Page, action: Awaitable[None], grace_s: float = 
     page.on("request", on_request)
     try:
         await action
-        try:
+        with contextlib.suppress(asyncio.TimeoutError):
             await asyncio.wait_for(started.wait(), grace_s)
-        except asyncio.TimeoutError:
-            return
     finally:
         page.remove_listener("request", on_request)
