@@ -37,7 +37,7 @@ from playwright.async_api import Page
 from envs.base import EnvError, Env, Observation, StepResult, invalid
 from envs.browser import BrowserSession, CrashGuard, UrlPolicy, click, reported
 from envs.miniwob_actions import Action, ActionError, Click, Enter, Hold, Press, canonical, parse_action
-from envs.miniwob_screen import ID_ATTR, Screen, locator_for, read_screen
+from envs.miniwob_screen import ID_ATTR, SCREEN_JS, Screen, locator_for
 from envs.miniwob_tasks import HTML_ROOT, category, parse_task_id, split_ids, task_url
 
 # The page tells when it has settled: a promise that resolves once no short timer is pending, no
@@ -92,7 +92,12 @@ _STATUS_JS = """({done: WOB_DONE_GLOBAL, reward: WOB_REWARD_GLOBAL,
   raw: WOB_RAW_REWARD_GLOBAL, reason: WOB_REWARD_REASON == null ? null : String(WOB_REWARD_REASON),
   ready: WOB_TASK_READY})"""
 _STATUS = f"() => {_STATUS_JS}"
-_SETTLED_STATUS = f"async (maxMs) => {{ await window.__introspectSettle(maxMs); return {_STATUS_JS}; }}"
+# [status, screen items] in one round trip, after settling when ``maxMs`` > 0.
+_SCREEN = f"""async ([maxMs, idAttr]) => {{
+  if (maxMs > 0) await window.__introspectSettle(maxMs);
+  const status = {_STATUS_JS};
+  return [status, status.done ? [] : ({SCREEN_JS})(idAttr)];
+}}"""
 
 # MiniWoB++'s own start (its Python driver does the same), then: wait until the task says it is
 # ready and has settled, and return the goal. One round trip.
@@ -190,7 +195,7 @@ class MiniWoBEnv(Env):
         if refusal is not None:
             return invalid(await self._observe(), refusal, action=canonical(parsed))
         self._actions.append(canonical(parsed))
-        obs = await self._observe(await self._settle())
+        obs = await self._observe(settle=True)
         info: dict[str, Any] = {
             "valid": True,
             "action": canonical(parsed),
@@ -238,7 +243,7 @@ class MiniWoBEnv(Env):
                 failures.append(action)
                 continue
             self._actions.append(canonical(parsed))
-            await self._observe(await self._settle())
+            await self._observe(settle=True)
         obs = await self.disable_ids(disabled)
         if self._session is not None:
             self._session.take_reports()
@@ -330,13 +335,11 @@ class MiniWoBEnv(Env):
                 self._held.discard(action.key)
         return True, ""
 
-    async def _settle(self) -> dict[str, Any]:
+    async def _settle(self) -> None:
         """Wait until the page has settled (the page-side promise of ``_SETTLE_INIT``, at most
-        ``settle_ms_max``) and return the episode status read in the same round trip."""
-        status: dict[str, Any] = await self._page().evaluate(_SETTLED_STATUS, self.settle_max_ms)
-        if await self._wait_for_requests():
-            status = await self._page().evaluate(_STATUS)
-        return status
+        ``settle_ms_max``), and for requests the page cannot see."""
+        await self._page().evaluate("(maxMs) => window.__introspectSettle(maxMs)", self.settle_max_ms)
+        await self._wait_for_requests()
 
     async def _wait_for_requests(self) -> bool:
         """Requests the page cannot see itself (a CSS image, a stylesheet) are counted by the
@@ -349,13 +352,15 @@ class MiniWoBEnv(Env):
             await asyncio.sleep(0.005)
         return waited
 
-    async def _observe(self, status: dict[str, Any] | None = None) -> Observation:
+    async def _observe(self, settle: bool = False) -> Observation:
+        """Read the status and the screen (one round trip); with ``settle``, once the page has
+        settled, and again if requests the page cannot see were still in flight."""
         page = self._page()
-        self._status = status if status is not None else await page.evaluate(_STATUS)
-        if self._status["done"]:
-            self._screen = Screen([])
-        else:
-            self._screen = await read_screen(page, frozenset(self._disabled))
+        status, items = await page.evaluate(_SCREEN, [self.settle_max_ms if settle else 0, ID_ATTR])
+        if settle and await self._wait_for_requests():
+            status, items = await page.evaluate(_SCREEN, [0, ID_ATTR])
+        self._status = status
+        self._screen = Screen(items, frozenset(self._disabled))
         return self._observation()
 
     def _observation(self) -> Observation:

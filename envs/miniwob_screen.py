@@ -45,7 +45,7 @@ GRID = (
     ("bottom left", "bottom", "bottom right"),
 )
 
-_WALK_JS = """
+SCREEN_JS = """
 (idAttr) => {
   const SKIP = new Set(['reward-display', 'sync-task-cover', 'click-canvas', 'query']);
   const skipped = (el) => SKIP.has(el.id);
@@ -242,7 +242,7 @@ def render(item: ScreenItem, disabled: frozenset[str] = frozenset()) -> str:
 
 async def read_screen(page: Page, disabled: frozenset[str] = frozenset()) -> Screen:
     """Read the page's compact screen (assigning ids to elements seen for the first time)."""
-    items: list[dict[str, Any]] = await page.evaluate(_WALK_JS, ID_ATTR)
+    items: list[dict[str, Any]] = await page.evaluate(SCREEN_JS, ID_ATTR)
     return Screen(items, disabled)  # type: ignore[arg-type]
 
 
