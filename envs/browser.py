@@ -112,11 +112,13 @@ class BrowserSession:
         viewport: dict[str, int] | None = None,
         allow_tabs: bool = False,
         load_timeout_ms: float = DEFAULT_LOAD_TIMEOUT_MS,
+        init_script: str = "",
     ) -> "BrowserSession":
         """A new context on the shared browser (relaunching it once if it died meanwhile).
 
         Pages the site opens (pop-ups, ``target=_blank``) are closed unless ``allow_tabs``:
-        WebArena has tabs, MiniWoB does not. ``load_timeout_ms`` bounds both the wait for a
+        WebArena has tabs, MiniWoB does not. ``init_script`` runs in every document of the
+        context before the page's own scripts. ``load_timeout_ms`` bounds both the wait for a
         navigation's response and the wait for its page to finish loading; past it, loading is
         stopped (as the Esc key does) and a report says so."""
         blocked: list[str] = []
@@ -135,7 +137,7 @@ class BrowserSession:
                 except PlaywrightError:
                     if attempt == 2 or browser.is_connected():
                         raise
-            await context.add_init_script(script=_NO_PEER_CONNECTIONS)
+            await context.add_init_script(script=_NO_PEER_CONNECTIONS + ";\n" + init_script)
             page = await context.new_page()
         except BaseException:
             await gate.close()

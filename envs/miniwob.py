@@ -165,12 +165,17 @@ class MiniWoBEnv(Env):
         ok, feedback = await session.goto(task_url(task))
         if not ok:
             raise EnvError(f"could not open miniwob task {task!r}: {feedback}")
-        self._utterance = await session.page.evaluate(_START, [self.episode_ms, seed, self.settle_max_ms])
-        await self._wait_for_requests()
         # Playwright injects its scripts into each JS world of a page on the first locator call
-        # there (about 20 ms each): done now, concurrently, it is not paid by the trial's first action.
+        # there (about 20 ms each): done while the episode starts and settles, it is not paid by
+        # the trial's first action.
         body = session.page.locator("body")
-        obs, *_ = await asyncio.gather(self._observe(), body.count(), body.evaluate_all("(els) => els.length"))
+        self._utterance, *_ = await asyncio.gather(
+            session.page.evaluate(_START, [self.episode_ms, seed, self.settle_max_ms]),
+            body.count(),
+            body.evaluate_all("(els) => els.length"),
+        )
+        await self._wait_for_requests()
+        obs = await self._observe()
         session.take_reports()
         return obs
 
@@ -402,9 +407,9 @@ class MiniWoBEnv(Env):
         else:
             # The old context closes while the new one opens: neither waits for the other.
             _, session = await asyncio.gather(
-                self._close_session(), BrowserSession.open(UrlPolicy(file_roots=(str(HTML_ROOT),)))
+                self._close_session(),
+                BrowserSession.open(UrlPolicy(file_roots=(str(HTML_ROOT),)), init_script=_SETTLE_INIT),
             )
-            await session.page.add_init_script(script=_SETTLE_INIT)
             self._session = session
         self._held = set()
         return session
