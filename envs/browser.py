@@ -12,7 +12,7 @@ through JavaScript as no user could.
 Public API (this module is the one to import; the others are its parts):
 - ``chromium_path()``, ``CHROMIUM_ARGS``: what is launched (``INTROSPECT_CHROMIUM`` overrides the path).
 - ``await get_browser()``: the process-wide browser, launched lazily, relaunched if it died;
-  ``await close_browser()`` closes it (and the spare sessions) and stops Playwright.
+  ``await close_browser()`` closes it and stops Playwright (tests, benchmarks, CLI exit).
 - ``browser_pids()`` / ``browser_memory_bytes()``: the Chromium process tree of this process' browser.
 - ``UrlPolicy``: which URLs a task may load; ``allows(url)`` and ``refusal(url)`` (feedback or None).
 - ``BrowserSession.open(policy)``: a context + page for one task, with ``goto``, ``settle``,
@@ -40,7 +40,6 @@ from playwright.async_api import (
     TimeoutError as PlaywrightTimeoutError,
 )
 
-from envs import browser_launch, browser_spares as spares
 from envs.base import StepResult
 from envs.browser_click import click as click  # re-exported
 from envs.browser_click import first_line
@@ -49,6 +48,7 @@ from envs.browser_gate import Gate
 from envs.browser_gate import UrlPolicy as UrlPolicy  # re-exported
 from envs.browser_launch import CHROMIUM_ARGS as CHROMIUM_ARGS  # re-exported
 from envs.browser_launch import chromium_path as chromium_path  # re-exported
+from envs.browser_launch import close_browser as close_browser  # re-exported
 from envs.browser_launch import get_browser
 from envs.browser_launch import launch_count as launch_count  # re-exported
 from envs.browser_processes import browser_memory_bytes as browser_memory_bytes  # re-exported
@@ -113,7 +113,6 @@ class BrowserSession:
         allow_tabs: bool = False,
         load_timeout_ms: float = DEFAULT_LOAD_TIMEOUT_MS,
         init_script: str = "",
-        spare: bool = False,
     ) -> "BrowserSession":
         """A new context on the shared browser (relaunching it once if it died meanwhile).
 
@@ -121,23 +120,7 @@ class BrowserSession:
         WebArena has tabs, MiniWoB does not. ``init_script`` runs in every document of the
         context before the page's own scripts. ``load_timeout_ms`` bounds both the wait for a
         navigation's response and the wait for its page to finish loading; past it, loading is
-        stopped (as the Esc key does) and a report says so. With ``spare``, the session comes
-        from those opened ahead for the same arguments (envs/browser_spares.py) when one is ready.
-        """
-        view = viewport or DEFAULT_VIEWPORT
-
-        async def open_one() -> BrowserSession:
-            return await cls._open(policy, view, allow_tabs, load_timeout_ms, init_script)
-
-        if spare:
-            key = (policy, tuple(sorted(view.items())), allow_tabs, load_timeout_ms, init_script)
-            return await spares.take(key, open_one)
-        return await open_one()
-
-    @classmethod
-    async def _open(
-        cls, policy: UrlPolicy, viewport: dict[str, int], allow_tabs: bool, load_timeout_ms: float, init_script: str
-    ) -> "BrowserSession":
+        stopped (as the Esc key does) and a report says so."""
         blocked: list[str] = []
         gate = await Gate.start(policy.origins, blocked.append)
         try:
@@ -147,7 +130,7 @@ class BrowserSession:
                     context = await browser.new_context(
                         accept_downloads=False,
                         service_workers="block",
-                        viewport=viewport,
+                        viewport=viewport or DEFAULT_VIEWPORT,
                         proxy={"server": gate.url},
                     )
                     break
@@ -368,12 +351,6 @@ class BrowserSession:
             pass
         if self.gate is not None:
             await self.gate.close()
-
-
-async def close_browser() -> None:
-    """Close the spare sessions, then the shared browser, and stop the Playwright driver."""
-    await spares.close_spares()
-    await browser_launch.close_browser()
 
 
 def _navigated_page(request: Request) -> Page | None:

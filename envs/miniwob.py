@@ -408,7 +408,7 @@ class MiniWoBEnv(Env):
             # The old context closes while the new one opens: neither waits for the other.
             _, session = await asyncio.gather(
                 self._close_session(),
-                BrowserSession.open(UrlPolicy(file_roots=(str(HTML_ROOT),)), init_script=_SETTLE_INIT, spare=True),
+                BrowserSession.open(UrlPolicy(file_roots=(str(HTML_ROOT),)), init_script=_SETTLE_INIT),
             )
             self._session = session
         self._held = set()
