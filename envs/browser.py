@@ -18,7 +18,7 @@ Public API (this module is the one to import; the others are its parts):
 - ``BrowserSession.open(policy)``: a context + page for one task, with ``goto``, ``settle``,
   ``take_reports``, ``alive``, ``ax_tree``, ``dom_snapshot``, ``cdp``, ``screenshot``, ``close``.
 - ``await click(locator)`` -> ``(ok, feedback)``: a real click, refused with feedback when the
-  target is missing, hidden, disabled or covered.
+  target is missing, hidden, disabled or covered; ``evaluate_all(locator, selector, script)``.
 - ``reported(result, reports)``: a step's result with the page's reports as its feedback.
 - ``CrashGuard(env, alive)``: env steps that outlive a Chromium crash (``await guard.step(run)``).
 """
@@ -42,6 +42,7 @@ from playwright.async_api import (
 
 from envs.base import StepResult
 from envs.browser_click import click as click  # re-exported
+from envs.browser_click import evaluate_all as evaluate_all  # re-exported
 from envs.browser_click import first_line
 from envs.browser_crash import CrashGuard as CrashGuard  # re-exported
 from envs.browser_gate import Gate

@@ -35,9 +35,9 @@ from typing import Any
 from playwright.async_api import Page
 
 from envs.base import EnvError, Env, Observation, StepResult, invalid
-from envs.browser import BrowserSession, CrashGuard, UrlPolicy, click, reported
+from envs.browser import BrowserSession, CrashGuard, UrlPolicy, click, evaluate_all, reported
 from envs.miniwob_actions import Action, ActionError, Click, Enter, Hold, Press, canonical, parse_action
-from envs.miniwob_screen import ID_ATTR, SCREEN_JS, Screen, locator_for
+from envs.miniwob_screen import ID_ATTR, SCREEN_JS, Screen, locator_for, selector_for
 from envs.miniwob_tasks import HTML_ROOT, category, parse_task_id, split_ids, task_url
 
 # The page tells when it has settled: a promise that resolves once no short timer is pending, no
@@ -165,14 +165,11 @@ class MiniWoBEnv(Env):
         ok, feedback = await session.goto(task_url(task))
         if not ok:
             raise EnvError(f"could not open miniwob task {task!r}: {feedback}")
-        # Playwright injects its scripts into each JS world of a page on the first locator call
-        # there (about 20 ms each): done while the episode starts and settles, it is not paid by
-        # the trial's first action.
-        body = session.page.locator("body")
-        self._utterance, *_ = await asyncio.gather(
+        # Playwright injects its script into a page on the first locator call there (about 20 ms):
+        # done while the episode starts and settles, it is not paid by the trial's first action.
+        self._utterance, _ = await asyncio.gather(
             session.page.evaluate(_START, [self.episode_ms, seed, self.settle_max_ms]),
-            body.count(),
-            body.evaluate_all("(els) => els.length"),
+            session.page.locator("body").count(),
         )
         await self._wait_for_requests()
         obs = await self._observe()
@@ -319,12 +316,14 @@ class MiniWoBEnv(Env):
             # A click hovers first and lets hover effects (a menu opening, an icon swapped on
             # :hover) settle before the press; a text field needs no hover.
             after_hover = self._settle if isinstance(action, Click) else None
-            ok, feedback = await click(target, timeout_ms=self.click_timeout_ms, after_hover=after_hover)
+            ok, feedback = await click(target, selector=selector_for(action.id), timeout_ms=self.click_timeout_ms,
+                                       after_hover=after_hover)
             if not ok:
                 feedback = re.sub(rf'{ID_ATTR}="(\d+)"', r"id=\1", feedback)
                 return False, f"cannot click id={action.id}: {feedback}"
             if isinstance(action, Enter):
-                if await target.evaluate_all("(els) => els.some((el) => 'value' in el && el.value !== '')"):
+                has_text = "(els) => els.some((el) => 'value' in el && el.value !== '')"
+                if await evaluate_all(target, selector_for(action.id), has_text):
                     await page.keyboard.press("ControlOrMeta+a")
                     await page.keyboard.press("Backspace")
                 await page.keyboard.type(action.text)

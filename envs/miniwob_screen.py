@@ -246,6 +246,11 @@ async def read_screen(page: Page, disabled: frozenset[str] = frozenset()) -> Scr
     return Screen(items, disabled)  # type: ignore[arg-type]
 
 
+def selector_for(element_id: str) -> str:
+    """The CSS selector of the element shown as ``id=element_id``."""
+    return f'[{ID_ATTR}="{element_id}"]'
+
+
 def locator_for(page: Page, element_id: str):
     """The Playwright locator of the element shown as ``id=element_id``."""
-    return page.locator(f'[{ID_ATTR}="{element_id}"]')
+    return page.locator(selector_for(element_id))
