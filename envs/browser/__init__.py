@@ -1,23 +1,17 @@
 """The shared browser core of the browser environments (MiniWoB++, WebArena): one Chromium per
-process, a context per task, the navigation allowlist and real clicks (``envs.browser.core``)."""
+process (launch), a context per task whose traffic reaches only the task's origins (gate), real
+clicks (click), steps that outlive a Chromium crash (crash), the sessions themselves (core).
+Import from here; the modules are its parts."""
 
-from envs.browser.core import (
-    CHROMIUM_ARGS,
-    DEFAULT_CHROMIUM,
-    DEFAULT_CLICK_TIMEOUT_MS,
-    DEFAULT_VIEWPORT,
-    BrowserSession,
-    UrlPolicy,
-    browser_memory_bytes,
-    browser_pids,
-    chromium_path,
-    click,
-    close_browser,
-    get_browser,
-    launch_count,
-)
+from envs.browser.click import DEFAULT_CLICK_TIMEOUT_MS, click, evaluate_all
+from envs.browser.core import DEFAULT_VIEWPORT, BrowserSession, PageTooLarge, reported
+from envs.browser.crash import CrashGuard
+from envs.browser.gate import UrlPolicy
+from envs.browser.launch import CHROMIUM_ARGS, DEFAULT_CHROMIUM, chromium_path, close_browser, get_browser, launch_count
+from envs.browser.processes import browser_memory_bytes, browser_pids
 
 __all__ = [
-    "CHROMIUM_ARGS", "DEFAULT_CHROMIUM", "DEFAULT_CLICK_TIMEOUT_MS", "DEFAULT_VIEWPORT", "BrowserSession", "UrlPolicy",
-    "browser_memory_bytes", "browser_pids", "chromium_path", "click", "close_browser", "get_browser", "launch_count",
+    "CHROMIUM_ARGS", "DEFAULT_CHROMIUM", "DEFAULT_CLICK_TIMEOUT_MS", "DEFAULT_VIEWPORT", "BrowserSession", "CrashGuard",
+    "PageTooLarge", "UrlPolicy", "browser_memory_bytes", "browser_pids", "chromium_path", "click", "close_browser",
+    "evaluate_all", "get_browser", "launch_count", "reported",
 ]

@@ -10,10 +10,12 @@ Chromium (envs/browser/) that may load only the miniwob package's html directory
 of the same task reloads the page in its context.
 
 After each action the env waits until the page settles (no request in flight, no running
-animation, no animation frame requested in the last 50 ms, no pending short timer; at most
-``settle_ms_max``) before reading the screen, so that what the agent sees is the page's result
-of the action, not a frame of its animation. A click first moves the pointer onto its target and
-lets hover effects settle, then presses, as a person sees the hover before clicking.
+animation, no animation frame requested, no pending short timer; at most ``settle_ms_max``)
+before reading the screen, so that what the agent sees is the page's result of the action, not a
+frame of its animation. The page itself says when it has settled (a promise, no fixed sleep), so
+a quiet page costs one round trip. A click first moves the pointer onto its target and lets hover
+effects settle, then presses, as a person sees the hover before clicking. A dialog the page opens
+is answered and reported (envs.browser): that step has ``valid`` False and says what happened.
 
 Observation: ``text`` is the compact screen (envs/miniwob/screen.py); ``info`` holds
 ``utterance`` (the goal; also as ``goal``), ``fields`` (the task's structured goal fields, if
@@ -30,50 +32,90 @@ import re
 import time
 from typing import Any
 
-from playwright.async_api import Error as PlaywrightError, Page
+from playwright.async_api import Page
 
 from envs.base import EnvError, Env, Observation, StepResult, invalid
-from envs.browser import BrowserSession, UrlPolicy, click
+from envs.browser import BrowserSession, CrashGuard, UrlPolicy, click, evaluate_all, reported
 from envs.miniwob.actions import Action, ActionError, Click, Enter, Hold, Press, canonical, parse_action
 from envs.miniwob.interface import INTERFACE
-from envs.miniwob.screen import ID_ATTR, Screen, locator_for, read_screen
+from envs.miniwob.screen import ID_ATTR, SCREEN_JS, Screen, locator_for, selector_for
 from envs.miniwob.tasks import HTML_ROOT, category, parse_task_id, split_ids, task_url
 
-# Tracks pending short timers, animation frames and CSS/jQuery animations, so that a step can
-# wait until the page has settled.
+# The page tells when it has settled: a promise that resolves once no short timer is pending, no
+# animation frame is requested, no fetch/XHR is in flight, every <img> has loaded and no CSS or
+# jQuery animation runs (or after ``maxMs``). It is checked at once and then every 5 ms, so a
+# quiet page answers in one round trip instead of a fixed sleep. Wrapping the page's own timer
+# and frame functions is what makes "pending" exact: a task that reacts 300 ms after a click, or
+# animates an accordion open, is waited for; one that does nothing costs nothing.
 _SETTLE_INIT = """
 (() => {
-  const pending = new Set();
+  const timers = new Set(), frames = new Set();
+  let requests = 0;
   const setT = window.setTimeout.bind(window), clearT = window.clearTimeout.bind(window);
   window.setTimeout = function (fn, ms, ...args) {
     if (typeof fn !== 'function' || (Number(ms) || 0) > 2000) return setT(fn, ms, ...args);
-    const id = setT(function () { pending.delete(id); return fn.apply(this, arguments); }, ms, ...args);
-    pending.add(id);
+    const id = setT(function () { timers.delete(id); return fn.apply(this, arguments); }, ms, ...args);
+    timers.add(id);
     return id;
   };
-  window.clearTimeout = function (id) { pending.delete(id); return clearT(id); };
-  let lastFrame = -1000;  // script-driven animations (Raphael, jQuery) request frames
-  const raf = window.requestAnimationFrame.bind(window);
-  window.requestAnimationFrame = function (cb) { lastFrame = performance.now(); return raf(cb); };
-  window.__introspectBusy = () => pending.size > 0
-    || performance.now() - lastFrame < 50
+  window.clearTimeout = function (id) { timers.delete(id); return clearT(id); };
+  const raf = window.requestAnimationFrame.bind(window), caf = window.cancelAnimationFrame.bind(window);
+  window.requestAnimationFrame = function (cb) {
+    const id = raf(function (t) { frames.delete(id); return cb(t); });
+    frames.add(id);
+    return id;
+  };
+  window.cancelAnimationFrame = function (id) { frames.delete(id); return caf(id); };
+  const send = XMLHttpRequest.prototype.send;
+  XMLHttpRequest.prototype.send = function (...args) {
+    requests++;
+    this.addEventListener('loadend', () => { requests--; }, {once: true});
+    return send.apply(this, args);
+  };
+  const fetch0 = window.fetch;
+  window.fetch = function (...args) {
+    requests++;
+    return fetch0.apply(this, args).finally(() => { requests--; });
+  };
+  const busy = () => timers.size > 0 || frames.size > 0 || requests > 0
+    || Array.prototype.some.call(document.images, (img) => !img.complete && img.loading !== 'lazy')
     || (window.jQuery && window.jQuery(':animated').length > 0)
     || document.getAnimations().some((a) => a.playState === 'running');
+  window.__introspectSettle = (maxMs) => new Promise((resolve) => {
+    const start = performance.now();
+    const check = () => (!busy() || performance.now() - start >= maxMs) ? resolve() : setT(check, 5);
+    check();
+  });
 })();
 """
 
+_STATUS_JS = """({done: WOB_DONE_GLOBAL, reward: WOB_REWARD_GLOBAL,
+  raw: WOB_RAW_REWARD_GLOBAL, reason: WOB_REWARD_REASON == null ? null : String(WOB_REWARD_REASON),
+  ready: WOB_TASK_READY})"""
+_STATUS = f"() => {_STATUS_JS}"
+# [status, screen items] in one round trip, after settling when ``maxMs`` > 0.
+_SCREEN = f"""async ([maxMs, idAttr]) => {{
+  if (maxMs > 0) await window.__introspectSettle(maxMs);
+  const status = {_STATUS_JS};
+  return [status, status.done ? [] : ({SCREEN_JS})(idAttr)];
+}}"""
+
+# MiniWoB++'s own start (its Python driver does the same), then: wait until the task says it is
+# ready and has settled, and return the goal. One round trip.
 _START = """
-([maxTime, seed]) => {
+async ([maxTime, seed, settleMs]) => {
   core.EPISODE_MAX_TIME = maxTime;
   Math.seedrandom(seed);
   core.setDataMode('train');
   core.startEpisodeReal();
+  const start = performance.now();
+  while (!WOB_TASK_READY && performance.now() - start < 5000) {
+    await new Promise((resolve) => requestAnimationFrame(resolve));
+  }
+  await window.__introspectSettle(settleMs);
+  return core.getUtterance();
 }
 """
-
-_STATUS = """() => ({done: WOB_DONE_GLOBAL, reward: WOB_REWARD_GLOBAL,
-  raw: WOB_RAW_REWARD_GLOBAL, reason: WOB_REWARD_REASON == null ? null : String(WOB_REWARD_REASON),
-  ready: WOB_TASK_READY})"""
 
 ENDED_SCREEN = "(the episode is over)"
 
@@ -88,17 +130,16 @@ class MiniWoBEnv(Env):
         self,
         *,
         episode_seconds: float = 3600.0,
-        settle_ms: float = 50.0,
         settle_ms_max: float = 1500.0,
         click_timeout_ms: float = 1500.0,
     ) -> None:
-        if episode_seconds <= 0 or settle_ms < 0 or settle_ms_max < settle_ms or click_timeout_ms <= 0:
-            raise EnvError("miniwob options must be positive (settle_ms_max >= settle_ms)")
+        if episode_seconds <= 0 or settle_ms_max < 0 or click_timeout_ms <= 0:
+            raise EnvError("miniwob options must be positive")
         self.episode_ms = int(episode_seconds * 1000)
-        self.settle_s = settle_ms / 1000
-        self.settle_max_s = settle_ms_max / 1000
+        self.settle_max_ms = float(settle_ms_max)
         self.click_timeout_ms = click_timeout_ms
         self._session: BrowserSession | None = None
+        self._guard = CrashGuard(self, self._alive, offline_snapshots=True)
         self._task_id = ""
         self._task = ""
         self._seed = 0
@@ -126,25 +167,21 @@ class MiniWoBEnv(Env):
         ok, feedback = await session.goto(task_url(task))
         if not ok:
             raise EnvError(f"could not open miniwob task {task!r}: {feedback}")
-        await session.page.evaluate(_START, [self.episode_ms, seed])
-        deadline = time.monotonic() + 5
-        while not (await session.page.evaluate(_STATUS))["ready"] and time.monotonic() < deadline:
-            await asyncio.sleep(0.05)
-        await self._settle()
-        self._utterance = await session.page.evaluate("core.getUtterance()")
-        return await self._observe()
+        # Playwright injects its script into a page on the first locator call there (about 20 ms):
+        # done while the episode starts and settles, it is not paid by the trial's first action.
+        self._utterance, _ = await asyncio.gather(
+            session.page.evaluate(_START, [self.episode_ms, seed, self.settle_max_ms]),
+            session.page.locator("body").count(),
+        )
+        await self._wait_for_requests()
+        obs = await self._observe()
+        session.take_reports()
+        return obs
 
     async def step(self, action: str) -> StepResult:
         """One action; if Chromium died meanwhile, the episode is rebuilt by replay first."""
         self._page()
-        before = await self.snapshot()
-        try:
-            return await self._step(action)
-        except PlaywrightError:
-            if self._alive():
-                raise
-        await self.restore(before)
-        return await self._step(action)
+        return await self._guard.step(lambda: self._step(action))
 
     async def _step(self, action: str) -> StepResult:
         # The page may have ended the episode on its own (time limit): never act on its cover.
@@ -162,8 +199,7 @@ class MiniWoBEnv(Env):
         if refusal is not None:
             return invalid(await self._observe(), refusal, action=canonical(parsed))
         self._actions.append(canonical(parsed))
-        await self._settle()
-        obs = await self._observe()
+        obs = await self._observe(settle=True)
         info: dict[str, Any] = {
             "valid": True,
             "action": canonical(parsed),
@@ -174,7 +210,8 @@ class MiniWoBEnv(Env):
         }
         if obs.info["done"]:
             info["success"] = obs.info["success"]
-        return StepResult(obs, float(self._status["raw"]), bool(obs.info["done"]), info)
+        result = StepResult(obs, float(self._status["raw"]), bool(obs.info["done"]), info)
+        return reported(result, self._session.take_reports() if self._session else [])
 
     async def snapshot(self) -> dict[str, Any]:
         """Task, seed, disabled ids and executed actions: a replay rebuilds the same state."""
@@ -210,9 +247,10 @@ class MiniWoBEnv(Env):
                 failures.append(action)
                 continue
             self._actions.append(canonical(parsed))
-            await self._settle()
-            await self._observe()
+            await self._observe(settle=True)
         obs = await self.disable_ids(disabled)
+        if self._session is not None:
+            self._session.take_reports()
         if failures:
             obs.info["replay_failures"] = failures
         return obs
@@ -257,9 +295,7 @@ class MiniWoBEnv(Env):
 
     def _alive(self) -> bool:
         session = self._session
-        browser = session.context.browser if session is not None else None
-        return session is not None and not session.page.is_closed() and browser is not None \
-            and browser.is_connected()
+        return session is not None and session.alive and not session.page.is_closed()
 
     def _disabled_list(self) -> list[str]:
         return sorted(self._disabled, key=lambda i: (len(i), i))
@@ -279,13 +315,17 @@ class MiniWoBEnv(Env):
         page = self._page()
         if isinstance(action, (Click, Enter)):
             target = locator_for(page, action.id)
-            ok, feedback = await click(target, timeout_ms=self.click_timeout_ms,
-                                       after_hover=lambda: self._settle(minimum_s=0.02))
+            # A click hovers first and lets hover effects (a menu opening, an icon swapped on
+            # :hover) settle before the press; a text field needs no hover.
+            after_hover = self._settle if isinstance(action, Click) else None
+            ok, feedback = await click(target, selector=selector_for(action.id), timeout_ms=self.click_timeout_ms,
+                                       after_hover=after_hover)
             if not ok:
                 feedback = re.sub(rf'{ID_ATTR}="(\d+)"', r"id=\1", feedback)
                 return False, f"cannot click id={action.id}: {feedback}"
             if isinstance(action, Enter):
-                if await target.evaluate("(el) => 'value' in el && el.value !== ''"):
+                has_text = "(els) => els.some((el) => 'value' in el && el.value !== '')"
+                if await evaluate_all(target, selector_for(action.id), has_text):
                     await page.keyboard.press("ControlOrMeta+a")
                     await page.keyboard.press("Backspace")
                 await page.keyboard.type(action.text)
@@ -301,24 +341,32 @@ class MiniWoBEnv(Env):
                 self._held.discard(action.key)
         return True, ""
 
-    async def _settle(self, minimum_s: float | None = None) -> None:
-        page = self._page()
-        assert self._session is not None
-        minimum = self.settle_s if minimum_s is None else minimum_s
-        await asyncio.sleep(minimum)
-        deadline = time.monotonic() + self.settle_max_s - minimum
-        while time.monotonic() < deadline and (
-            self._session.pending_requests > 0 or await page.evaluate("window.__introspectBusy()")
-        ):
-            await asyncio.sleep(0.025)
+    async def _settle(self) -> None:
+        """Wait until the page has settled (the page-side promise of ``_SETTLE_INIT``, at most
+        ``settle_ms_max``), and for requests the page cannot see."""
+        await self._page().evaluate("(maxMs) => window.__introspectSettle(maxMs)", self.settle_max_ms)
+        await self._wait_for_requests()
 
-    async def _observe(self) -> Observation:
+    async def _wait_for_requests(self) -> bool:
+        """Requests the page cannot see itself (a CSS image, a stylesheet) are counted by the
+        session; wait for those still in flight, within ``settle_ms_max``. True if it waited."""
+        session = self._session
+        deadline = time.monotonic() + self.settle_max_ms / 1000
+        waited = False
+        while session is not None and session.pending_requests > 0 and time.monotonic() < deadline:
+            waited = True
+            await asyncio.sleep(0.005)
+        return waited
+
+    async def _observe(self, settle: bool = False) -> Observation:
+        """Read the status and the screen (one round trip); with ``settle``, once the page has
+        settled, and again if requests the page cannot see were still in flight."""
         page = self._page()
-        self._status = await page.evaluate(_STATUS)
-        if self._status["done"]:
-            self._screen = Screen([])
-        else:
-            self._screen = await read_screen(page, frozenset(self._disabled))
+        status, items = await page.evaluate(_SCREEN, [self.settle_max_ms if settle else 0, ID_ATTR])
+        if settle and await self._wait_for_requests():
+            status, items = await page.evaluate(_SCREEN, [0, ID_ATTR])
+        self._status = status
+        self._screen = Screen(items, frozenset(self._disabled))
         return self._observation()
 
     def _observation(self) -> Observation:
@@ -358,9 +406,11 @@ class MiniWoBEnv(Env):
                 await session.page.keyboard.up(key)
             await session.page.mouse.move(0, 0)
         else:
-            await self._close_session()
-            session = await BrowserSession.open(UrlPolicy(file_roots=(str(HTML_ROOT),)))
-            await session.page.add_init_script(script=_SETTLE_INIT)
+            # The old context closes while the new one opens: neither waits for the other.
+            _, session = await asyncio.gather(
+                self._close_session(),
+                BrowserSession.open(UrlPolicy(file_roots=(str(HTML_ROOT),)), init_script=_SETTLE_INIT),
+            )
             self._session = session
         self._held = set()
         return session

@@ -45,7 +45,7 @@ GRID = (
     ("bottom left", "bottom", "bottom right"),
 )
 
-_WALK_JS = """
+SCREEN_JS = """
 (idAttr) => {
   const SKIP = new Set(['reward-display', 'sync-task-cover', 'click-canvas', 'query']);
   const skipped = (el) => SKIP.has(el.id);
@@ -242,10 +242,15 @@ def render(item: ScreenItem, disabled: frozenset[str] = frozenset()) -> str:
 
 async def read_screen(page: Page, disabled: frozenset[str] = frozenset()) -> Screen:
     """Read the page's compact screen (assigning ids to elements seen for the first time)."""
-    items: list[dict[str, Any]] = await page.evaluate(_WALK_JS, ID_ATTR)
+    items: list[dict[str, Any]] = await page.evaluate(SCREEN_JS, ID_ATTR)
     return Screen(items, disabled)  # type: ignore[arg-type]
+
+
+def selector_for(element_id: str) -> str:
+    """The CSS selector of the element shown as ``id=element_id``."""
+    return f'[{ID_ATTR}="{element_id}"]'
 
 
 def locator_for(page: Page, element_id: str):
     """The Playwright locator of the element shown as ``id=element_id``."""
-    return page.locator(f'[{ID_ATTR}="{element_id}"]')
+    return page.locator(selector_for(element_id))

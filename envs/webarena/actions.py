@@ -15,6 +15,7 @@ click behind Playwright's actionability checks (envs.browser.click), never a JS 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import re
 from dataclasses import dataclass
@@ -196,33 +197,21 @@ async def scroll(page: Page, direction: str) -> None:
 
 
 async def with_navigation(page: Page, action: Awaitable[None], grace_s: float = 0.3) -> None:
-    """Run ``action``; if it starts a navigation of the page (a link, Enter in a form), wait for
-    the new page to load. Without this an observation taken right after a click could still show
-    the old page; an action that navigates nowhere costs the grace period.
+    """Run ``action`` and give it ``grace_s`` to start a navigation of the page (a link, Enter in
+    a form). The env's observation then waits for that navigation, bounded by its load timeout
+    (BrowserSession.settle); without the grace an observation taken right after a click could
+    still show the old page. An action that navigates nowhere costs the grace period.
     """
-    started, committed = asyncio.Event(), asyncio.Event()
+    started = asyncio.Event()
 
     def on_request(request: object) -> None:
         if request.is_navigation_request() and request.frame == page.main_frame:  # type: ignore[attr-defined]
             started.set()
 
-    def on_navigated(frame: object) -> None:
-        if frame == page.main_frame:
-            committed.set()
-
     page.on("request", on_request)
-    page.on("framenavigated", on_navigated)
     try:
         await action
-        try:
+        with contextlib.suppress(asyncio.TimeoutError):
             await asyncio.wait_for(started.wait(), grace_s)
-        except asyncio.TimeoutError:
-            return
-        try:
-            await asyncio.wait_for(committed.wait(), 15)
-            await page.wait_for_load_state("load", timeout=15000)
-        except (asyncio.TimeoutError, PlaywrightError):
-            pass  # the observation shows whatever is there
     finally:
         page.remove_listener("request", on_request)
-        page.remove_listener("framenavigated", on_navigated)

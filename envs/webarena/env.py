@@ -1,8 +1,8 @@
 """The WebArena environment: WebArena task configs and evaluators, Chromium through Playwright.
 
     env = make_env("webarena")                 # options: viewport_width, viewport_height,
-    obs = await env.reset("shop-0")            #   judge (run | off | provider:model), 
-    res = await env.step("click [18]")         #   action_timeout_ms
+    obs = await env.reset("shop-0")            #   judge (run | off | provider:model),
+    res = await env.step("click [18]")         #   action_timeout_ms, load_timeout_ms
     res = await env.step("stop [Walnut]")      # -> reward 1.0, info["success"], info["evaluators"]
 
 Tasks: the 812 WebArena configs (ids "0".."811"; their sites come from WEBARENA_SHOPPING,
@@ -17,6 +17,9 @@ obs.info has task_id, goal (the intent; also as intent), intro (the task's sites
 Advocate appendix's words, envs.webarena.interface), sites, site_urls, start_url, notes, url, tabs. Actions:
 envs.webarena.actions; step info adds valid, action (and feedback when refused). A task's sites
 are its navigation allowlist: anything else (another host, file://) is refused with feedback.
+A page that does not answer or finish loading within ``load_timeout_ms``, a dialog it opens, or a
+page too large to read ends the step with valid False and a sentence saying what happened
+(envs.browser); a step that finds Chromium dead reopens the tabs from the last snapshot and runs.
 The final ``stop [answer]`` result adds answer, success and evaluators (one dict per evaluator:
 evaluator, passed True/False/None, detail).
 
@@ -36,7 +39,7 @@ from typing import Any
 from playwright.async_api import Error as PlaywrightError, Page
 
 from envs.base import Env, EnvError, Judge, Observation, StepResult, invalid, judge_option
-from envs.browser import BrowserSession, UrlPolicy
+from envs.browser import BrowserSession, CrashGuard, UrlPolicy, reported
 from envs.sites.serve import site_url as local_site_url
 from envs.webarena import (
     actions as acts,
@@ -83,15 +86,20 @@ class WebArenaEnv(Env):
         judge: str = "run",
         judge_model: str | None = None,
         action_timeout_ms: float = 3000.0,
+        load_timeout_ms: float = 15000.0,
     ) -> None:
         if viewport_width < 200 or viewport_height < 200:
             raise EnvError("viewport_width and viewport_height must be at least 200")
+        if load_timeout_ms <= 0:
+            raise EnvError("load_timeout_ms must be positive")
+        self.load_timeout_ms = float(load_timeout_ms)
         self.viewport = {"width": int(viewport_width), "height": int(viewport_height)}
         self.timeout_ms = float(action_timeout_ms)
         self.judge_model = judge_option(judge_model or judge, self.name)
         self.judge: Judge | None = None
         self._ep: _Episode | None = None
         self._journal = Journal()  # form submissions, so that a re-run step does not send them again
+        self._guard = CrashGuard(self, lambda: self._ep is not None and self._ep.session.alive)
 
     # --- protocol ------------------------------------------------------------------------------
 
@@ -106,12 +114,19 @@ class WebArenaEnv(Env):
             page = self._ep.session.page if i == 0 else await self._ep.session.context.new_page()
             await self._load(page, url)
         await self._focus(0)
-        return await self._observe()
+        obs = await self._observe()
+        self._ep.session.take_reports()  # the first screen is what there is to see
+        await self._guard.remember()
+        return obs
 
     async def step(self, action: str) -> StepResult:
-        ep = self._ep
-        if ep is None:
+        """One action; if Chromium died meanwhile, the tabs are reopened from a snapshot first."""
+        if self._ep is None:
             return invalid(Observation("no task is running: call reset first"), "call reset(task_id) first")
+        return await self._guard.step(lambda: self._step(action))
+
+    async def _step(self, action: str) -> StepResult:
+        ep = self._require()
         if ep.done:
             return invalid(await self._observe(), "the task has ended (stop was called)")
         try:
@@ -121,12 +136,14 @@ class WebArenaEnv(Env):
             await self._execute(parsed)
         except acts.ActionError as exc:
             obs = await self._observe()
-            return invalid(obs, str(exc), **obs.info)
+            return reported(invalid(obs, str(exc), **obs.info), ep.session.take_reports())
         except PlaywrightError as exc:  # the page crashed or closed under the action
             obs = await self._observe()
-            return invalid(obs, f"the action failed: {str(exc).splitlines()[0]}", **obs.info)
+            failed = invalid(obs, f"the action failed: {str(exc).splitlines()[0]}", **obs.info)
+            return reported(failed, ep.session.take_reports())
         obs = await self._observe()
-        return StepResult(obs, 0.0, False, {**obs.info, "valid": True, "action": parsed.kind})
+        result = StepResult(obs, 0.0, False, {**obs.info, "valid": True, "action": parsed.kind})
+        return reported(result, ep.session.take_reports())
 
     async def snapshot(self) -> dict[str, Any]:
         """Task, open tabs (URL, scroll offset and the form fields the user changed, each; the
@@ -188,7 +205,10 @@ class WebArenaEnv(Env):
         ep.notes = [str(n) for n in snapshot.get("notes", [])]
         ep.answer = snapshot.get("answer")
         ep.done = bool(snapshot.get("done", False))
-        return await self._observe()
+        obs = await self._observe()
+        ep.session.take_reports()
+        await self._guard.remember()
+        return obs
 
     async def _one_tab_left(self, task_id: str) -> bool:
         """Close all tabs but the first of a live episode of ``task_id``; False if there is none."""
@@ -233,7 +253,9 @@ class WebArenaEnv(Env):
         policy = UrlPolicy(origins=webarena_tasks.origins(urls))
         # WebArena has tabs (new_tab, target=_blank links), and its evaluators read other URLs
         # in a page of their own.
-        session = await BrowserSession.open(policy, viewport=self.viewport, allow_tabs=True, storage_state=state)
+        session = await BrowserSession.open(
+            policy, viewport=self.viewport, allow_tabs=True, storage_state=state, load_timeout_ms=self.load_timeout_ms
+        )
         session.context.on("page", self._on_new_page)
         await session.context.add_init_script(webarena_forms.EDIT_TRACKER)
         names = webarena_tasks.site_names(urls)
@@ -268,16 +290,19 @@ class WebArenaEnv(Env):
     async def _load(self, page: Page, url: str, document: str | None = None) -> None:
         """Open ``url`` (showing ``document``, a form submission's answer, when given)."""
         ep = self._require()
+        if document is None:
+            ok, feedback = await ep.session.goto(url, page=page)
+            if not ok:
+                raise EnvError(feedback)
+            return
         reason = ep.session.policy.refusal(url)
         if reason is not None:
             raise EnvError(reason)
         try:
-            if document is not None:
-                await ep.submissions.show(page, url, document, 30000)
-            else:
-                await page.goto(url, timeout=30000)
+            await ep.submissions.show(page, url, document, ep.session.load_timeout_ms)
         except PlaywrightError as exc:
             raise EnvError(f"could not load {url}: {str(exc).splitlines()[0]}") from None
+        await ep.session.settle(page)
 
     def _current_index(self) -> int:
         ep = self._require()
@@ -291,12 +316,9 @@ class WebArenaEnv(Env):
         await ep.session.page.bring_to_front()
 
     async def _settle(self) -> None:
-        """Wait until the current page has loaded (a tab the page just opened may still load)."""
-        page = self._require().session.page
-        try:
-            await page.wait_for_load_state("load", timeout=10000)
-        except PlaywrightError:
-            pass
+        """Wait until the current page has loaded (a tab the page just opened may still load),
+        within the load timeout (envs.browser: past it loading stops, and a report says so)."""
+        await self._require().session.settle()
 
     async def _observe(self) -> Observation:
         ep = self._require()
@@ -376,7 +398,7 @@ class WebArenaEnv(Env):
             move = page.go_back if action.kind == "go_back" else page.go_forward
             before = page.url
             try:
-                response = await move(timeout=10000)
+                response = await move(wait_until="commit", timeout=self.load_timeout_ms)
             except PlaywrightError as exc:
                 raise acts.ActionError(f"{action.kind} failed: {str(exc).splitlines()[0]}") from None
             if response is None and page.url == before:

@@ -35,6 +35,9 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (root / "secret").mkdir()
     (root / "allowed" / "page.html").write_text(PAGE)
     (root / "secret" / "secret.html").write_text("<p>SECRET</p>")
+    (root / "linked").mkdir()
+    (root / "linked" / "page.html").write_text('<a id="leak" href="leak.html">leak</a>')
+    (root / "linked" / "leak.html").symlink_to(root / "secret" / "secret.html")
     return root
 
 
@@ -56,6 +59,23 @@ def test_policy_allows_only_its_origins_and_directories(tmp_path: Path) -> None:
     assert policy.allows("about:blank")
     assert not policy.allows("javascript:alert(1)")
     assert "not allowed" in (policy.refusal("https://example.com/") or "")
+    # Chromium writes no default port: an origin given with one still matches
+    assert UrlPolicy(origins=("http://LocalHost:80",)).allows("http://localhost/x")
+    assert UrlPolicy(origins=("https://example.com",)).allows("https://example.com:443/")
+
+
+def test_only_urls_outside_the_allowlist_reach_the_route_filter(tmp_path: Path) -> None:
+    plain, linked = tmp_path / "plain", tmp_path / "linked"
+    plain.mkdir()
+    linked.mkdir()
+    (linked / "elsewhere").symlink_to(tmp_path)
+    routed = UrlPolicy(origins=("http://127.0.0.1:7770",), file_roots=(str(plain), str(linked))).routed()
+    assert not routed.search("http://127.0.0.1:7770/shop?q=1")
+    assert not routed.search((plain / "page.html").as_uri())
+    assert routed.search((linked / "page.html").as_uri())  # its links are resolved by the filter
+    for url in ("http://127.0.0.1:7771/", "http://127.0.0.1:7770.evil.com/", "file:///etc/passwd",
+                (tmp_path / "plainer" / "x.html").as_uri(), "about:blank"):
+        assert routed.search(url), url
 
 
 async def test_accessibility_tree_and_dom_snapshot(site: Path) -> None:
@@ -88,6 +108,22 @@ async def test_navigation_outside_the_policy_is_refused(site: Path) -> None:
         assert any(url.endswith("secret/secret.html") for url in session.blocked)
         await session.page.wait_for_load_state()
         assert not session.page.url.endswith("secret/secret.html")
+        assert "SECRET" not in await session.page.content()
+    finally:
+        await session.close()
+
+
+async def test_a_symlink_out_of_an_allowed_directory_is_refused(site: Path) -> None:
+    session = await BrowserSession.open(UrlPolicy(file_roots=(str(site / "linked"),)))
+    try:
+        ok, feedback = await session.goto((site / "linked" / "page.html").as_uri())
+        assert ok, feedback
+        assert (await click(session.page.locator("#leak")))[0]
+        for _ in range(100):
+            if session.blocked:
+                break
+            await asyncio.sleep(0.05)
+        assert any(url.endswith("linked/leak.html") for url in session.blocked)
         assert "SECRET" not in await session.page.content()
     finally:
         await session.close()

@@ -1,0 +1,96 @@
+"""The process-wide Chromium: launched lazily through Playwright, relaunched if it died.
+
+Why one per process: launching costs seconds, a context costs milliseconds, so every task gets
+a fresh BrowserContext on one shared browser (envs/browser/core.py). Debian's Chromium is launched
+with ``executable_path`` (``playwright install`` cannot download browsers everywhere).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from dataclasses import dataclass
+
+from playwright.async_api import Browser, Error as PlaywrightError, Playwright, async_playwright
+
+from envs.browser.processes import OWNER_FLAG, kill_browser_processes
+
+DEFAULT_CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+def chromium_path() -> str:
+    """The Chromium binary: $INTROSPECT_CHROMIUM, else Debian's /usr/bin/chromium."""
+    return os.environ.get("INTROSPECT_CHROMIUM") or DEFAULT_CHROMIUM
+
+
+@dataclass
+class _Shared:
+    """The process-wide Playwright driver and browser, bound to the event loop that made them."""
+
+    loop: asyncio.AbstractEventLoop | None = None
+    playwright: Playwright | None = None
+    browser: Browser | None = None
+    lock: asyncio.Lock | None = None
+    launches: int = 0
+
+
+_SHARED = _Shared()
+
+
+async def get_browser() -> Browser:
+    """The process-wide browser; launched on first use and relaunched if it died or disconnected.
+
+    Playwright objects belong to one event loop; if a new loop asks (a second ``asyncio.run``),
+    the old browser is abandoned (its processes killed) and a new one is launched for that loop.
+    """
+    loop = asyncio.get_running_loop()
+    if _SHARED.loop is not loop:
+        await asyncio.to_thread(kill_browser_processes)  # reads /proc: off the event loop
+        _SHARED.loop, _SHARED.playwright, _SHARED.browser = loop, None, None
+        _SHARED.lock = asyncio.Lock()
+    assert _SHARED.lock is not None
+    async with _SHARED.lock:
+        browser = _SHARED.browser
+        if browser is not None and browser.is_connected():
+            return browser
+        if browser is not None:  # died: make sure nothing of it is left running
+            await asyncio.to_thread(kill_browser_processes)
+        if _SHARED.playwright is None:
+            _SHARED.playwright = await async_playwright().start()
+        _SHARED.browser = await _SHARED.playwright.chromium.launch(
+            executable_path=chromium_path(), headless=True, args=[*CHROMIUM_ARGS, OWNER_FLAG]
+        )
+        _SHARED.launches += 1
+        return _SHARED.browser
+
+
+def launch_count() -> int:
+    """How many times this process launched Chromium (a relaunch after a crash adds one)."""
+    return _SHARED.launches
+
+
+async def close_browser() -> None:
+    """Close the shared browser and stop the Playwright driver, if this loop owns them."""
+    if _SHARED.loop is not asyncio.get_running_loop():
+        kill_browser_processes()
+        _SHARED.loop, _SHARED.playwright, _SHARED.browser = None, None, None
+        return
+    browser, playwright = _SHARED.browser, _SHARED.playwright
+    _SHARED.browser, _SHARED.playwright = None, None
+    if browser is not None:
+        try:
+            await browser.close()
+        except PlaywrightError:
+            pass
+    if playwright is not None:
+        await playwright.stop()
