@@ -21,9 +21,10 @@ import re
 import sqlite3
 from contextlib import AsyncExitStack, asynccontextmanager
 from pathlib import Path
-from typing import AsyncIterator
+from typing import TYPE_CHECKING, AsyncIterator
 
-from langgraph.checkpoint.base import BaseCheckpointSaver
+if TYPE_CHECKING:  # the checkpointer modules load langchain_core: only when one is opened
+    from langgraph.checkpoint.base import BaseCheckpointSaver
 
 DEFAULT_FILE = "checkpoints.sqlite"
 CONNECT_TIMEOUT = 10  # seconds, for a Postgres URL that sets none

@@ -17,8 +17,6 @@ from typing import Any
 from envs.base import make_env
 from graphs import load_method
 from graphs.context import Context
-from graphs.evaluate import results_name
-from nodes.llm import model_for
 
 
 class UsageError(ValueError):
@@ -84,6 +82,8 @@ def context_from(args: argparse.Namespace, method: str, base: Context | None = N
 def check_model(context: Context) -> None:
     """Build the run's model now (cached for the run): an unknown provider, a missing
     package, key or script fails here, before a step runs or a checkpoint is written."""
+    from nodes.llm import model_for  # the model stack (langchain) loads only when a command runs
+
     model_for(context.model, context.temperature, context.max_tokens, timeout=context.timeout,
               retries=context.retries)
 
@@ -106,6 +106,7 @@ def task_list(context: Context, split: str | None, selection: str | None) -> lis
 def results_path(given: str | None, method: str, context: Context) -> Path:
     """Where ``eval`` writes its rows (default: results/METHOD-ENV-MODEL.jsonl), checked
     to be a file that can be created, before anything runs."""
+    from graphs.evaluate import results_name
     path = Path(given) if given else results_name(method, context)
     if path.is_dir():
         raise UsageError(f"--results {path} is a directory; name a .jsonl file")

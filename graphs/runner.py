@@ -14,14 +14,15 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any, Awaitable, Callable
-
-from langgraph.checkpoint.base import BaseCheckpointSaver
+from typing import TYPE_CHECKING, Any, Awaitable, Callable
 
 from envs.sessions import SESSIONS
 from graphs import canonical, load_method
 from graphs.checkpoint import copy_thread
 from graphs.context import Context
+
+if TYPE_CHECKING:  # langgraph is imported with the method's graph module (load_method), not before
+    from langgraph.checkpoint.base import BaseCheckpointSaver
 
 RECURSION_LIMIT = 2000
 
