@@ -61,6 +61,7 @@ from nodes.autoplan.collect import (
 from nodes.autoplan.plan import next_iteration, plan
 from nodes.autoplan.reflect import reflect
 from nodes.autoplan.state import CollectState, TrainState
+from nodes.channels import added, length
 from nodes.usage import add_usage
 
 DEFAULT_ENV = "alfworld"
@@ -314,18 +315,18 @@ def narrate_training(node: str, update: dict[str, Any]) -> str | None:
     after the first)."""
     if node == "sample_batch" and update.get("batch"):
         tasks = [item["task_id"] for item in update["batch"]]
-        return f"iteration {len(update.get('plans') or [''])}: batch of {len(tasks)}: {', '.join(tasks)}"
-    if node == "collect" and update.get("experiences"):
-        e = update["experiences"][-1]
+        return f"iteration {length(update.get('plans')) or 1}: batch of {len(tasks)}: {', '.join(tasks)}"
+    if node == "collect" and added(update.get("experiences")):
+        e = added(update["experiences"])[-1]
         return (f"experience {e.get('task_id')}: {'success' if e.get('success') else 'failure'} after "
                 f"{e.get('steps', 0)} steps ({e.get('stop_reason', '')})")
-    if node == "score_batch" and update.get("scores"):
-        score = update["scores"][-1]
+    if node == "score_batch" and added(update.get("scores")):
+        score = added(update["scores"])[-1]
         return f"batch: {score['successes']}/{score['size']} succeeded"
-    if node == "reflect" and update.get("reflections"):
-        r = update["reflections"][-1]
+    if node == "reflect" and added(update.get("reflections")):
+        r = added(update["reflections"])[-1]
         parts = [f"{k}: {' '.join(str(r[k]).split())}" for k in ("summary", "flaw", "revision") if r.get(k)]
         return "\n".join([f"reflection on {r.get('task_id')}:", *parts])
-    if node == "plan" and update.get("plans"):
-        return f"plan updated (plan {len(update['plans']) - 1}):\n{update['plans'][-1].strip()}"
+    if node == "plan" and added(update.get("plans")):
+        return f"plan updated (plan {length(update['plans']) - 1}):\n{added(update['plans'])[-1].strip()}"
     return None

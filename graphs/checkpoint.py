@@ -125,8 +125,12 @@ async def thread_exists(saver: BaseCheckpointSaver, thread_id: str) -> bool:
 
 async def copy_thread(saver: BaseCheckpointSaver, source: str, target: str) -> None:
     """Copy every checkpoint of ``source`` (all namespaces, oldest first, with their pending
-    writes) to ``target``. The whole chain is copied, not only the head, so channels that
-    store per-step writes (LangGraph's DeltaChannel) can still be rebuilt on the copy."""
+    writes) to ``target``. The whole chain is copied, not only the head: the fields stored
+    as per-step writes (nodes.channels, LangGraph's DeltaChannel) are rebuilt from it.
+
+    A checkpoint's writes come back in the order they are replayed in (the task path, then
+    the task id); the tasks' paths are not returned, so each task's writes are stored under
+    a path that keeps that order (parallel branches' appends stay in their order)."""
     found = [t async for t in saver.alist({"configurable": {"thread_id": source}})]
     for item in reversed(found):
         ns = item.config["configurable"].get("checkpoint_ns", "")
@@ -137,5 +141,5 @@ async def copy_thread(saver: BaseCheckpointSaver, source: str, target: str) -> N
         by_task: dict[str, list[tuple[str, object]]] = {}
         for task_id, channel, value in item.pending_writes or []:
             by_task.setdefault(task_id, []).append((channel, value))
-        for task_id, writes in by_task.items():
-            await saver.aput_writes(stored, writes, task_id)
+        for rank, (task_id, writes) in enumerate(by_task.items()):
+            await saver.aput_writes(stored, writes, task_id, task_path=f"{rank:08d}")

@@ -45,6 +45,7 @@ from langgraph.runtime import Runtime
 
 from envs.miniwob_status import TrialStatus
 from graphs.context import Context
+from nodes.channels import added
 from nodes.sr.act import act
 from nodes.sr.describe import describe, needs_description
 from nodes.sr.memory import entry_at
@@ -151,10 +152,10 @@ def narrate(node: str, update: dict[str, Any]) -> str | None:
     if node == "plan":
         planned = [p["action"] for p in update.get("pending", [])]
         return f"planned: {'; '.join(planned)}" if planned else f"no further plan ({update.get('status', '')})"
-    if node == "describe" and update.get("steps"):
-        return f"paraphrase: {update['steps'][-1].get('description', '')}"
-    if node == "reflect" and update.get("trials"):
-        last = update["trials"][-1]
+    if node == "describe" and added(update.get("steps")):
+        return f"paraphrase: {added(update['steps'])[-1].get('description', '')}"
+    if node == "reflect" and added(update.get("trials")):
+        last = added(update["trials"])[-1]
         return f"trial {last['trial']} ended {last['status']}; reflection: {last.get('reflection', '')}"
     if node == "act" and update.get("status"):
         return f"status: {update['status']}"

@@ -43,6 +43,7 @@ from nodes.autoplan.state import (
     ReflectInput,
     TrainState,
 )
+from nodes.channels import edit
 from nodes.environment import session_key
 from nodes.llm import Caller
 
@@ -121,7 +122,8 @@ async def sample_batch(state: TrainState, runtime: Runtime[Context], config: Run
         BatchItem(task_id=task, session=branch_session(root, iteration, task), index=i)
         for i, task in enumerate(chosen)
     ]
-    return {"batch": batch, "plans": plans, "session_root": root, "position": state.get("position", 0)}
+    return {"batch": batch, "plans": edit(state.get("plans") or [], plans), "session_root": root,
+            "position": state.get("position", 0)}
 
 
 def send_collections(state: TrainState) -> list[Send]:
@@ -153,7 +155,7 @@ async def score_batch(state: TrainState) -> dict:
         iteration=iteration, successes=sum(bool(e.get("success")) for e in experiences), size=len(experiences)
     )
     return {
-        "scores": list(state.get("scores") or []) + [score],
+        "scores": edit(state.get("scores") or [], [*(state.get("scores") or []), score]),
         "position": advance(int(state.get("position", 0)), experiences),
     }
 

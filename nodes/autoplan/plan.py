@@ -17,6 +17,7 @@ from langgraph.runtime import Runtime
 
 from graphs.context import Context
 from nodes.autoplan import prompting as text
+from nodes.channels import edit
 from nodes.autoplan.batch import advance, caller_at, iteration_of, of_iteration
 from nodes.autoplan.decoding import ask
 from nodes.autoplan.state import TrainState
@@ -53,7 +54,7 @@ async def plan(state: TrainState, runtime: Runtime[Context], config: RunnableCon
     llm = caller_at(runtime.context, position)
     reply = (await ask(llm, [HumanMessage(update_prompt(env, state))], env, "update")).strip()
     new_plan = clean_plan(reply) or state["plans"][-1]
-    return {"plans": [*state["plans"], new_plan], "position": position + 1, "usage": llm.usage}
+    return {"plans": edit(state["plans"], [*state["plans"], new_plan]), "position": position + 1, "usage": llm.usage}
 
 
 def next_iteration(state: TrainState, runtime: Runtime[Context]) -> str:

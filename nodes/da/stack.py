@@ -17,6 +17,7 @@ from langgraph.runtime import Runtime
 from envs.base import EnvError
 from envs.sessions import SESSIONS
 from graphs.context import Context
+from nodes.channels import edit
 from nodes.da.ask import caller
 from nodes.da.grammar import same_element
 from nodes.da.state import Backtrack, DAState, HistoryItem, Screen, Settings, StackEntry
@@ -43,12 +44,12 @@ def needs_mapping(state: DAState) -> bool:
 
 
 async def pop(state: DAState) -> dict[str, Any]:
-    """(S'_t, a_t, tau) = Stack.pop() (line 5); ``popped`` is None when the stack is empty."""
+    """(S'_t, a_t, tau) = Stack.pop() (line 5); ``popped`` is {} when the stack is empty."""
     stack = list(state.get("stack") or [])
     if not stack:
-        return {"popped": None}
+        return {"popped": {}}
     entry = stack.pop()
-    update: dict[str, Any] = {"stack": stack, "popped": entry, "proposal": []}
+    update: dict[str, Any] = {"stack": edit(state["stack"], stack), "popped": entry, "proposal": []}
     if entry["action"]:
         update["subtask"] = entry["subtask"]  # the alternative continues the subtask it was made for
     return update
@@ -65,17 +66,18 @@ async def push(state: DAState) -> dict[str, Any]:
     screen, subtask = state["current"], int(state.get("subtask", -1))
     entries = [StackEntry(state=screen, action=a, subtask=subtask, origin="remedy") for a in reversed(remedies)]
     entries.append(StackEntry(state=screen, action=first, subtask=subtask, origin="action"))
-    return {"stack": [*(state.get("stack") or []), *entries], "proposal": []}
+    stack = state.get("stack") or []
+    return {"stack": edit(stack, [*stack, *entries]), "proposal": []}
 
 
 async def backtrack(state: DAState, runtime: Runtime[Context], config: RunnableConfig) -> dict[str, Any]:
     """go_back(S'_t); S_t = S'_t (line 6): restore the saved snapshot and look again.
 
-    A snapshot the env cannot restore drops the entry (``popped`` None): the agent pops
+    A snapshot the env cannot restore drops the entry (``popped`` {}): the agent pops
     the next alternative.
     """
     entry = state["popped"]
-    assert entry is not None  # routed here only after a non-empty pop
+    assert entry  # routed here only after a non-empty pop
     saved = entry["state"]
     key = session_key(config, state)
     # The thread's env as it is (created if the run resumed in a new process): it is restored anyway.
@@ -86,8 +88,8 @@ async def backtrack(state: DAState, runtime: Runtime[Context], config: RunnableC
     except EnvError as exc:  # e.g. the page is gone: this alternative cannot be tried
         SESSIONS.mark(key, {})  # the env is somewhere unknown: the next access restores it from state
         note = f"Could not go back to {saved['url'] or 'an earlier screen'}: {exc}"
-        history = [*(state.get("history") or []), HistoryItem(episode=episode, action="", text=note)]
-        return {"popped": None, "history": history}
+        history = state.get("history") or []
+        return {"popped": {}, "history": edit(history, [*history, HistoryItem(episode=episode, action="", text=note)])}
     snapshot = await env.snapshot()
     SESSIONS.mark(key, snapshot)
     llm = caller(runtime.context, state)
@@ -100,14 +102,10 @@ async def backtrack(state: DAState, runtime: Runtime[Context], config: RunnableC
         "usage": llm.usage,
     }
     if entry["action"]:  # a root entry only starts an episode; an alternative is a real backtrack
-        update["backtracks"] = [
-            *(state.get("backtracks") or []),
-            Backtrack(episode=episode, url=current["url"], action=entry["action"]),
-        ]
+        backtracks, history = state.get("backtracks") or [], state.get("history") or []
+        update["backtracks"] = edit(backtracks, [*backtracks, Backtrack(episode=episode, url=current["url"],
+                                                                        action=entry["action"])])
         where = f" to {current['url']}" if current["url"] else ""
         note = f"Went back{where} to try an alternative action."
-        update["history"] = [
-            *(state.get("history") or []),
-            HistoryItem(episode=episode, action="", text=note),
-        ]
+        update["history"] = edit(history, [*history, HistoryItem(episode=episode, action="", text=note)])
     return update

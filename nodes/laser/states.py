@@ -11,13 +11,14 @@ text added to the item state) and an answer that was refused are not transitions
 from __future__ import annotations
 
 import json
-from typing import Any, TypedDict
+from typing import Annotated, Any, TypedDict
 
 from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 
 import prompts
 from graphs.context import Context
+from nodes.channels import current, edit, record
 from nodes.environment import execute, live_env, release, start_task
 from nodes.laser.choose import choose_function, rationale
 from nodes.laser.observe import TARGET_KEYS, detail_text, item_observation, page_observation
@@ -46,10 +47,10 @@ class BufferItem(TypedDict):
 class LaserState(RunState, total=False):
     laser_state: str  # search | results | item
     instruction: str
-    page: Page
-    history: list[str]
-    buffer: list[BufferItem]
-    details: dict[str, str]  # detail page -> its text, for the item being examined
+    page: Annotated[Page, current()]
+    history: Annotated[list[str], record()]
+    buffer: Annotated[list[BufferItem], record()]
+    details: Annotated[dict[str, str], record()]  # detail page -> its text, for the item being examined
     target: dict[str, Any]  # the last Search's arguments (keywords, max_price)
     transitions: int
     refusals: int  # consecutive steps whose answer was refused
@@ -166,8 +167,9 @@ async def _step(state: LaserState, runtime: Runtime[Context], config: RunnableCo
     choice = await choose_function(llm, observation, why, tools, ctx.tool_mode)
     history = list(state.get("history", []))
     if choice.name is None:
-        history.append(f"Rationale: {why}\nAction: none (the answer was refused: {choice.problem})")
-        return {"usage": llm.usage, "refusals": int(state.get("refusals", 0)) + 1, "history": history}
+        note = f"Rationale: {why}\nAction: none (the answer was refused: {choice.problem})"
+        return {"usage": llm.usage, "refusals": int(state.get("refusals", 0)) + 1,
+                "history": edit(history, [*history, note])}
 
     env = await live_env(state, ctx, config)
     buffer = list(state.get("buffer", []))
@@ -190,17 +192,20 @@ async def _step(state: LaserState, runtime: Runtime[Context], config: RunnableCo
     if feedback:
         note += f"\nFeedback: {feedback}"
     moved = not feedback and choice.name not in DETAIL_PAGES
-    return {
+    update = {
         **run,
         "usage": llm.usage,
         "laser_state": laser_state(new_page),
-        "buffer": buffer,
-        "details": details,
         "target": target,
         "transitions": int(state.get("transitions", 0)) + (1 if moved else 0),
         "refusals": 0 if not feedback else int(state.get("refusals", 0)) + 1,
-        "history": [*history, note],
+        "history": edit(history, [*history, note]),
     }
+    if buffer != state.get("buffer", []):
+        update["buffer"] = edit(state.get("buffer", []), buffer)
+    if details != state.get("details", {}):  # detail texts are checkpointed when they change only
+        update["details"] = details
+    return update
 
 
 async def search(state: LaserState, runtime: Runtime[Context], config: RunnableConfig) -> dict[str, Any]:

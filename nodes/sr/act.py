@@ -23,6 +23,7 @@ from langgraph.runtime import Runtime
 import prompts
 from graphs.context import Context
 from nodes.environment import execute, live_env
+from nodes.channels import edit
 from nodes.llm import caller_for
 from nodes.sr.actions import kind
 from nodes.sr.constrain import constrain_step
@@ -41,6 +42,7 @@ def invalid_description(action: str, feedback: str) -> str:
 async def act(state: SRState, runtime: Runtime[Context], config: RunnableConfig) -> dict[str, Any]:
     """Execute the head of ``pending`` and compute the trial status."""
     ctx = runtime.context
+    before = state
     pending = list(state["pending"])
     item = pending.pop(0)
     steps = list(state.get("steps", []))
@@ -74,4 +76,4 @@ async def act(state: SRState, runtime: Runtime[Context], config: RunnableConfig)
     update.update(pending=pending, steps=steps, screens=screens)
     after: SRState = {**state, **update}  # type: ignore[typeddict-item]
     update["status"] = status(after, ctx, exception=not record["valid"], stopped=False)
-    return update
+    return {**update, "steps": edit(before.get("steps", []), steps), "screens": edit(before.get("screens", []), screens)}

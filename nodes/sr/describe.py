@@ -15,6 +15,7 @@ from langgraph.runtime import Runtime
 
 import prompts
 from graphs.context import Context
+from nodes.channels import edit
 from nodes.llm import caller_for
 from nodes.sr.model import TEMPERATURE, ask
 from nodes.sr.state import SRState, StepRecord
@@ -32,4 +33,4 @@ async def describe(state: SRState, runtime: Runtime[Context], config: RunnableCo
     llm = caller_for(runtime.context, state, temperature=TEMPERATURE)
     summary = await ask(llm, prompts.render("structured_reflection/paraphrase", screen=screen, action=steps[-1]["action"]))
     steps[-1] = StepRecord(**steps[-1], description=summary.strip().removeprefix("Summary:").strip())
-    return {"steps": steps, "usage": llm.usage}
+    return {"steps": edit(state["steps"], steps), "usage": llm.usage}

@@ -14,6 +14,7 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 
 from graphs.context import Context
+from nodes.channels import edit
 from nodes.environment import release, start_task
 from nodes.sr.state import SRState, TrialRecord, empty_memory
 
@@ -40,7 +41,7 @@ async def start_trial(state: SRState, runtime: Runtime[Context], config: Runnabl
         status="",
         disabled=[],
     )
-    if "memory" not in state:
+    if not state.get("memory"):  # the first trial (an unwritten record reads as {})
         update.update(memory=empty_memory(), trials=[])
     return update
 
@@ -64,4 +65,5 @@ async def finish(state: SRState, runtime: Runtime[Context], config: RunnableConf
     await release(state, config)
     status = state.get("status", "")
     reason = "correct" if status == "correct" else f"{status} after {state.get('trial', 0)} trial(s)"
-    return {"trials": [*state.get("trials", []), record(state)], "stop_reason": reason}
+    trials = state.get("trials", [])
+    return {"trials": edit(trials, [*trials, record(state)]), "stop_reason": reason}
