@@ -76,4 +76,5 @@ async def act(state: SRState, runtime: Runtime[Context], config: RunnableConfig)
     update.update(pending=pending, steps=steps, screens=screens)
     after: SRState = {**state, **update}  # type: ignore[typeddict-item]
     update["status"] = status(after, ctx, exception=not record["valid"], stopped=False)
-    return {**update, "steps": edit(before.get("steps", []), steps), "screens": edit(before.get("screens", []), screens)}
+    update.update(steps=edit(before.get("steps", []), steps), screens=edit(before.get("screens", []), screens))
+    return update
