@@ -17,7 +17,9 @@ The env is canned in all four: MiniWoB's and WebArena's browsers, ALFWorld's eng
 even WebShop's worker threads would add their own milliseconds and their noise to both
 sides of a difference that is about one. Framework time per step = (graph_sqlite - loop) /
 graph steps (the supersteps the run checkpointed), with medians over the repetitions;
-the paired figure takes the median of the per-repetition differences instead. LASER is
+the paired figure takes the median of the per-repetition differences instead. Both wall
+time and CPU time (of the process and its threads) are reported: on a shared machine
+wall time also counts waiting for the CPU, CPU time only the work. LASER is
 also measured on the real WebShop env (``--real-webshop``), as the issue measured it.
 
 Usage: .venv/bin/python benchmarks/orchestration.py [--runs 40] [--only laser,...]
@@ -54,29 +56,33 @@ def graph_steps(db: Path, thread_id: str) -> int:
 
 
 def summary(times: dict[str, list[float]], steps: int) -> dict[str, Any]:
+    """Medians per variant and the framework's share, per graph step, in milliseconds."""
     median = {name: statistics.median(values) for name, values in times.items()}
     paired = [(g - loop) for g, loop in zip(times["graph_sqlite"], times["loop"])]
-    out: dict[str, Any] = {f"{name}_ms": round(1000 * value, 2) for name, value in median.items()}
-    out.update(
-        steps=steps,
-        per_step_ms={name: round(1000 * value / steps, 3) for name, value in median.items()},
-        framework_ms_per_step=round(1000 * (median["graph_sqlite"] - median["loop"]) / steps, 3),
-        framework_ms_per_step_paired=round(1000 * statistics.median(paired) / steps, 3),
-        graph_sqlite_over_loop=round(median["graph_sqlite"] / median["loop"], 2),
-        checkpointing_ms_per_step=round(1000 * (median["graph_sqlite"] - median["graph_memory"]) / steps, 3),
-    )
-    return out
+    return {
+        "per_step_ms": {name: round(1000 * value / steps, 3) for name, value in median.items()},
+        "framework_ms_per_step": round(1000 * (median["graph_sqlite"] - median["loop"]) / steps, 3),
+        "framework_ms_per_step_paired": round(1000 * statistics.median(paired) / steps, 3),
+        "graph_sqlite_over_loop": round(median["graph_sqlite"] / median["loop"], 2),
+        "checkpointing_ms_per_step": round(1000 * (median["graph_sqlite"] - median["graph_memory"]) / steps, 3),
+    }
 
 
-async def alternate(variants: dict[str, Callable[[int], Awaitable[Any]]], runs: int) -> dict[str, list[float]]:
-    times: dict[str, list[float]] = {name: [] for name in variants}
+async def alternate(variants: dict[str, Callable[[int], Awaitable[Any]]], runs: int
+                    ) -> tuple[dict[str, list[float]], dict[str, list[float]]]:
+    """Wall and CPU seconds (this process, all its threads) of every run of every variant.
+    CPU time is what the work costs whatever else the machine runs; wall time adds the
+    waiting (for a thread to be scheduled, for the loop to wake), which grows with load."""
+    wall: dict[str, list[float]] = {name: [] for name in variants}
+    cpu: dict[str, list[float]] = {name: [] for name in variants}
     names = list(variants)
     for rep in range(runs):
         for name in names[rep % len(names):] + names[: rep % len(names)]:
-            started = time.perf_counter()
+            started, started_cpu = time.perf_counter(), time.process_time()
             await variants[name](rep)
-            times[name].append(time.perf_counter() - started)
-    return times
+            wall[name].append(time.perf_counter() - started)
+            cpu[name].append(time.process_time() - started_cpu)
+    return wall, cpu
 
 
 async def measure(workload: workloads.Workload, runs: int, folder: Path, real_env: bool = False) -> dict[str, Any]:
@@ -111,14 +117,15 @@ async def measure(workload: workloads.Workload, runs: int, folder: Path, real_en
         }
         if real_env:
             await alternate(variants, 2)  # warm: catalogue, index, POS tagger
-            times = await alternate(variants, runs)
+            wall, cpu = await alternate(variants, runs)
         else:
             with replay.canned(workload.env, log):
                 await alternate(variants, 2)
-                times = await alternate(variants, runs)
+                wall, cpu = await alternate(variants, runs)
     with sqlite3.connect(db) as conn:
         last = conn.execute("SELECT thread_id FROM checkpoints ORDER BY rowid DESC LIMIT 1").fetchone()[0]
-    return summary(times, graph_steps(db, last))
+    steps = graph_steps(db, last)
+    return {"steps": steps, "wall": summary(wall, steps), "cpu": summary(cpu, steps)}
 
 
 async def main() -> None:

@@ -37,6 +37,7 @@ from langgraph.graph import END, START, StateGraph
 from envs.base import Env, EnvError
 from envs.sessions import SESSIONS
 from graphs.context import Context
+from graphs.edges import inline
 from nodes.autoplan.batch import (
     of_iteration,
     sample_batch,
@@ -92,11 +93,11 @@ def _collection() -> StateGraph:
     builder.add_node("step", step)
     builder.add_node("finish", finish)
     builder.add_edge(START, "start")
-    builder.add_conditional_edges("start", next_step, ["think", "finish"])
-    builder.add_conditional_edges("think", after_thought, ["act", "finish"])
+    builder.add_conditional_edges("start", inline(next_step), ["think", "finish"])
+    builder.add_conditional_edges("think", inline(after_thought), ["act", "finish"])
     builder.add_edge("act", "formalize")
     builder.add_edge("formalize", "step")
-    builder.add_conditional_edges("step", next_step, ["think", "finish"])
+    builder.add_conditional_edges("step", inline(next_step), ["think", "finish"])
     builder.add_edge("finish", END)
     return builder
 
@@ -115,11 +116,11 @@ def build_training_graph(checkpointer: Any = None):
     builder.add_node("reflect", reflect)
     builder.add_node("plan", plan)
     builder.add_edge(START, "sample_batch")
-    builder.add_conditional_edges("sample_batch", send_collections, ["collect"])
+    builder.add_conditional_edges("sample_batch", inline(send_collections), ["collect"])
     builder.add_edge("collect", "score_batch")
-    builder.add_conditional_edges("score_batch", send_reflections, ["reflect"])
+    builder.add_conditional_edges("score_batch", inline(send_reflections), ["reflect"])
     builder.add_edge("reflect", "plan")
-    builder.add_conditional_edges("plan", next_iteration, ["sample_batch", END])
+    builder.add_conditional_edges("plan", inline(next_iteration), ["sample_batch", END])
     return builder.compile(checkpointer=checkpointer, name="autoplan_training")
 
 

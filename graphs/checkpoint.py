@@ -12,6 +12,12 @@ convention is used, under which SQLAlchemy's absolute four-slash URLs keep their
 The checkpointer is opened and checked before a run starts: a file that is not a SQLite
 database, a path that cannot be created, an unreachable Postgres server are one-line
 ``CheckpointConfigError``s, and nothing is written in their case.
+
+SQLite runs in WAL mode with ``synchronous=NORMAL``: a committed step survives the process
+being killed (SIGKILL, a crash); a power failure or OS crash may lose the last steps, and
+``resume`` then continues from the last step that reached the disk
+(https://sqlite.org/pragma.html#pragma_synchronous). Each checkpoint and each step's writes
+take one trip to SQLite's thread (``OneTripSqliteSaver``).
 """
 
 from __future__ import annotations
@@ -83,7 +89,7 @@ async def open_checkpointer(url: str | None = None) -> AsyncIterator[BaseCheckpo
 
 
 async def _open_sqlite(path: Path, stack: AsyncExitStack, default: bool) -> BaseCheckpointSaver:
-    from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+    from graphs.sqlite_saver import OneTripSqliteSaver
 
     where = f"{path} (INTROSPECT_HOME={home()})" if default else str(path)
     for parent in (path.parent, *path.parent.parents):
@@ -96,8 +102,9 @@ async def _open_sqlite(path: Path, stack: AsyncExitStack, default: bool) -> Base
     except OSError as exc:
         raise CheckpointConfigError(f"cannot create checkpoint directory {path.parent}: {exc.strerror}") from None
     try:
-        saver = await stack.enter_async_context(AsyncSqliteSaver.from_conn_string(str(path)))
+        saver = await stack.enter_async_context(OneTripSqliteSaver.from_conn_string(str(path)))
         await saver.setup()  # reads the file now: a corrupt one fails here, before any step
+        await saver.conn.execute("PRAGMA synchronous=NORMAL")
     except sqlite3.Error as exc:
         raise CheckpointConfigError(f"cannot use {where} as a SQLite checkpoint database: {exc}") from None
     return saver

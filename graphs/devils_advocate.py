@@ -30,6 +30,7 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 
 from graphs.context import Context
+from graphs.edges import inline
 from nodes.channels import added
 from nodes.da.act import act
 from nodes.da.align import align
@@ -134,17 +135,18 @@ def build_graph(checkpointer: Any = None):
     builder.add_edge("start", "plan")
     builder.add_edge("plan", "new_episode")
     builder.add_edge("new_episode", "pop")
-    builder.add_conditional_edges("pop", after_pop, ["reflect", "finish", "backtrack", "next_subtask", "execute"])
+    builder.add_conditional_edges("pop", inline(after_pop), ["reflect", "finish", "backtrack", "next_subtask",
+                                                             "execute"])
     builder.add_conditional_edges(
-        "backtrack", after_backtrack, ["map_element", "next_subtask", "execute", "pop", "finish"]
+        "backtrack", inline(after_backtrack), ["map_element", "next_subtask", "execute", "pop", "finish"]
     )
-    builder.add_conditional_edges("map_element", after_mapping, ["pop", "execute", "finish"])
-    builder.add_conditional_edges("next_subtask", to_act, ["act", "pop", "finish"])
-    builder.add_conditional_edges("execute", after_execute, ["describe", "finish"])
+    builder.add_conditional_edges("map_element", inline(after_mapping), ["pop", "execute", "finish"])
+    builder.add_conditional_edges("next_subtask", inline(to_act), ["act", "pop", "finish"])
+    builder.add_conditional_edges("execute", inline(after_execute), ["describe", "finish"])
     builder.add_edge("describe", "align")
-    builder.add_conditional_edges("align", after_align, ["complete", "pop"])
-    builder.add_conditional_edges("complete", after_complete, ["finish", "act", "pop"])
-    builder.add_conditional_edges("act", after_act, ["remedy", "push", "pop"])
+    builder.add_conditional_edges("align", inline(after_align), ["complete", "pop"])
+    builder.add_conditional_edges("complete", inline(after_complete), ["finish", "act", "pop"])
+    builder.add_conditional_edges("act", inline(after_act), ["remedy", "push", "pop"])
     builder.add_edge("remedy", "push")
     builder.add_edge("push", "pop")
     builder.add_edge("reflect", "new_episode")

@@ -22,6 +22,7 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 
 from graphs.context import Context
+from graphs.edges import inline
 from nodes.laser.backup import backup
 from nodes.laser.states import (
     CAP, REFUSAL_LIMIT, LaserState, backup_at, candidates, finish, item, results, search, start,
@@ -66,7 +67,7 @@ def build_graph(checkpointer: BaseCheckpointSaver | None = None):
     builder.add_edge(START, "start")
     builder.add_edge("start", "search")
     for name, targets in TRANSITIONS.items():
-        builder.add_conditional_edges(name, route, [*targets, "backup", "finish"])
+        builder.add_conditional_edges(name, inline(route), [*targets, "backup", "finish"])
     builder.add_edge("backup", "finish")
     builder.add_edge("finish", END)
     return builder.compile(checkpointer=checkpointer, name="laser")

@@ -45,6 +45,7 @@ from langgraph.runtime import Runtime
 
 from envs.miniwob_status import TrialStatus
 from graphs.context import Context
+from graphs.edges import inline
 from nodes.channels import added
 from nodes.sr.act import act
 from nodes.sr.describe import describe, needs_description
@@ -118,10 +119,10 @@ def build_graph(checkpointer: Any = None):
     builder.add_node("finish", finish)
     builder.add_edge(START, "start_trial")
     builder.add_edge("start_trial", "replay")
-    builder.add_conditional_edges("replay", after_replay)
-    builder.add_conditional_edges("plan", after_plan)
-    builder.add_conditional_edges("act", after_act)
-    builder.add_conditional_edges("describe", after_describe)
+    builder.add_conditional_edges("replay", inline(after_replay))
+    builder.add_conditional_edges("plan", inline(after_plan))
+    builder.add_conditional_edges("act", inline(after_act))
+    builder.add_conditional_edges("describe", inline(after_describe))
     builder.add_edge("reflect", "start_trial")
     builder.add_edge("finish", END)
     return builder.compile(checkpointer=checkpointer)

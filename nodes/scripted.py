@@ -12,6 +12,7 @@ sequence, as a server cuts it.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 from pathlib import Path
@@ -83,6 +84,29 @@ class ScriptedChatModel(BaseChatModel):
         run_manager: Any = None,
         **kwargs: Any,
     ) -> ChatResult:
+        result, delay = self._reply(messages, stop, kwargs)
+        if delay:
+            time.sleep(delay)
+        return result
+
+    async def _agenerate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: Any = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        """The reply on the event loop: without this, LangChain would run ``_generate`` in a
+        worker thread for every call (a thread switch, and a wait for the interpreter lock
+        whenever the loop is busy), which a script does not need."""
+        result, delay = self._reply(messages, stop, kwargs)
+        if delay:
+            await asyncio.sleep(delay)
+        return result
+
+    def _reply(self, messages: list[BaseMessage], stop: list[str] | None, kwargs: dict[str, Any]
+               ) -> tuple[ChatResult, float]:
+        """The scripted reply for this call and the delay it should take."""
         position = int(kwargs.get("script_position", len(self.calls)))
         offered = [t["function"]["name"] for t in kwargs.get("tools", []) or []]
         prompt = "\n".join(str(m.content) for m in messages)
@@ -93,8 +117,6 @@ class ScriptedChatModel(BaseChatModel):
                 f"script {self.source} has {len(self.replies)} replies; call {position + 1} asked for more"
             )
         reply = self.replies[position]
-        if reply.get("delay"):
-            time.sleep(float(reply["delay"]))
         content = cut_at_stop(reply.get("content", ""), stop or [])
         tool_calls = [
             {"name": c["name"], "args": c.get("args", {}), "id": c.get("id", f"call_{position}_{i}")}
@@ -106,4 +128,4 @@ class ScriptedChatModel(BaseChatModel):
         }
         usage["total_tokens"] = usage["input_tokens"] + usage["output_tokens"]
         message = AIMessage(content=content, tool_calls=tool_calls, usage_metadata=usage)
-        return ChatResult(generations=[ChatGeneration(message=message)])
+        return ChatResult(generations=[ChatGeneration(message=message)]), float(reply.get("delay") or 0.0)
