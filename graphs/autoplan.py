@@ -239,7 +239,7 @@ async def train(
     if not task_ids and not resume:
         raise ValueError("AutoPlan training needs at least one task id")
     check_context(context, training=True)
-    runner = build_training_graph(checkpointer=checkpointer)
+    runner = training_graph.copy(update={"checkpointer": checkpointer})  # compiled once (graphs.runner)
     config = {
         "configurable": {"thread_id": thread_id},
         "recursion_limit": recursion_limit(context),
