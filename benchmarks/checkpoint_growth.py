@@ -45,7 +45,8 @@ def step_bytes(db: Path, namespace_prefix: str = "") -> dict[str, dict[int, tupl
             "SELECT checkpoint_ns, parent_checkpoint_id, length(checkpoint) + length(metadata), metadata "
             "FROM checkpoints").fetchall()
         writes = dict(((ns, cid), size) for ns, cid, size in conn.execute(
-            "SELECT checkpoint_ns, checkpoint_id, sum(length(value)) FROM writes GROUP BY checkpoint_ns, checkpoint_id"))
+            "SELECT checkpoint_ns, checkpoint_id, sum(length(value)) FROM writes "
+            "GROUP BY checkpoint_ns, checkpoint_id"))
     out: dict[str, dict[int, tuple[int, int]]] = {}
     for ns, parent, size, metadata in rows:
         if not ns.startswith(namespace_prefix) or (namespace_prefix == "" and ns):

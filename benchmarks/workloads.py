@@ -71,7 +71,8 @@ async def laser() -> Workload:
     replies += [_say("Rationale: try another item."), *refused]
     replies += [_say("Rationale: nothing fits; search again."), _call("Back_to_Search")]
     replies += [_say("Rationale: search with other words."), _call("Search", keywords=goal["name"][:40])]
-    replies += [_say("Rationale: the backup strategy picks the first examined item."), _call("select_item", item_id=ids[1])]
+    replies += [_say("Rationale: the backup strategy picks the first examined item."),
+                _call("select_item", item_id=ids[1])]
     replies += [_say("Rationale: buy it with its first options."), _call("Buy_Now", **options)]
     return Workload("laser", "laser", "webshop", task_id, replies)
 

@@ -17,10 +17,10 @@ from langgraph.runtime import Runtime
 
 from graphs.context import Context
 from nodes.autoplan import prompting as text
-from nodes.channels import edit
 from nodes.autoplan.batch import advance, caller_at, iteration_of, of_iteration
 from nodes.autoplan.decoding import ask
 from nodes.autoplan.state import TrainState
+from nodes.channels import edit
 
 NO_PLAN = "None"  # how an empty plan X_0 is shown to the updater
 _HEADER = re.compile(r"^\s*(?:#+\s*)?\**\s*new (?:game |task )?plan\s*:?\s*\**\s*\n?", re.IGNORECASE)

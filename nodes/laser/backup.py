@@ -21,8 +21,8 @@ from langgraph.runtime import Runtime
 
 import prompts
 from graphs.context import Context
-from nodes.environment import sync_env
 from nodes.channels import edit
+from nodes.environment import sync_env
 from nodes.laser.choose import ATTEMPTS, choose_function, rationale
 from nodes.laser.observe import backup_listing, item_observation
 from nodes.laser.page import page_of

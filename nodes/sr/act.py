@@ -22,8 +22,8 @@ from langgraph.runtime import Runtime
 
 import prompts
 from graphs.context import Context
-from nodes.environment import execute, live_env
 from nodes.channels import edit
+from nodes.environment import execute, live_env
 from nodes.llm import caller_for
 from nodes.sr.actions import kind
 from nodes.sr.constrain import constrain_step

@@ -20,7 +20,6 @@ from langchain_core.runnables import RunnableConfig
 
 from envs.sessions import SESSIONS
 from graphs.context import Context
-from nodes.channels import edit
 from nodes.environment import live_env, session_key
 from nodes.sr.memory import disabled_ids
 from nodes.sr.state import SRState

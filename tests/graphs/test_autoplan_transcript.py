@@ -99,7 +99,8 @@ def test_the_cli_refuses_an_unknown_transcript_in_one_line(write_script, capsys)
                  "--set", "transcript=raw", "--checkpoint", "memory"])
     err = capsys.readouterr().err
     # refused by the Context's own check of its choices, before anything runs
-    assert code == 2 and err.count("\n") == 1 and "transcript='raw' is not allowed: expected one of paper, original" in err
+    assert code == 2 and err.count("\n") == 1
+    assert "transcript='raw' is not allowed: expected one of paper, original" in err
 
 
 async def page_of(entity: str) -> str:
