@@ -25,7 +25,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from envs.webshop import WebShopEnv  # noqa: E402
-from envs.webshop import catalogue as webshop_catalogue, reward as webshop_reward  # noqa: E402
+from envs.webshop import catalogue as webshop_catalogue  # noqa: E402
+from envs.webshop import reward as webshop_reward
 
 
 def timed(fn, *args):

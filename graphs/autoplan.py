@@ -31,6 +31,7 @@ from typing import Any
 
 from langgraph.graph import END, START, StateGraph
 
+from graphs.edges import inline
 from graphs.method import Method, Training
 from nodes.autoplan import few_shot
 from nodes.autoplan.batch import (
@@ -57,6 +58,7 @@ from nodes.autoplan.decoding import DEFAULTS
 from nodes.autoplan.plan import next_iteration, plan
 from nodes.autoplan.reflect import reflect
 from nodes.autoplan.state import CollectState, TrainState
+from nodes.channels import added, length
 from nodes.context import Context
 from nodes.usage import add_usage
 
@@ -77,11 +79,11 @@ def _collection() -> StateGraph:
     builder.add_node("execute", execute_command)
     builder.add_node("finish", finish)
     builder.add_edge(START, "start")
-    builder.add_conditional_edges("start", next_step, ["think", "finish"])
-    builder.add_conditional_edges("think", after_thought, ["act", "finish"])
+    builder.add_conditional_edges("start", inline(next_step), ["think", "finish"])
+    builder.add_conditional_edges("think", inline(after_thought), ["act", "finish"])
     builder.add_edge("act", "formalize")
     builder.add_edge("formalize", "execute")
-    builder.add_conditional_edges("execute", next_step, ["think", "finish"])
+    builder.add_conditional_edges("execute", inline(next_step), ["think", "finish"])
     builder.add_edge("finish", END)
     return builder
 
@@ -100,11 +102,11 @@ def build_training_graph(checkpointer: Any = None):
     builder.add_node("reflect", reflect)
     builder.add_node("plan", plan)
     builder.add_edge(START, "sample_batch")
-    builder.add_conditional_edges("sample_batch", send_collections, ["collect"])
+    builder.add_conditional_edges("sample_batch", inline(send_collections), ["collect"])
     builder.add_edge("collect", "score_batch")
-    builder.add_conditional_edges("score_batch", send_reflections, ["reflect"])
+    builder.add_conditional_edges("score_batch", inline(send_reflections), ["reflect"])
     builder.add_edge("reflect", "plan")
-    builder.add_conditional_edges("plan", next_iteration, ["sample_batch", END])
+    builder.add_conditional_edges("plan", inline(next_iteration), ["sample_batch", END])
     return builder.compile(checkpointer=checkpointer, name="autoplan_training")
 
 
@@ -193,20 +195,20 @@ def narrate_training(node: str, update: dict[str, Any]) -> str | None:
     after the first)."""
     if node == "sample_batch" and update.get("batch"):
         tasks = [item["task_id"] for item in update["batch"]]
-        return f"iteration {len(update.get('plans') or [''])}: batch of {len(tasks)}: {', '.join(tasks)}"
-    if node == "collect" and update.get("experiences"):
-        e = update["experiences"][-1]
+        return f"iteration {length(update.get('plans')) or 1}: batch of {len(tasks)}: {', '.join(tasks)}"
+    if node == "collect" and added(update.get("experiences")):
+        e = added(update["experiences"])[-1]
         return (f"experience {e.get('task_id')}: {'success' if e.get('success') else 'failure'} after "
                 f"{e.get('steps', 0)} steps ({e.get('stop_reason', '')})")
-    if node == "score_batch" and update.get("scores"):
-        score = update["scores"][-1]
+    if node == "score_batch" and added(update.get("scores")):
+        score = added(update["scores"])[-1]
         return f"batch: {score['successes']}/{score['size']} succeeded"
-    if node == "reflect" and update.get("reflections"):
-        r = update["reflections"][-1]
+    if node == "reflect" and added(update.get("reflections")):
+        r = added(update["reflections"])[-1]
         parts = [f"{k}: {' '.join(str(r[k]).split())}" for k in ("summary", "flaw", "revision") if r.get(k)]
         return "\n".join([f"reflection on {r.get('task_id')}:", *parts])
-    if node == "plan" and update.get("plans"):
-        return f"plan updated (plan {len(update['plans']) - 1}):\n{update['plans'][-1].strip()}"
+    if node == "plan" and added(update.get("plans")):
+        return f"plan updated (plan {length(update['plans']) - 1}):\n{added(update['plans'])[-1].strip()}"
     return None
 
 

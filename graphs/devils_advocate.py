@@ -29,7 +29,9 @@ from typing import Any
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 
+from graphs.edges import inline
 from graphs.method import Method
+from nodes.channels import added
 from nodes.context import Context
 from nodes.da.act import act
 from nodes.da.align import align
@@ -46,18 +48,17 @@ from nodes.da.state import DEFAULTS, DAState, Settings
 from nodes.environment import env_interface
 
 
-
 def _run_popped(state: DAState, settings: Settings) -> str:
     """Lines 7-8: a root entry starts the plan, any other entry is executed."""
     entry = state["popped"]
-    if entry is not None and not entry["action"]:
+    if entry and not entry["action"]:
         return "next_subtask"
     return "execute" if int(state.get("actions", 0)) < settings.max_actions else "finish"
 
 
 def after_pop(state: DAState, runtime: Runtime[Context]) -> str:
     settings = Settings.of(runtime.context)
-    if state.get("popped") is None:  # the stack is empty: the plan failed
+    if not state.get("popped"):  # the stack is empty: the plan failed
         another = (
             settings.plan_revision
             and int(state.get("episode", 1)) < settings.max_episodes
@@ -70,7 +71,7 @@ def after_pop(state: DAState, runtime: Runtime[Context]) -> str:
 
 
 async def after_backtrack(state: DAState, runtime: Runtime[Context]) -> str:
-    if state.get("popped") is None:  # the saved state could not be restored
+    if not state.get("popped"):  # the saved state could not be restored
         return "pop"
     if needs_mapping(state, await env_interface(runtime.context)):
         return "map_element"
@@ -78,7 +79,7 @@ async def after_backtrack(state: DAState, runtime: Runtime[Context]) -> str:
 
 
 def after_mapping(state: DAState, runtime: Runtime[Context]) -> str:
-    if state.get("popped") is None:  # no usable id: try the next alternative
+    if not state.get("popped"):  # no usable id: try the next alternative
         return "pop"
     return _run_popped(state, Settings.of(runtime.context))
 
@@ -134,17 +135,18 @@ def build_graph(checkpointer: Any = None):
     builder.add_edge("start", "plan")
     builder.add_edge("plan", "new_episode")
     builder.add_edge("new_episode", "pop")
-    builder.add_conditional_edges("pop", after_pop, ["reflect", "finish", "backtrack", "next_subtask", "execute"])
+    builder.add_conditional_edges("pop", inline(after_pop), ["reflect", "finish", "backtrack", "next_subtask",
+                                                             "execute"])
     builder.add_conditional_edges(
         "backtrack", after_backtrack, ["map_element", "next_subtask", "execute", "pop", "finish"]
     )
-    builder.add_conditional_edges("map_element", after_mapping, ["pop", "execute", "finish"])
-    builder.add_conditional_edges("next_subtask", to_act, ["act", "pop", "finish"])
-    builder.add_conditional_edges("execute", after_execute, ["describe", "finish"])
+    builder.add_conditional_edges("map_element", inline(after_mapping), ["pop", "execute", "finish"])
+    builder.add_conditional_edges("next_subtask", inline(to_act), ["act", "pop", "finish"])
+    builder.add_conditional_edges("execute", inline(after_execute), ["describe", "finish"])
     builder.add_edge("describe", "align")
-    builder.add_conditional_edges("align", after_align, ["complete", "pop"])
-    builder.add_conditional_edges("complete", after_complete, ["finish", "act", "pop"])
-    builder.add_conditional_edges("act", after_act, ["remedy", "push", "pop"])
+    builder.add_conditional_edges("align", inline(after_align), ["complete", "pop"])
+    builder.add_conditional_edges("complete", inline(after_complete), ["finish", "act", "pop"])
+    builder.add_conditional_edges("act", inline(after_act), ["remedy", "push", "pop"])
     builder.add_edge("remedy", "push")
     builder.add_edge("push", "pop")
     builder.add_edge("reflect", "new_episode")
@@ -182,19 +184,19 @@ def narrate(node: str, update: dict[str, Any]) -> str | None:
         return f"{prefix}: " + " | ".join(str(step) for step in update["plan"])
     if node in ("act", "remedy") and "proposal" in update:
         return f"proposes: {' ; '.join(update['proposal']) or '(nothing usable)'}"
-    if node == "describe" and update.get("history"):
-        return f"observed: {update['history'][-1]['text']}"
+    if node == "describe" and added(update.get("history")):
+        return f"observed: {added(update['history'])[-1]['text']}"
     if node == "align" and "aligned" in update:
         return "aligned with the subtask" if update["aligned"] else "not aligned: backtrack"
     if node == "complete":
         if update.get("task_done"):
             return f"task complete; answer: {update.get('answer', '')}"
         return f"task not complete; now on subtask {int(update.get('subtask', 0)) + 1}"
-    if node == "backtrack" and update.get("backtracks"):
-        back = update["backtracks"][-1]
+    if node == "backtrack" and added(update.get("backtracks")):
+        back = added(update["backtracks"])[-1]
         return f"back to {back['url']} to try {back['action']}"
     if node == "map_element" and update.get("popped"):
-        back = (update.get("backtracks") or [{}])[-1]
+        back = (added(update.get("backtracks")) or [{}])[-1]
         before = f"{back['action']} -> " if back.get("mapped_action") == update["popped"]["action"] else ""
         return f"element remapped: {before}{update['popped']['action']}"
     if node == "new_episode" and update.get("episode"):

@@ -24,11 +24,23 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 
+from graphs.edges import inline
 from graphs.method import Method
+from nodes.channels import added
 from nodes.context import Context
 from nodes.laser.backup import backup
 from nodes.laser.states import (
-    DEFAULTS, REFUSAL_LIMIT, LaserState, backup_at, candidates, execute_call, finish, item, results, search, start,
+    DEFAULTS,
+    REFUSAL_LIMIT,
+    LaserState,
+    backup_at,
+    candidates,
+    execute_call,
+    finish,
+    item,
+    results,
+    search,
+    start,
 )
 from nodes.laser.tools import TRANSITIONS
 
@@ -87,8 +99,8 @@ def build_graph(checkpointer: BaseCheckpointSaver | None = None):
     builder.add_edge("start", "search")
     for name in STATES:
         edges = {"call": "execute", "answer refused": name, "backup": "backup", "finish": "finish"}
-        builder.add_conditional_edges(name, after_choice, edges)
-    builder.add_conditional_edges("execute", after_execute, EXECUTE_EDGES)
+        builder.add_conditional_edges(name, inline(after_choice), edges)
+    builder.add_conditional_edges("execute", inline(after_execute), EXECUTE_EDGES)
     builder.add_edge("backup", "finish")
     builder.add_edge("finish", END)
     return builder.compile(checkpointer=checkpointer, name="laser")
@@ -98,8 +110,8 @@ def narrate(node: str, update: dict[str, Any]) -> str | None:
     """One line for the CLI: a state's rationale, or the refusal of its answer; the call executed."""
     if node in STATES and update.get("call"):
         return update["call"]["rationale"]
-    if (node in STATES or node == "execute") and update.get("history"):
-        action = update["history"][-1].rsplit("\nAction: ", 1)[-1]  # "Rationale: ...\nAction: ..."
+    if (node in STATES or node == "execute") and added(update.get("history")):
+        action = added(update["history"])[-1].rsplit("\nAction: ", 1)[-1]  # "Rationale: ...\nAction: ..."
         return action.split("\nFeedback: ")[0]
     return None
 

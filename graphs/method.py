@@ -10,12 +10,14 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from langgraph.graph.state import CompiledStateGraph
-
-from envs.base import Env
 from nodes.context import Context
+
+if TYPE_CHECKING:  # annotations only: langgraph loads with a method's graph module, not with the registry
+    from langgraph.graph.state import CompiledStateGraph
+
+    from envs.base import Env
 
 DEFAULT_RECURSION_LIMIT = 2000  # LangGraph supersteps a run may take when the method gives no bound
 

@@ -44,10 +44,12 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 
 from envs.miniwob.status import TrialStatus
+from graphs.edges import inline
 from graphs.method import Method
+from nodes.channels import added
 from nodes.context import Context
-from nodes.sr.execute import execute_action
 from nodes.sr.describe import describe, needs_description
+from nodes.sr.execute import execute_action
 from nodes.sr.memory import entry_at
 from nodes.sr.plan import plan
 from nodes.sr.reflect import reflect
@@ -113,10 +115,10 @@ def build_graph(checkpointer: Any = None):
     builder.add_node("finish", finish)
     builder.add_edge(START, "start_trial")
     builder.add_edge("start_trial", "replay")
-    builder.add_conditional_edges("replay", after_replay)
-    builder.add_conditional_edges("plan", after_plan)
-    builder.add_conditional_edges("execute", after_execute)
-    builder.add_conditional_edges("describe", after_describe)
+    builder.add_conditional_edges("replay", inline(after_replay))
+    builder.add_conditional_edges("plan", inline(after_plan))
+    builder.add_conditional_edges("execute", inline(after_execute))
+    builder.add_conditional_edges("describe", inline(after_describe))
     builder.add_edge("reflect", "start_trial")
     builder.add_edge("finish", END)
     return builder.compile(checkpointer=checkpointer)
@@ -147,10 +149,10 @@ def narrate(node: str, update: dict[str, Any]) -> str | None:
     if node == "plan":
         planned = [p["action"] for p in update.get("pending", [])]
         return f"planned: {'; '.join(planned)}" if planned else f"no further plan ({update.get('status', '')})"
-    if node == "describe" and update.get("steps"):
-        return f"paraphrase: {update['steps'][-1].get('description', '')}"
-    if node == "reflect" and update.get("trials"):
-        last = update["trials"][-1]
+    if node == "describe" and added(update.get("steps")):
+        return f"paraphrase: {added(update['steps'])[-1].get('description', '')}"
+    if node == "reflect" and added(update.get("trials")):
+        last = added(update["trials"])[-1]
         return f"trial {last['trial']} ended {last['status']}; reflection: {last.get('reflection', '')}"
     if node == "execute" and update.get("status"):
         return f"status: {update['status']}"

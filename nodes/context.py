@@ -31,7 +31,9 @@ class ContextError(ValueError):
 
 
 def _model_spec(value: str) -> None:
-    from nodes.llm import parse_spec  # lazy: the model stack is not needed to describe a Context
+    from nodes.llm import (
+        parse_spec,  # lazy: the model stack is not needed to describe a Context
+    )
 
     parse_spec(value)
 

@@ -29,10 +29,10 @@ from envs.base import (
     EnvError,
     HasReferences,
     Interface,
+    JournaledEnv,
     JudgedEnv,
     Observation,
     StepResult,
-    JournaledEnv,
     TrainingSplits,
     env_class,
 )

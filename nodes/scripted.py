@@ -9,13 +9,13 @@ and the prompt, with the call's stop sequences and token limit), which lets test
 what the agent was shown and how it was asked. A reply is cut at the call's first stop
 sequence, as a server cuts it.
 
-A script named by file is read on its first call, in the worker thread LangChain runs a
-synchronous model in, never on the event loop (LangGraph's server refuses blocking calls
-there); ``load()`` reads it earlier where a malformed script must be refused up front.
+A script named by file is read on its first call, in a worker thread, never on the event
+loop (LangGraph's server refuses blocking calls there); ``load()`` reads it earlier where a malformed script must be refused up front.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 from pathlib import Path
@@ -96,6 +96,32 @@ class ScriptedChatModel(BaseChatModel):
         run_manager: Any = None,
         **kwargs: Any,
     ) -> ChatResult:
+        result, delay = self._reply(messages, stop, kwargs)
+        if delay:
+            time.sleep(delay)
+        return result
+
+    async def _agenerate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: Any = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        """The reply on the event loop: without this, LangChain would run ``_generate`` in a
+        worker thread for every call (a thread switch, and a wait for the interpreter lock
+        whenever the loop is busy), which a script does not need. Only the script file's first
+        read goes to a thread."""
+        if self.replies is None:
+            await asyncio.to_thread(self.load)
+        result, delay = self._reply(messages, stop, kwargs)
+        if delay:
+            await asyncio.sleep(delay)
+        return result
+
+    def _reply(self, messages: list[BaseMessage], stop: list[str] | None, kwargs: dict[str, Any]
+               ) -> tuple[ChatResult, float]:
+        """The scripted reply for this call and the delay it should take."""
         position = int(kwargs.get("script_position", len(self.calls)))
         offered = [t["function"]["name"] for t in kwargs.get("tools", []) or []]
         prompt = "\n".join(str(m.content) for m in messages)
@@ -107,8 +133,6 @@ class ScriptedChatModel(BaseChatModel):
                 f"script {self.source} has {len(replies)} replies; call {position + 1} asked for more"
             )
         reply = replies[position]
-        if reply.get("delay"):
-            time.sleep(float(reply["delay"]))
         content = cut_at_stop(reply.get("content", ""), stop or [])
         tool_calls = [
             {"name": c["name"], "args": c.get("args", {}), "id": c.get("id", f"call_{position}_{i}")}
@@ -120,4 +144,4 @@ class ScriptedChatModel(BaseChatModel):
         }
         usage["total_tokens"] = usage["input_tokens"] + usage["output_tokens"]
         message = AIMessage(content=content, tool_calls=tool_calls, usage_metadata=usage)
-        return ChatResult(generations=[ChatGeneration(message=message)])
+        return ChatResult(generations=[ChatGeneration(message=message)]), float(reply.get("delay") or 0.0)

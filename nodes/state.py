@@ -3,13 +3,14 @@
 Everything here is plain JSON (TypedDicts of str, numbers, lists and dicts), so any
 checkpointer can store it and Studio can show and edit it. Live objects never appear
 in state: the env lives in ``envs.sessions`` and the model client in ``nodes.llm``.
+Fields that grow during a run are checkpointed as each step's change (nodes.channels).
 """
 
 from __future__ import annotations
 
-import operator
 from typing import Annotated, Any, TypedDict
 
+from nodes.channels import current, log
 from nodes.usage import Usage, add_usage
 
 
@@ -31,9 +32,9 @@ class RunState(TypedDict, total=False):
     task_id: str
     run_id: str  # the env session key: the thread id, or a fresh id without a checkpointer
     goal: str
-    observation: str
-    env_snapshot: dict[str, Any]
-    trajectory: Annotated[list[Step], operator.add]
+    observation: Annotated[str, current()]
+    env_snapshot: Annotated[dict[str, Any], current()]
+    trajectory: Annotated[list[Step], log()]  # each step's write is stored, not the whole list
     actions: int
     reward: float
     done: bool

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
+import subprocess
+import sys
 
 import pytest
 
@@ -53,6 +54,17 @@ def test_usage_errors_are_one_line_too(capsys):
     assert exit_info.value.code == 2
     err = capsys.readouterr().err
     assert "method" in err and len(err.strip().splitlines()) == 1
+
+
+def test_the_command_loads_without_the_graph_stack():
+    """`introspect --help` must not import langchain or langgraph (most of a second, 41% of
+    it langsmith): the commands import the graph stack when they run."""
+    probe = ("import sys, graphs.app.cli; "
+             "print(sorted(m for m in ('langchain_core', 'langgraph', 'langsmith', 'nodes.llm') if m in sys.modules))")
+    done = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]", done.stdout
+    shown = subprocess.run([sys.executable, "-m", "graphs.app.cli", "--help"], cwd=ROOT, capture_output=True, text=True)
+    assert shown.returncode == 0 and "run" in shown.stdout and "eval" in shown.stdout
 
 
 def test_graphs_lists_laser_with_its_diagram(capsys):

@@ -31,8 +31,8 @@ from langgraph.checkpoint.memory import InMemorySaver
 
 from envs.sites.serve import SiteServer
 from graphs.app.checkpoint import open_checkpointer
-from graphs.context import Context
 from graphs.app.runner import drive, outcome_of
+from graphs.context import Context
 from tests.support.cli import child_env, output, run_main, spawn, wait_for_lines
 from tests.support.scenarios import CHECKBOXES, CONTACT, SCENARIOS, Scenario
 

@@ -92,7 +92,9 @@ def _engine(game: dict[str, Any]) -> Any:
     from textworld.envs.pddl import PddlEnv
 
     chosen = os.environ.get("ALFWORLD_DATA")
-    from alfworld.agents.environment.alfred_tw_env import AlfredDemangler  # sets ALFWORLD_DATA
+    from alfworld.agents.environment.alfred_tw_env import (
+        AlfredDemangler,  # sets ALFWORLD_DATA
+    )
 
     if chosen is None:
         os.environ.pop("ALFWORLD_DATA", None)

@@ -7,7 +7,14 @@ from envs.browser.click import DEFAULT_CLICK_TIMEOUT_MS, click, evaluate_all
 from envs.browser.core import DEFAULT_VIEWPORT, BrowserSession, PageTooLarge, reported
 from envs.browser.crash import CrashGuard
 from envs.browser.gate import UrlPolicy
-from envs.browser.launch import CHROMIUM_ARGS, DEFAULT_CHROMIUM, chromium_path, close_browser, get_browser, launch_count
+from envs.browser.launch import (
+    CHROMIUM_ARGS,
+    DEFAULT_CHROMIUM,
+    chromium_path,
+    close_browser,
+    get_browser,
+    launch_count,
+)
 from envs.browser.processes import browser_memory_bytes, browser_pids
 
 __all__ = [

@@ -10,7 +10,9 @@ from __future__ import annotations
 import re
 from typing import Any, Awaitable, Callable
 
-from playwright.async_api import Error as PlaywrightError, Locator, TimeoutError as PlaywrightTimeoutError
+from playwright.async_api import Error as PlaywrightError
+from playwright.async_api import Locator
+from playwright.async_api import TimeoutError as PlaywrightTimeoutError
 
 DEFAULT_CLICK_TIMEOUT_MS = 2000.0
 _INTERCEPT = re.compile(r"(<[^\n]*?>)[^\n]*? intercepts pointer events")

@@ -33,15 +33,19 @@ from playwright.async_api import (
     BrowserContext,
     CDPSession,
     Dialog,
-    Error as PlaywrightError,
     Page,
     Request,
     Route,
+)
+from playwright.async_api import (
+    Error as PlaywrightError,
+)
+from playwright.async_api import (
     TimeoutError as PlaywrightTimeoutError,
 )
 
 from envs.base import StepResult
-from envs.browser.click import click, first_line
+from envs.browser.click import first_line
 from envs.browser.gate import Gate, UrlPolicy
 from envs.browser.launch import get_browser
 

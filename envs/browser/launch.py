@@ -11,7 +11,8 @@ import asyncio
 import os
 from dataclasses import dataclass
 
-from playwright.async_api import Browser, Error as PlaywrightError, Playwright, async_playwright
+from playwright.async_api import Browser, Playwright, async_playwright
+from playwright.async_api import Error as PlaywrightError
 
 from envs.browser.processes import OWNER_FLAG, kill_browser_processes
 

@@ -45,7 +45,14 @@ from functools import lru_cache
 from typing import Any
 
 from envs.base import Env, EnvError, Judge, Observation, StepResult, judge_option
-from envs.hotpotqa.corpus import WIKIPEDIA_API, Backend, LocalWiki, Page, Wikipedia, load_questions
+from envs.hotpotqa.corpus import (
+    WIKIPEDIA_API,
+    Backend,
+    LocalWiki,
+    Page,
+    Wikipedia,
+    load_questions,
+)
 from envs.hotpotqa.interface import INTERFACE
 from envs.hotpotqa.score import exact_match, f1, judged_correct
 

@@ -34,9 +34,25 @@ from typing import Any
 
 from playwright.async_api import Page
 
-from envs.base import EnvError, Env, Observation, StepResult, invalid
-from envs.browser import BrowserSession, CrashGuard, UrlPolicy, click, evaluate_all, reported
-from envs.miniwob.actions import Action, ActionError, Click, Enter, Hold, Press, canonical, parse_action
+from envs.base import Env, EnvError, Observation, StepResult, invalid
+from envs.browser import (
+    BrowserSession,
+    CrashGuard,
+    UrlPolicy,
+    click,
+    evaluate_all,
+    reported,
+)
+from envs.miniwob.actions import (
+    Action,
+    ActionError,
+    Click,
+    Enter,
+    Hold,
+    Press,
+    canonical,
+    parse_action,
+)
 from envs.miniwob.interface import INTERFACE
 from envs.miniwob.screen import ID_ATTR, SCREEN_JS, Screen, locator_for, selector_for
 from envs.miniwob.tasks import HTML_ROOT, category, parse_task_id, split_ids, task_url

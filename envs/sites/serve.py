@@ -26,9 +26,9 @@ import importlib
 import json
 import os
 import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 # site name -> "module:HandlerClass"
 SITES: dict[str, str] = {"shop": "envs.sites.shop.app:ShopHandler"}

@@ -21,7 +21,8 @@ import re
 from dataclasses import dataclass
 from typing import Awaitable
 
-from playwright.async_api import Error as PlaywrightError, Locator, Page
+from playwright.async_api import Error as PlaywrightError
+from playwright.async_api import Locator, Page
 
 from envs import browser
 

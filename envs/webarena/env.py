@@ -36,22 +36,45 @@ import urllib.parse
 from dataclasses import dataclass, field
 from typing import Any
 
-from playwright.async_api import Error as PlaywrightError, Page
+from playwright.async_api import Error as PlaywrightError
+from playwright.async_api import Page
 
-from envs.base import Env, EnvError, Judge, Observation, StepResult, invalid, judge_option
+from envs.base import (
+    Env,
+    EnvError,
+    Judge,
+    Observation,
+    StepResult,
+    invalid,
+    judge_option,
+)
 from envs.browser import BrowserSession, CrashGuard, UrlPolicy, reported
 from envs.sites.serve import site_url as local_site_url
 from envs.webarena import (
     actions as acts,
+)
+from envs.webarena import (
     evaluate as webarena_eval,
+)
+from envs.webarena import (
     forms as webarena_forms,
+)
+from envs.webarena import (
     login as webarena_login,
+)
+from envs.webarena import (
     tasks as webarena_tasks,
 )
 from envs.webarena.interface import INTERFACE, site_intro
 from envs.webarena.journal import Journal
 from envs.webarena.observe import (
-    Screen, client_rects, layout_boxes, observation_text, render_tree, tab_header, unboxed,
+    Screen,
+    client_rects,
+    layout_boxes,
+    observation_text,
+    render_tree,
+    tab_header,
+    unboxed,
 )
 
 

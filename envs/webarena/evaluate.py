@@ -26,11 +26,12 @@ from collections import defaultdict
 from dataclasses import asdict, dataclass
 from typing import Any, Mapping
 
-from playwright.async_api import BrowserContext, Error as PlaywrightError, Page
+from playwright.async_api import BrowserContext, Page
+from playwright.async_api import Error as PlaywrightError
 
 import prompts
-from envs.webarena import helpers as webarena_helpers
 from envs.base import Judge
+from envs.webarena import helpers as webarena_helpers
 
 _TOKEN = re.compile(r"\w+|[^\w\s]")
 

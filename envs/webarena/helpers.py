@@ -27,7 +27,8 @@ import urllib.parse
 import urllib.request
 from typing import Any
 
-from playwright.async_api import Error as PlaywrightError, Page
+from playwright.async_api import Error as PlaywrightError
+from playwright.async_api import Page
 
 _CALL = re.compile(r"^\s*([A-Za-z_]\w*)\((.*)\)\s*$", re.S)
 

@@ -38,13 +38,15 @@ from itertools import combinations
 from pathlib import Path
 from typing import Any, Awaitable, Callable, Mapping
 
-from playwright.async_api import Error as PlaywrightError, Page, TimeoutError as PlaywrightTimeoutError
+from playwright.async_api import Error as PlaywrightError
+from playwright.async_api import Page
+from playwright.async_api import TimeoutError as PlaywrightTimeoutError
 
-from envs.webarena import tasks as webarena_tasks
 from envs.base import EnvError
 from envs.browser import BrowserSession, UrlPolicy
 from envs.sites.serve import site_url as local_site_url
 from envs.sites.shop.store import load_store
+from envs.webarena import tasks as webarena_tasks
 
 
 class LoginFailed(RuntimeError):

@@ -33,9 +33,9 @@ import functools
 import gzip
 import hashlib
 import json
+import math
 import os
 import random
-import math
 import shutil
 import sqlite3
 import sys

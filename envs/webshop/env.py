@@ -35,7 +35,8 @@ title and price (as the page shows them); sub-pages add
 sub_page ("Description" | "Features" | "Reviews") and section (the text the sub-page shows).
 
 Nothing here blocks the event loop: reading the catalogue (and building its cache on the
-first use of a data folder), searching, and the reward's POS tagger run in a worker thread.
+first use of a data folder), searching, and the reward's POS tagger run in a worker thread;
+the tagger starts loading in the background at the first reset of the process.
 """
 
 from __future__ import annotations
@@ -50,10 +51,23 @@ from envs.base import Env, EnvError, Observation, StepResult, UnknownTaskError, 
 from envs.webshop.data import Goal, Product
 from envs.webshop.interface import INTERFACE
 from envs.webshop.pages import (
-    BACK_TO_SEARCH, BUY_NOW, NEXT_PAGE, PREV_PAGE, SEARCH, SUB_PAGES,
-    Page, View, done_page, item_page, page_info, page_of_results, results_page, search_page, sub_page,
+    BACK_TO_SEARCH,
+    BUY_NOW,
+    NEXT_PAGE,
+    PREV_PAGE,
+    SEARCH,
+    SUB_PAGES,
+    Page,
+    View,
+    done_page,
+    item_page,
+    page_info,
+    page_of_results,
+    results_page,
+    search_page,
+    sub_page,
 )
-from envs.webshop.reward import require_tagger, reward
+from envs.webshop.reward import require_tagger, reward, warm_tagger
 
 if TYPE_CHECKING:
     from envs.webshop.catalogue import Catalogue
@@ -163,6 +177,7 @@ class WebShopEnv(Env):
 
     # -- the same, run in a worker thread --------------------------------------------------
     def _reset(self, task_id: str) -> Observation:
+        warm_tagger()  # the first Buy Now would load it, in the middle of a run
         self._goal = self._goal_of(task_id)
         self._task_id = str(task_id)
         self._view = View()

@@ -70,6 +70,24 @@ def _tagger() -> Any:
     return spacy.load(SPACY_MODEL, exclude=["parser", "ner", "senter", "lemmatizer"])
 
 
+_warming: list[threading.Thread] = []
+
+
+def warm_tagger() -> None:
+    """Start loading the POS tagger in a background thread, once per process.
+
+    Loading takes a second or two of CPU. Left to the first Buy Now, it lands when an
+    evaluation's tasks are buying, all of them then wait for it, and the thread holding the
+    interpreter lock for that time stalls the event loop of every task. Started at the first
+    reset, it loads while the tasks wait for their first model replies."""
+    with _tagger_lock:
+        if _warming:
+            return
+        thread = threading.Thread(target=nouns, args=("warm up",), name="webshop-tagger", daemon=True)
+        _warming.append(thread)
+    thread.start()
+
+
 @functools.lru_cache(maxsize=8192)
 def nouns(text: str) -> tuple[str, ...]:
     """Lower-cased nouns and proper nouns of ``text``, in order, repeats kept (as WebShop)."""

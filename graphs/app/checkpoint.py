@@ -12,6 +12,12 @@ convention is used, under which SQLAlchemy's absolute four-slash URLs keep their
 The checkpointer is opened and checked before a run starts: a file that is not a SQLite
 database, a path that cannot be created, an unreachable Postgres server are one-line
 ``CheckpointConfigError``s, and nothing is written in their case.
+
+SQLite runs in WAL mode with ``synchronous=NORMAL``: a committed step survives the process
+being killed (SIGKILL, a crash); a power failure or OS crash may lose the last steps, and
+``resume`` then continues from the last step that reached the disk
+(https://sqlite.org/pragma.html#pragma_synchronous). Each checkpoint and each step's writes
+take one trip to SQLite's thread (``OneTripSqliteSaver``).
 """
 
 from __future__ import annotations
@@ -21,9 +27,10 @@ import re
 import sqlite3
 from contextlib import AsyncExitStack, asynccontextmanager
 from pathlib import Path
-from typing import AsyncIterator
+from typing import TYPE_CHECKING, AsyncIterator
 
-from langgraph.checkpoint.base import BaseCheckpointSaver
+if TYPE_CHECKING:  # the checkpointer modules load langchain_core: only when one is opened
+    from langgraph.checkpoint.base import BaseCheckpointSaver
 
 DEFAULT_FILE = "checkpoints.sqlite"
 CONNECT_TIMEOUT = 10  # seconds, for a Postgres URL that sets none
@@ -82,7 +89,7 @@ async def open_checkpointer(url: str | None = None) -> AsyncIterator[BaseCheckpo
 
 
 async def _open_sqlite(path: Path, stack: AsyncExitStack, default: bool) -> BaseCheckpointSaver:
-    from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+    from graphs.app.sqlite_saver import OneTripSqliteSaver
 
     where = f"{path} (INTROSPECT_HOME={home()})" if default else str(path)
     for parent in (path.parent, *path.parent.parents):
@@ -95,8 +102,9 @@ async def _open_sqlite(path: Path, stack: AsyncExitStack, default: bool) -> Base
     except OSError as exc:
         raise CheckpointConfigError(f"cannot create checkpoint directory {path.parent}: {exc.strerror}") from None
     try:
-        saver = await stack.enter_async_context(AsyncSqliteSaver.from_conn_string(str(path)))
+        saver = await stack.enter_async_context(OneTripSqliteSaver.from_conn_string(str(path)))
         await saver.setup()  # reads the file now: a corrupt one fails here, before any step
+        await saver.conn.execute("PRAGMA synchronous=NORMAL")
     except sqlite3.Error as exc:
         raise CheckpointConfigError(f"cannot use {where} as a SQLite checkpoint database: {exc}") from None
     return saver
@@ -124,8 +132,12 @@ async def thread_exists(saver: BaseCheckpointSaver, thread_id: str) -> bool:
 
 async def copy_thread(saver: BaseCheckpointSaver, source: str, target: str) -> None:
     """Copy every checkpoint of ``source`` (all namespaces, oldest first, with their pending
-    writes) to ``target``. The whole chain is copied, not only the head, so channels that
-    store per-step writes (LangGraph's DeltaChannel) can still be rebuilt on the copy."""
+    writes) to ``target``. The whole chain is copied, not only the head: the fields stored
+    as per-step writes (nodes.channels, LangGraph's DeltaChannel) are rebuilt from it.
+
+    A checkpoint's writes come back in the order they are replayed in (the task path, then
+    the task id); the tasks' paths are not returned, so each task's writes are stored under
+    a path that keeps that order (parallel branches' appends stay in their order)."""
     found = [t async for t in saver.alist({"configurable": {"thread_id": source}})]
     for item in reversed(found):
         ns = item.config["configurable"].get("checkpoint_ns", "")
@@ -136,5 +148,5 @@ async def copy_thread(saver: BaseCheckpointSaver, source: str, target: str) -> N
         by_task: dict[str, list[tuple[str, object]]] = {}
         for task_id, channel, value in item.pending_writes or []:
             by_task.setdefault(task_id, []).append((channel, value))
-        for task_id, writes in by_task.items():
-            await saver.aput_writes(stored, writes, task_id)
+        for rank, (task_id, writes) in enumerate(by_task.items()):
+            await saver.aput_writes(stored, writes, task_id, task_path=f"{rank:08d}")

@@ -21,20 +21,52 @@ from typing import Any, NoReturn
 
 from envs.base import EnvError, make_env
 from graphs import UnknownMethodError, compiled, method_named, studio_graphs
-from graphs.app.checkpoint import CheckpointConfigError, default_url, open_checkpointer, redact, thread_exists
-from graphs.app.console import print_outcome, print_training, retry_notice, training_printer, update_printer
-from graphs.app.evaluate import evaluate, finished_tasks
-from graphs.app.options import UsageError, context_from, positive, results_path, task_list
-from graphs.app.runner import ThreadError, drive, fork, outcome_of, resume, thread_context, thread_metadata
-from graphs.app.training import train
+from graphs.app.checkpoint import (
+    CheckpointConfigError,
+    default_url,
+    open_checkpointer,
+    redact,
+    thread_exists,
+)
+from graphs.app.console import (
+    print_outcome,
+    print_training,
+    retry_notice,
+    training_printer,
+    update_printer,
+)
+from graphs.app.options import (
+    UsageError,
+    context_from,
+    positive,
+    results_path,
+    task_list,
+)
+from graphs.app.runner import (
+    ThreadError,
+    drive,
+    fork,
+    outcome_of,
+    resume,
+    thread_context,
+    thread_metadata,
+)
 from nodes.context import Context, ContextError
-from nodes.llm import RETRY_NOTICE, ModelCallError, ModelConfigError
-from nodes.scripted import ScriptError
 from prompts import PromptError
 
-USER_ERRORS = (UsageError, EnvError, UnknownMethodError, ModelConfigError, ScriptError, ThreadError,
-               CheckpointConfigError, PromptError, ContextError)
+# The model stack (nodes.llm, langchain) and the graphs (langgraph) are imported by the
+# commands that use them, not here: `introspect --help` and a mistyped option then answer
+# in a few hundredths of a second instead of most of one (tests/test_cli.py checks it).
 DEMOS = Path(__file__).resolve().parent / "demos"
+
+
+def user_errors() -> tuple[type[Exception], ...]:
+    """The exceptions that mean bad input: one line, exit 2."""
+    from nodes.llm import ModelConfigError
+    from nodes.scripted import ScriptError
+
+    return (UsageError, EnvError, UnknownMethodError, ModelConfigError, ScriptError, ThreadError,
+            CheckpointConfigError, PromptError, ContextError)
 
 
 class GaveUp(RuntimeError):
@@ -57,13 +89,15 @@ def resume_command(thread_id: str, checkpoint: str | None) -> str:
     return f"introspect resume {thread_id}" + (f" --checkpoint {redact(checkpoint)}" if checkpoint else "")
 
 
-def gave_up(exc: ModelCallError, thread_id: str, checkpoint: str | None) -> GaveUp:
+def gave_up(exc: Exception, thread_id: str, checkpoint: str | None) -> GaveUp:
     command = resume_command(thread_id, checkpoint)
     return GaveUp(f"{exc}; " + (f"the run is checkpointed: continue it with `{command}`" if command
                                 else "its checkpoints were in memory"))
 
 
 async def cmd_run(args: argparse.Namespace) -> int:
+    from nodes.llm import RETRY_NOTICE, ModelCallError
+
     method = method_named(args.method).name
     if (args.fork or args.force) and not args.thread:
         raise UsageError("--fork and --force name an existing thread: add --thread ID")
@@ -125,6 +159,9 @@ async def _fork(args: argparse.Namespace, method: str, saver: Any) -> tuple[Cont
 
 
 async def cmd_resume(args: argparse.Namespace) -> int:
+    from graphs.app.training import train
+    from nodes.llm import RETRY_NOTICE, ModelCallError
+
     async with open_checkpointer(args.checkpoint) as saver:
         meta = await thread_metadata(saver, args.thread_id)
         RETRY_NOTICE.set(retry_notice())
@@ -146,6 +183,8 @@ async def cmd_resume(args: argparse.Namespace) -> int:
 
 async def cmd_eval(args: argparse.Namespace) -> int:
     from tqdm import tqdm
+
+    from graphs.app.evaluate import evaluate, finished_tasks
 
     method = method_named(args.method).name
     context = context_from(args, method)
@@ -178,6 +217,9 @@ async def cmd_eval(args: argparse.Namespace) -> int:
 
 
 async def cmd_train(args: argparse.Namespace) -> int:
+    from graphs.app.training import train
+    from nodes.llm import RETRY_NOTICE, ModelCallError
+
     declared = method_named(args.method)
     method = declared.name
     if declared.training is None:
@@ -237,8 +279,8 @@ async def cmd_demo(args: argparse.Namespace) -> int:
 
 async def cmd_webarena_login(args: argparse.Namespace) -> int:
     """Sign into the WebArena sites (or the local shop) and store the logins the env starts with."""
-    from envs.webarena import login as webarena_login
     from envs.browser import close_browser
+    from envs.webarena import login as webarena_login
 
     folder = Path(args.auth_dir) if args.auth_dir else webarena_login.auth_dir()
     webarena_login.plan(args.site or [], os.environ)  # unknown site, unset URL, missing account: exit 2
@@ -340,12 +382,19 @@ def main(argv: list[str] | None = None) -> int:
     try:
         outcome = args.handler(args)
         return asyncio.run(outcome) if asyncio.iscoroutine(outcome) else int(outcome)
-    except USER_ERRORS as exc:
-        print(f"introspect: {exc}", file=sys.stderr)
-        return 2
-    except (GaveUp, ModelCallError) as exc:
+    except GaveUp as exc:
         print(f"introspect: {exc}", file=sys.stderr)
         return 1
+    except Exception as exc:
+        from nodes.llm import ModelCallError
+
+        if isinstance(exc, user_errors()):
+            print(f"introspect: {exc}", file=sys.stderr)
+            return 2
+        if isinstance(exc, ModelCallError):
+            print(f"introspect: {exc}", file=sys.stderr)
+            return 1
+        raise
     except KeyboardInterrupt:
         print("introspect: interrupted; the run is checkpointed and can be resumed", file=sys.stderr)
         return 130

@@ -31,8 +31,8 @@ from typing import Any, Callable
 from langgraph.checkpoint.base import BaseCheckpointSaver
 
 from graphs import method_named
-from nodes.context import Context
 from graphs.app.runner import Outcome, drive, outcome_of
+from nodes.context import Context
 from nodes.llm import RETRY_NOTICE, ModelCallError
 from nodes.usage import Usage, add_costs, add_usage, dollars
 

@@ -18,9 +18,6 @@ from envs.base import make_env
 from graphs import method_named
 from graphs.app.training import load_plan
 from nodes.context import Context
-from graphs.app.evaluate import results_name
-from nodes.llm import model_for
-from nodes.scripted import ScriptedChatModel
 
 
 class UsageError(ValueError):
@@ -85,6 +82,11 @@ def context_from(args: argparse.Namespace, method: str, base: Context | None = N
 def check_model(context: Context) -> None:
     """Build the run's model now (cached for the run): an unknown provider, a missing
     package, key or script fails here, before a step runs or a checkpoint is written."""
+    from nodes.llm import (
+        model_for,  # the model stack (langchain) loads only when a command runs
+    )
+    from nodes.scripted import ScriptedChatModel
+
     model = model_for(context.model, context.temperature, context.max_tokens, timeout=context.timeout,
                       retries=context.retries)
     if isinstance(model, ScriptedChatModel):
@@ -109,6 +111,8 @@ def task_list(context: Context, split: str | None, selection: str | None) -> lis
 def results_path(given: str | None, method: str, context: Context) -> Path:
     """Where ``eval`` writes its rows (default: results/METHOD-ENV-MODEL.jsonl), checked
     to be a file that can be created, before anything runs."""
+    from graphs.app.evaluate import results_name
+
     path = Path(given) if given else results_name(method, context)
     if path.is_dir():
         raise UsageError(f"--results {path} is a directory; name a .jsonl file")

@@ -14,15 +14,16 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any, Awaitable, Callable
-
-from langgraph.checkpoint.base import BaseCheckpointSaver
+from typing import TYPE_CHECKING, Any, Awaitable, Callable
 
 from envs.sessions import SESSIONS
 from graphs import method_named
 from graphs.app.checkpoint import copy_thread
 from graphs.method import DEFAULT_RECURSION_LIMIT
 from nodes.context import Context
+
+if TYPE_CHECKING:  # langgraph is imported with the method's graph module, not before
+    from langgraph.checkpoint.base import BaseCheckpointSaver
 
 OnUpdate = Callable[[str, dict[str, Any]], Awaitable[None] | None]
 

@@ -35,7 +35,6 @@ from langgraph.runtime import Runtime
 from langgraph.types import Send
 
 from envs.base import Env, EnvError
-from nodes.context import Context
 from nodes.autoplan.decoding import GREEDY, acting_sampling
 from nodes.autoplan.state import (
     BatchItem,
@@ -45,6 +44,8 @@ from nodes.autoplan.state import (
     ReflectInput,
     TrainState,
 )
+from nodes.channels import edit
+from nodes.context import Context
 from nodes.environment import release_session, session_key, training_splits
 from nodes.llm import Caller
 
@@ -153,7 +154,8 @@ async def sample_batch(state: TrainState, runtime: Runtime[Context], config: Run
         BatchItem(task_id=task, session=branch_session(root, iteration, task), index=i)
         for i, task in enumerate(chosen)
     ]
-    return {"batch": batch, "plans": plans, "session_root": root, "position": state.get("position", 0)}
+    return {"batch": batch, "plans": edit(state.get("plans") or [], plans), "session_root": root,
+            "position": state.get("position", 0)}
 
 
 def send_collections(state: TrainState) -> list[Send]:
@@ -185,7 +187,7 @@ async def score_batch(state: TrainState) -> dict:
         iteration=iteration, successes=sum(bool(e.get("success")) for e in experiences), size=len(experiences)
     )
     return {
-        "scores": list(state.get("scores") or []) + [score],
+        "scores": edit(state.get("scores") or [], [*(state.get("scores") or []), score]),
         "position": advance(int(state.get("position", 0)), experiences),
     }
 

@@ -19,12 +19,20 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 
 from envs.base import ActionParseError, Interface
-from nodes.context import Context
 from nodes.autoplan import decoding, few_shot, transcript
 from nodes.autoplan import prompting as text
 from nodes.autoplan.batch import acting_caller, branch_caller, session_config
 from nodes.autoplan.state import CollectState, Experience, Turn
-from nodes.environment import env_interface, execute, live_env, reference, release, start_task
+from nodes.channels import edit
+from nodes.context import Context
+from nodes.environment import (
+    env_interface,
+    execute,
+    live_env,
+    reference,
+    release,
+    start_task,
+)
 
 _LABEL = re.compile(r"^\s*(?:formalized(?: first)? action|action)\s*\d*\s*:\s*", re.IGNORECASE)
 
@@ -79,8 +87,10 @@ async def think(state: CollectState, runtime: Runtime[Context], config: Runnable
     ask = Turn(role="user", content=f"{context}\n{text.thought_prompt(env, plan)}")
     llm = acting_caller(runtime.context, state)
     kind = "thought" if state.get("messages") else "opening_thought"
-    thought = (await decoding.ask(llm, text.chat(env, [*state.get("messages", []), ask]), env, kind)).strip()
-    return {"messages": [ask, Turn(role="assistant", content=thought)], "thought": thought, "usage": llm.usage}
+    chat = state.get("messages", [])
+    thought = (await decoding.ask(llm, text.chat(env, [*chat, ask]), env, kind)).strip()
+    return {"messages": edit(chat, [*chat, ask, Turn(role="assistant", content=thought)]), "thought": thought,
+            "usage": llm.usage}
 
 
 async def act(state: CollectState, runtime: Runtime[Context], config: RunnableConfig) -> dict:
@@ -109,7 +119,8 @@ async def formalize(state: CollectState, runtime: Runtime[Context], config: Runn
         update["usage"] = llm.usage
     said = transcript.action_in_chat(env, raw, command, ctx.transcript)
     turns = [Turn(role="user", content=text.render(env, "action")), Turn(role="assistant", content=said)]
-    return {"command": command, "messages": turns, **update}
+    chat = state.get("messages", [])
+    return {"command": command, "messages": edit(chat, [*chat, *turns]), **update}
 
 
 async def execute_command(state: CollectState, runtime: Runtime[Context], config: RunnableConfig) -> dict:
@@ -172,4 +183,5 @@ async def finish(state: CollectState, runtime: Runtime[Context], config: Runnabl
         usage=state.get("usage") or {},
     )
     await release(state, cfg)
-    return {"messages": final, "experiences": [experience], "stop_reason": stop_reason}
+    return {"messages": edit(state.get("messages", []), experience["messages"]), "experiences": [experience],
+            "stop_reason": stop_reason}

@@ -15,11 +15,12 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.graph import END
 from langgraph.runtime import Runtime
 
-from nodes.context import Context
 from nodes.autoplan import prompting as text
 from nodes.autoplan.batch import advance, caller_at, iteration_of, of_iteration
 from nodes.autoplan.decoding import ask
 from nodes.autoplan.state import TrainState
+from nodes.channels import edit
+from nodes.context import Context
 
 NO_PLAN = "None"  # how an empty plan X_0 is shown to the updater
 _HEADER = re.compile(r"^\s*(?:#+\s*)?\**\s*new (?:game |task )?plan\s*:?\s*\**\s*\n?", re.IGNORECASE)
@@ -53,7 +54,7 @@ async def plan(state: TrainState, runtime: Runtime[Context], config: RunnableCon
     llm = caller_at(runtime.context, position)
     reply = (await ask(llm, [HumanMessage(update_prompt(env, state))], env, "update")).strip()
     new_plan = clean_plan(reply) or state["plans"][-1]
-    return {"plans": [*state["plans"], new_plan], "position": position + 1, "usage": llm.usage}
+    return {"plans": edit(state["plans"], [*state["plans"], new_plan]), "position": position + 1, "usage": llm.usage}
 
 
 def next_iteration(state: TrainState, runtime: Runtime[Context]) -> str:

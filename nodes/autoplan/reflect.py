@@ -14,11 +14,11 @@ from __future__ import annotations
 from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 
-from nodes.context import Context
 from nodes.autoplan import prompting as text
 from nodes.autoplan.batch import caller_at
 from nodes.autoplan.decoding import ask
 from nodes.autoplan.state import ReflectInput, Reflection, Turn
+from nodes.context import Context
 from nodes.llm import Caller
 
 

@@ -9,9 +9,9 @@ Everything is plain JSON so any checkpointer stores it and Studio shows it.
 
 from __future__ import annotations
 
-import operator
 from typing import Annotated, Literal, TypedDict
 
+from nodes.channels import log, record
 from nodes.state import RunState
 from nodes.usage import Usage, add_usage
 
@@ -57,11 +57,13 @@ class CollectState(RunState, total=False):
     task_type: str  # ALFWorld's type of the game, for the task description's job line
     opening: str  # o_0 as the chat shows it (nodes.autoplan.transcript.opening)
     branch: Branch  # absent in the inference graph
-    messages: Annotated[list[Turn], operator.add]
+    # A record written as edits, not a log: LangGraph turns {"role", "content"} dicts written
+    # in a list to a DeltaChannel into message objects, which would leave state's plain JSON.
+    messages: Annotated[list[Turn], record()]
     thought: str  # the latest thought ~a_t
     raw_action: str  # the latest free-form action a'_t
     command: str  # the latest formalized action a_t = F(a'_t)
-    experiences: Annotated[list[Experience], operator.add]
+    experiences: Annotated[list[Experience], log()]
 
 
 class Reflection(TypedDict, total=False):
@@ -98,12 +100,12 @@ class IterationScore(TypedDict):
 class TrainState(TypedDict, total=False):
     """The training loop (paper 3.2): a batch, its experiences and reflections, every plan."""
 
-    task_ids: list[str]  # the pool batches are sampled from
+    task_ids: Annotated[list[str], record()]  # the pool batches are sampled from
     session_root: str  # thread id (or a fresh run id) the branch sessions hang under
-    plans: list[str]  # plans[0] is the initial plan X_0, plans[i] the plan after iteration i
+    plans: Annotated[list[str], record()]  # plans[0] is the initial plan X_0, plans[i] the plan after iteration i
     batch: list[BatchItem]  # the current iteration's task instances P_1..P_B
     position: int  # model-call position of the next sequential call (scripted models)
-    scores: list[IterationScore]  # training success per iteration
-    experiences: Annotated[list[Experience], operator.add]
-    reflections: Annotated[list[Reflection], operator.add]
+    scores: Annotated[list[IterationScore], record()]  # training success per iteration
+    experiences: Annotated[list[Experience], log()]
+    reflections: Annotated[list[Reflection], log()]
     usage: Annotated[Usage, add_usage]

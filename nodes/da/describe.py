@@ -14,6 +14,7 @@ from langchain_core.messages import HumanMessage
 from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 
+from nodes.channels import edit
 from nodes.context import Context
 from nodes.da.ask import caller
 from nodes.da.state import DAState, HistoryItem
@@ -48,4 +49,5 @@ async def describe(state: DAState, runtime: Runtime[Context], config: RunnableCo
         reply = await llm([HumanMessage(prompt)])
         item["text"] = " ".join(reply.text.split()) or f"Executed {action}."
         update["usage"] = llm.usage
-    return {**update, "history": [*(state.get("history") or []), item]}
+    history = state.get("history") or []
+    return {**update, "history": edit(history, [*history, item])}

@@ -14,6 +14,7 @@ from typing import Any
 from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 
+from nodes.channels import edit
 from nodes.context import Context
 from nodes.da.ask import caller
 from nodes.da.state import DAState, Settings, StackEntry
@@ -39,7 +40,7 @@ async def start(state: DAState, runtime: Runtime[Context], config: RunnableConfi
         "plans": [],
         "subtask": -1,
         "stack": [],
-        "popped": None,
+        "popped": {},
         "proposal": [],
         "aligned": False,
         "task_done": False,
@@ -57,12 +58,13 @@ async def start(state: DAState, runtime: Runtime[Context], config: RunnableConfi
 async def new_episode(state: DAState) -> dict[str, Any]:
     """Stack = [(S_0, empty action, empty subtask)] (Algorithm 1, line 3)."""
     root = StackEntry(state=state["initial"], action="", subtask=-1, origin="root")
+    episodes = state.get("episode_actions") or []
     return {
         "episode": int(state.get("episode", 0)) + 1,
-        "episode_actions": [*state.get("episode_actions", []), []],
-        "stack": [root],
+        "episode_actions": edit(episodes, [*episodes, []]),
+        "stack": edit(state.get("stack") or [], [root]),
         "subtask": -1,
-        "popped": None,
+        "popped": {},
         "proposal": [],
     }
 

@@ -19,6 +19,7 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 
 from envs.base import Env
+from nodes.channels import edit
 from nodes.context import Context
 from nodes.da.ask import caller
 from nodes.da.map_element import mapped_action, same_element
@@ -42,7 +43,7 @@ async def _rebuilt_env(
 
 async def execute_action(state: DAState, runtime: Runtime[Context], config: RunnableConfig) -> dict[str, Any]:
     entry = state["popped"]
-    assert entry is not None and entry["action"]  # routed here only with an action to run
+    assert entry and entry["action"]  # routed here only with an action to run
     action = entry["action"]
     settings = Settings.of(runtime.context)
     llm = caller(runtime.context, state)
@@ -60,11 +61,12 @@ async def execute_action(state: DAState, runtime: Runtime[Context], config: Runn
     episodes = [list(actions) for actions in state.get("episode_actions") or [[]]]
     episodes[-1].append(action)
     note = _NOTE.match(action) if result.info.get("valid", True) else None
+    notes = state.get("notes") or []
     return {
         **update,
         "previous": before,
         "current": after,
-        "episode_actions": episodes,
-        "notes": [*(state.get("notes") or []), note.group(1)] if note else list(state.get("notes") or []),
+        "episode_actions": edit(state.get("episode_actions") or [], episodes),
+        "notes": edit(notes, [*notes, note.group(1)] if note else notes),
         "usage": llm.usage,
     }

@@ -5,7 +5,7 @@ chosen on. Whether an id still names the same element is the env interface's cal
 ``element_signature``: on WebArena the element's line and the lines above it). When it
 does not, the model is shown both screens and asked for the new id of the same element;
 the id must be on the restored screen. When it never names one, the entry is dropped
-(``popped`` None) and the agent pops the next alternative.
+(``popped`` empty) and the agent pops the next alternative.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 
 from envs.base import Interface
+from nodes.channels import edit
 from nodes.context import Context
 from nodes.da.ask import ask, caller
 from nodes.da.state import DAState, Screen, Settings
@@ -69,14 +70,15 @@ async def mapped_action(
 
 async def map_element(state: DAState, runtime: Runtime[Context], config: RunnableConfig) -> dict[str, Any]:
     entry = state["popped"]
-    assert entry is not None
+    assert entry
     llm = caller(runtime.context, state)
     reasks = Settings.of(runtime.context).reasks
     interface = await env_interface(runtime.context)
     mapped = await mapped_action(llm, interface, entry["action"], entry["state"], state["current"], reasks)
     if mapped is None:
-        return {"popped": None, "usage": llm.usage}
+        return {"popped": {}, "usage": llm.usage}
     backtracks = [dict(b) for b in state.get("backtracks") or []]
     if backtracks:
         backtracks[-1]["mapped_action"] = mapped
-    return {"popped": {**entry, "action": mapped}, "backtracks": backtracks, "usage": llm.usage}
+    return {"popped": {**entry, "action": mapped}, "backtracks": edit(state.get("backtracks") or [], backtracks),
+            "usage": llm.usage}

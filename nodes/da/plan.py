@@ -11,6 +11,7 @@ from typing import Any
 from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 
+from nodes.channels import edit
 from nodes.context import Context
 from nodes.da.ask import ask, caller, plan_steps
 from nodes.da.state import DAState, Settings
@@ -28,11 +29,12 @@ async def plan(state: DAState, runtime: Runtime[Context], config: RunnableConfig
     )
     answer = await ask(llm, prompt, plan_steps, reasks=Settings.of(runtime.context).reasks)
     steps = answer.value or [state["goal"]]
-    return {"plan": steps, "plans": [*(state.get("plans") or []), steps], "usage": llm.usage}
+    plans = state.get("plans") or []
+    return {"plan": steps, "plans": edit(plans, [*plans, steps]), "usage": llm.usage}
 
 
 async def next_subtask(state: DAState) -> dict[str, Any]:
     """The root entry has no subtask: C_tau = 1 and tau = P.next()."""
     entry = state["popped"]
-    assert entry is not None
+    assert entry
     return {"aligned": True, "subtask": int(entry["subtask"]) + 1}

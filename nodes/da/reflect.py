@@ -15,6 +15,7 @@ from typing import Any
 from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 
+from nodes.channels import edit
 from nodes.context import Context
 from nodes.da.ask import ask, caller, plan_steps
 from nodes.da.state import DAState, Settings
@@ -47,4 +48,5 @@ async def reflect(state: DAState, runtime: Runtime[Context], config: RunnableCon
     )
     answer = await ask(llm, prompt, plan_steps, reasks=settings.reasks)
     steps = answer.value or list(state["plan"])
-    return {"plan": steps, "plans": [*(state.get("plans") or []), steps], "usage": llm.usage}
+    plans = state.get("plans") or []
+    return {"plan": steps, "plans": edit(plans, [*plans, steps]), "usage": llm.usage}

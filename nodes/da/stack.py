@@ -14,9 +14,9 @@ from typing import Any
 from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 
-from envs.base import EnvError
+from envs.base import EnvError, Interface
+from nodes.channels import edit
 from nodes.context import Context
-from envs.base import Interface
 from nodes.da.ask import caller
 from nodes.da.map_element import same_element
 from nodes.da.state import Backtrack, DAState, HistoryItem, Screen, Settings, StackEntry
@@ -43,12 +43,12 @@ def needs_mapping(state: DAState, interface: Interface) -> bool:
 
 
 async def pop(state: DAState) -> dict[str, Any]:
-    """(S'_t, a_t, tau) = Stack.pop() (line 5); ``popped`` is None when the stack is empty."""
+    """(S'_t, a_t, tau) = Stack.pop() (line 5); ``popped`` is {} when the stack is empty."""
     stack = list(state.get("stack") or [])
     if not stack:
-        return {"popped": None}
+        return {"popped": {}}
     entry = stack.pop()
-    update: dict[str, Any] = {"stack": stack, "popped": entry, "proposal": []}
+    update: dict[str, Any] = {"stack": edit(state["stack"], stack), "popped": entry, "proposal": []}
     if entry["action"]:
         update["subtask"] = entry["subtask"]  # the alternative continues the subtask it was made for
     return update
@@ -65,25 +65,26 @@ async def push(state: DAState) -> dict[str, Any]:
     screen, subtask = state["current"], int(state.get("subtask", -1))
     entries = [StackEntry(state=screen, action=a, subtask=subtask, origin="remedy") for a in reversed(remedies)]
     entries.append(StackEntry(state=screen, action=first, subtask=subtask, origin="action"))
-    return {"stack": [*(state.get("stack") or []), *entries], "proposal": []}
+    stack = state.get("stack") or []
+    return {"stack": edit(stack, [*stack, *entries]), "proposal": []}
 
 
 async def backtrack(state: DAState, runtime: Runtime[Context], config: RunnableConfig) -> dict[str, Any]:
     """go_back(S'_t); S_t = S'_t (line 6): restore the saved snapshot and look again.
 
-    A snapshot the env cannot restore drops the entry (``popped`` None): the agent pops
+    A snapshot the env cannot restore drops the entry (``popped`` {}): the agent pops
     the next alternative.
     """
     entry = state["popped"]
-    assert entry is not None  # routed here only after a non-empty pop
+    assert entry  # routed here only after a non-empty pop
     saved = entry["state"]
     episode = int(state.get("episode", 1))
     try:
         obs, snapshot = await restore(state, runtime.context, config, saved["snapshot"])
     except EnvError as exc:  # e.g. the page is gone: this alternative cannot be tried
         note = f"Could not go back to {saved['url'] or 'an earlier screen'}: {exc}"
-        history = [*(state.get("history") or []), HistoryItem(episode=episode, action="", text=note)]
-        return {"popped": None, "history": history}
+        history = state.get("history") or []
+        return {"popped": {}, "history": edit(history, [*history, HistoryItem(episode=episode, action="", text=note)])}
     llm = caller(runtime.context, state)
     budget = Settings.of(runtime.context).observation_budget
     current = await look(llm, state.get("goal", ""), obs, snapshot, budget, known=saved)
@@ -94,14 +95,10 @@ async def backtrack(state: DAState, runtime: Runtime[Context], config: RunnableC
         "usage": llm.usage,
     }
     if entry["action"]:  # a root entry only starts an episode; an alternative is a real backtrack
-        update["backtracks"] = [
-            *(state.get("backtracks") or []),
-            Backtrack(episode=episode, url=current["url"], action=entry["action"]),
-        ]
+        backtracks, history = state.get("backtracks") or [], state.get("history") or []
+        update["backtracks"] = edit(backtracks, [*backtracks, Backtrack(episode=episode, url=current["url"],
+                                                                        action=entry["action"])])
         where = f" to {current['url']}" if current["url"] else ""
         note = f"Went back{where} to try an alternative action."
-        update["history"] = [
-            *(state.get("history") or []),
-            HistoryItem(episode=episode, action="", text=note),
-        ]
+        update["history"] = edit(history, [*history, HistoryItem(episode=episode, action="", text=note)])
     return update

@@ -10,8 +10,9 @@ in the middle of an episode with its stack intact.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal, TypedDict
+from typing import Annotated, Any, Literal, TypedDict
 
+from nodes.channels import current, record
 from nodes.state import RunState
 
 # The paper's settings (section 4.1): 30 actions per task, 7 episodes, temperature 1.0
@@ -68,23 +69,24 @@ class Backtrack(TypedDict, total=False):
 class DAState(RunState, total=False):
     """RunState plus the structures of Algorithm 1."""
 
-    site: dict[str, str]  # websites, website_intro, instruction for the prompts
-    initial: Screen  # S_0, where every episode starts (eq. 10)
-    current: Screen  # S_t, the state the agent is in
-    previous: Screen  # the state before the last executed action (S_t of the align prompt)
+    site: Annotated[dict[str, str], record()]  # websites, website_intro, instruction for the prompts
+    initial: Annotated[Screen, record()]  # S_0, where every episode starts (eq. 10)
+    current: Annotated[Screen, current()]  # S_t, the state the agent is in
+    previous: Annotated[Screen, current()]  # the state before the last executed action (S_t of the align prompt)
     plan: list[str]  # P, one subtask per item
-    plans: list[list[str]]  # every plan of the run: plans[0] and its revisions
+    plans: Annotated[list[list[str]], record()]  # every plan of the run: plans[0] and its revisions
     subtask: int  # index of tau in the plan; -1 = none, len(plan) = plan exhausted
-    stack: list[StackEntry]
-    popped: StackEntry | None  # the entry taken by the last pop (None: the stack was empty)
+    stack: Annotated[list[StackEntry], record()]
+    # the entry taken by the last pop; {} when there was none (the stack was empty, or the entry was dropped)
+    popped: Annotated[StackEntry, current()]
     proposal: list[str]  # a_t followed by its remedies, waiting to be pushed
     aligned: bool  # C_tau
     task_done: bool  # C_T
-    history: list[HistoryItem]
-    notes: list[str]
+    history: Annotated[list[HistoryItem], record()]
+    notes: Annotated[list[str], record()]
     episode: int
-    episode_actions: list[list[str]]  # executed actions, one list per episode
-    backtracks: list[Backtrack]
+    episode_actions: Annotated[list[list[str]], record()]  # executed actions, one list per episode
+    backtracks: Annotated[list[Backtrack], record()]
     answer: str
 
 

@@ -20,12 +20,20 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 
 import prompts
+from nodes.channels import edit
 from nodes.context import Context
 from nodes.environment import sync_env
 from nodes.laser.choose import ATTEMPTS, choose_function, rationale
 from nodes.laser.observe import backup_listing, item_observation
 from nodes.laser.page import page_of
-from nodes.laser.states import DEFAULTS, LaserState, call_text, candidates, env_actions, run_actions
+from nodes.laser.states import (
+    DEFAULTS,
+    LaserState,
+    call_text,
+    candidates,
+    env_actions,
+    run_actions,
+)
 from nodes.laser.tools import buy_tool, select_tool
 from nodes.llm import caller_for
 
@@ -34,14 +42,16 @@ async def backup(state: LaserState, runtime: Runtime[Context], config: RunnableC
     """Choose an examined item, reopen it, choose its options, buy it."""
     ctx = runtime.context
     llm = caller_for(ctx, state, DEFAULTS["temperature"])
-    history = list(state.get("history", []))
+    before = list(state.get("history", []))
+    history = list(before)  # the notes this step adds go after ``before``
     choices = candidates(state)
     listing = backup_listing(state.get("instruction", ""), choices)
     why = await rationale(llm, prompts.render("laser/backup_select"), listing, [])
     picked = await choose_function(llm, listing, why, [select_tool([c["asin"] for c in choices])], ctx.tool_mode)
     if picked.name is None:
         problem = f"no valid item choice in {ATTEMPTS} answers: {picked.problem}"
-        return {"usage": llm.usage, "backup_problem": problem, "history": [*history, f"Backup: {problem}"]}
+        history.append(f"Backup: {problem}")
+        return {"usage": llm.usage, "backup_problem": problem, "history": edit(before, history)}
     entry = next(c for c in choices if c["asin"] == picked.args["item_id"])
     history.append(f"Rationale: backup strategy: {why}\nAction: {call_text('select_item', picked.args)}")
 
@@ -57,11 +67,12 @@ async def backup(state: LaserState, runtime: Runtime[Context], config: RunnableC
         bought = await choose_function(llm, observation, why, [buy_tool(options, final=True)], ctx.tool_mode)
         if bought.name is None:
             problem = f"no valid options for {entry['asin']} in {ATTEMPTS} answers: {bought.problem}"
-            return {"usage": llm.usage, "backup_problem": problem, "history": [*history, f"Backup: {problem}"]}
+            history.append(f"Backup: {problem}")
+            return {"usage": llm.usage, "backup_problem": problem, "history": edit(before, history)}
         args = bought.args
     run, feedback = await run_actions(env, here, config, llm, env_actions("Buy_Now", args), why, "backup")
     note = f"Rationale: backup strategy: {why}\nAction: {call_text('Buy_Now', args)}"
-    update: dict[str, Any] = {**run, "usage": llm.usage, "history": [*history, note]}
+    update: dict[str, Any] = {**run, "usage": llm.usage, "history": edit(before, [*history, note])}
     if feedback:
         return {**update, "backup_problem": f"WebShop refused the purchase of {entry['asin']}: {feedback}"}
     return {**update, "backup_used": True}

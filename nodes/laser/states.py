@@ -12,16 +12,22 @@ text added to the item state) and an answer that was refused are not transitions
 from __future__ import annotations
 
 import json
-from typing import Any, TypedDict
+from typing import Annotated, Any, TypedDict
 
 from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 
 import prompts
+from nodes.channels import current, edit, record
 from nodes.context import Context
 from nodes.environment import execute, live_env, release, start_task
 from nodes.laser.choose import choose_function, rationale
-from nodes.laser.observe import TARGET_KEYS, detail_text, item_observation, page_observation
+from nodes.laser.observe import (
+    TARGET_KEYS,
+    detail_text,
+    item_observation,
+    page_observation,
+)
 from nodes.laser.page import Page, laser_state, page_of
 from nodes.laser.tools import DETAIL_PAGES, tools_for
 from nodes.llm import Caller, caller_for
@@ -57,10 +63,10 @@ class LaserState(RunState, total=False):
     laser_state: str  # search | results | item
     call: Call | None  # the last state node's choice (None: its answer was refused)
     instruction: str
-    page: Page
-    history: list[str]
-    buffer: list[BufferItem]
-    details: dict[str, str]  # detail page -> its text, for the item being examined
+    page: Annotated[Page, current()]
+    history: Annotated[list[str], record()]
+    buffer: Annotated[list[BufferItem], record()]
+    details: Annotated[dict[str, str], record()]  # detail page -> its text, for the item being examined
     target: dict[str, Any]  # the last Search's arguments (keywords, max_price)
     transitions: int
     refusals: int  # consecutive steps whose answer was refused
@@ -177,8 +183,9 @@ async def _choose(state: LaserState, runtime: Runtime[Context]) -> dict[str, Any
     choice = await choose_function(llm, observation, why, tools, ctx.tool_mode)
     if choice.name is None:
         note = f"Rationale: {why}\nAction: none (the answer was refused: {choice.problem})"
+        history = list(state.get("history", []))
         return {"usage": llm.usage, "call": None, "refusals": int(state.get("refusals", 0)) + 1,
-                "history": [*state.get("history", []), note]}
+                "history": edit(history, [*history, note])}
     return {"usage": llm.usage, "call": Call(name=choice.name, args=choice.args, rationale=why, state=here)}
 
 
@@ -228,17 +235,21 @@ async def execute_call(state: LaserState, runtime: Runtime[Context], config: Run
     if feedback:
         note += f"\nFeedback: {feedback}"
     moved = not feedback and name not in DETAIL_PAGES
-    return {
+    history = list(state.get("history", []))
+    update = {
         **run,
         "usage": llm.usage,
         "laser_state": laser_state(new_page),
-        "buffer": buffer,
-        "details": details,
         "target": target,
         "transitions": int(state.get("transitions", 0)) + (1 if moved else 0),
         "refusals": 0 if not feedback else int(state.get("refusals", 0)) + 1,
-        "history": [*state.get("history", []), note],
+        "history": edit(history, [*history, note]),
     }
+    if buffer != state.get("buffer", []):
+        update["buffer"] = edit(state.get("buffer", []), buffer)
+    if details != state.get("details", {}):  # detail texts are checkpointed when they change only
+        update["details"] = details
+    return update
 
 
 def stop_reason(state: LaserState, context: Context) -> str:

@@ -30,7 +30,8 @@ def constrains(context: Context) -> bool:
 
 
 async def constrain_step(state: SRState, context: Context, config: RunnableConfig, step: int) -> dict[str, Any]:
-    """Disable exactly the memory's failed click ids for ``step``; the state update if it changed."""
+    """Disable exactly the memory's failed click ids for ``step``; the state update if it changed
+    (``screens`` as a whole list: callers merge it, and write ``edit(...)`` of it)."""
     ids = disabled_ids(state["memory"], step) if constrains(context) else []
     if ids == state.get("disabled", []):
         return {}

@@ -14,6 +14,7 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 
 import prompts
+from nodes.channels import edit
 from nodes.context import Context
 from nodes.llm import caller_for
 from nodes.sr.model import ask
@@ -33,4 +34,4 @@ async def describe(state: SRState, runtime: Runtime[Context], config: RunnableCo
     llm = caller_for(runtime.context, state, temperature=DEFAULTS["temperature"])
     summary = await ask(llm, prompts.render("structured_reflection/paraphrase", screen=screen, action=steps[-1]["action"]))
     steps[-1] = StepRecord(**steps[-1], description=summary.strip().removeprefix("Summary:").strip())
-    return {"steps": steps, "usage": llm.usage}
+    return {"steps": edit(state["steps"], steps), "usage": llm.usage}

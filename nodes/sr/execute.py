@@ -21,6 +21,7 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 
 import prompts
+from nodes.channels import edit
 from nodes.context import Context
 from nodes.environment import execute, live_env
 from nodes.llm import caller_for
@@ -41,6 +42,7 @@ def invalid_description(action: str, feedback: str) -> str:
 async def execute_action(state: SRState, runtime: Runtime[Context], config: RunnableConfig) -> dict[str, Any]:
     """Execute the head of ``pending`` and compute the trial status."""
     ctx = runtime.context
+    before = state
     pending = list(state["pending"])
     item = pending.pop(0)
     steps = list(state.get("steps", []))
@@ -74,4 +76,5 @@ async def execute_action(state: SRState, runtime: Runtime[Context], config: Runn
     update.update(pending=pending, steps=steps, screens=screens)
     after: SRState = {**state, **update}  # type: ignore[typeddict-item]
     update["status"] = status(after, ctx, exception=not record["valid"], stopped=False)
+    update.update(steps=edit(before.get("steps", []), steps), screens=edit(before.get("screens", []), screens))
     return update

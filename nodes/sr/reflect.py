@@ -29,6 +29,7 @@ from langgraph.runtime import Runtime
 
 import prompts
 from envs.miniwob.status import TrialStatus
+from nodes.channels import edit
 from nodes.context import Context
 from nodes.environment import env_interface
 from nodes.llm import caller_for
@@ -68,15 +69,15 @@ async def reflect(state: SRState, runtime: Runtime[Context], config: RunnableCon
     """Ask where the trial went wrong and update the memory for the next trial."""
     llm = caller_for(runtime.context, state, temperature=DEFAULTS["temperature"])
     reply = (await ask(llm, reflection_prompt(state, runtime.context))).strip()
-    steps = state.get("steps", [])
+    steps, trials = state.get("steps", []), state.get("trials", [])
     update: dict[str, Any] = {"usage": llm.usage}
     ctx = runtime.context
     past_end = ctx.reflect_past_end and state["status"] == TrialStatus.INCOMPLETE.value
     try:
         suggestion = mem.parse_reflection(reply, len(steps), await env_interface(ctx), past_end=past_end)
     except mem.ReflectionError as problem:
-        update["trials"] = [*state.get("trials", []), record(state, reflection=reply, reflection_error=str(problem))]
+        update["trials"] = edit(trials, [*trials, record(state, reflection=reply, reflection_error=str(problem))])
         return update
     update["memory"] = mem.update(state["memory"], suggestion, steps, reply, ctx.disable_clicks)
-    update["trials"] = [*state.get("trials", []), record(state, reflection=reply)]
+    update["trials"] = edit(trials, [*trials, record(state, reflection=reply)])
     return update

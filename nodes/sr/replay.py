@@ -18,6 +18,7 @@ from typing import Any
 from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 
+from nodes.channels import edit
 from nodes.context import Context
 from nodes.sr.constrain import constrain_step
 from nodes.sr.memory import enforced_action
@@ -45,4 +46,6 @@ async def replay(state: SRState, runtime: Runtime[Context], config: RunnableConf
     if queue:
         return {**update, "pending": queue}
     update.update(await constrain_step(state, runtime.context, config, len(state.get("steps", []))))
+    if "screens" in update:
+        update["screens"] = edit(state.get("screens", []), update["screens"])
     return {**update, "pending": []}

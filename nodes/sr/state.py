@@ -11,8 +11,9 @@ plan is used up or reaches a step the memory speaks about. Cycles are detected w
 
 from __future__ import annotations
 
-from typing import TypedDict
+from typing import Annotated, TypedDict
 
+from nodes.channels import record
 from nodes.state import RunState
 
 
@@ -71,16 +72,16 @@ class TrialRecord(TypedDict, total=False):
 class SRState(RunState, total=False):
     task_name: str
     trial: int  # 1-based
-    screens: list[str]  # screens of this trial: the first one, then one after each action
-    steps: list[StepRecord]  # this trial's executed actions
+    screens: Annotated[list[str], record()]  # screens of this trial: the first one, then one after each action
+    steps: Annotated[list[StepRecord], record()]  # this trial's executed actions
     pending: list[PlannedAction]  # the rest of the current stage's plan
     stage: int  # the current stage of this trial (0-based)
     stage_start: int  # index in ``screens`` of the screen the current stage started on
     planning_calls: int  # this trial's planner calls
     disabled: list[str]  # the click ids the env has disabled now (the memory's set for this step)
     status: str  # "" while the trial runs, else a trial status (envs.miniwob.status)
-    memory: Memory
-    trials: list[TrialRecord]
+    memory: Annotated[Memory, record()]
+    trials: Annotated[list[TrialRecord], record()]
 
 
 def empty_memory() -> Memory:

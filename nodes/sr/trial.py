@@ -13,6 +13,7 @@ from typing import Any
 from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 
+from nodes.channels import edit
 from nodes.context import Context
 from nodes.environment import release, start_task
 from nodes.sr.state import SRState, TrialRecord, empty_memory
@@ -39,7 +40,7 @@ async def start_trial(state: SRState, runtime: Runtime[Context], config: Runnabl
         status="",
         disabled=[],
     )
-    if "memory" not in state:
+    if not state.get("memory"):  # the first trial (an unwritten record reads as {})
         update.update(memory=empty_memory(), trials=[])
     return update
 
@@ -63,4 +64,5 @@ async def finish(state: SRState, runtime: Runtime[Context], config: RunnableConf
     await release(state, config)
     status = state.get("status", "")
     reason = "correct" if status == "correct" else f"{status} after {state.get('trial', 0)} trial(s)"
-    return {"trials": [*state.get("trials", []), record(state)], "stop_reason": reason}
+    trials = state.get("trials", [])
+    return {"trials": edit(trials, [*trials, record(state)]), "stop_reason": reason}

@@ -12,7 +12,13 @@ from aiohttp import web
 
 from envs import EnvError, UnknownTaskError, make_env
 from envs.hotpotqa.corpus import SHIPPED_QUESTIONS
-from envs.hotpotqa.score import exact_match, f1, judged_correct, normalize_answer, verdict
+from envs.hotpotqa.score import (
+    exact_match,
+    f1,
+    judged_correct,
+    normalize_answer,
+    verdict,
+)
 from nodes.llm import JUDGE_MAX_TOKENS, Caller, model_for
 
 FIRST = "5a8b57f25542995d1e6f1371"  # Were Scott Derrickson and Ed Wood of the same nationality? -> yes

@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from envs.miniwob.actions import ActionError, Click, Enter, Hold, Press, canonical, parse_action
+from envs.miniwob.actions import (
+    ActionError,
+    Click,
+    Enter,
+    Hold,
+    Press,
+    canonical,
+    parse_action,
+)
 from envs.miniwob.status import TrialStatus, trial_status
 
 

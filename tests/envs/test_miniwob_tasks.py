@@ -15,7 +15,12 @@ import pytest
 
 from envs.base import Observation, StepResult
 from envs.miniwob import MiniWoBEnv
-from envs.miniwob.tasks import N_SCREEN_N_STEP, ONE_SCREEN_N_STEP, ONE_SCREEN_ONE_STEP, category
+from envs.miniwob.tasks import (
+    N_SCREEN_N_STEP,
+    ONE_SCREEN_N_STEP,
+    ONE_SCREEN_ONE_STEP,
+    category,
+)
 
 pytestmark = pytest.mark.browser
 

@@ -14,7 +14,6 @@ from envs.sites.serve import SiteServer, handler_for, main, shared_site, site_ur
 from envs.sites.shop import session
 from envs.sites.shop.store import load_store
 
-
 SIGNED_IN = f"{session.SESSION_COOKIE}={session.issue(load_store().customer['email'])}"
 
 

@@ -13,10 +13,10 @@ from typing import Callable
 import pytest
 
 from envs import EnvError, make_env
-from envs.webarena import login as webarena_login
-from envs.webarena import tasks as webarena_tasks
 from envs.base import Env, StepResult
 from envs.sites.serve import shared_site
+from envs.webarena import login as webarena_login
+from envs.webarena import tasks as webarena_tasks
 from nodes.llm import Caller
 
 pytestmark = pytest.mark.browser

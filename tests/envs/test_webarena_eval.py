@@ -6,12 +6,12 @@ from typing import Any, Callable
 
 import pytest
 
+from envs.browser import BrowserSession, UrlPolicy
+from envs.sites.serve import shared_site
 from envs.webarena import evaluate as ev
 from envs.webarena import helpers
 from envs.webarena import login as webarena_login
 from envs.webarena import tasks as webarena_tasks
-from envs.browser import BrowserSession, UrlPolicy
-from envs.sites.serve import shared_site
 from nodes.llm import JUDGE_MAX_TOKENS, Caller, CallerJudge, model_for
 
 

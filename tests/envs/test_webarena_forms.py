@@ -6,8 +6,8 @@ from urllib.parse import quote
 
 import pytest
 
-from envs.webarena import forms
 from envs.browser import BrowserSession, UrlPolicy
+from envs.webarena import forms
 
 pytestmark = pytest.mark.browser
 

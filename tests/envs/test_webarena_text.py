@@ -5,7 +5,13 @@ from __future__ import annotations
 import pytest
 
 from envs.webarena.actions import Action, ActionError, key_combination, parse_action
-from envs.webarena.observe import element_ids, in_viewport, layout_boxes, render_tree, tab_header
+from envs.webarena.observe import (
+    element_ids,
+    in_viewport,
+    layout_boxes,
+    render_tree,
+    tab_header,
+)
 
 
 @pytest.mark.parametrize(

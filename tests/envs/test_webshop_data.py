@@ -12,7 +12,13 @@ import sys
 from pathlib import Path
 
 from envs.webshop.catalogue import DATA_DIR, GOAL_SEED, load_catalogue
-from envs.webshop.data import parse_options, parse_pricing, price_upper, product_price, search_text
+from envs.webshop.data import (
+    parse_options,
+    parse_pricing,
+    price_upper,
+    product_price,
+    search_text,
+)
 
 PROCESSED_KEYS = ["Title", "Description", "BulletPoints", "Price", "pricing", "options", "option_to_image",
                   "Attributes", "MainImage", "query", "category", "product_category", "Rating", "Reviews"]

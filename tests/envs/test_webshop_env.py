@@ -331,3 +331,13 @@ def test_nothing_blocks_the_event_loop(tmp_path):
                           env={**os.environ, "INTROSPECT_CACHE": str(tmp_path / "cache"), "PYTHONPATH": str(root)})
     assert done.returncode == 0, done.stderr[-3000:]
     assert done.stdout.strip() == "reward 1.0"
+
+
+async def test_the_first_reset_starts_loading_the_pos_tagger_in_the_background(env):
+    """Not at the first Buy Now, where every task of an evaluation would wait for it."""
+    from envs.webshop import reward as webshop_reward
+
+    await env.reset("synthetic-0")
+    assert webshop_reward._warming  # started, in a thread of its own
+    webshop_reward._warming[0].join(timeout=300)
+    assert webshop_reward._tagger.cache_info().currsize == 1

@@ -8,8 +8,8 @@ from __future__ import annotations
 import pytest
 
 from envs.webshop import reward as webshop_reward
-from envs.webshop.reward import reward
 from envs.webshop.catalogue import load_catalogue
+from envs.webshop.reward import reward
 
 CATEGORY = "Clothing › Men › Shirts › Casual"
 

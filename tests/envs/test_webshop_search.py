@@ -17,7 +17,13 @@ import pytest
 from envs.webshop.analysis import analyze
 from envs.webshop.catalogue import load_catalogue
 from envs.webshop.data import search_text
-from envs.webshop.search import SEARCH_RETURN_N, IndexBuilder, SearchIndex, lucene_length, lucene_norm
+from envs.webshop.search import (
+    SEARCH_RETURN_N,
+    IndexBuilder,
+    SearchIndex,
+    lucene_length,
+    lucene_norm,
+)
 
 DATA = Path(__file__).parent / "data"
 

@@ -8,8 +8,8 @@ from typing import Any
 from langgraph.checkpoint.memory import InMemorySaver
 
 from envs import make_env
-from nodes.context import Context
 from graphs.laser import build_graph
+from nodes.context import Context
 
 
 def think(text: str) -> dict[str, Any]:

@@ -18,8 +18,8 @@ from langgraph.checkpoint.memory import InMemorySaver
 import envs.base
 from envs.base import Env, Observation, StepResult, invalid
 from envs.miniwob.interface import INTERFACE as MINIWOB
-from nodes.context import Context
 from graphs.structured_reflection import build_graph
+from nodes.context import Context
 from nodes.llm import model_for
 
 

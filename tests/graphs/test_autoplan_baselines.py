@@ -13,8 +13,8 @@ from envs.base import EnvError
 from graphs import autoplan
 from graphs.app.cli import main
 from graphs.app.training import train
-from nodes.context import Context
 from nodes.autoplan import few_shot
+from nodes.context import Context
 from nodes.llm import model_for
 from tests.graphs.test_autoplan_kit import reply, step_replies, toy_alfworld  # noqa: F401 (fixture)
 

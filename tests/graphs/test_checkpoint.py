@@ -78,8 +78,8 @@ def savers(tmp_path) -> list[str]:
 
 async def test_copy_thread_carries_the_whole_chain(tmp_path):
     from graphs.app.checkpoint import copy_thread
-    from nodes.context import Context
     from graphs.app.runner import drive, outcome_of
+    from nodes.context import Context
     from tests.support.laser_demo import DEMO, write_demo_script
 
     context = Context(model=write_demo_script(tmp_path / "demo.jsonl"), env="webshop")
@@ -93,3 +93,34 @@ async def test_copy_thread_carries_the_whole_chain(tmp_path):
             chain = [c.checkpoint["id"] async for c in saver.alist({"configurable": {"thread_id": copy}})]
             assert chain == [c.checkpoint["id"] async for c in saver.alist({"configurable": {"thread_id": source}})]
             assert len(chain) >= 10  # every step, not only the head
+
+
+async def test_sqlite_stores_a_step_in_one_trip_to_its_thread_and_langgraphs_saver_reads_it(tmp_path):
+    from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+
+    from graphs.app.runner import drive, graph_for
+    from graphs.context import Context
+    from tests.support.laser_demo import DEMO, write_demo_script
+
+    context = Context(model=write_demo_script(tmp_path / "demo.jsonl"), env="webshop")
+    db = tmp_path / "trips.sqlite"
+    async with open_checkpointer(f"sqlite:///{db}") as saver:
+        async with saver.conn.execute("PRAGMA synchronous") as cursor:
+            assert (await cursor.fetchone())[0] == 1  # NORMAL: durable against a killed process (WAL)
+        trips = 0
+        execute = saver.conn._execute
+
+        async def counted(fn, *args, **kwargs):
+            nonlocal trips
+            trips += 1
+            return await execute(fn, *args, **kwargs)
+
+        saver.conn._execute = counted
+        stored = await saver.aput_writes(  # type: ignore[func-returns-value]
+            {"configurable": {"thread_id": "x", "checkpoint_ns": "", "checkpoint_id": "1"}}, [("a", 1), ("b", 2)], "t")
+        assert stored is None and trips == 1
+        saver.conn._execute = execute
+        done = await drive("laser", context, "t", saver, {"task_id": DEMO["task_id"]})
+    async with AsyncSqliteSaver.from_conn_string(str(db)) as plain:
+        state = await graph_for("laser", plain).aget_state({"configurable": {"thread_id": "t"}})
+    assert state.values == done.state and not state.next

@@ -17,9 +17,10 @@ from langgraph.checkpoint.memory import InMemorySaver
 
 from envs.base import ENV_CLASSES, Env, EnvError, Observation, StepResult, invalid
 from envs.sessions import SESSIONS
-from envs.webarena.interface import INTERFACE as WEBARENA, site_intro
-from nodes.context import Context
+from envs.webarena.interface import INTERFACE as WEBARENA
+from envs.webarena.interface import site_intro
 from graphs.devils_advocate import build_graph, result
+from nodes.context import Context
 from nodes.da.summarise import chunks
 from nodes.llm import model_for
 

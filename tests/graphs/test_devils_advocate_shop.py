@@ -13,8 +13,8 @@ from typing import Any, Callable
 import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 
-from nodes.context import Context
 from graphs.devils_advocate import build_graph, result
+from nodes.context import Context
 from nodes.llm import model_for
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]

@@ -10,9 +10,9 @@ from pathlib import Path
 from langgraph.checkpoint.memory import InMemorySaver
 
 import graphs.laser
-from nodes.context import Context
 from graphs.app.evaluate import evaluate, fingerprint, read_rows, results_name
 from nodes import llm
+from nodes.context import Context
 from tests.support.laser_demo import DEMO, demo_replies, write_demo_script
 from tests.support.openai_stub import OpenAIStub, Reply
 

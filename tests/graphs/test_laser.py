@@ -9,7 +9,14 @@ import pytest
 
 from nodes.laser.tools import STATE_FUNCTIONS
 from nodes.llm import model_for
-from tests.graphs.laser_scripts import buy, call, goal_with_options, run, think, tour_script
+from tests.graphs.laser_scripts import (
+    buy,
+    call,
+    goal_with_options,
+    run,
+    think,
+    tour_script,
+)
 
 STATE_MARKERS = {  # a sentence only that state's system instruction contains
     "search": "[button] Search [button_] (generate a search query",

@@ -14,9 +14,9 @@ from pathlib import Path
 from langgraph.checkpoint.memory import InMemorySaver
 
 from graphs.app.checkpoint import open_checkpointer
-from nodes.context import Context
-from graphs.laser import build_graph
 from graphs.app.runner import drive, outcome_of
+from graphs.laser import build_graph
+from nodes.context import Context
 
 ROOT = Path(__file__).resolve().parents[2]
 DEMO = json.loads((ROOT / "graphs/app/demos/laser.json").read_text())

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from tests.graphs.sr_support import fake_env, prompts_seen, run_sr, scripted, screen_in  # noqa: F401 (fixture)
+from tests.graphs.sr_support import fake_env, prompts_seen, run_sr, screen_in, scripted  # noqa: F401 (fixture)
 
 TEN_ENTRIES = "\n".join(f'enter "{c}" to id=9' for c in "abcdefghij")
 

@@ -13,9 +13,10 @@ from typing import Any
 from langgraph.checkpoint.memory import InMemorySaver
 
 from envs.sessions import SESSIONS
-from nodes.context import Context
 from graphs.structured_reflection import build_graph, result
-from tests.graphs.sr_support import fake_env, prompts_seen, run_sr, scripted, screen_in  # noqa: F401 (fixture)
+from nodes.context import Context
+from tests.graphs.sr_support import fake_env, prompts_seen, run_sr, screen_in, scripted  # noqa: F401 (fixture)
+
 
 async def run(spec: str, task: str, **options: Any) -> dict[str, Any]:
     return await run_sr(spec, task, "fakepage", **options)

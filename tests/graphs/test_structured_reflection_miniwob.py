@@ -16,9 +16,9 @@ from langgraph.checkpoint.memory import InMemorySaver
 
 from envs.miniwob import MiniWoBEnv
 from envs.sessions import SESSIONS
-from nodes.context import Context
 from graphs.structured_reflection import build_graph, result
-from tests.graphs.sr_support import prompts_seen, run_sr, scripted, screen_in
+from nodes.context import Context
+from tests.graphs.sr_support import prompts_seen, run_sr, screen_in, scripted
 
 pytestmark = pytest.mark.browser
 

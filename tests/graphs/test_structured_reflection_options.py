@@ -10,7 +10,14 @@ from typing import Any
 import pytest
 
 from nodes.context import Context, ContextError
-from tests.graphs.sr_support import FakePageEnv, fake_env, prompts_seen, run_sr, scripted, screen_in  # noqa: F401
+from tests.graphs.sr_support import (  # noqa: F401
+    FakePageEnv,
+    fake_env,
+    prompts_seen,
+    run_sr,
+    screen_in,
+    scripted,
+)
 
 SUGGESTION = ("However, your actions did not complete the goal. Now, you need to identify the earliest critical "
               "step where you made a mistake, and suggest a correction. Your suggestion should be in this format: "

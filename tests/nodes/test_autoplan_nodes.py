@@ -6,12 +6,12 @@ from __future__ import annotations
 import pytest
 
 import prompts
-from nodes.context import Context
+from envs.base import env_class
 from nodes.autoplan import prompting, transcript
 from nodes.autoplan.batch import advance, batch_tasks, branch_session, of_iteration
-from envs.base import env_class
 from nodes.autoplan.collect import max_actions, normalize_command
 from nodes.autoplan.plan import clean_plan
+from nodes.context import Context
 
 
 @pytest.mark.parametrize(

@@ -3,9 +3,17 @@
 from __future__ import annotations
 
 from envs.base import Observation
-from envs.webarena.interface import INTERFACE as WEBARENA, SITE_INTROS, site_intro
+from envs.webarena.interface import INTERFACE as WEBARENA
+from envs.webarena.interface import SITE_INTROS, site_intro
 from envs.webshop.interface import INTERFACE as WEBSHOP
-from nodes.da.views import experience_text, history_text, notes_text, plan_text, site_of, subtask_text
+from nodes.da.views import (
+    experience_text,
+    history_text,
+    notes_text,
+    plan_text,
+    site_of,
+    subtask_text,
+)
 
 
 def test_websites_come_from_the_envs_introduction_of_the_task():

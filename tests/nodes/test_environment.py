@@ -10,7 +10,15 @@ import pytest
 from envs import make_env
 from envs.base import DisablesElements, EnvError, HasReferences, TrainingSplits
 from envs.sessions import SESSIONS
-from nodes.environment import disable_elements, execute, live_env, reference, restore, start_task, training_splits
+from nodes.environment import (
+    disable_elements,
+    execute,
+    live_env,
+    reference,
+    restore,
+    start_task,
+    training_splits,
+)
 from nodes.llm import JUDGE_MAX_TOKENS, Caller, model_for
 
 

@@ -6,8 +6,15 @@ import re
 import pytest
 
 from envs.miniwob.interface import INTERFACE as MINIWOB
-from nodes.sr.memory import (ReflectionError, Suggestion, disabled_ids, enforced_action, hide_ids,
-                             parse_reflection, update)
+from nodes.sr.memory import (
+    ReflectionError,
+    Suggestion,
+    disabled_ids,
+    enforced_action,
+    hide_ids,
+    parse_reflection,
+    update,
+)
 from nodes.sr.state import StepRecord, empty_memory
 
 

@@ -1,4 +1,4 @@
-"""A small OpenAI-compatible chat server for client-path tests.
+"""A small OpenAI-compatible chat server for client-path tests and benchmarks.
 
 It answers ``POST /v1/chat/completions`` from a queue of scripted replies; a reply can
 instead be an injected failure (an HTTP status such as 429 or 500 with its headers, e.g.
@@ -8,6 +8,13 @@ replies. Every request body and its headers are recorded for assertions.
 
 Like OpenAI's API, it refuses (400) a conversation in which an assistant message's tool
 calls are not each answered by a tool message: a client that would fail there fails here.
+
+Concurrent runs each need their own replies: ``conversations`` maps a marker (text that
+appears in every request of one run, such as a task's instruction) to that run's replies,
+taken in order; a request naming no marker takes from the shared queue. ``latency`` is
+added to every reply, as a model's time to answer. Served from its own process
+(``python -m tests.support.openai_stub CONVERSATIONS.json --latency 1``, which prints the
+base URL), its threads do not compete with the client's event loop for the interpreter.
 """
 
 from __future__ import annotations
@@ -88,8 +95,10 @@ def unanswered_tool_calls(messages: list[dict[str, Any]]) -> list[str]:
 
 
 class OpenAIStub:
-    def __init__(self, faults: Faults | None = None) -> None:
+    def __init__(self, faults: Faults | None = None, latency: float = 0.0, keep_alive: bool = False) -> None:
         self.replies: list[Reply] = []
+        self.conversations: dict[str, list[Reply]] = {}
+        self.latency = latency
         self.requests: list[dict[str, Any]] = []
         self.headers: list[dict[str, str]] = []
         self.faults = faults
@@ -97,8 +106,16 @@ class OpenAIStub:
         stub = self
 
         class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1" if keep_alive else "HTTP/1.0"  # 1.1 keeps connections, as real servers
+
             def log_message(self, *args: Any) -> None:
                 pass
+
+            def setup(self) -> None:
+                super().setup()
+                # Headers and body go out in two writes: without TCP_NODELAY a kept-alive
+                # connection waits for the client's delayed ACK (40 ms) between them.
+                self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
             def do_POST(self) -> None:  # noqa: N802 - http.server's naming
                 body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
@@ -107,14 +124,14 @@ class OpenAIStub:
                     stub.headers.append({k.lower(): v for k, v in self.headers.items()})
                     missing = unanswered_tool_calls(body.get("messages", []))
                     injected = stub.faults.draw() if stub.faults and not missing else None
-                    reply = injected or (stub.replies.pop(0) if stub.replies and not missing else Reply(status=500))
+                    reply = injected or (stub._next(body) if not missing else Reply(status=500))
                 if missing:
                     self._send(400, {"error": {"message": "An assistant message with 'tool_calls' must be followed by "
                                                           f"tool messages responding to each 'tool_call_id': {missing}",
                                                "type": "invalid_request_error"}})
                     return
-                if reply.delay:
-                    time.sleep(reply.delay)
+                if reply.delay or stub.latency:
+                    time.sleep(reply.delay + stub.latency)
                 if reply.drop:
                     self.close_connection = True
                     try:
@@ -160,6 +177,14 @@ class OpenAIStub:
         self.server.daemon_threads = True
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
 
+    def _next(self, body: dict[str, Any]) -> Reply:
+        """The reply to a request: its conversation's next one, else the shared queue's."""
+        text = "\n".join(str(m.get("content") or "") for m in body.get("messages", []))
+        for marker, replies in self.conversations.items():
+            if marker in text:
+                return replies.pop(0) if replies else Reply(status=500)
+        return self.replies.pop(0) if self.replies else Reply(status=500)
+
     @property
     def base_url(self) -> str:
         return f"http://127.0.0.1:{self.server.server_address[1]}/v1"
@@ -171,3 +196,23 @@ class OpenAIStub:
     def __exit__(self, *exc: Any) -> None:
         self.server.shutdown()
         self.server.server_close()
+
+
+def serve(argv: list[str] | None = None) -> None:
+    """Serve conversations from a JSON file ({marker: [reply fields, ...]}) until killed."""
+    import argparse
+
+    parser = argparse.ArgumentParser()
+    parser.add_argument("conversations")
+    parser.add_argument("--latency", type=float, default=0.0)
+    args = parser.parse_args(argv)
+    with open(args.conversations, encoding="utf-8") as handle:
+        conversations = json.load(handle)
+    stub = OpenAIStub(latency=args.latency, keep_alive=True)
+    stub.conversations = {marker: [Reply(**r) for r in replies] for marker, replies in conversations.items()}
+    print(stub.base_url, flush=True)
+    stub.server.serve_forever()
+
+
+if __name__ == "__main__":
+    serve()

@@ -1,0 +1,104 @@
+"""State fields checkpointed as each step's change rather than whole at every step.
+
+A checkpointer stores every channel's value in every checkpoint. For a field that grows
+(a trajectory with the page text of every step, SR's screens, the DA stack of saved
+screens, AutoPlan's chat) that made a checkpoint's size grow with the run: LASER's was
+15x larger at step 30 than at step 1. These fields are LangGraph's ``DeltaChannel``:
+a checkpoint stores only what its step wrote, and a field's value is rebuilt by replaying
+the writes since its last snapshot (every ``SNAPSHOT_EVERY`` updates), which the SQLite,
+Postgres and in-memory checkpointers do in one query. Nodes still read whole values.
+
+Two kinds of field, by how nodes write them:
+
+- a **log** (``log()``): each write is a list of new items, appended (the trajectory,
+  AutoPlan's chat and experiences), as ``operator.add`` did;
+- a **record** (``record()``): a write replaces the value; for a list it may instead be an
+  ``Edit``, ``{"keep": n, "then": [...]}``: keep the first n items, then these. Nodes
+  write ``edit(old, new)``, which is only the change (a push, a pop, a replaced last
+  item). A whole value (what Studio's state editor sends) still replaces. A record
+  replaced at most steps (``current()``: the observation, a screen) holds page text that
+  then sits in a checkpoint only at the step that showed it, not in every later one.
+
+An unwritten field reads as its type's empty value ([] or {}), not as a missing key.
+Both reducers fold the writes in order, so two batches applied in turn give what their
+concatenation gives, as DeltaChannel requires; both keep every value plain JSON.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, TypedDict
+
+from langgraph.channels.delta import DeltaChannel
+
+# Updates of a field between two full snapshots of it: a step that snapshots stores the
+# whole value once; reading a field replays the writes since. A field replaced at most
+# steps (the page on screen) snapshots more often, so that reading it replays few pages.
+SNAPSHOT_EVERY = 100
+CURRENT_SNAPSHOT_EVERY = 10
+
+
+class Edit(TypedDict):
+    """The change to a list: keep its first ``keep`` items, then append ``then``."""
+
+    keep: int
+    then: list[Any]
+
+
+def is_edit(write: Any) -> bool:
+    return isinstance(write, dict) and write.keys() == {"keep", "then"}
+
+
+def appended(value: list[Any], writes: Sequence[list[Any]]) -> list[Any]:
+    """A log's reducer: every write's items at the end."""
+    out = list(value)
+    for items in writes:
+        out.extend(items)
+    return out
+
+
+def revised(value: Any, writes: Sequence[Any]) -> Any:
+    """A record's reducer: each write replaces the value, an Edit changes a list's tail."""
+    for write in writes:
+        if is_edit(write) and isinstance(value, list):
+            value = value[: write["keep"]] + list(write["then"])
+        else:
+            value = write
+    return value
+
+
+def log() -> DeltaChannel:
+    return DeltaChannel(appended, snapshot_frequency=SNAPSHOT_EVERY)
+
+
+def record() -> DeltaChannel:
+    return DeltaChannel(revised, snapshot_frequency=SNAPSHOT_EVERY)
+
+
+def current() -> DeltaChannel:
+    """A record replaced at most steps (the observation, the env snapshot, a screen)."""
+    return DeltaChannel(revised, snapshot_frequency=CURRENT_SNAPSHOT_EVERY)
+
+
+def edit(old: Sequence[Any], new: Sequence[Any]) -> Edit:
+    """The write that turns list ``old`` into ``new``: their common start is kept."""
+    keep = 0
+    for before, after in zip(old, new):
+        if before is not after and before != after:
+            break
+        keep += 1
+    return Edit(keep=keep, then=list(new[keep:]))
+
+
+def length(write: Any) -> int:
+    """The length of a list after a write to it (for reading node updates as they stream)."""
+    if is_edit(write):
+        return write["keep"] + len(write["then"])
+    return len(write) if isinstance(write, list) else 0
+
+
+def added(write: Any) -> list[Any]:
+    """The items a list write adds (for reading node updates as they stream)."""
+    if is_edit(write):
+        return list(write["then"])
+    return list(write) if isinstance(write, list) else []
