@@ -149,7 +149,7 @@ class BrowserSession:
         context.on("requestfinished", session._request_ended)
         context.on("requestfailed", session._request_ended)
         context.on("dialog", session._answer_dialog)
-        await context.route(policy.routed(), session._filter)
+        await context.route(await asyncio.to_thread(policy.routed), session._filter)  # walks file roots once
         return session
 
     @property

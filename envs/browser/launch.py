@@ -83,7 +83,7 @@ def launch_count() -> int:
 async def close_browser() -> None:
     """Close the shared browser and stop the Playwright driver, if this loop owns them."""
     if _SHARED.loop is not asyncio.get_running_loop():
-        kill_browser_processes()
+        await asyncio.to_thread(kill_browser_processes)
         _SHARED.loop, _SHARED.playwright, _SHARED.browser = None, None, None
         return
     browser, playwright = _SHARED.browser, _SHARED.playwright
