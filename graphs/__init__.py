@@ -44,6 +44,24 @@ def methods() -> list[Method]:
     return [_declared(name) for name in METHODS]
 
 
+def matrix() -> list[tuple[Method, str, bool]]:
+    """Every method x environment cell that runs: (method, env, whether it is the paper's own
+    setting), in the registry's order and each method's env order."""
+    return [(method, env, env in method.paper_envs) for method in methods() for env in method.envs]
+
+
+def matrix_rows() -> tuple[list[str], list[list[str]]]:
+    """The matrix as a table: a header (method, each env, baselines) and a row per method whose
+    cells read "paper" (the paper's own setting), "yes" (runs) or "" (does not)."""
+    from envs.base import ENV_CLASSES
+
+    envs = list(ENV_CLASSES)
+    rows = [[method.title, *("paper" if env in method.paper_envs else "yes" if env in method.envs else ""
+                             for env in envs), "; ".join(f"{name}: {how}" for name, how in method.baselines.items())]
+            for method in methods()]
+    return ["method", *envs, "baselines (same graph, other settings)"], rows
+
+
 def studio_graphs() -> dict[str, tuple[Method, str]]:
     """Every compiled graph Studio serves: graph name -> (its method, its module attribute)."""
     return {graph: (method, attribute) for method in methods() for graph, attribute in method.studio_graphs.items()}

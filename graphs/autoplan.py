@@ -230,4 +230,5 @@ METHOD = Method(
     training=Training(build_graph=build_training_graph, pool=training_pool, record=training_record,
                       release=release_batch, narrate=narrate_training),
     studio_graphs={"autoplan": "graph", "autoplan_training": "training_graph"},
+    baselines={"ReAct zero-shot": "no --plan", "ReAct few-shot": "--set few_shot=react"},
 )

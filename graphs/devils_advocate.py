@@ -219,4 +219,5 @@ METHOD = Method(
     result=result,
     narrate=narrate,
     studio_graphs={"devils_advocate": "graph"},
+    baselines={"Plan+Act": "--set remedies=0"},
 )

@@ -142,4 +142,5 @@ METHOD = Method(
     result=result,
     narrate=narrate,
     studio_graphs={"laser": "graph"},
+    baselines={"LASER - backup (Table 1)": "--set backup=false", "text generation instead of function calls (Table 3)": "--set tool_mode=json"},
 )

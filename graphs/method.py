@@ -72,3 +72,5 @@ class Method:
     training: Training | None = None
     # graphs Studio serves (langgraph.json): graph name -> attribute of the method's module
     studio_graphs: Mapping[str, str] = field(default_factory=dict)
+    # the paper's baselines, which are this graph with other settings: name -> how to select it
+    baselines: Mapping[str, str] = field(default_factory=dict)

@@ -175,4 +175,5 @@ METHOD = Method(
     recursion_limit=recursion_limit,
     narrate=narrate,
     studio_graphs={"structured_reflection": "graph"},
+    baselines={"iterative planning (Table 8)": "--set planning=iterative"},
 )

@@ -215,3 +215,22 @@ def test_train_crash_resume_and_eval_with_the_plan(capsys, tmp_path, monkeypatch
     assert row["with_plan"] is True and row["model_calls"] == 3
     calls = llm.model_for(f"scripted:{answer}", 0.0, 512).calls
     assert "2. Answer with finish[answer]." in "\n".join(str(m.content) for m in calls[0]["messages"])
+
+
+def test_graphs_matrix_lists_every_runnable_cell_and_marks_the_papers_settings(capsys):
+    """The matrix is the registry's: every Method.envs cell, "paper" where Method.paper_envs has it."""
+    from graphs import matrix
+
+    assert main(["graphs", "--matrix"]) == 0
+    out = capsys.readouterr().out
+    cells = matrix()
+    assert f"{len(cells)} runnable method x env cells" in out
+    header, *lines = out.splitlines()
+    rows = {line.split("  ")[0]: line for line in lines}
+    columns = {env: header.index(f" {env} ") + 1 for env in ("webshop", "miniwob", "webarena", "alfworld", "hotpotqa")}
+    marks = {(title, env): line[columns[env]:].split(" ")[0] for title, line in rows.items() for env in columns}
+    for method, env, own in cells:
+        assert marks[(method.title, env)] == ("paper" if own else "yes")
+    assert sum(mark in ("paper", "yes") for mark in marks.values()) == len(cells)
+    assert marks[("Devil's Advocate", "webarena")] == "paper"
+    assert "Plan+Act: --set remedies=0" in rows["Devil's Advocate"]

@@ -29,6 +29,7 @@ from graphs.app.checkpoint import (
     thread_exists,
 )
 from graphs.app.console import (
+    matrix_text,
     print_outcome,
     print_training,
     retry_notice,
@@ -249,7 +250,11 @@ async def cmd_train(args: argparse.Namespace) -> int:
 
 
 def cmd_graphs(args: argparse.Namespace) -> int:
-    """Every graph Studio serves (langgraph.json), with its nodes, envs and defaults."""
+    """Every graph Studio serves (langgraph.json), with its nodes, envs and defaults; or, with
+    ``--matrix``, every method x env cell that runs."""
+    if args.matrix:
+        print(matrix_text())
+        return 0
     for name, (method, attribute) in studio_graphs().items():
         drawing = compiled(method, attribute).get_graph()
         nodes = [n for n in drawing.nodes if not n.startswith("__")]
@@ -357,8 +362,11 @@ def build_parser() -> Parser:
     _common(tr)
     tr.set_defaults(handler=cmd_train)
 
-    gr = sub.add_parser("graphs", help="list the graphs; --mermaid prints their diagrams")
+    gr = sub.add_parser("graphs", help="list the graphs; --mermaid prints their diagrams, --matrix the "
+                        "method x env matrix")
     gr.add_argument("--mermaid", action="store_true")
+    gr.add_argument("--matrix", action="store_true", help="every method x env cell that runs; 'paper' marks "
+                    "the paper's own setting")
     gr.set_defaults(handler=cmd_graphs)
 
     wa = sub.add_parser("webarena", help="WebArena utilities (login)")

@@ -82,3 +82,17 @@ def print_training(record: dict[str, Any], plan_out: Path) -> None:
     usage = record.get("usage") or {}
     print(f"model_calls={usage.get('model_calls', 0)} cost={dollars(usage.get('cost_usd', 0.0))}")
     print(f"plans written to {plan_out} (final plan also in {plan_out.with_suffix('.txt')})")
+
+
+def matrix_text() -> str:
+    """``introspect graphs --matrix``: the method x env table in aligned columns, and its count."""
+    from graphs import matrix, matrix_rows
+
+    header, rows = matrix_rows()
+    widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header) - 1)]
+    lines = ["  ".join(cell.ljust(width) for cell, width in zip(row, widths)) + "  " + row[-1]
+             for row in [header, *rows]]
+    cells = matrix()
+    paper = sum(1 for _, _, own in cells if own)
+    lines.append(f"{len(cells)} runnable method x env cells ({paper} the papers' own settings)")
+    return "\n".join(lines)

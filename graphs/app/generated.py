@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 from typing import Callable
 
-from graphs import METHODS, compiled, methods, studio_graphs
+from graphs import METHODS, compiled, matrix_rows, methods, studio_graphs
 
 ROOT = Path(__file__).resolve().parents[2]
 LANGGRAPH_JSON = ROOT / "langgraph.json"
@@ -39,6 +39,14 @@ def method_table() -> str:
         module = METHODS[method.name].replace(".", "/")
         rows.append(f"| **{method.title}**: {method.summary} | {method.paper} | `{module}.py` | {envs} |")
     return "\n".join(rows)
+
+
+def matrix_table() -> str:
+    """The README's method x env matrix (``introspect graphs --matrix`` prints the same)."""
+    header, rows = matrix_rows()
+    lines = ["| " + " | ".join(header) + " |", "|---" * len(header) + "|"]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    return "\n".join(lines)
 
 
 # The node names with one meaning in every graph (README's glossary), in the order it gives them.
@@ -70,7 +78,9 @@ def diagrams() -> str:
     )
 
 
-SECTIONS: dict[str, Callable[[], str]] = {"methods": method_table, "nodes": node_table, "diagrams": diagrams}
+SECTIONS: dict[str, Callable[[], str]] = {
+    "methods": method_table, "matrix": matrix_table, "nodes": node_table, "diagrams": diagrams,
+}
 _SECTION = re.compile(r"(<!-- generated: (\w+) -->\n)(.*?)(<!-- end generated -->)", re.DOTALL)
 
 
