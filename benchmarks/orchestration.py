@@ -10,7 +10,7 @@ machine hits every variant alike):
 - ``loop``: the same with the recorded model calls made through the same Caller and the
   same scripted model, in the recorded order (the baseline);
 - ``graph_memory``: the run as users start it (``graphs.app.runner.drive``; AutoPlan training:
-  ``graphs.autoplan.train``), on the canned env, with the in-memory checkpointer;
+  ``graphs.app.training.train``), on the canned env, with the in-memory checkpointer;
 - ``graph_sqlite``: the same with the SQLite checkpointer (one file for all runs).
 
 The env is canned in all four: MiniWoB's and WebArena's browsers, ALFWorld's engine and

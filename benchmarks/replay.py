@@ -70,7 +70,7 @@ class RecordingEnv(Env):
         self._number = _RECORDING["instances"]
         _RECORDING["instances"] += 1
         self.name = self._inner.name
-        for key in ("name", "judge_model", "judge", "by_id", "training_splits"):
+        for key in ("name", "judge_model", "judge", "training_splits"):
             if hasattr(self._inner, key):
                 log.attributes[key] = getattr(self._inner, key)
 
@@ -170,6 +170,7 @@ def recording(env_name: str) -> Iterator[Log]:
         return await original_call(self, model, spec, *call)
 
     _RECORDING.update(log=log, instances=0, **{"class": base.env_class(env_name)})
+    RecordingEnv.interface = base.env_class(env_name).interface  # what the agent is told stays the env's
     base.ENV_CLASSES[env_name] = f"{__name__}:RecordingEnv"
     llm.Caller._call = logged_call  # type: ignore[method-assign]
     try:
@@ -185,6 +186,7 @@ def canned(env_name: str, log: Log) -> Iterator[None]:
     """Within the block, env ``env_name`` is a CannedEnv replaying ``log`` (call ``rewind``
     before each run)."""
     real = base.ENV_CLASSES[env_name]
+    CannedEnv.interface = base.env_class(env_name).interface
     base.ENV_CLASSES[env_name] = f"{__name__}:CannedEnv"
     _REPLAYING["log"] = log
     rewind()

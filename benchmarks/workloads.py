@@ -172,9 +172,10 @@ async def run(workload: Workload, spec: str, saver: Any, thread_id: str, folder:
 
     context = Context(model=spec, env=workload.env, **workload.settings)
     if workload.pool:
-        from graphs import autoplan
+        from graphs import method_named
+        from graphs.app.training import train
 
-        return await autoplan.train(context, task_ids=workload.pool, plan_out=folder / f"{thread_id}.json",
-                                    checkpointer=saver, thread_id=thread_id)
+        return await train(method_named(workload.method), context, task_ids=workload.pool, plan_out=folder / f"{thread_id}.json",
+                           checkpointer=saver, thread_id=thread_id)
     outcome = await drive(workload.method, context, thread_id, saver, {"task_id": workload.task_id})
     return outcome.state
