@@ -117,7 +117,7 @@ training_graph = build_training_graph()
 def check_context(context: Context, training: bool) -> None:
     """Contradicting settings, refused before anything runs (EnvError); each field's own
     values are checked by Context."""
-    few_shot.check(context.few_shot, context.plan, training)
+    few_shot.check(context.few_shot, context.plan, training, context.env)
 
 
 def result(state: dict[str, Any]) -> dict[str, Any]:
@@ -219,7 +219,7 @@ METHOD = Method(
     paper="Ouyang & Li 2023",
     build_graph=build_graph,
     graph=graph,
-    envs=("alfworld", "hotpotqa"),
+    envs=("alfworld", "hotpotqa", "webshop", "miniwob", "webarena"),
     paper_envs=("alfworld", "hotpotqa"),
     default_env="alfworld",
     defaults=DEFAULTS,

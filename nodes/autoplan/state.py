@@ -56,6 +56,7 @@ class CollectState(RunState, total=False):
     plan: str
     task_type: str  # ALFWorld's type of the game, for the task description's job line
     opening: str  # o_0 as the chat shows it (nodes.autoplan.transcript.opening)
+    intro: str  # the task's own introduction of its site or world (obs.info["intro"]), "" for the env's
     branch: Branch  # absent in the inference graph
     # A record written as edits, not a log: LangGraph turns {"role", "content"} dicts written
     # in a list to a DeltaChannel into message objects, which would leave state's plain JSON.

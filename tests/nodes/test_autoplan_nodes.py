@@ -26,7 +26,7 @@ from nodes.context import Context
     ],
 )
 def test_alfworld_formalizer_replies_become_commands(reply, command):
-    assert normalize_command("alfworld", reply, env_class("alfworld").interface) == command
+    assert normalize_command(reply, env_class("alfworld").interface) == command
 
 
 @pytest.mark.parametrize(
@@ -39,7 +39,7 @@ def test_alfworld_formalizer_replies_become_commands(reply, command):
     ],
 )
 def test_hotpotqa_formalizer_replies_become_commands(reply, command):
-    assert normalize_command("hotpotqa", reply, env_class("hotpotqa").interface) == command
+    assert normalize_command(reply, env_class("hotpotqa").interface) == command
 
 
 def test_batches_walk_the_pool_without_replacement():
@@ -95,7 +95,9 @@ def test_prompts_are_looked_up_per_env_then_shared():
     assert prompting.prompt_name("hotpotqa", "thought") == "autoplan/thought"
     assert prompting.system_prompt("hotpotqa") is None
     assert "game rule may differ" in prompting.system_prompt("alfworld")
-    for env in prompting.ENVS:
+    assert prompting.prompt_name("webshop", "flaw") == "autoplan/flaw"  # the generic variant
+    assert prompting.system_prompt("webshop") is None
+    for env in ("alfworld", "hotpotqa", "webshop"):
         for name in ("instance", "description", "plan_section", "formalize", "summary", "flaw", "experience",
                      "update", "thought", "thought_no_plan", "action", "revision"):
             assert prompts.load(prompting.prompt_name(env, name))
