@@ -58,6 +58,9 @@ def training_pool(env: Env, split: str | None = None, task_type: str | None = No
     evaluation split; by default the first of them that has tasks (the full ALFWorld
     download's ``train``, else the shipped ``valid_train``), narrowed to ``task_type``."""
     allowed = training_splits(env)
+    if not allowed:
+        raise EnvError(f"AutoPlan trains on an env's training split and {env.name} declares none (its tasks are for "
+                       "evaluation): run it there with a plan trained elsewhere (--plan) or with none (ReAct zero-shot)")
     names = [split] if split else list(allowed)
     for name in names:
         base = re.split(r"[:\[]", name, maxsplit=1)[0].strip()
