@@ -146,3 +146,13 @@ def test_cli_runs_autoplan_on_webshop(capsys, write_script, shop_goal, tmp_path)
     assert code == 0, err
     assert f"env: webshop  task: {task_id}" in out and "command: click[Buy Now]" in out
     assert f"finished: success=True reward=1.000 steps={len(purchase(goal))} " in out
+
+
+@pytest.mark.parametrize("env", ["webshop", "miniwob", "webarena"])
+def test_training_is_refused_where_the_env_has_no_training_split(capsys, write_script, tmp_path, env):
+    out_file = tmp_path / "plan.json"
+    code = main(["train", "autoplan", "--env", env, "--model", write_script([]), "--plan-out", str(out_file),
+                 "--checkpoint", "memory"])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1 and f"{env} declares none" in err
+    assert not out_file.exists()

@@ -42,6 +42,22 @@ def test_hotpotqa_formalizer_replies_become_commands(reply, command):
     assert normalize_command(reply, env_class("hotpotqa").interface) == command
 
 
+@pytest.mark.parametrize(
+    ("env", "reply", "command"),
+    [
+        ("webarena", "Formalized First Action: click [12]", "click [12]"),
+        ("webarena", "STOP [ 3 ]", "stop [3]"),  # the answer action, which the agent grammar leaves out
+        ("webarena", "the answer is 3", "the answer is 3"),  # left for the env to refuse
+        ("webshop", "Click[Buy Now].", "click[Buy Now]"),
+        ("webshop", "Buy It", "Buy It"),  # as written: only ALFWorld's interface lower-cases text
+        ("miniwob", 'enter "Ann" to id=4', 'enter "Ann" to id=4'),
+        ("alfworld", "Think: The Apple", "think: the apple"),  # ALFWorld's as_written
+    ],
+)
+def test_formalizer_replies_on_every_env_become_its_commands(env, reply, command):
+    assert normalize_command(reply, env_class(env).interface) == command
+
+
 def test_batches_walk_the_pool_without_replacement():
     pool = [f"t{i}" for i in range(10)]
     first_epoch = [batch_tasks(pool, 4, 7, i) for i in range(3)]
