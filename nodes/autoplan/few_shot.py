@@ -26,9 +26,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Callable
 
 from envs.base import DATA_ROOT, EnvError
 

@@ -16,7 +16,6 @@ from langgraph.graph import END
 from langgraph.runtime import Runtime
 
 from envs.base import Interface
-
 from nodes.autoplan import prompting as text
 from nodes.autoplan.batch import advance, caller_at, iteration_of, of_iteration
 from nodes.autoplan.decoding import ask

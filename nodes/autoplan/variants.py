@@ -15,8 +15,9 @@ has none, so both transcripts are the paper's there.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Literal, Mapping
+from typing import Literal
 
 Quirk = Literal[
     "state_summary",  # o_0 is the original's state summary (ALFWorld)
