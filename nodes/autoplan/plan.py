@@ -17,7 +17,7 @@ from langgraph.runtime import Runtime
 
 from envs.base import Interface
 from nodes.autoplan import prompting as text
-from nodes.autoplan.batch import advance, caller_at, iteration_of, of_iteration
+from nodes.autoplan.batch import caller_at, iteration_of, of_iteration, phase_starts
 from nodes.autoplan.decoding import ask
 from nodes.autoplan.state import TrainState
 from nodes.channels import edit
@@ -52,11 +52,10 @@ async def plan(state: TrainState, runtime: Runtime[Context], config: RunnableCon
     """Rewrite the plan from the whole batch and its reflections (greedy)."""
     env = runtime.context.env
     iteration = iteration_of(state)
-    position = advance(int(state.get("position", 0)), of_iteration(state.get("reflections") or [], iteration))
-    llm = caller_at(runtime.context, position)
+    llm = caller_at(runtime.context, phase_starts(state, iteration)[2])
     reply = (await ask(llm, [HumanMessage(update_prompt(env, await env_interface(runtime.context), state))], env, "update")).strip()
     new_plan = clean_plan(reply) or state["plans"][-1]
-    return {"plans": edit(state["plans"], [*state["plans"], new_plan]), "position": position + 1, "usage": llm.usage}
+    return {"plans": edit(state["plans"], [*state["plans"], new_plan]), "usage": llm.usage}
 
 
 def next_iteration(state: TrainState, runtime: Runtime[Context]) -> str:

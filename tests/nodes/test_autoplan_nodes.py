@@ -8,7 +8,7 @@ import pytest
 import prompts
 from envs.base import env_class
 from nodes.autoplan import prompting, transcript
-from nodes.autoplan.batch import advance, batch_tasks, branch_session, of_iteration
+from nodes.autoplan.batch import batch_tasks, branch_session, of_iteration, phase_starts
 from nodes.autoplan.collect import max_actions, normalize_command
 from nodes.autoplan.plan import clean_plan
 from nodes.context import Context
@@ -77,13 +77,18 @@ def test_branch_sessions_differ_per_iteration_and_task():
     assert len(keys) == 4 and "t/1/b" in keys
 
 
-def test_positions_advance_by_the_longest_branch_and_records_sort_by_index():
-    records = [{"iteration": 1, "index": 1, "usage": {"model_calls": 9}},
-               {"iteration": 1, "index": 0, "usage": {"model_calls": 6}},
-               {"iteration": 0, "index": 0, "usage": {"model_calls": 99}}]
-    assert [r["index"] for r in of_iteration(records, 1)] == [0, 1]
-    assert advance(10, of_iteration(records, 1)) == 19
-    assert advance(10, []) == 10
+def test_positions_derive_from_the_counters_of_the_records_and_records_sort_by_index():
+    experiences = [{"iteration": 0, "index": 1, "usage": {"model_calls": 9}},  # counters from 0
+                   {"iteration": 0, "index": 0, "usage": {"model_calls": 6}},
+                   {"iteration": 1, "index": 0, "usage": {"model_calls": 15}}]  # from 12: 3 calls
+    reflections = [{"iteration": 0, "index": 0, "usage": {"model_calls": 2}},  # own calls
+                   {"iteration": 0, "index": 1, "usage": {"model_calls": 1}}]
+    assert [r["index"] for r in of_iteration(experiences, 0)] == [0, 1]
+    state = {"experiences": experiences, "reflections": reflections, "plans": ["", "p", "q"]}
+    # iteration 0: collections from 0, reflections from the longest (9), the update after theirs (11)
+    assert phase_starts(state, 0) == (0, 9, 11)
+    assert phase_starts(state, 1) == (12, 15, 15)  # the next iteration starts after the update's call
+    assert phase_starts({"plans": [""]}, 0) == (0, 0, 0)
 
 
 def test_step_caps_are_the_papers():
