@@ -230,6 +230,6 @@ METHOD = Method(
     narrate=narrate,
     check=check_context,
     training=Training(build_graph=build_training_graph, pool=training_pool, record=training_record,
-                      release=release_batch, narrate=narrate_training),
+                      release=release_batch, narrate=narrate_training, envs=("alfworld", "hotpotqa")),
     studio_graphs={"autoplan": "graph", "autoplan_training": "training_graph"},
 )
