@@ -84,6 +84,11 @@ class Interface(abc.ABC):
         """One action of the grammar, as the env takes it, read from model text; raises
         ActionParseError (the feedback) when the text holds none. Pure: no live env."""
 
+    def as_written(self, text: str) -> str:
+        """Text holding no action of the grammar, as the env reads a command (ALFWorld: lower case,
+        single spaces); the env then refuses it with its own feedback. By default unchanged."""
+        return text
+
     def element_signature(self, observation: str, element_id: str) -> tuple[str, ...] | None:
         """What identifies element ``element_id`` on the screen ``observation`` (compared after a
         backtrack to tell whether an id still names the same element); None when the id is not

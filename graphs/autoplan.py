@@ -21,8 +21,9 @@ kept in ``plans``; the app's training driver (graphs.app.training) runs the loop
 them (``training_record``) to a file that ``introspect eval autoplan --plan FILE`` reads back.
 
 Scripted models and parallel branches: every branch of a fan-out reads the script from
-the same line on, in lockstep, and the run then moves on by its longest branch (see
-nodes.autoplan.batch), so the replies never depend on which branch is scheduled first.
+the same line on, in lockstep, and the run then moves on by its longest branch, positions
+derived from the model-call counters in state (see nodes.autoplan.batch), so the replies
+never depend on which branch is scheduled first.
 """
 
 from __future__ import annotations
@@ -57,7 +58,7 @@ from nodes.autoplan.collect import (
 from nodes.autoplan.decoding import DEFAULTS
 from nodes.autoplan.plan import next_iteration, plan
 from nodes.autoplan.reflect import reflect
-from nodes.autoplan.state import CollectState, TrainState
+from nodes.autoplan.state import Collected, CollectState, TrainState
 from nodes.channels import added, length
 from nodes.context import Context
 from nodes.usage import add_usage
@@ -70,8 +71,9 @@ def recursion_limit(context: Context) -> int:
     return max(NODES_PER_STEP * max_actions(context), 5 * context.iterations) + 20
 
 
-def _collection() -> StateGraph:
-    builder = StateGraph(CollectState, context_schema=Context)
+def _collection(output_schema: type | None = None) -> StateGraph:
+    """The collection graph; in training it hands back only its experience (``Collected``)."""
+    builder = StateGraph(CollectState, context_schema=Context, output_schema=output_schema)
     builder.add_node("start", start)
     builder.add_node("think", think)
     builder.add_node("act", act)
@@ -97,7 +99,7 @@ def build_training_graph(checkpointer: Any = None):
     """The training graph: input ``{"task_ids": [...]}``, the pool batches are drawn from."""
     builder = StateGraph(TrainState, context_schema=Context)
     builder.add_node("sample_batch", sample_batch)
-    builder.add_node("collect", _collection().compile(name="collect"))
+    builder.add_node("collect", _collection(Collected).compile(name="collect"))
     builder.add_node("score_batch", score_batch)
     builder.add_node("reflect", reflect)
     builder.add_node("plan", plan)
@@ -117,7 +119,7 @@ training_graph = build_training_graph()
 def check_context(context: Context, training: bool) -> None:
     """Contradicting settings, refused before anything runs (EnvError); each field's own
     values are checked by Context."""
-    few_shot.check(context.few_shot, context.plan, training)
+    few_shot.check(context.few_shot, context.plan, training, context.env)
 
 
 def result(state: dict[str, Any]) -> dict[str, Any]:
@@ -219,7 +221,7 @@ METHOD = Method(
     paper="Ouyang & Li 2023",
     build_graph=build_graph,
     graph=graph,
-    envs=("alfworld", "hotpotqa"),
+    envs=("alfworld", "hotpotqa", "webshop", "miniwob", "webarena"),
     paper_envs=("alfworld", "hotpotqa"),
     default_env="alfworld",
     defaults=DEFAULTS,
@@ -228,7 +230,7 @@ METHOD = Method(
     narrate=narrate,
     check=check_context,
     training=Training(build_graph=build_training_graph, pool=training_pool, record=training_record,
-                      release=release_batch, narrate=narrate_training),
+                      release=release_batch, narrate=narrate_training, envs=("alfworld", "hotpotqa")),
     studio_graphs={"autoplan": "graph", "autoplan_training": "training_graph"},
     baselines={"ReAct zero-shot": "no --plan", "ReAct few-shot": "--set few_shot=react"},
 )

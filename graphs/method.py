@@ -48,6 +48,7 @@ class Training:
     record: Callable[[dict[str, Any], Context], dict[str, Any]]  # final state -> what is written
     release: Callable[[dict[str, Any]], Awaitable[None]]  # closes what a stopped run left open
     narrate: Callable[[str, dict[str, Any]], str | None] = _no_narration
+    envs: tuple[str, ...] = ()  # the envs it trains on: those with training splits (envs.base.TrainingSplits)
 
 
 @dataclass(frozen=True)
@@ -74,3 +75,10 @@ class Method:
     studio_graphs: Mapping[str, str] = field(default_factory=dict)
     # the paper's baselines, which are this graph with other settings: name -> how to select it
     baselines: Mapping[str, str] = field(default_factory=dict)
+
+    def graph_envs(self, graph_name: str) -> tuple[str, ...]:
+        """The envs the Studio graph ``graph_name`` (one of ``studio_graphs``) runs on: the
+        method's graph runs on ``envs``; its training graph on the envs it trains on."""
+        if self.training is None or graph_name == self.name:
+            return self.envs
+        return self.training.envs

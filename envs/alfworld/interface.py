@@ -29,13 +29,17 @@ BARE = ("look", "inventory")
 @dataclass(frozen=True)
 class ALFWorldInterface(Interface):
     def parse_action(self, text: str) -> str:
-        command = " ".join((text or "").lower().split())
+        command = self.as_written(text)
         if command in BARE:
             return command
         parsed = parse(command)
         if parsed is None:
             raise ActionParseError(f'"{command}" is not a command of this household; use one of:\n{GRAMMAR}')
         return canonical(*parsed)
+
+    def as_written(self, text: str) -> str:
+        """Lower case, single spaces: the game's commands are written so."""
+        return " ".join((text or "").lower().split())
 
 
 INTERFACE = ALFWorldInterface(

@@ -259,7 +259,7 @@ def cmd_graphs(args: argparse.Namespace) -> int:
         drawing = compiled(method, attribute).get_graph()
         nodes = [n for n in drawing.nodes if not n.startswith("__")]
         defaults = ", ".join(f"{key}={value}" for key, value in method.defaults.items())
-        print(f"{name}  envs: {', '.join(method.envs)}  nodes: {', '.join(nodes)}  defaults: {defaults}")
+        print(f"{name}  envs: {', '.join(method.graph_envs(name))}  nodes: {', '.join(nodes)}  defaults: {defaults}")
         if args.mermaid:
             print(drawing.draw_mermaid())
     return 0

@@ -11,16 +11,20 @@ a resumed or repeated run draws the same batches. A pool smaller than B gives ba
 the whole pool. Every branch plays its task in its own env session,
 ``f"{thread}/{iteration}/{task_id}"``, so parallel games never share an env.
 
-Model-call positions (what a scripted model answers from) in parallel phases:
-the run keeps ``position``, the position of its next sequential call. A fan-out phase
-(the B collections, then the B reflections) hands every branch that position as its
-``call_offset``; inside a branch the position is call_offset + the branch's own call
-count. So all branches read the same script lines in lockstep: line position+k answers
-step k of every branch, whichever branch the scheduler runs first. After the fan-in the
-run's position advances by the longest branch's call count (``advance``), and the next
-sequential call (the plan update) reads the line after it. Real models ignore positions;
-the branch's usage still counts every call for cost. Positions and counts are in
-checkpointed state, so a resumed run reads the same lines as an uninterrupted one. The
+Model-call positions (what a scripted model answers from) derive from model-call counters
+in state, as in every node (nodes.llm.caller_for): a Caller starts at its state's
+``usage["model_calls"]``. In parallel phases every branch's counter starts at the same
+count, the run's calls before the phase counted in lockstep: a collection is sent with its
+``usage`` counter at that count (``counted_from``; calls only, its tokens and cost are its
+own), a reflection likewise (its Caller starts at that count and reports only its own
+calls). So all branches read the same
+script lines in lockstep: line start+k answers step k of every branch, whichever branch
+the scheduler runs first. The count after a phase is its longest branch's: the run's next
+sequential call (the plan update) reads the line after it. ``phase_starts`` derives these
+counts from the records the run keeps (each experience's counter, each reflection's calls,
+one call per plan update), so nothing but counters is kept for them, and a resumed run
+reads the same lines as an uninterrupted one. Real models ignore positions; ``score_batch``
+counts each collection's own calls (its counter less its start) into the run's usage. The
 Callers are made here for that reason; how each call decodes is nodes.autoplan.decoding's.
 """
 
@@ -48,6 +52,7 @@ from nodes.channels import edit
 from nodes.context import Context
 from nodes.environment import release_session, session_key, training_splits
 from nodes.llm import Caller
+from nodes.usage import Usage, add_usage, empty_usage
 
 T = TypeVar("T", bound=dict)
 
@@ -58,6 +63,9 @@ def training_pool(env: Env, split: str | None = None, task_type: str | None = No
     evaluation split; by default the first of them that has tasks (the full ALFWorld
     download's ``train``, else the shipped ``valid_train``), narrowed to ``task_type``."""
     allowed = training_splits(env)
+    if not allowed:
+        raise EnvError(f"AutoPlan trains on an env's training split and {env.name} declares none (its tasks are for "
+                       "evaluation): run it there with a plan trained elsewhere (--plan) or with none (ReAct zero-shot)")
     names = [split] if split else list(allowed)
     for name in names:
         base = re.split(r"[:\[]", name, maxsplit=1)[0].strip()
@@ -114,10 +122,9 @@ def caller_at(context: Context, position: int, temperature: float = GREEDY, top_
 
 def branch_caller(context: Context, state: dict[str, Any], temperature: float = GREEDY,
                   top_p: float | None = None) -> Caller:
-    """The Caller of a node inside a branch: the branch offset plus its own calls."""
-    branch = state.get("branch") or {}
-    own = int((state.get("usage") or {}).get("model_calls", 0))
-    return caller_at(context, int(branch.get("call_offset", 0)) + own, temperature, top_p)
+    """The Caller of a node of a collection: it starts at the collection's counter (which a
+    training branch starts at the phase's count: see the module docstring)."""
+    return caller_at(context, calls(state.get("usage")), temperature, top_p)
 
 
 def acting_caller(context: Context, state: CollectState) -> Caller:
@@ -135,9 +142,30 @@ def of_iteration(items: Iterable[T], iteration: int) -> list[T]:
     return sorted((x for x in items if x.get("iteration") == iteration), key=lambda x: x.get("index", 0))
 
 
-def advance(position: int, records: Iterable[dict]) -> int:
-    """The position after a fan-out phase: its longest branch's call count further."""
-    return position + max((int(r.get("usage", {}).get("model_calls", 0)) for r in records), default=0)
+def calls(usage: Usage | dict | None) -> int:
+    """The model calls a usage counter holds."""
+    return int((usage or {}).get("model_calls", 0))
+
+
+def counted_from(count: int) -> Usage:
+    """A branch's usage counter as it starts: at the run's ``count`` of calls, nothing of its own."""
+    return Usage(**{**empty_usage(), "model_calls": count})
+
+
+def phase_starts(state: TrainState, iteration: int) -> tuple[int, int, int]:
+    """Where iteration ``iteration``'s collections, reflections and plan update start on the
+    run's lockstep count of model calls, derived from the counters of the run's records: a
+    collection's counter ends where it started plus its calls, a reflection counts its own
+    calls, a plan update is one call."""
+    experiences, reflections = state.get("experiences") or [], state.get("reflections") or []
+    start = 0
+    for i in range(iteration + 1):
+        reflect = max((calls(e.get("usage")) for e in of_iteration(experiences, i)), default=start)
+        update = reflect + max((calls(r.get("usage")) for r in of_iteration(reflections, i)), default=0)
+        if i == iteration:
+            return start, reflect, update
+        start = update + 1
+    raise ValueError(f"no iteration {iteration}")
 
 
 async def sample_batch(state: TrainState, runtime: Runtime[Context], config: RunnableConfig) -> dict:
@@ -154,25 +182,22 @@ async def sample_batch(state: TrainState, runtime: Runtime[Context], config: Run
         BatchItem(task_id=task, session=branch_session(root, iteration, task), index=i)
         for i, task in enumerate(chosen)
     ]
-    return {"batch": batch, "plans": edit(state.get("plans") or [], plans), "session_root": root,
-            "position": state.get("position", 0)}
+    return {"batch": batch, "plans": edit(state.get("plans") or [], plans), "session_root": root}
 
 
 def send_collections(state: TrainState) -> list[Send]:
-    """One ``collect`` branch per task instance, each with the current plan X_i."""
+    """One ``collect`` branch per task instance, each with the current plan X_i and its
+    counter at the phase's start."""
     iteration = iteration_of(state)
+    start = phase_starts(state, iteration)[0]
     return [
         Send(
             "collect",
             {
                 "task_id": item["task_id"],
                 "plan": state["plans"][-1],
-                "branch": Branch(
-                    session=item["session"],
-                    iteration=iteration,
-                    index=item["index"],
-                    call_offset=int(state.get("position", 0)),
-                ),
+                "branch": Branch(session=item["session"], iteration=iteration, index=item["index"]),
+                "usage": counted_from(start),
             },
         )
         for item in state["batch"]
@@ -180,22 +205,26 @@ def send_collections(state: TrainState) -> list[Send]:
 
 
 async def score_batch(state: TrainState) -> dict:
-    """Fan-in of the collections: the iteration's training success, the next position."""
+    """Fan-in of the collections: the iteration's training success, and the collections'
+    own usage counted into the run's (each counter less the phase's start)."""
     iteration = iteration_of(state)
     experiences = of_iteration(state.get("experiences") or [], iteration)
     score = IterationScore(
         iteration=iteration, successes=sum(bool(e.get("success")) for e in experiences), size=len(experiences)
     )
-    return {
-        "scores": edit(state.get("scores") or [], [*(state.get("scores") or []), score]),
-        "position": advance(int(state.get("position", 0)), experiences),
-    }
+    start = phase_starts(state, iteration)[0]
+    usage = empty_usage()
+    for experience in experiences:
+        counter = add_usage(experience.get("usage"), None)
+        usage = add_usage(usage, Usage(**{**counter, "model_calls": counter["model_calls"] - start}))
+    return {"scores": edit(state.get("scores") or [], [*(state.get("scores") or []), score]), "usage": usage}
 
 
 def send_reflections(state: TrainState) -> list[Send]:
-    """One ``reflect`` branch per experience of this iteration."""
-    offset = int(state.get("position", 0))
+    """One ``reflect`` branch per experience of this iteration, each starting at the phase's count."""
+    iteration = iteration_of(state)
+    start = phase_starts(state, iteration)[1]
     return [
-        Send("reflect", ReflectInput(experience=experience, call_offset=offset))
-        for experience in of_iteration(state.get("experiences") or [], iteration_of(state))
+        Send("reflect", ReflectInput(experience=experience, usage=counted_from(start)))
+        for experience in of_iteration(state.get("experiences") or [], iteration)
     ]

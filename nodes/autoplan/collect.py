@@ -23,6 +23,7 @@ from nodes.autoplan import decoding, few_shot, transcript
 from nodes.autoplan import prompting as text
 from nodes.autoplan.batch import acting_caller, branch_caller, session_config
 from nodes.autoplan.state import CollectState, Experience, Turn
+from nodes.autoplan.variants import variant
 from nodes.channels import edit
 from nodes.context import Context
 from nodes.environment import (
@@ -38,31 +39,46 @@ _LABEL = re.compile(r"^\s*(?:formalized(?: first)? action|action)\s*\d*\s*:\s*",
 
 
 def max_actions(context: Context) -> int:
-    """The step cap: Context.max_actions, else 35 (ALFWorld) / 10 (HotpotQA)."""
+    """The step cap: Context.max_actions, else 35 (ALFWorld and other envs) / 10 (HotpotQA)."""
     return context.limit("max_actions", decoding.DEFAULTS["max_actions"].get(context.env, 35))
 
 
-def normalize_command(env: str, reply: str, interface: Interface) -> str:
+def normalize_command(reply: str, interface: Interface) -> str:
     """The formalizer's reply as one command of the env's grammar (the env's interface reads
-    it), or the cleaned reply, which the env then refuses with feedback (ALFWorld's in lower
-    case, as the original code sends it)."""
+    it), or its answer action (``interface.answer_action``, e.g. WebArena's ``stop [...]``),
+    or the cleaned reply as the env reads text (``interface.as_written``), which the env then
+    refuses with feedback."""
     line = _LABEL.sub("", text.first_line(reply)).strip().strip("`\"'").rstrip(".").strip()
     try:
         return interface.parse_action(line)
     except ActionParseError:
-        return " ".join(line.lower().split()) if env == "alfworld" else line
+        return answer_command(interface, line) or interface.as_written(line)
+
+
+def answer_command(interface: Interface, line: str) -> str | None:
+    """The env's answer action when ``line`` ends with one (spaces and case loose), else None."""
+    if not interface.answer_action:
+        return None
+    head, _, tail = interface.answer_action.partition("{answer}")
+    match = re.search(rf"{_loose(head)}\s*(.+?)\s*{_loose(tail)}\s*$", line, re.IGNORECASE | re.DOTALL)
+    return interface.answer_action.replace("{answer}", match.group(1)) if match else None
+
+
+def _loose(literal: str) -> str:
+    """A pattern for ``literal`` whose words may be spaced apart differently."""
+    return r"\s*".join(re.escape(part) for part in literal.split())
 
 
 async def start(state: CollectState, runtime: Runtime[Context], config: RunnableConfig) -> dict:
     """Reset the env to the task; the plan comes from the branch (training) or Context.plan."""
     ctx = runtime.context
-    text.check_env(ctx.env)
     plan = state["plan"] if "plan" in state else ctx.plan
-    few_shot.check(ctx.few_shot, plan, training=bool(state.get("branch")))
+    few_shot.check(ctx.few_shot, plan, training=bool(state.get("branch")), env=ctx.env)
     _, obs, update = await start_task(state, ctx, session_config(state, config))
     update["plan"] = plan
     update["task_type"] = str(obs.info.get("task_type") or "")
     update["goal"] = str(obs.info["goal"])
+    update["intro"] = str(obs.info.get("intro") or "")
     update["opening"] = transcript.opening(ctx.env, obs.text, obs.info, ctx.transcript)
     update["stop_reason"] = "" if max_actions(ctx) > 0 else "max_actions"
     return update
@@ -76,8 +92,8 @@ async def _observed(state: CollectState, context: Context) -> str:
                                            context.transcript)
     plan, kind = state.get("plan", ""), state.get("task_type", "")
     examples = "" if plan.strip() else await few_shot.examples(context.env, context.few_shot, kind)
-    return transcript.instance_prompt(context.env, plan, state.get("opening", ""), state.get("goal", ""), kind,
-                                      examples)
+    return transcript.instance_prompt(context.env, await env_interface(context), plan, state.get("opening", ""),
+                                      state.get("goal", ""), kind, examples, state.get("intro", ""))
 
 
 async def think(state: CollectState, runtime: Runtime[Context], config: RunnableConfig) -> dict:
@@ -104,18 +120,20 @@ async def act(state: CollectState, runtime: Runtime[Context], config: RunnableCo
 
 
 async def formalize(state: CollectState, runtime: Runtime[Context], config: RunnableConfig) -> dict:
-    """a_t = F(a'_t): the formalizer call (Appendix A.1), greedy, outside the chat; ALFWorld's
-    ReAct baseline takes the action as written (nodes.autoplan.few_shot)."""
+    """a_t = F(a'_t): the formalizer call (Appendix A.1), greedy, outside the chat, with the
+    env's grammar (its Interface's words, in the generic prompt); ALFWorld's ReAct baseline
+    takes the action as written (nodes.autoplan.few_shot)."""
     ctx = runtime.context
     env, raw = ctx.env, state.get("raw_action", "")
     update: dict = {}
+    interface = await env_interface(ctx)
     if few_shot.skips_formalizer(env, ctx.few_shot):
-        command = normalize_command(env, raw, await env_interface(ctx))
+        command = normalize_command(raw, interface)
     else:
         llm = branch_caller(ctx, state)
-        prompt = text.render(env, "formalize", action=raw)
+        prompt = text.render(env, "formalize", action=raw, **text.interface_values(interface))
         reply = await decoding.ask(llm, [HumanMessage(prompt)], env, "formalize")
-        command = normalize_command(env, reply, await env_interface(ctx))
+        command = normalize_command(reply, interface)
         update["usage"] = llm.usage
     said = transcript.action_in_chat(env, raw, command, ctx.transcript)
     turns = [Turn(role="user", content=text.render(env, "action")), Turn(role="assistant", content=said)]
@@ -165,8 +183,8 @@ async def finish(state: CollectState, runtime: Runtime[Context], config: Runnabl
     success = bool(state.get("success"))
     stop_reason = state.get("stop_reason") or "done"
     cfg = session_config(state, config)
-    training_qa = branch and env == "hotpotqa"  # only HotpotQA's reflection reads a reference
-    detail = text.gold_detail(env, await reference(state, runtime.context, cfg)) if training_qa else ""
+    shows_reference = branch and variant(env).shows_reference  # HotpotQA's reflection reads the gold answer
+    detail = text.gold_detail(env, await reference(state, runtime.context, cfg)) if shows_reference else ""
     experience = Experience(
         iteration=int(branch.get("iteration", 0)),
         index=int(branch.get("index", 0)),

@@ -12,7 +12,7 @@ Length. The paper says nothing of stop sequences or token limits, so they are th
 code's, per call kind (``LIMITS``): ALFWorld's free-form action stops at a newline within
 50 tokens and every thought after the first at a newline within 100 (the opening thought
 is free); the formalizer stops at a newline; HotpotQA's thought and action stop at a
-newline. Context.max_tokens (default 512, the original's ``--max-token``) is the limit of
+newline (and so do every other env's: ``GENERIC_LIMITS``). Context.max_tokens (default 512, the original's ``--max-token``) is the limit of
 every call the original leaves at that setting: ALFWorld's opening thought, formalizer,
 reflection and plan update, and every HotpotQA call. Stop sequences go to the model with
 the request and are applied to the reply as well (nodes.llm.Caller).
@@ -48,6 +48,9 @@ class Limits:
 
 
 LINE = ("\n",)
+# Other envs decode as HotpotQA does: each thought, action and command is one line.
+GENERIC_LIMITS: dict[CallKind, Limits] = {kind: Limits(LINE) for kind in ("opening_thought", "thought", "action",
+                                                                            "formalize")}
 LIMITS: dict[str, dict[CallKind, Limits]] = {  # kinds not listed: Limits() (reflection, update)
     "alfworld": {
         "opening_thought": Limits(),
@@ -66,7 +69,7 @@ LIMITS: dict[str, dict[CallKind, Limits]] = {  # kinds not listed: Limits() (ref
 
 def limits(env: str, kind: CallKind) -> Limits:
     """The stop sequences and token limit of one kind of call in ``env``."""
-    return LIMITS.get(env, {}).get(kind, Limits())
+    return LIMITS.get(env, GENERIC_LIMITS).get(kind, Limits())
 
 
 def acting_sampling(context: Context, training: bool) -> tuple[float, float | None]:

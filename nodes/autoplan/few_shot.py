@@ -15,6 +15,9 @@ plan would be (Context.few_shot), as AutoPlan's original code runs it:
 - HotpotQA: ``webthink_simple6`` (6 examples) from ``prompts_naive.json`` for both values; the
   formalizer still turns ``Search[...]`` into the env's grammar, as in the original.
 
+Other envs have no ReAct examples: there the baseline is ReAct zero-shot (no plan, no
+examples), and ``few_shot`` other than ``none`` is refused before anything runs.
+
 The files are ReAct's, verbatim, in envs/data/react (MIT; see its README). Reading them is
 blocking file I/O, so nodes call ``examples`` (a worker thread, cached).
 """
@@ -23,6 +26,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Callable
+from dataclasses import dataclass
 from functools import lru_cache
 
 from envs.base import DATA_ROOT, EnvError
@@ -47,17 +52,39 @@ def _prompts(name: str) -> dict[str, str]:
     return json.loads((DATA / name).read_text(encoding="utf-8"))
 
 
-def examples_now(env: str, few_shot: str, task_type: str = "") -> str:
-    """The examples for one task (blocking: reads the file once); "" without a baseline."""
-    if few_shot == NONE:
-        return ""
-    if env == "hotpotqa":
-        return _prompts(HOTPOTQA_FILE)[HOTPOTQA_KEY]
+def _hotpotqa(few_shot: str, task_type: str) -> str:
+    return _prompts(HOTPOTQA_FILE)[HOTPOTQA_KEY]
+
+
+def _alfworld(few_shot: str, task_type: str) -> str:
     kind = REACT_TYPES.get(task_type)
     if kind is None:
         raise EnvError(f"ReAct's ALFWorld examples are per task type; this game has none we know ({task_type!r})")
     table = _prompts(ALFWORLD_FILES[few_shot])
     return (table[f"react_{kind}_1"] + table[f"react_{kind}_0"]).replace("> ", "")
+
+
+@dataclass(frozen=True)
+class Baseline:
+    """ReAct's K-shot baseline in one env: its examples (``load(few_shot, task_type)``,
+    blocking) and whether its actions go through the formalizer."""
+
+    load: Callable[[str, str], str]
+    formalizes: bool
+
+
+# The envs ReAct wrote examples for (paper Table 3); elsewhere the baseline is zero-shot only.
+BASELINES: dict[str, Baseline] = {
+    "alfworld": Baseline(_alfworld, formalizes=False),
+    "hotpotqa": Baseline(_hotpotqa, formalizes=True),
+}
+
+
+def examples_now(env: str, few_shot: str, task_type: str = "") -> str:
+    """The examples for one task (blocking: reads the file once); "" without a baseline."""
+    if few_shot == NONE:
+        return ""
+    return _baseline(env).load(few_shot, task_type)
 
 
 async def examples(env: str, few_shot: str, task_type: str = "") -> str:
@@ -67,16 +94,26 @@ async def examples(env: str, few_shot: str, task_type: str = "") -> str:
     return await asyncio.to_thread(examples_now, env, few_shot, task_type)
 
 
-def check(few_shot: str, plan: str, training: bool) -> None:
+def _baseline(env: str) -> Baseline:
+    try:
+        return BASELINES[env]
+    except KeyError:
+        raise EnvError(f"ReAct wrote few-shot examples for {' and '.join(BASELINES)} only, not {env}: "
+                       "use few_shot=none (ReAct zero-shot: no plan) there") from None
+
+
+def check(few_shot: str, plan: str, training: bool, env: str) -> None:
     """A baseline's examples take the plan's place at inference: refuse a plan beside them,
-    and training (which writes plans), before anything runs."""
+    training (which writes plans), and an env ReAct has no examples for, before anything runs."""
     if few_shot not in (NONE, *ALFWORLD_FILES):
         raise EnvError(f"unknown few_shot {few_shot!r}; use none, react or react_autoplan")
     if few_shot != NONE and (training or plan.strip()):
         raise EnvError(f"few_shot={few_shot} runs ReAct's baseline in place of a plan: "
                        "use it for inference without a plan, not with --plan or in training")
+    if few_shot != NONE:
+        _baseline(env)
 
 
 def skips_formalizer(env: str, few_shot: str) -> bool:
     """ALFWorld's ReAct baseline acts without the formalizer (see the module docstring)."""
-    return env == "alfworld" and few_shot != NONE
+    return few_shot != NONE and not _baseline(env).formalizes

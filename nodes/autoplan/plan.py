@@ -15,12 +15,14 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.graph import END
 from langgraph.runtime import Runtime
 
+from envs.base import Interface
 from nodes.autoplan import prompting as text
-from nodes.autoplan.batch import advance, caller_at, iteration_of, of_iteration
+from nodes.autoplan.batch import caller_at, iteration_of, of_iteration, phase_starts
 from nodes.autoplan.decoding import ask
 from nodes.autoplan.state import TrainState
 from nodes.channels import edit
 from nodes.context import Context
+from nodes.environment import env_interface
 
 NO_PLAN = "None"  # how an empty plan X_0 is shown to the updater
 _HEADER = re.compile(r"^\s*(?:#+\s*)?\**\s*new (?:game |task )?plan\s*:?\s*\**\s*\n?", re.IGNORECASE)
@@ -31,7 +33,7 @@ def clean_plan(reply: str) -> str:
     return _HEADER.sub("", reply.strip(), count=1).strip()
 
 
-def update_prompt(env: str, state: TrainState) -> str:
+def update_prompt(env: str, interface: Interface, state: TrainState) -> str:
     """The Upd-prompt for the iteration under way."""
     iteration = iteration_of(state)
     experiences = of_iteration(state.get("experiences") or [], iteration)
@@ -42,7 +44,7 @@ def update_prompt(env: str, state: TrainState) -> str:
     )
     current = state["plans"][-1].strip()
     kinds = [str(e.get("task_type", "")) for e in experiences]
-    return text.render(env, "update", description=text.description(env, kinds), plan=current or NO_PLAN,
+    return text.render(env, "update", description=text.description(env, interface, kinds), plan=current or NO_PLAN,
                        experiences=blocks, count=len(experiences))
 
 
@@ -50,11 +52,10 @@ async def plan(state: TrainState, runtime: Runtime[Context], config: RunnableCon
     """Rewrite the plan from the whole batch and its reflections (greedy)."""
     env = runtime.context.env
     iteration = iteration_of(state)
-    position = advance(int(state.get("position", 0)), of_iteration(state.get("reflections") or [], iteration))
-    llm = caller_at(runtime.context, position)
-    reply = (await ask(llm, [HumanMessage(update_prompt(env, state))], env, "update")).strip()
+    llm = caller_at(runtime.context, phase_starts(state, iteration)[2])
+    reply = (await ask(llm, [HumanMessage(update_prompt(env, await env_interface(runtime.context), state))], env, "update")).strip()
     new_plan = clean_plan(reply) or state["plans"][-1]
-    return {"plans": edit(state["plans"], [*state["plans"], new_plan]), "position": position + 1, "usage": llm.usage}
+    return {"plans": edit(state["plans"], [*state["plans"], new_plan]), "usage": llm.usage}
 
 
 def next_iteration(state: TrainState, runtime: Runtime[Context]) -> str:

@@ -4,12 +4,13 @@ The paper writes its prompts per environment (Table 2 is ALFWorld's; Figures 6-8
 both ALFWorld's and HotpotQA's, as images). Table 2's prompts are worded as the paper
 has them; the others (the formalizer, the task descriptions, HotpotQA's plan update, the
 layout of the chat and of the Upd-prompt) as the original code words them. A prompt lives
-at ``prompts/autoplan/<env>/<name>.md`` where the environments differ and at
-``prompts/autoplan/<name>.md`` where they do not; ``render`` picks the specific one first.
+at ``prompts/autoplan/<variant>/<name>.md`` where the paper's environments differ
+(nodes.autoplan.variants) and at ``prompts/autoplan/<name>.md`` otherwise; ``render`` picks
+the variant's first. Every other env gets the generic prompts, filled from its Interface
+(``interface_values``): the same Table 2 wording, with "task" for "game".
 The experience is one growing chat, as in the paper's H_t = P ⊕ X ⊕ (o_0, ~a_0, a_0, o_1,
 ...) (written by nodes.autoplan.transcript): reflection continues that same chat.
 """
-
 from __future__ import annotations
 
 from typing import Sequence
@@ -17,45 +18,17 @@ from typing import Sequence
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 
 import prompts
-from envs.base import EnvError
+from envs.base import Interface
 from nodes.autoplan.state import Experience, Turn
-
-ENVS = ("alfworld", "hotpotqa")
-# ALFWorld's task description ends with the job of the task type (the original's GOAL_DESCS),
-# keyed by ALFWorld's type names (envs.alfworld.games.TASK_TYPES).
-JOBS: dict[str, str] = {
-    "pick_and_place_simple": "Put some object in/on some receptacle.",
-    "look_at_obj_in_light": "Examine some object with the lamp.",
-    "pick_clean_then_place_in_recep": "Clean some object and put it in/on some receptacle.",
-    "pick_heat_then_place_in_recep": "Heat some object and put it in/on some receptacle.",
-    "pick_cool_then_place_in_recep": "Cool some object and put it in/on some receptacle.",
-    "pick_two_obj_and_place": "Find two objects and put them in/on some receptacles.",
-}
-# The sentence that tells the reflection how the job ended (paper eqs. 6-8: H ⊕ R ⊕ prompt).
-OUTCOMES: dict[str, dict[str, str]] = {
-    "alfworld": {
-        "success": "Job succeeded.",
-        "max_actions": "Job failed. Maximum number of steps reached.",
-        "failure": "Job failed.",
-    },
-    "hotpotqa": {  # the gold answer follows (``gold_detail``): the updater judges the answer
-        "success": "Task finished.",
-        "max_actions": "Max number of iteration reached. No answer is found.",
-        "failure": "Task finished.",
-    },
-}
-
-
-def check_env(env: str) -> None:
-    """AutoPlan's prompts exist for ALFWorld and HotpotQA only."""
-    if env not in ENVS:
-        raise EnvError(f"AutoPlan runs on {' or '.join(ENVS)}, not {env!r}")
+from nodes.autoplan.variants import variant
 
 
 def prompt_name(env: str, name: str) -> str:
-    """``autoplan/<env>/<name>`` when the env has its own version, else ``autoplan/<name>``."""
-    specific = f"autoplan/{env}/{name}"
-    return specific if (prompts.ROOT / f"{specific}.md").is_file() else f"autoplan/{name}"
+    """``autoplan/<variant>/<name>`` when the env's variant has its own version, else the
+    generic ``autoplan/<name>``."""
+    folder = variant(env).prompts
+    specific = f"autoplan/{folder}/{name}"
+    return specific if folder and (prompts.ROOT / f"{specific}.md").is_file() else f"autoplan/{name}"
 
 
 def render(env: str, name: str, **values: object) -> str:
@@ -63,18 +36,31 @@ def render(env: str, name: str, **values: object) -> str:
 
 
 def system_prompt(env: str) -> str | None:
-    """ALFWorld's agent gets a system message; HotpotQA's does not."""
-    name = f"autoplan/{env}/system"
-    return prompts.load(name) if (prompts.ROOT / f"{name}.md").is_file() else None
+    """ALFWorld's agent gets a system message; HotpotQA's and the generic one do not."""
+    folder = variant(env).prompts
+    name = f"autoplan/{folder}/system"
+    return prompts.load(name) if folder and (prompts.ROOT / f"{name}.md").is_file() else None
 
 
-def description(env: str, task_types: Sequence[str] = ()) -> str:
-    """The task description; ALFWorld's ends with the job of the task type ("You job is to
-    Heat some object and put it in/on some receptacle.", the original's words), which is
-    left out when the types differ (a batch of mixed types) or are unknown."""
-    text = render(env, "description")
+def interface_values(interface: Interface, intro: str = "") -> dict[str, str]:
+    """What the generic prompts say about an env, from its Interface: its introduction (the
+    task's own ``intro`` when it has one), its action grammar in words and, where a task ends
+    with an answer, the action that gives it (a bullet after the grammar)."""
+    answer = ""
+    if interface.answer_action:
+        action = interface.answer_action.replace("{answer}", "answer")
+        answer = "\n" + prompts.render("autoplan/answer", action=action)
+    return {"intro": (intro or interface.intro).strip(), "grammar": interface.grammar, "answer": answer}
+
+
+def description(env: str, interface: Interface, task_types: Sequence[str] = (), intro: str = "") -> str:
+    """The task description: the paper's for its envs (ALFWorld's ends with the job of the task
+    type, "You job is to Heat some object and put it in/on some receptacle.", the original's
+    words, left out when the types differ in a batch or are unknown), else the generic one
+    filled from the env's Interface."""
+    text = render(env, "description", **interface_values(interface, intro))
     kinds = set(task_types)
-    if env == "alfworld" and len(kinds) == 1 and (job := JOBS.get(kinds.pop())):
+    if len(kinds) == 1 and (job := variant(env).jobs.get(kinds.pop())):
         text += "\n" + render(env, "job", job=job)
     return text
 
@@ -82,7 +68,7 @@ def description(env: str, task_types: Sequence[str] = ()) -> str:
 def objective(env: str, goal: str) -> str:
     """A task's objective as the prompts state it: ALFWorld's without its full stop (the
     original's "Game Objective: ...." and "You job is to ..." read it so), else as given."""
-    return goal.strip().rstrip(".").strip() if env == "alfworld" else goal.strip()
+    return goal.strip().rstrip(".").strip() if variant(env).trims_objective else goal.strip()
 
 
 def thought_prompt(env: str, plan: str) -> str:
@@ -92,7 +78,7 @@ def thought_prompt(env: str, plan: str) -> str:
 
 def outcome(env: str, success: bool, stop_reason: str, detail: str = "") -> str:
     """The result sentence, e.g. "Job failed. Maximum number of steps reached."."""
-    table = OUTCOMES[env]
+    table = variant(env).outcomes
     key = "success" if success else ("max_actions" if stop_reason == "max_actions" else "failure")
     return f"{table[key]} {detail}".strip()
 
@@ -100,7 +86,7 @@ def outcome(env: str, success: bool, stop_reason: str, detail: str = "") -> str:
 def gold_detail(env: str, question: dict | None) -> str:
     """HotpotQA training sees the gold answer and the supporting pages (the paper's training
     triples: question, answer, supporting facts); other envs have nothing to add."""
-    if env != "hotpotqa" or not question or "answer" not in question:
+    if not variant(env).shows_reference or not question or "answer" not in question:
         return ""
     titles = list(dict.fromkeys(str(fact[0]) for fact in question.get("supporting_facts") or []))
     quoted = [f'"{t}"' for t in titles] or ["unknown"]
@@ -134,9 +120,10 @@ def first_line(text: str) -> str:
 
 
 def asks_flaw(env: str, plan: str) -> bool:
-    """Whether SIR asks for flaws: ALFWorld's Flaw prompt asks about the plan and the actions,
-    so always; HotpotQA's only about the plan, so only when there is one (the original)."""
-    return env != "hotpotqa" or bool(plan.strip())
+    """Whether SIR asks for flaws: ALFWorld's (and the generic) Flaw prompt asks about the plan
+    and the actions, so always; HotpotQA's only about the plan, so only when there is one (the
+    original)."""
+    return not variant(env).flaw_needs_plan or bool(plan.strip())
 
 
 def asks_revision(plan: str) -> bool:

@@ -15,7 +15,7 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 
 from nodes.autoplan import prompting as text
-from nodes.autoplan.batch import caller_at
+from nodes.autoplan.batch import caller_at, calls
 from nodes.autoplan.decoding import ask
 from nodes.autoplan.state import ReflectInput, Reflection, Turn
 from nodes.context import Context
@@ -33,7 +33,7 @@ async def reflect(state: ReflectInput, runtime: Runtime[Context], config: Runnab
     """s_j, f_j and r_j for one experience (one Send branch per experience)."""
     env = runtime.context.env
     experience = state["experience"]
-    llm = caller_at(runtime.context, int(state.get("call_offset", 0)))
+    llm = caller_at(runtime.context, calls(state.get("usage")))  # the phase's count (nodes.autoplan.batch)
     summary_prompt = text.render(env, "summary", outcome=experience.get("outcome", ""))
     turns, summary = await _answer(llm, env, list(experience.get("messages", [])), summary_prompt)
     flaw = revision = ""

@@ -1,9 +1,9 @@
 """AutoPlan's graph state: one collection (a task played with a plan) and the training loop.
 
-The two schemas share only ``experiences`` and ``usage`` (both reducers). That is what
-lets the collection graph run as a node of the training graph, once per task through
-``Send``: LangGraph writes back only the keys the parent knows, so B parallel
-collections add their experience and their usage without touching each other.
+The collection graph runs as a node of the training graph, once per task through ``Send``;
+there it hands back only ``Collected`` (its experience, a log), so B parallel collections
+add their experiences without touching each other, and the training loop counts their usage
+from the experiences' counters (nodes.autoplan.batch.score_batch).
 Everything is plain JSON so any checkpointer stores it and Studio shows it.
 """
 
@@ -24,12 +24,11 @@ class Turn(TypedDict):
 
 
 class Branch(TypedDict):
-    """Where a collection sits in training: its env session and its script offset."""
+    """Where a collection sits in training: its env session, iteration and place in the batch."""
 
     session: str  # env session key, f"{thread}/{iteration}/{task_id}"
     iteration: int
     index: int  # position in the batch; fixes the order of experiences in the Upd-prompt
-    call_offset: int  # model-call position the branch starts at (see nodes.autoplan.batch)
 
 
 class Experience(TypedDict, total=False):
@@ -47,7 +46,8 @@ class Experience(TypedDict, total=False):
     steps: int
     stop_reason: str  # "done" (the env ended the episode) or "max_actions"
     outcome: str  # the result sentence the reflection prompts start from
-    usage: Usage  # the collection's own model usage (paper Table 4)
+    usage: Usage  # the collection's usage counter: its tokens and cost (paper Table 4); its model_calls count
+    # on from the run's count when its batch began (0 at inference; nodes.autoplan.batch)
 
 
 class CollectState(RunState, total=False):
@@ -56,6 +56,7 @@ class CollectState(RunState, total=False):
     plan: str
     task_type: str  # ALFWorld's type of the game, for the task description's job line
     opening: str  # o_0 as the chat shows it (nodes.autoplan.transcript.opening)
+    intro: str  # the task's own introduction of its site or world (obs.info["intro"]), "" for the env's
     branch: Branch  # absent in the inference graph
     # A record written as edits, not a log: LangGraph turns {"role", "content"} dicts written
     # in a list to a DeltaChannel into message objects, which would leave state's plain JSON.
@@ -63,6 +64,12 @@ class CollectState(RunState, total=False):
     thought: str  # the latest thought ~a_t
     raw_action: str  # the latest free-form action a'_t
     command: str  # the latest formalized action a_t = F(a'_t)
+    experiences: Annotated[list[Experience], log()]
+
+
+class Collected(TypedDict, total=False):
+    """What a training collection hands back to the training loop."""
+
     experiences: Annotated[list[Experience], log()]
 
 
@@ -79,10 +86,11 @@ class Reflection(TypedDict, total=False):
 
 
 class ReflectInput(TypedDict):
-    """The Send payload of one reflection."""
+    """The Send payload of one reflection: the experience, and the counter its calls count on
+    from (the run's count at the phase's start; nodes.autoplan.batch)."""
 
     experience: Experience
-    call_offset: int
+    usage: Usage
 
 
 class BatchItem(TypedDict):
@@ -104,7 +112,6 @@ class TrainState(TypedDict, total=False):
     session_root: str  # thread id (or a fresh run id) the branch sessions hang under
     plans: Annotated[list[str], record()]  # plans[0] is the initial plan X_0, plans[i] the plan after iteration i
     batch: list[BatchItem]  # the current iteration's task instances P_1..P_B
-    position: int  # model-call position of the next sequential call (scripted models)
     scores: Annotated[list[IterationScore], record()]  # training success per iteration
     experiences: Annotated[list[Experience], log()]
     reflections: Annotated[list[Reflection], log()]

@@ -26,6 +26,8 @@ from the paper:
 - HotpotQA: a formalized action that is none of search[...], lookup[...], finish[...] is
   answered "No action in the format of ..." without "Observation:";
 - ALFWorld: a ``look`` observation is cut to its first sentence.
+Which of these apply to an env is its variant's ``quirks`` (nodes.autoplan.variants); the
+generic variant has none, so other envs' chats are the paper's under both settings.
 Not reproduced: the original ends an ALFWorld episode when the free-form action contains
 "quit".
 """
@@ -35,33 +37,41 @@ from __future__ import annotations
 import re
 from typing import Any, Literal
 
+from envs.base import Interface
 from nodes.autoplan import prompting as text
+from nodes.autoplan.variants import variant
 
 Transcript = Literal["paper", "original"]
-TASK_LINE = re.compile(r"^Your task is to: .*(?:\n|$)", re.MULTILINE)  # ALFWorld's goal line
 LOCATION = re.compile(r"You are in (.+)\. Looking quickly around you")
-HOTPOTQA_ACTION = re.compile(r"(?:search|lookup|finish)\[.*\]", re.DOTALL)
 NEXT_TO_IT = "Next to it"  # in ALFWorld's answer to "look"
+
+
+def original(env: str, transcript: str, quirk: str) -> bool:
+    """Whether the chat is written with the original's ``quirk`` (nodes.autoplan.variants)."""
+    return transcript == "original" and quirk in variant(env).quirks
 
 
 def opening(env: str, observation: str, info: dict[str, Any], transcript: str) -> str:
     """o_0 as the chat shows it (see the module docstring)."""
-    if env != "alfworld":
+    goal_line = variant(env).goal_line
+    if goal_line is None:
         return observation
-    scene = TASK_LINE.sub("", observation).strip()
-    return state_summary(scene, info.get("admissible_commands") or []) if transcript == "original" else scene
+    scene = goal_line.sub("", observation).strip()
+    if original(env, transcript, "state_summary"):
+        return state_summary(env, scene, info.get("admissible_commands") or [])
+    return scene
 
 
-def state_summary(scene: str, admissible: list[str]) -> str:
+def state_summary(env: str, scene: str, admissible: list[str]) -> str:
     """The original's opening state: where the agent is, every place it can go, no object."""
     found = LOCATION.search(scene)
     places = [command[len("go to "):] for command in admissible if command.startswith("go to ")]
     location = found.group(1).strip() if found else "the middle of a room"
-    return text.render("alfworld", "state_summary", location=location, places=", ".join(places))
+    return text.render(env, "state_summary", location=location, places=", ".join(places))
 
 
-def instance_prompt(env: str, plan: str, opening_text: str, goal: str, task_type: str = "",
-                    examples: str = "") -> str:
+def instance_prompt(env: str, interface: Interface, plan: str, opening_text: str, goal: str, task_type: str = "",
+                    examples: str = "", intro: str = "") -> str:
     """P_j ⊕ X_i ⊕ o_0: the task description, the custom prompt X_i (the plan, or a
     baseline's few-shot examples), the objective and the first observation."""
     if plan.strip():
@@ -70,24 +80,23 @@ def instance_prompt(env: str, plan: str, opening_text: str, goal: str, task_type
         section = f"\n{text.render(env, 'examples_section', examples=examples.strip())}\n"
     else:
         section = ""
-    values = {"objective": text.objective(env, goal)} if env == "alfworld" else {}
-    return text.render(env, "instance", description=text.description(env, [task_type]), plan_section=section,
-                       observation=opening_text, **values)
+    return text.render(env, "instance", description=text.description(env, interface, [task_type], intro),
+                       plan_section=section, observation=opening_text, objective=text.objective(env, goal))
 
 
 def observation_turn(env: str, observation: str, command: str, transcript: str) -> str:
     """o_t as the chat shows it after action ``command``."""
-    if transcript == "original":
-        if env == "hotpotqa" and not HOTPOTQA_ACTION.fullmatch(command.strip()):
-            return text.render(env, "no_action")
-        if env == "alfworld" and NEXT_TO_IT in observation:
-            observation = observation[:observation.find(". ") + 1]
+    actions = variant(env).actions
+    if original(env, transcript, "no_action_sentence") and actions and not actions.fullmatch(command.strip()):
+        return text.render(env, "no_action")
+    if original(env, transcript, "short_look") and NEXT_TO_IT in observation:
+        observation = observation[:observation.find(". ") + 1]
     return text.render(env, "observation", observation=observation)
 
 
 def action_in_chat(env: str, raw_action: str, command: str, transcript: str) -> str:
     """What the chat keeps after "Action:": a_t, or the original ALFWorld's a'_t."""
-    return raw_action if transcript == "original" and env == "alfworld" else command
+    return raw_action if original(env, transcript, "free_form_action") else command
 
 
 def keeps_last_observation(transcript: str) -> bool:
@@ -98,5 +107,5 @@ def keeps_last_observation(transcript: str) -> bool:
 def thinks_after_cap(env: str, transcript: str, state: dict[str, Any]) -> bool:
     """Whether the original ALFWorld asks one more thought, about the observation at the
     step cap (``state`` is the collection's after a step; the thought then ends it)."""
-    return (transcript == "original" and env == "alfworld" and state.get("stop_reason") == "max_actions"
+    return (original(env, transcript, "think_at_cap") and state.get("stop_reason") == "max_actions"
             and not state.get("success"))

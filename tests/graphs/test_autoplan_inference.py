@@ -92,13 +92,14 @@ async def test_a_refused_command_comes_back_as_feedback(toy_alfworld, write_scri
     assert state["success"]  # the run goes on after the refusal
 
 
-async def test_an_unsupported_env_is_refused(write_script):
-    with pytest.raises(EnvError, match="alfworld or hotpotqa"):
-        await run(write_script(WIN), env="webshop")
+async def test_react_few_shot_is_refused_where_react_wrote_no_examples(write_script):
+    with pytest.raises(EnvError, match="few-shot examples for alfworld and hotpotqa only, not webshop"):
+        await run(write_script(WIN), "0", env="webshop", few_shot="react")
 
 
 async def test_module_api_for_the_cli(tmp_path):
-    assert autoplan.METHOD.default_env == "alfworld" and autoplan.METHOD.envs == ("alfworld", "hotpotqa")
+    assert autoplan.METHOD.default_env == "alfworld" and autoplan.METHOD.envs == (
+        "alfworld", "hotpotqa", "webshop", "miniwob", "webarena")
     assert autoplan.METHOD.defaults["max_actions"] == {"alfworld": 35, "hotpotqa": 10}
     assert autoplan.recursion_limit(Context(env="alfworld")) >= 4 * 35 + 2
     assert set(autoplan.graph.get_graph().nodes) >= {"start", "think", "act", "formalize", "execute", "finish"}

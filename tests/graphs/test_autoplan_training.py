@@ -12,6 +12,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 from envs.sessions import SESSIONS
 from graphs import autoplan
 from graphs.app.training import load_plan, train
+from nodes.autoplan.batch import send_collections
 from nodes.context import Context
 from nodes.llm import clear_models, model_for
 from tests.graphs.test_autoplan_kit import reply, step_replies, toy_alfworld  # noqa: F401 (fixture)
@@ -129,6 +130,18 @@ async def test_reflection_and_update_prompts_carry_the_batch(toy_alfworld, two_i
     assert "Suggested Revision of Plan from Job 1:\nREVISION-1" in second_update
     # every call counted for cost: collection, reflection and update of both iterations
     assert state["usage"]["model_calls"] == CALLS == 42
+
+
+async def test_positions_are_counters_not_fields(toy_alfworld, two_iterations):
+    """No scripted-only fields: the run keeps no position, a branch no offset; the lockstep
+    positions come from the experiences' counters (heat/2's 9 calls, from line 0 and line 12)."""
+    _, _, state = await run_training(two_iterations)
+    assert "position" not in state
+    sends = send_collections({**state, "plans": state["plans"][:2], "batch": state["batch"]})
+    assert [set(send.arg["branch"]) for send in sends] == [{"session", "iteration", "index"}] * 2
+    assert [send.arg["usage"]["model_calls"] for send in sends] == [12, 12]  # iteration 1's lines start at 12
+    counters = sorted((e["iteration"], e["usage"]["model_calls"]) for e in state["experiences"])
+    assert counters == [(0, 6), (0, 9), (1, 18), (1, 21)]
 
 
 async def test_reflection_without_flaw_and_revision(toy_alfworld, write_script):

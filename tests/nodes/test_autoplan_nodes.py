@@ -8,7 +8,7 @@ import pytest
 import prompts
 from envs.base import env_class
 from nodes.autoplan import prompting, transcript
-from nodes.autoplan.batch import advance, batch_tasks, branch_session, of_iteration
+from nodes.autoplan.batch import batch_tasks, branch_session, of_iteration, phase_starts
 from nodes.autoplan.collect import max_actions, normalize_command
 from nodes.autoplan.plan import clean_plan
 from nodes.context import Context
@@ -26,7 +26,7 @@ from nodes.context import Context
     ],
 )
 def test_alfworld_formalizer_replies_become_commands(reply, command):
-    assert normalize_command("alfworld", reply, env_class("alfworld").interface) == command
+    assert normalize_command(reply, env_class("alfworld").interface) == command
 
 
 @pytest.mark.parametrize(
@@ -39,7 +39,23 @@ def test_alfworld_formalizer_replies_become_commands(reply, command):
     ],
 )
 def test_hotpotqa_formalizer_replies_become_commands(reply, command):
-    assert normalize_command("hotpotqa", reply, env_class("hotpotqa").interface) == command
+    assert normalize_command(reply, env_class("hotpotqa").interface) == command
+
+
+@pytest.mark.parametrize(
+    ("env", "reply", "command"),
+    [
+        ("webarena", "Formalized First Action: click [12]", "click [12]"),
+        ("webarena", "STOP [ 3 ]", "stop [3]"),  # the answer action, which the agent grammar leaves out
+        ("webarena", "the answer is 3", "the answer is 3"),  # left for the env to refuse
+        ("webshop", "Click[Buy Now].", "click[Buy Now]"),
+        ("webshop", "Buy It", "Buy It"),  # as written: only ALFWorld's interface lower-cases text
+        ("miniwob", 'enter "Ann" to id=4', 'enter "Ann" to id=4'),
+        ("alfworld", "Think: The Apple", "think: the apple"),  # ALFWorld's as_written
+    ],
+)
+def test_formalizer_replies_on_every_env_become_its_commands(env, reply, command):
+    assert normalize_command(reply, env_class(env).interface) == command
 
 
 def test_batches_walk_the_pool_without_replacement():
@@ -61,13 +77,18 @@ def test_branch_sessions_differ_per_iteration_and_task():
     assert len(keys) == 4 and "t/1/b" in keys
 
 
-def test_positions_advance_by_the_longest_branch_and_records_sort_by_index():
-    records = [{"iteration": 1, "index": 1, "usage": {"model_calls": 9}},
-               {"iteration": 1, "index": 0, "usage": {"model_calls": 6}},
-               {"iteration": 0, "index": 0, "usage": {"model_calls": 99}}]
-    assert [r["index"] for r in of_iteration(records, 1)] == [0, 1]
-    assert advance(10, of_iteration(records, 1)) == 19
-    assert advance(10, []) == 10
+def test_positions_derive_from_the_counters_of_the_records_and_records_sort_by_index():
+    experiences = [{"iteration": 0, "index": 1, "usage": {"model_calls": 9}},  # counters from 0
+                   {"iteration": 0, "index": 0, "usage": {"model_calls": 6}},
+                   {"iteration": 1, "index": 0, "usage": {"model_calls": 15}}]  # from 12: 3 calls
+    reflections = [{"iteration": 0, "index": 0, "usage": {"model_calls": 2}},  # own calls
+                   {"iteration": 0, "index": 1, "usage": {"model_calls": 1}}]
+    assert [r["index"] for r in of_iteration(experiences, 0)] == [0, 1]
+    state = {"experiences": experiences, "reflections": reflections, "plans": ["", "p", "q"]}
+    # iteration 0: collections from 0, reflections from the longest (9), the update after theirs (11)
+    assert phase_starts(state, 0) == (0, 9, 11)
+    assert phase_starts(state, 1) == (12, 15, 15)  # the next iteration starts after the update's call
+    assert phase_starts({"plans": [""]}, 0) == (0, 0, 0)
 
 
 def test_step_caps_are_the_papers():
@@ -95,7 +116,9 @@ def test_prompts_are_looked_up_per_env_then_shared():
     assert prompting.prompt_name("hotpotqa", "thought") == "autoplan/thought"
     assert prompting.system_prompt("hotpotqa") is None
     assert "game rule may differ" in prompting.system_prompt("alfworld")
-    for env in prompting.ENVS:
+    assert prompting.prompt_name("webshop", "flaw") == "autoplan/flaw"  # the generic variant
+    assert prompting.system_prompt("webshop") is None
+    for env in ("alfworld", "hotpotqa", "webshop"):
         for name in ("instance", "description", "plan_section", "formalize", "summary", "flaw", "experience",
                      "update", "thought", "thought_no_plan", "action", "revision"):
             assert prompts.load(prompting.prompt_name(env, name))
