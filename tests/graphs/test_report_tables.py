@@ -14,7 +14,12 @@ from typing import Any
 import pytest
 
 from graphs.app.report import autoplan, da, laser, sr
-from graphs.app.report.load import ReportInputError, configurations, read_results, read_training
+from graphs.app.report.load import (
+    ReportInputError,
+    configurations,
+    read_results,
+    read_training,
+)
 from graphs.app.report.stats import paired_bootstrap
 from graphs.app.report.tables import comparisons, failures, runs
 
