@@ -14,6 +14,7 @@ from graphs.app.report.load import Config
 from graphs.app.report.tables import NONE, Table, mean, number, percent, rate
 
 METHOD = "devils_advocate"
+TABLE_1 = ("actions_first_episode", "actions_last_episode", "plan_revisions", "backtracks")  # averaged per task
 
 
 def by_episode(config: Config) -> list[float]:
@@ -34,18 +35,13 @@ def tables(configs: list[Config]) -> list[Table]:
                                                   "actions, last episode", "plan revisions", "backtracks"],
                    note="averages over the tasks that ran to an outcome")
     for c in mine:
-        ran = c.ran
-
-        def average(key: str) -> str:
-            return number(mean([float(r.get(key) or 0) for r in ran]))  # noqa: B023 - used at once
-
-        table1.rows.append([c.label, str(len(ran)), percent(rate(ran)), average("actions_first_episode"),
-                            average("actions_last_episode"), average("plan_revisions"), average("backtracks")])
+        averages = [number(mean([float(r.get(key) or 0) for r in c.ran])) for key in TABLE_1]
+        table1.rows.append([c.label, str(len(c.ran)), percent(rate(c.ran)), *averages])
     curves = {c.label: by_episode(c) for c in mine}
     longest = max((len(v) for v in curves.values()), default=0)
     episodes = Table("Devil's Advocate: success rate (%) by episode",
                      ["configuration", *(f"episode {k}" for k in range(1, longest + 1))],
-                     note="a task counts from the episode it succeeded in on")
+                     note="episode k: the share of tasks that succeeded within their first k episodes")
     for label, values in curves.items():
         episodes.rows.append([label, *(percent(v) for v in values), *[NONE] * (longest - len(values))])
     return [table1, episodes]

@@ -88,6 +88,7 @@ def failures(configs: list[Config]) -> Table:
             elif not row.get("success"):
                 groups[("failure", str(row.get("stop_reason") or "(none)"))].append(task)
         for (kind, why), tasks in sorted(groups.items(), key=lambda item: (item[0][0], -len(item[1]), item[0][1])):
+            tasks = sorted(tasks)
             more = f" (+{len(tasks) - EXAMPLES})" if len(tasks) > EXAMPLES else ""
             table.rows.append([c.label, kind, why, str(len(tasks)), ", ".join(tasks[:EXAMPLES]) + more])
     if not table.rows:
