@@ -53,7 +53,7 @@ def command(args: argparse.Namespace) -> int:
 def add_parser(sub: argparse._SubParsersAction) -> None:
     """``introspect report RESULTS.jsonl [MORE.jsonl ...] [--markdown FILE] [--plots DIR] [--training PLANS.json]``."""
     rp = sub.add_parser("report", help="each method's paper tables, comparisons and plots from eval results")
-    rp.add_argument("results", nargs="+", help="results JSONL files written by `introspect eval`")
+    rp.add_argument("results", nargs="+", metavar="RESULTS.jsonl", help="results files written by `introspect eval`")
     rp.add_argument("--markdown", metavar="FILE", help="also write the report as Markdown")
     rp.add_argument("--plots", metavar="DIR", help="write PNG figures into this folder")
     rp.add_argument("--training", action="append", metavar="PLANS.json",
