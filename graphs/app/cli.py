@@ -378,6 +378,11 @@ def build_parser() -> Parser:
     login.add_argument("--auth-dir", help="where to write <sites>_state.json (default $WEBARENA_AUTH_DIR or .auth)")
     login.set_defaults(handler=cmd_webarena_login)
 
+    # `introspect report` (graphs/app/report/)
+    from graphs.app.report import add_parser as add_report
+
+    add_report(sub)
+
     demo = sub.add_parser("demo", help="an offline scripted run")
     demo.add_argument("name", nargs="?", help="which demo (default: laser)")
     _checkpoint(demo)

@@ -1,9 +1,12 @@
-"""Files generated from the method registry: langgraph.json and the README's method tables.
+"""Files generated from the code: langgraph.json, the README's method tables, and the
+documentation site's generated parts (docs/: each method's diagrams, prompts and options, the
+CLI reference; graphs.app.reference makes them).
 
 ``python -m graphs.app.generated`` rewrites them; ``--check`` only says whether they are
-stale (exit 1), which a test also asserts, so neither can drift from the ``Method``
-declarations or the compiled graphs. In the README each generated part sits between
-``<!-- generated: NAME -->`` and ``<!-- end generated -->``.
+stale (exit 1), which a test also asserts, so none can drift from the ``Method``
+declarations, the compiled graphs, the prompts or the parser. In the README and in any page
+under docs/ each generated part sits between ``<!-- generated: NAME [ARGUMENT] -->`` and
+``<!-- end generated -->`` (``<!-- generated: graph laser -->``).
 """
 
 from __future__ import annotations
@@ -12,14 +15,16 @@ import argparse
 import json
 import re
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from graphs import METHODS, compiled, matrix_rows, methods, studio_graphs
+from graphs.app import reference
 
 ROOT = Path(__file__).resolve().parents[2]
 LANGGRAPH_JSON = ROOT / "langgraph.json"
 README = ROOT / "README.md"
+DOCS = ROOT / "docs"
 
 
 def langgraph_json() -> str:
@@ -78,42 +83,56 @@ def diagrams() -> str:
     )
 
 
-SECTIONS: dict[str, Callable[[], str]] = {
-    "methods": method_table, "matrix": matrix_table, "nodes": node_table, "diagrams": diagrams,
+# section name -> what fills it; names after the first word are its arguments (a method's name)
+SECTIONS: dict[str, Callable[..., str]] = {
+    "methods": method_table, "matrix": matrix_table, "nodes": node_table, "diagrams": diagrams,  # README
+    "graph": reference.diagrams, "prompts": reference.prompts, "options": reference.options,  # docs/methods
+    "cli": reference.cli_reference,  # docs/cli.md
 }
-_SECTION = re.compile(r"(<!-- generated: (\w+) -->\n)(.*?)(<!-- end generated -->)", re.DOTALL)
+_SECTION = re.compile(r"(<!-- generated: ([\w ]+?) -->\n)(.*?)(<!-- end generated -->)", re.DOTALL)
 
 
-def refreshed_readme(text: str) -> str:
+def refreshed(text: str) -> str:
     """``text`` with every generated section rewritten."""
 
     def fill(match: re.Match[str]) -> str:
-        name = match.group(2)
+        name, *arguments = match.group(2).split()
         if name not in SECTIONS:
-            raise KeyError(f"README names an unknown generated section {name!r}")
-        return f"{match.group(1)}{SECTIONS[name]()}\n{match.group(4)}"
+            raise KeyError(f"unknown generated section {name!r}")
+        return f"{match.group(1)}{SECTIONS[name](*arguments)}\n{match.group(4)}"
 
     return _SECTION.sub(fill, text)
 
 
+def _pages() -> list[Path]:
+    """The documentation pages with generated parts."""
+    return sorted(p for p in DOCS.rglob("*.md") if "<!-- generated: " in p.read_text(encoding="utf-8"))
+
+
+def _wanted() -> dict[Path, str]:
+    wanted = {LANGGRAPH_JSON: langgraph_json()}
+    for path in (README, *_pages()):
+        wanted[path] = refreshed(path.read_text(encoding="utf-8"))
+    return wanted
+
+
 def stale() -> list[Path]:
-    """The generated files that differ from what the registry makes of them now."""
-    wanted = {LANGGRAPH_JSON: langgraph_json(), README: refreshed_readme(README.read_text(encoding="utf-8"))}
-    return [path for path, text in wanted.items() if path.read_text(encoding="utf-8") != text]
+    """The generated files that differ from what the code makes of them now."""
+    return [path for path, text in _wanted().items() if path.read_text(encoding="utf-8") != text]
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m graphs.app.generated", description=__doc__.split("\n")[0])
     parser.add_argument("--check", action="store_true", help="only report stale files (exit 1), write nothing")
     args = parser.parse_args(argv)
-    out_of_date = stale()
+    wanted = _wanted()
+    out_of_date = [path for path, text in wanted.items() if path.read_text(encoding="utf-8") != text]
     if args.check:
         for path in out_of_date:
             print(f"stale: {path.name} (run python -m graphs.app.generated)")
         return 1 if out_of_date else 0
-    LANGGRAPH_JSON.write_text(langgraph_json(), encoding="utf-8")
-    README.write_text(refreshed_readme(README.read_text(encoding="utf-8")), encoding="utf-8")
     for path in out_of_date:
+        path.write_text(wanted[path], encoding="utf-8")
         print(f"wrote {path.name}")
     return 0
 

@@ -1,0 +1,124 @@
+"""AutoPlan's tables as paper 004 reports them.
+
+Table 3a (ALFWorld): success rate per task type (Pick, Light, Clean, Heat, Cool, Pick Two, the
+type read from the game's folder name as ALFWorld names it) and over all games. Table 3b
+(HotpotQA): the official exact match and F1 (an unanswered question, the step cap reached,
+scores 0) and the judged accuracy the paper reports (over the questions a judge saw, an
+unanswered one counting as wrong when the configuration was judged at all). Table 4: model
+calls, tokens and cost per question (unpriced when the model has no list price). Training
+(Figure 3): from the plan records ``introspect train`` wrote, the success rate of each
+iteration's batch and the training cost per question.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from graphs.app.report.load import Config
+from graphs.app.report.tables import (
+    NONE,
+    Table,
+    mean,
+    number,
+    percent,
+    rate,
+    total_cost,
+)
+from nodes.usage import dollars
+
+METHOD = "autoplan"
+TYPE_LABELS = ("Pick", "Light", "Clean", "Heat", "Cool", "Pick Two")  # in ALFWorld's type order, as Table 3a
+
+
+def task_types(config: Config) -> dict[str, list[dict[str, Any]]]:
+    """The rows that ran, by ALFWorld task type label."""
+    from envs.alfworld.games import TASK_TYPES, task_type_of
+
+    label = dict(zip(TASK_TYPES, TYPE_LABELS))
+    out: dict[str, list[dict[str, Any]]] = {name: [] for name in TYPE_LABELS}
+    for row in config.ran:
+        out.setdefault(label.get(task_type_of(str(row["task_id"])), "other"), []).append(row)
+    return out
+
+
+def alfworld_table(configs: list[Config]) -> Table:
+    table = Table("AutoPlan: ALFWorld success rate (%) per task type (Table 3a)",
+                  ["configuration", *TYPE_LABELS, "All"], note="each cell: rate (games)")
+    for c in configs:
+        types = task_types(c)
+        cells = [f"{percent(rate(rows))} ({len(rows)})" if rows else NONE for name, rows in types.items()
+                 if name in TYPE_LABELS]
+        table.rows.append([c.label, *cells, f"{percent(rate(c.ran))} ({len(c.ran)})"])
+    return table
+
+
+def hotpotqa_scores(config: Config) -> dict[str, float | int | None]:
+    """EM, F1 and judged accuracy over the questions that ran."""
+    ran = config.ran
+    evaluations = [r.get("evaluation") or {} for r in ran]
+    judged = [e.get("judge") for e in evaluations]
+    any_judged = any(v is not None for v in judged)
+    return {
+        "questions": len(ran),
+        "answered": sum("answer" in e for e in evaluations),
+        "em": mean([float(e.get("em") or 0) for e in evaluations]),
+        "f1": mean([float(e.get("f1") or 0) for e in evaluations]),
+        "judge": mean([float(bool(v)) for v in judged]) if any_judged else None,
+        "success": rate(ran),
+    }
+
+
+def hotpotqa_table(configs: list[Config]) -> Table:
+    table = Table("AutoPlan: HotpotQA (Table 3b)", ["configuration", "questions", "answered", "EM %", "F1 %",
+                                                     "judged accuracy %", "success %"],
+                  note="EM and F1 as HotpotQA's official script; judged accuracy needs --env-option judge=...")
+    for c in configs:
+        s = hotpotqa_scores(c)
+        table.rows.append([c.label, str(s["questions"]), str(s["answered"]), percent(s["em"]), percent(s["f1"]),
+                           percent(s["judge"]), percent(s["success"])])
+    return table
+
+
+def cost_table(configs: list[Config]) -> Table:
+    table = Table("AutoPlan: model use per question (Table 4, inference)",
+                  ["configuration", "questions", "model calls", "tokens in", "tokens out", "cost"],
+                  note="per question, over every task (errors too: their calls were made)")
+    for c in configs:
+        rows = c.rows
+        cost = total_cost(rows)
+        table.rows.append([c.label, str(len(rows)),
+                           *(number(mean([float(r.get(k) or 0) for r in rows]), 1)
+                             for k in ("model_calls", "input_tokens", "output_tokens")),
+                           dollars(None if cost is None else cost / len(rows))])
+    return table
+
+
+def iteration_rates(record: dict[str, Any]) -> list[float]:
+    """The success rate of each training iteration's batch."""
+    return [sum(bool(j.get("success")) for j in it.get("jobs") or []) / max(1, len(it.get("jobs") or []))
+            for it in record.get("history") or []]
+
+
+def training_table(name: str, record: dict[str, Any]) -> Table:
+    usage = record.get("usage") or {}
+    table = Table(f"AutoPlan training: {name}", ["iteration", "batch", "succeeded", "success %"],
+                  note=f"{record.get('env', '?')} {record.get('model', '?')}, pool of {record.get('pool_size', '?')} "
+                       f"tasks, batch {record.get('batch_size', '?')}; training cost per question "
+                       f"{dollars(record.get('cost_per_question'))}, {usage.get('model_calls', 0)} model calls")
+    for it, value in zip(record.get("history") or [], iteration_rates(record)):
+        jobs = it.get("jobs") or []
+        table.rows.append([str(int(it.get("iteration", 0)) + 1), str(len(jobs)),
+                           str(sum(bool(j.get("success")) for j in jobs)), percent(value)])
+    return table
+
+
+def tables(configs: list[Config], training: dict[str, dict[str, Any]]) -> list[Table]:
+    mine = [c for c in configs if c.method == METHOD]
+    out = []
+    if alfworld := [c for c in mine if c.env == "alfworld"]:
+        out.append(alfworld_table(alfworld))
+    if hotpotqa := [c for c in mine if c.env == "hotpotqa"]:
+        out.append(hotpotqa_table(hotpotqa))
+    if mine:
+        out.append(cost_table(mine))
+    return out + [training_table(name, record) for name, record in training.items()]

@@ -1,0 +1,48 @@
+"""LASER's tables as paper 003 reports them.
+
+Table 1: success rate and average reward on WebShop's 0-100 scale (the env's reward is 0-1),
+with the average number of state transitions per episode and how often the backup strategy
+chose the item (the step budget ran out; Section 3.3). Figure 2: success and reward by
+episode length, grouped as the paper groups them (3, 4-6, 7-9, 10-13 transitions), the episodes
+whose item the backup strategy chose apart (the paper's forced-stop group).
+"""
+
+from __future__ import annotations
+
+from graphs.app.report.load import Config
+from graphs.app.report.tables import Table, mean, number, percent, rate
+
+METHOD = "laser"
+GROUPS = (("3 or fewer", 0, 3), ("4-6", 4, 6), ("7-9", 7, 9), ("10-13", 10, 13), ("14 or more", 14, 10**9))
+BACKUP = "backup chose"
+
+
+def transitions(config: Config) -> list[int]:
+    return [int(r.get("transitions") or 0) for r in config.ran]
+
+
+def tables(configs: list[Config]) -> list[Table]:
+    mine = [c for c in configs if c.method == METHOD]
+    if not mine:
+        return []
+    main = Table("LASER: Table 1", ["configuration", "tasks", "success %", "reward (0-100)", "transitions",
+                                    "backup %", "backups that bought nothing"],
+                 note="transitions are per episode, averaged; backup % is the share of episodes whose item "
+                      "the backup strategy chose")
+    lengths = Table("LASER: by episode length (Figure 2)", ["configuration", "transitions", "episodes",
+                                                             "success %", "reward (0-100)"])
+    for c in mine:
+        ran = c.ran
+        main.rows.append([
+            c.label, str(len(ran)), percent(rate(ran)), percent(mean([float(r.get("reward") or 0) for r in ran])),
+            number(mean([float(n) for n in transitions(c)]), 1),
+            percent(mean([float(bool(r.get("backup_used"))) for r in ran])),
+            str(sum(bool(r.get("backup_problem")) for r in ran)),
+        ])
+        for name, low, high in (*GROUPS, (BACKUP, 0, 0)):
+            group = ([r for r in ran if r.get("backup_used")] if name == BACKUP else
+                     [r for r in ran if not r.get("backup_used") and low <= int(r.get("transitions") or 0) <= high])
+            if group:
+                lengths.rows.append([c.label, name, str(len(group)), percent(rate(group)),
+                                     percent(mean([float(r.get("reward") or 0) for r in group]))])
+    return [main, lengths]

@@ -1,0 +1,113 @@
+"""The report's PNG figures (matplotlib, Agg backend: no display needed).
+
+One figure per kind of data present: completion vs trials (Structured Reflection), success
+vs episodes (Devil's Advocate), the transitions histogram (LASER), batch success per training
+iteration (AutoPlan plan records), and success rate per configuration (any report). Legends
+name configurations by their labels, wrapped so that no text is cut off.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+from typing import Any
+
+from graphs.app.report import autoplan, da, laser, sr
+from graphs.app.report.load import Config
+from graphs.app.report.tables import rate
+
+WRAP = 48  # legend and tick label width, in characters
+
+
+def _pyplot() -> Any:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    plt.rcParams.update({"font.size": 11, "axes.titlesize": 12, "figure.dpi": 110})
+    return plt
+
+
+def _wrap(text: str) -> str:
+    return "\n".join(textwrap.wrap(text, WRAP)) or text
+
+
+def legend(config: Config) -> str:
+    """A configuration in a legend: its table label, model and settings, wrapped."""
+    settings = "" if not config.settings else f", {config.settings_text}"
+    return _wrap(f"{config.label}, {config.model_name}{settings}")
+
+
+def _save(plt: Any, fig: Any, path: Path) -> Path:
+    fig.savefig(path, bbox_inches="tight")
+    plt.close(fig)
+    return path
+
+
+def _lines(plt: Any, curves: dict[str, list[float]], title: str, xlabel: str, ylabel: str, path: Path) -> Path:
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    for label, values in curves.items():
+        xs = list(range(1, len(values) + 1))
+        ax.plot(xs, [100 * v for v in values], marker="o", label=label)
+    longest = max((len(v) for v in curves.values()), default=1)
+    ax.set_xticks(range(1, longest + 1))
+    ax.set_ylim(-2, 102)
+    ax.set(title=title, xlabel=xlabel, ylabel=ylabel)
+    ax.grid(alpha=0.3)
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.16), fontsize=9, frameon=False)
+    return _save(plt, fig, path)
+
+
+def write(configs: list[Config], training: dict[str, dict[str, Any]], folder: Path) -> list[Path]:
+    """Every figure the data allows, written into ``folder``; returns their paths."""
+    plt = _pyplot()
+    folder.mkdir(parents=True, exist_ok=True)
+    out = []
+    by_method = {m: [c for c in configs if c.method == m and c.ran] for m in (sr.METHOD, da.METHOD, laser.METHOD)}
+    if by_method[sr.METHOD]:
+        trials = max(c.limit("max_trials") for c in by_method[sr.METHOD])
+        out.append(_lines(plt, {legend(c): sr.curve(c, trials) for c in by_method[sr.METHOD]},
+                          "Structured Reflection: completion vs trials", "trials (T)", "completion rate (%)",
+                          folder / "sr_trials.png"))
+    if by_method[da.METHOD]:
+        out.append(_lines(plt, {legend(c): da.by_episode(c) for c in by_method[da.METHOD]},
+                          "Devil's Advocate: success by episode", "episode", "success rate (%)",
+                          folder / "da_episodes.png"))
+    if by_method[laser.METHOD]:
+        out.append(_histogram(plt, by_method[laser.METHOD], folder / "laser_transitions.png"))
+    if training:
+        out.append(_lines(plt, {_wrap(name): autoplan.iteration_rates(r) for name, r in training.items()},
+                          "AutoPlan: batch success per training iteration", "training iteration",
+                          "batch success rate (%)", folder / "autoplan_training.png"))
+    if any(c.ran for c in configs):
+        out.append(_bars(plt, [c for c in configs if c.ran], folder / "comparison.png"))
+    return out
+
+
+def _histogram(plt: Any, configs: list[Config], path: Path) -> Path:
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    data = [laser.transitions(c) for c in configs]
+    top = max(max(d) for d in data)
+    bins = [x - 0.5 for x in range(top + 2)]
+    ax.hist(data, bins=bins, label=[legend(c) for c in configs])
+    ax.set(title="LASER: state transitions per episode", xlabel="state transitions", ylabel="episodes")
+    ax.set_xticks(range(top + 1))
+    ax.yaxis.get_major_locator().set_params(integer=True)
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.16), fontsize=9, frameon=False)
+    return _save(plt, fig, path)
+
+
+def _bars(plt: Any, configs: list[Config], path: Path) -> Path:
+    height = 1.2 + 0.6 * len(configs)
+    fig, ax = plt.subplots(figsize=(8, height))
+    labels = [legend(c) for c in configs]
+    values = [100 * (rate(c.ran) or 0.0) for c in configs]
+    positions = list(range(len(configs)))[::-1]  # the first configuration on top
+    ax.barh(positions, values, color="#5b6fd6")
+    for y, value, c in zip(positions, values, configs):
+        ax.text(min(value, 100) + 1, y, f"{value:.1f}% of {len(c.ran)}", va="center", fontsize=9)
+    ax.set_yticks(positions, labels, fontsize=9)
+    ax.set_xlim(0, 118)
+    ax.set(title="Success rate per configuration", xlabel="success rate (%) over the tasks that ran")
+    return _save(plt, fig, path)
