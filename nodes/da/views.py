@@ -8,10 +8,24 @@ from __future__ import annotations
 
 from typing import Any
 
+import prompts
 from envs.base import Interface, Observation
 from nodes.da.state import DAState
 
 NONE = "None"
+
+
+def prompt_name(interface: Interface, name: str) -> str:
+    """``devils_advocate/<interface>/<name>`` where the paper wrote that prompt for the interface
+    (WebArena's plan, plan revision and action prompts name its sandbox, Playwright and its
+    action syntax), else the generic ``devils_advocate/<name>``, which the Interface fills
+    (grammar, intro)."""
+    specific = f"devils_advocate/{interface.name}/{name}"
+    try:
+        prompts.load(specific)
+    except prompts.PromptError:
+        return f"devils_advocate/{name}"
+    return specific
 
 
 def site_of(observation: Observation, interface: Interface, instruction: str = "") -> dict[str, str]:

@@ -52,7 +52,7 @@ def test_the_webarena_action_prompt_is_the_appendixs():
         "notes": [],
         "current": screen,
     }
-    assert action_prompt(state, WEBARENA.grammar) == APPENDIX.format(
+    assert action_prompt(state, WEBARENA) == APPENDIX.format(
         websites="- An online shopping site (OneStopShop): http://shop", task="Find my last order",
         plan="1. Open My Account.\n2. Open My Orders.", history="None", step="Open My Account.",
         screen="[1] link 'My Account'", notes="None")
