@@ -198,7 +198,7 @@ def narrate(node: str, update: dict[str, Any]) -> str | None:
     if node == "complete":
         if update.get("task_done"):
             return f"task complete; answer: {update.get('answer', '')}"
-        return f"task not complete; now on subtask {int(update.get('subtask', 0)) + 1}"
+        return f"now on subtask {int(update.get('subtask', 0)) + 1}"
     if node == "backtrack" and added(update.get("backtracks")):
         back = added(update["backtracks"])[-1]
         return f"back to {back['url'] or 'an earlier state'} to try {back['action']}"
