@@ -23,7 +23,7 @@ from nodes.context import Context
 from nodes.da.ask import ask, caller, final_answer, yes_no
 from nodes.da.state import DAState, Settings
 from nodes.da.summarise import shown
-from nodes.da.views import history_text, notes_text, plan_text, subtask_text
+from nodes.da.views import history_text, notes_text, plan_text, prompt_name, subtask_text
 from nodes.environment import env_interface, execute, live_env
 from prompts import render
 
@@ -42,14 +42,15 @@ async def complete(state: DAState, runtime: Runtime[Context], config: RunnableCo
     reasks = Settings.of(runtime.context).reasks
     llm = caller(runtime.context, state)
     fields = _fields(state)
-    answer_action = (await env_interface(runtime.context)).answer_action
+    interface = await env_interface(runtime.context)
+    answer_action = interface.answer_action
     task_done = answer_action is not None and bool(
-        (await ask(llm, render("devils_advocate/complete_task", **fields), yes_no, reasks=reasks)).value
+        (await ask(llm, render(prompt_name(interface, "complete_task"), **fields), yes_no, reasks=reasks)).value
     )
     if answer_action is not None and task_done:
         reply = await ask(
             llm,
-            render("devils_advocate/answer", **{k: fields[k] for k in ("task", "history", "notes", "screen")}),
+            render(prompt_name(interface, "answer"), **{k: fields[k] for k in ("task", "history", "notes", "screen")}),
             final_answer,
             reasks=reasks,
         )
@@ -60,7 +61,8 @@ async def complete(state: DAState, runtime: Runtime[Context], config: RunnableCo
         update["actions"] = int(state.get("actions", 0))  # delivering the answer is not an action
         return {**update, "task_done": True, "answer": answer, "usage": llm.usage}
     subtask_done = await ask(
-        llm, render("devils_advocate/complete_subtask", **fields, step=subtask_text(state)), yes_no, reasks=reasks
+        llm, render(prompt_name(interface, "complete_subtask"), **fields, step=subtask_text(state)), yes_no,
+        reasks=reasks,
     )
     subtask = int(state.get("subtask", 0)) + (1 if subtask_done.value else 0)
     return {"task_done": False, "subtask": subtask, "usage": llm.usage}

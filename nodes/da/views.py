@@ -17,9 +17,9 @@ NONE = "None"
 
 def prompt_name(interface: Interface, name: str) -> str:
     """``devils_advocate/<interface>/<name>`` where the paper wrote that prompt for the interface
-    (WebArena's plan, plan revision and action prompts name its sandbox, Playwright and its
-    action syntax), else the generic ``devils_advocate/<name>``, which the Interface fills
-    (grammar, intro)."""
+    (WebArena's prompts name its sandbox of websites, Playwright, its action syntax and the
+    accessibility tree), else the generic ``devils_advocate/<name>``: the same prompt about an
+    observation, filled from the Interface (grammar, intro)."""
     specific = f"devils_advocate/{interface.name}/{name}"
     try:
         prompts.load(specific)

@@ -95,6 +95,8 @@ async def test_alfworld_prompts_carry_the_households_grammar(run_graph, write_sc
     assert f"Note:\n{ALFWORLD_GRAMMAR}\n\nThe next action is:" in act
     assert "Your task is to: heat some apple and put it in garbagecan." in act  # the observation
     assert not any("is the task completed now?" in p for p in prompts)  # the env says when it is done
+    assert not any("website" in p or "accessibility tree" in p for p in prompts)  # the generic prompts
+    assert "Observation 2:\nOn the countertop 1, you see a apple 1" in prompts[3]  # describe: the game's text
 
 
 HOTPOTQA = replies(
@@ -218,6 +220,7 @@ async def test_webarena_local_shop_is_the_papers_setting(run_graph, write_script
     first = prompts_of(spec)[0]
     assert "(e.g., click(), scroll(), goto(), go_back(), and type() functions in playwright)" in first
     assert prompts_of(spec)[1].startswith("I am in a sandbox and only have access to the following websites")
+    assert "And here is the accessibility tree of the current screen you are looking at:" in prompts_of(spec)[6]
 
 
 @pytest.mark.slow

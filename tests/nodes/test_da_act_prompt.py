@@ -62,10 +62,10 @@ def test_other_envs_get_the_generic_prompts_filled_from_their_interface():
     from envs.alfworld.interface import INTERFACE as ALFWORLD
     from nodes.da.views import prompt_name
 
-    assert [prompt_name(WEBARENA, n) for n in ("plan", "plan_revision", "act", "align")] == [
-        "devils_advocate/webarena/plan", "devils_advocate/webarena/plan_revision", "devils_advocate/webarena/act",
-        "devils_advocate/align"]
-    assert [prompt_name(ALFWORLD, n) for n in ("plan", "act")] == ["devils_advocate/plan", "devils_advocate/act"]
+    written = ("plan", "plan_revision", "act", "align", "describe", "complete_task", "complete_subtask", "answer")
+    assert [prompt_name(WEBARENA, n) for n in written] == [f"devils_advocate/webarena/{n}" for n in written]
+    assert [prompt_name(ALFWORLD, n) for n in written] == [f"devils_advocate/{n}" for n in written]
+    assert prompt_name(WEBARENA, "remedy") == prompt_name(ALFWORLD, "remedy") == "devils_advocate/remedy"
     screen = {"snapshot": {}, "observation": "You are in the middle of a room.", "summary": "", "url": ""}
     state = {"site": {"websites": f"- {ALFWORLD.intro}"}, "goal": "put a clean mug on the desk", "plan": ["Find a mug."],
              "subtask": 0, "episode": 1, "history": [], "notes": [], "current": screen}
