@@ -19,7 +19,13 @@ from nodes.context import Context
 from nodes.da.ask import ask, caller
 from nodes.da.state import DAState, Settings
 from nodes.da.summarise import shown
-from nodes.da.views import history_text, notes_text, plan_text, prompt_name, subtask_text
+from nodes.da.views import (
+    history_text,
+    notes_text,
+    plan_text,
+    prompt_name,
+    subtask_text,
+)
 from nodes.environment import env_interface
 from prompts import render
 
