@@ -67,7 +67,9 @@ class Interface(abc.ABC):
     ``Observation.info["intro"]``). ``grammar``: the action grammar in words, one bullet per
     form, as a prompt shows it. ``element_ids``: observations carry ids that actions name.
     ``answer_action``: the format of the action that delivers a final answer (``{answer}``
-    stands for it), or None when a task ends through ordinary actions.
+    stands for it), or None when a task ends through ordinary actions. ``name``: the env whose
+    grammar and screens these are; a method keeps prompts written for one env (its paper's)
+    under this name, so that any env speaking the same interface gets them too.
 
     Every env's first observation carries ``info["goal"]``, the task the agent is given, and
     may carry ``info["intro"]`` and ``info["task_type"]``.
@@ -78,6 +80,7 @@ class Interface(abc.ABC):
     grammar: str
     element_ids: bool = False
     answer_action: str | None = None
+    name: str = ""  # the interface's own name (its env's), under which a method may keep prompt variants
 
     @abc.abstractmethod
     def parse_action(self, text: str) -> str:
@@ -102,6 +105,11 @@ class Interface(abc.ABC):
     def with_element(self, action: str, element_id: str) -> str:
         """``action`` acting on element ``element_id`` instead of its own (after element mapping)."""
         return action
+
+    def noted(self, action: str) -> str | None:
+        """The text ``action`` notes down for later, when the grammar has a note-taking action
+        (WebArena's ``note_down [text]``); None for every other action."""
+        return None
 
 
 class Env(abc.ABC):

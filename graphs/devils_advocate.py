@@ -9,7 +9,7 @@
     7:     if tau is empty: C_tau = 1; tau = P.next()   next_subtask
     8:     else: S_t+1 = E(a_t); H.add(G_describe)      execute, describe
     9:       C_tau ~ G_align(S_t, a_t, S_t+1, tau)      align (NO -> pop: backtracking)
-   10-12:    if C_tau: early stop / next subtask        complete (answer -> stop [answer])
+   10-12:    if C_tau: early stop / next subtask        complete (answer -> the env's answer action)
    14:   if C_tau: a_t ~ G_action(tau, S_t)             act
    15-16:  a_t^(r) ~ G_remedy(tau, S_t, a_t); push      remedy
    17-18:  Stack.push((S_t, a_t, tau))                  push (a_t on top of its remedies)
@@ -17,7 +17,14 @@
 The baselines of the paper's comparison are options of this graph: ``remedies=0`` or
 ``backtracking=False`` is Plan+Act (a misaligned action ends the episode), and
 ``plan_revision=False`` ends the run after the first failed episode instead of
-reflecting. Limits: 30 actions per task, 7 episodes (``DEFAULTS``). The prompts are the
+reflecting. Limits: 30 actions per task, 7 episodes (``DEFAULTS``).
+
+It runs on every env through the env's Interface (grammar, introduction, answer action,
+element ids): WebArena is the paper's setting, with the appendix's prompts; on the others
+the generic plan and action prompts are filled from the Interface, backtracking restores the
+env's snapshots, element mapping runs only where observations carry element ids, and a task
+that ends through ordinary actions (WebShop's buy, MiniWoB's submit, ALFWorld's goal) ends
+the run when the env says it is done. The prompts are the
 appendix's; additions it lacks are Context options, off by default (``revision_notes``,
 ``revision_review``, ``remedy_hint``), and ``site_instructions`` fills its {INSTRUCTION}.
 """
@@ -191,10 +198,10 @@ def narrate(node: str, update: dict[str, Any]) -> str | None:
     if node == "complete":
         if update.get("task_done"):
             return f"task complete; answer: {update.get('answer', '')}"
-        return f"task not complete; now on subtask {int(update.get('subtask', 0)) + 1}"
+        return f"now on subtask {int(update.get('subtask', 0)) + 1}"
     if node == "backtrack" and added(update.get("backtracks")):
         back = added(update["backtracks"])[-1]
-        return f"back to {back['url']} to try {back['action']}"
+        return f"back to {back['url'] or 'an earlier state'} to try {back['action']}"
     if node == "map_element" and update.get("popped"):
         back = (added(update.get("backtracks")) or [{}])[-1]
         before = f"{back['action']} -> " if back.get("mapped_action") == update["popped"]["action"] else ""
@@ -212,7 +219,7 @@ METHOD = Method(
     aliases=("da", "ar"),
     build_graph=build_graph,
     graph=graph,
-    envs=("webarena",),
+    envs=("webarena", "webshop", "miniwob", "alfworld", "hotpotqa"),
     paper_envs=("webarena",),
     default_env="webarena",
     defaults=DEFAULTS,

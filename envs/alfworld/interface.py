@@ -46,4 +46,5 @@ INTERFACE = ALFWorldInterface(
     kind="text",
     intro="A simulated household (ALFWorld): you move between receptacles and act on objects to complete a job",
     grammar=GRAMMAR,
+    name="alfworld",
 )

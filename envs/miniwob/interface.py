@@ -53,4 +53,5 @@ INTERFACE = MiniWoBInterface(
     intro="A MiniWoB++ task: a small web page in a browser, with the task's instruction at its top",
     grammar=GRAMMAR,
     element_ids=True,
+    name="miniwob",
 )

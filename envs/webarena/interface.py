@@ -56,6 +56,7 @@ _REST_OF_LINE = re.compile(r"\A\s*\[(.*)\]", re.DOTALL)
 _ENTER_FLAG = re.compile(r"\]\s*\[\s*(?:press_enter_after\s*=\s*)?([01])\s*\]\s*\Z")
 _NO_ARGS = re.compile(r"\A\s*(?:\[\s*\])?")
 _ELEMENT_ACTION = re.compile(r"\A(click|type|hover)\s*\[\s*(\d+)\s*\]")
+_NOTE = re.compile(r"\Anote_down \[(.*)\]\Z", re.DOTALL)
 _LINE = re.compile(r"^[ \t]*\[(\d+)\][ \t]+(.*)$", re.MULTILINE)
 _ROLE_NAME = re.compile(r"""\A(\S+)\s+('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*")""")
 CONTEXT_LINES = 5
@@ -147,6 +148,10 @@ class WebArenaInterface(Interface):
     def with_element(self, action: str, element_id: str) -> str:
         return _ELEMENT_ACTION.sub(lambda m: f"{m.group(1)} [{element_id}]", action.strip(), count=1)
 
+    def noted(self, action: str) -> str | None:
+        match = _NOTE.match(action.strip())
+        return match.group(1) if match else None
+
 
 INTERFACE = WebArenaInterface(
     kind="web",
@@ -155,4 +160,5 @@ INTERFACE = WebArenaInterface(
     grammar=GRAMMAR,
     element_ids=True,
     answer_action="stop [{answer}]",
+    name="webarena",
 )

@@ -1,7 +1,8 @@
 """a_t ~ G_action(tau, S_t, H_{t-1}) (Algorithm 1, line 14): one action for the subtask.
 
 The prompt is the paper's action prompt, its "Note:" list the env's action grammar in words
-(on WebArena the appendix's list itself); the reply is read by the env's interface.
+(on WebArena the appendix's prompt with its own list; elsewhere the generic one, which names
+the env instead of WebArena's sandbox of websites); the reply is read by the env's interface.
 ``action_prompt`` is shared with ``remedy``, which continues the same conversation with the
 devil's-advocate question.
 """
@@ -13,18 +14,25 @@ from typing import Any
 from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 
+from envs.base import Interface
 from nodes.context import Context
 from nodes.da.ask import ask, caller
 from nodes.da.state import DAState, Settings
 from nodes.da.summarise import shown
-from nodes.da.views import history_text, notes_text, plan_text, subtask_text
+from nodes.da.views import (
+    history_text,
+    notes_text,
+    plan_text,
+    prompt_name,
+    subtask_text,
+)
 from nodes.environment import env_interface
 from prompts import render
 
 
-def action_prompt(state: DAState, grammar: str) -> str:
+def action_prompt(state: DAState, interface: Interface) -> str:
     return render(
-        "devils_advocate/act",
+        prompt_name(interface, "act"),
         websites=state["site"]["websites"],
         task=state["goal"],
         plan=plan_text(state),
@@ -32,7 +40,7 @@ def action_prompt(state: DAState, grammar: str) -> str:
         step=subtask_text(state),
         screen=shown(state["current"]),
         notes=notes_text(state),
-        grammar=grammar,
+        grammar=interface.grammar,
     )
 
 
@@ -40,6 +48,6 @@ async def act(state: DAState, runtime: Runtime[Context], config: RunnableConfig)
     """``proposal`` = [a_t], or [] when the model gave no usable action."""
     llm = caller(runtime.context, state)
     interface = await env_interface(runtime.context)
-    prompt = action_prompt(state, interface.grammar)
+    prompt = action_prompt(state, interface)
     answer = await ask(llm, prompt, interface.parse_action, reasks=Settings.of(runtime.context).reasks)
     return {"proposal": [answer.value] if answer.value else [], "usage": llm.usage}

@@ -17,7 +17,8 @@ from nodes.da.ask import ask, caller, yes_no
 from nodes.da.describe import last_step_refused
 from nodes.da.state import DAState, Settings
 from nodes.da.summarise import shown
-from nodes.da.views import plan_text, subtask_text
+from nodes.da.views import plan_text, prompt_name, subtask_text
+from nodes.environment import env_interface
 from prompts import render
 
 
@@ -26,7 +27,7 @@ async def align(state: DAState, runtime: Runtime[Context], config: RunnableConfi
         return {"aligned": False}
     llm = caller(runtime.context, state)
     prompt = render(
-        "devils_advocate/align",
+        prompt_name(await env_interface(runtime.context), "align"),
         step=subtask_text(state),
         plan=plan_text(state),
         action=state["episode_actions"][-1][-1],

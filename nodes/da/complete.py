@@ -2,9 +2,14 @@
 
 After an aligned action the agent first asks whether the whole task is done (early
 stop, whatever is left of the plan); if so it answers the task with the paper's answer
-prompt (``###Answer ...``) and delivers it to the env as ``stop [answer]``, which is
-where WebArena evaluates. Otherwise it asks whether the current subtask is done and,
-if so, moves tau to the next one.
+prompt (``###Answer ...``) and delivers it to the env in the env's answer action (the
+Interface's ``answer_action``: WebArena's ``stop [answer]``, where it evaluates; HotpotQA's
+``finish[answer]``). Otherwise it asks whether the current subtask is done and, if so,
+moves tau to the next one.
+
+An env without an answer action (WebShop, MiniWoB, ALFWorld) ends its task through ordinary
+actions (buying, submitting, reaching the goal) and says so itself: the run ends when the
+env is done, so the task question is not asked there, only the subtask question.
 """
 
 from __future__ import annotations
@@ -18,8 +23,14 @@ from nodes.context import Context
 from nodes.da.ask import ask, caller, final_answer, yes_no
 from nodes.da.state import DAState, Settings
 from nodes.da.summarise import shown
-from nodes.da.views import history_text, notes_text, plan_text, subtask_text
-from nodes.environment import execute, live_env
+from nodes.da.views import (
+    history_text,
+    notes_text,
+    plan_text,
+    prompt_name,
+    subtask_text,
+)
+from nodes.environment import env_interface, execute, live_env
 from prompts import render
 
 
@@ -37,21 +48,27 @@ async def complete(state: DAState, runtime: Runtime[Context], config: RunnableCo
     reasks = Settings.of(runtime.context).reasks
     llm = caller(runtime.context, state)
     fields = _fields(state)
-    task_done = await ask(llm, render("devils_advocate/complete_task", **fields), yes_no, reasks=reasks)
-    if task_done.value:
+    interface = await env_interface(runtime.context)
+    answer_action = interface.answer_action
+    task_done = answer_action is not None and bool(
+        (await ask(llm, render(prompt_name(interface, "complete_task"), **fields), yes_no, reasks=reasks)).value
+    )
+    if answer_action is not None and task_done:
         reply = await ask(
             llm,
-            render("devils_advocate/answer", **{k: fields[k] for k in ("task", "history", "notes", "screen")}),
+            render(prompt_name(interface, "answer"), **{k: fields[k] for k in ("task", "history", "notes", "screen")}),
             final_answer,
             reasks=reasks,
         )
         answer = reply.value if reply.value is not None else " ".join(reply.text.split())
         env = await live_env(state, runtime.context, config)
-        _, update = await execute(env, state, config, f"stop [{answer}]", node="complete", caller=llm)
+        deliver = answer_action.format(answer=answer)
+        _, update = await execute(env, state, config, deliver, node="complete", caller=llm)
         update["actions"] = int(state.get("actions", 0))  # delivering the answer is not an action
         return {**update, "task_done": True, "answer": answer, "usage": llm.usage}
     subtask_done = await ask(
-        llm, render("devils_advocate/complete_subtask", **fields, step=subtask_text(state)), yes_no, reasks=reasks
+        llm, render(prompt_name(interface, "complete_subtask"), **fields, step=subtask_text(state)), yes_no,
+        reasks=reasks,
     )
     subtask = int(state.get("subtask", 0)) + (1 if subtask_done.value else 0)
     return {"task_done": False, "subtask": subtask, "usage": llm.usage}

@@ -19,6 +19,8 @@ from nodes.context import Context
 from nodes.da.ask import caller
 from nodes.da.state import DAState, HistoryItem
 from nodes.da.summarise import shown
+from nodes.da.views import prompt_name
+from nodes.environment import env_interface
 from prompts import render
 
 
@@ -40,7 +42,7 @@ async def describe(state: DAState, runtime: Runtime[Context], config: RunnableCo
     else:
         llm = caller(runtime.context, state)
         prompt = render(
-            "devils_advocate/describe",
+            prompt_name(await env_interface(runtime.context), "describe"),
             task=state["goal"],
             action=action,
             screen_before=shown(state["previous"]),

@@ -3,8 +3,10 @@
 An episode starts from S_0 (eq. 10: a revised plan is made for the initial state), so
 its root stack entry carries the initial snapshot and the first pop backtracks there.
 ``finish`` ends a run the way WebArena's harness does: when the agent did not deliver an
-answer it sends ``stop [Early stop: <reason>]`` so the env still evaluates the final
-state (url_match and program_html tasks can pass without an answer).
+answer it sends ``stop [Early stop: <reason>]`` (the env's answer action, its Interface's
+``answer_action``) so the env still evaluates the final state (url_match and program_html
+tasks can pass without an answer). An env without an answer action (its tasks end through
+ordinary actions) is left as it is: a run that ends before the env is done has failed.
 """
 
 from __future__ import annotations
@@ -86,10 +88,12 @@ async def finish(state: DAState, runtime: Runtime[Context], config: RunnableConf
     """End the run: an early stop when no answer was delivered, then release the env."""
     reason = stop_reason(state, Settings.of(runtime.context))
     update: dict[str, Any] = {"stop_reason": reason}
-    if not state.get("done"):
+    answer_action = (await env_interface(runtime.context)).answer_action
+    if not state.get("done") and answer_action is not None:
         env = await live_env(state, runtime.context, config)
         llm = caller(runtime.context, state)
-        _, stepped = await execute(env, state, config, f"stop [Early stop: {reason}]", node="finish", caller=llm)
+        early_stop = answer_action.format(answer=f"Early stop: {reason}")
+        _, stepped = await execute(env, state, config, early_stop, node="finish", caller=llm)
         stepped["actions"] = int(state.get("actions", 0))  # stopping is not one of the agent's actions
         update.update(stepped, usage=llm.usage)
     await release(state, config)

@@ -2,7 +2,8 @@
 
 The new screen is summarised when it exceeds the budget, so that every model-facing
 prompt after this step (describe, align, complete, act) reads the same view of it.
-``note_down`` actions also go to the notes the prompts show as {notes}.
+An action that notes something down (the Interface's ``noted``: WebArena's ``note_down``)
+also adds it to the notes the prompts show as {notes}.
 
 A run resumed in a new process has no live env: it is rebuilt from the snapshot in
 state, and a rebuilt page may number its elements differently from the screen the
@@ -12,7 +13,6 @@ exactly as after a backtrack.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from langchain_core.runnables import RunnableConfig
@@ -27,8 +27,6 @@ from nodes.da.state import DAState, Screen, Settings
 from nodes.da.summarise import look
 from nodes.environment import env_interface, execute, sync_env
 from nodes.llm import Caller
-
-_NOTE = re.compile(r"\Anote_down \[(.*)\]\Z", re.DOTALL)
 
 
 async def _rebuilt_env(
@@ -48,10 +46,11 @@ async def execute_action(state: DAState, runtime: Runtime[Context], config: Runn
     settings = Settings.of(runtime.context)
     llm = caller(runtime.context, state)
     before = state["current"]
+    interface = await env_interface(runtime.context)
     env, rebuilt = await _rebuilt_env(state, runtime.context, config, llm, settings)
     if rebuilt is not None:
-        interface = await env_interface(runtime.context)
-        if not same_element(interface, action, before["observation"], rebuilt["observation"]):
+        if interface.element_ids and not same_element(interface, action, before["observation"],
+                                                      rebuilt["observation"]):
             action = await mapped_action(llm, interface, action, before, rebuilt, settings.reasks) or action
         before = rebuilt
     result, update = await execute(env, state, config, action, node="execute", caller=llm)
@@ -60,13 +59,13 @@ async def execute_action(state: DAState, runtime: Runtime[Context], config: Runn
     )
     episodes = [list(actions) for actions in state.get("episode_actions") or [[]]]
     episodes[-1].append(action)
-    note = _NOTE.match(action) if result.info.get("valid", True) else None
+    note = interface.noted(action) if result.info.get("valid", True) else None
     notes = state.get("notes") or []
     return {
         **update,
         "previous": before,
         "current": after,
         "episode_actions": edit(state.get("episode_actions") or [], episodes),
-        "notes": edit(notes, [*notes, note.group(1)] if note else notes),
+        "notes": edit(notes, [*notes, note] if note is not None else notes),
         "usage": llm.usage,
     }

@@ -1,7 +1,9 @@
 """P ~ G_plan(T, S_0) (Algorithm 1, line 2) and tau = P.next() (line 7).
 
 The plan is the numbered list the paper's plan prompt asks for; a model that never
-produces one gets the task itself as a one-step plan, so the episode can still run.
+produces one gets the task itself as a one-step plan, so the episode can still run. On
+WebArena the prompt is the appendix's; elsewhere the generic one tells the env's actions
+with its Interface's grammar.
 """
 
 from __future__ import annotations
@@ -16,14 +18,18 @@ from nodes.context import Context
 from nodes.da.ask import ask, caller, plan_steps
 from nodes.da.state import DAState, Settings
 from nodes.da.summarise import shown
+from nodes.da.views import prompt_name
+from nodes.environment import env_interface
 from prompts import render
 
 
 async def plan(state: DAState, runtime: Runtime[Context], config: RunnableConfig) -> dict[str, Any]:
     llm = caller(runtime.context, state)
+    interface = await env_interface(runtime.context)
     prompt = render(
-        "devils_advocate/plan",
+        prompt_name(interface, "plan"),
         **state["site"],
+        grammar=interface.grammar,
         starting_screen=shown(state["initial"]),
         task=state["goal"],
     )

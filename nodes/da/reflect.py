@@ -20,7 +20,8 @@ from nodes.context import Context
 from nodes.da.ask import ask, caller, plan_steps
 from nodes.da.state import DAState, Settings
 from nodes.da.summarise import shown
-from nodes.da.views import experience_text, notes_text, plan_text
+from nodes.da.views import experience_text, notes_text, plan_text, prompt_name
+from nodes.environment import env_interface
 from prompts import render
 
 
@@ -37,9 +38,11 @@ def additions(state: DAState, settings: Settings) -> str:
 async def reflect(state: DAState, runtime: Runtime[Context], config: RunnableConfig) -> dict[str, Any]:
     settings = Settings.of(runtime.context)
     llm = caller(runtime.context, state)
+    interface = await env_interface(runtime.context)
     prompt = render(
-        "devils_advocate/plan_revision",
+        prompt_name(interface, "plan_revision"),
         **state["site"],
+        grammar=interface.grammar,
         starting_screen=shown(state["initial"]),
         task=state["goal"],
         failed_plan=plan_text(state),

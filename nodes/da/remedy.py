@@ -39,7 +39,8 @@ async def remedy(state: DAState, runtime: Runtime[Context], config: RunnableConf
     llm = caller(runtime.context, state)
     proposal = list(state["proposal"])
     interface = await env_interface(runtime.context)
-    messages: list[BaseMessage] = [HumanMessage(action_prompt(state, interface.grammar)), AIMessage(proposal[0])]
+    prompt = action_prompt(state, interface)
+    messages: list[BaseMessage] = [HumanMessage(prompt), AIMessage(proposal[0])]
     question = render("devils_advocate/remedy")
     if settings.remedy_hint:  # not in the paper: an option
         question += "\n" + render("devils_advocate/remedy_hint")

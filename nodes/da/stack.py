@@ -1,7 +1,8 @@
 """The stack of Algorithm 1: push a_t over its remedies, pop, and backtrack to S'_t.
 
 Backtracking (line 6) restores the env to the popped entry's snapshot (the URL and
-scroll position for WebArena) through the env's own ``restore`` and records the new
+scroll position for WebArena; a replay of the actions for MiniWoB and ALFWorld; the episode
+state for WebShop and HotpotQA) through the env's own ``restore`` and records the new
 snapshot in state; the restored page may number its elements differently, which
 ``needs_mapping`` detects by comparing the acted-on element's signature (the env interface's).
 """
@@ -37,7 +38,7 @@ def differs(state: DAState) -> bool:
 def needs_mapping(state: DAState, interface: Interface) -> bool:
     """The popped action names an element that is not the same line on the current screen."""
     entry = state.get("popped")
-    if not entry or not entry["action"]:
+    if not entry or not entry["action"] or not interface.element_ids:  # text envs name no elements
         return False
     return not same_element(interface, entry["action"], entry["state"]["observation"], state["current"]["observation"])
 

@@ -8,10 +8,24 @@ from __future__ import annotations
 
 from typing import Any
 
+import prompts
 from envs.base import Interface, Observation
 from nodes.da.state import DAState
 
 NONE = "None"
+
+
+def prompt_name(interface: Interface, name: str) -> str:
+    """``devils_advocate/<interface>/<name>`` where the paper wrote that prompt for the interface
+    (WebArena's prompts name its sandbox of websites, Playwright, its action syntax and the
+    accessibility tree), else the generic ``devils_advocate/<name>``: the same prompt about an
+    observation, filled from the Interface (grammar, intro)."""
+    specific = f"devils_advocate/{interface.name}/{name}"
+    try:
+        prompts.load(specific)
+    except prompts.PromptError:
+        return f"devils_advocate/{name}"
+    return specific
 
 
 def site_of(observation: Observation, interface: Interface, instruction: str = "") -> dict[str, str]:

@@ -25,6 +25,13 @@ def test_every_env_declares_its_interface(name):
     assert interface.intro and interface.grammar.startswith("- ")
     assert interface.element_ids == (name in ("webarena", "miniwob"))
     assert interface.answer_action == {"webarena": "stop [{answer}]", "hotpotqa": "finish[{answer}]"}.get(name)
+    assert interface.name == name  # what a method keeps prompt variants under
+
+
+def test_only_webarena_has_a_note_taking_action():
+    assert WEBARENA.noted("note_down [Order 174: Gold frame]") == "Order 174: Gold frame"
+    assert WEBARENA.noted("click [12]") is None
+    assert all(i.noted("note_down [x]") is None for i in (MINIWOB, WEBSHOP, ALFWORLD, HOTPOTQA))
 
 
 def test_webarenas_grammar_is_the_appendixs_note_list():
