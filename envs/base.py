@@ -67,7 +67,8 @@ class Interface(abc.ABC):
     ``Observation.info["intro"]``). ``grammar``: the action grammar in words, one bullet per
     form, as a prompt shows it. ``element_ids``: observations carry ids that actions name.
     ``answer_action``: the format of the action that delivers a final answer (``{answer}``
-    stands for it), or None when a task ends through ordinary actions.
+    stands for it), or None when a task ends through ordinary actions. ``verbs``: the words its
+    actions start with (what tells an action line from commentary in a reply).
 
     Every env's first observation carries ``info["goal"]``, the task the agent is given, and
     may carry ``info["intro"]`` and ``info["task_type"]``.
@@ -78,6 +79,7 @@ class Interface(abc.ABC):
     grammar: str
     element_ids: bool = False
     answer_action: str | None = None
+    verbs: tuple[str, ...] = ()  # the words an action of the grammar starts with (lower case)
 
     @abc.abstractmethod
     def parse_action(self, text: str) -> str:
@@ -97,6 +99,11 @@ class Interface(abc.ABC):
     def with_element(self, action: str, element_id: str) -> str:
         """``action`` acting on element ``element_id`` instead of its own (after element mapping)."""
         return action
+
+    def without_elements(self, observation: str, element_ids: list[str]) -> str:
+        """``observation`` as an env that disables ``element_ids`` (DisablesElements) shows it:
+        the elements stay, their ids are gone. Unchanged for envs without element ids."""
+        return observation
 
 
 class Env(abc.ABC):

@@ -38,4 +38,5 @@ INTERFACE = HotpotQAInterface(
     intro="Question answering over Wikipedia: search its pages, look up sentences in them, and answer the question",
     grammar=GRAMMAR,
     answer_action="finish[{answer}]",
+    verbs=("search", "lookup", "finish"),
 )

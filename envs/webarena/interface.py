@@ -155,4 +155,5 @@ INTERFACE = WebArenaInterface(
     grammar=GRAMMAR,
     element_ids=True,
     answer_action="stop [{answer}]",
+    verbs=(*AGENT_VERBS, "stop"),
 )
