@@ -68,7 +68,9 @@ class Interface(abc.ABC):
     form, as a prompt shows it. ``element_ids``: observations carry ids that actions name.
     ``answer_action``: the format of the action that delivers a final answer (``{answer}``
     stands for it), or None when a task ends through ordinary actions. ``verbs``: the words its
-    actions start with (what tells an action line from commentary in a reply).
+    actions start with (what tells an action line from commentary in a reply). ``name``: the
+benchmark whose view this is: a prompt a paper wrote for that view (its grammar, its screens) is
+picked by it, so an env that reuses the view (a test double of MiniWoB) gets the same prompts.
 
     Every env's first observation carries ``info["goal"]``, the task the agent is given, and
     may carry ``info["intro"]`` and ``info["task_type"]``.
@@ -80,6 +82,7 @@ class Interface(abc.ABC):
     element_ids: bool = False
     answer_action: str | None = None
     verbs: tuple[str, ...] = ()  # the words an action of the grammar starts with (lower case)
+    name: str = ""  # the benchmark whose view this is; prompts written for it sit in prompts/<method>/<name>/
 
     @abc.abstractmethod
     def parse_action(self, text: str) -> str:

@@ -43,4 +43,5 @@ INTERFACE = ALFWorldInterface(
     intro="A simulated household (ALFWorld): you move between receptacles and act on objects to complete a job",
     grammar=GRAMMAR,
     verbs=("go", "take", "put", "open", "close", "use", "clean", "heat", "cool", "examine", *BARE),
+    name="alfworld",
 )

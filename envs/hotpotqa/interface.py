@@ -39,4 +39,5 @@ INTERFACE = HotpotQAInterface(
     grammar=GRAMMAR,
     answer_action="finish[{answer}]",
     verbs=("search", "lookup", "finish"),
+    name="hotpotqa",
 )

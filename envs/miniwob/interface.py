@@ -61,4 +61,5 @@ INTERFACE = MiniWoBInterface(
     grammar=GRAMMAR,
     element_ids=True,
     verbs=("click", "tap", "enter", "type", "press", "hold", "release"),
+    name="miniwob",
 )

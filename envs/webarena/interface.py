@@ -156,4 +156,5 @@ INTERFACE = WebArenaInterface(
     element_ids=True,
     answer_action="stop [{answer}]",
     verbs=(*AGENT_VERBS, "stop"),
+    name="webarena",
 )

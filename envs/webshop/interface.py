@@ -36,4 +36,5 @@ INTERFACE = WebShopInterface(
           "and buy it",
     grammar=GRAMMAR,
     verbs=("search", "click"),
+    name="webshop",
 )
