@@ -37,6 +37,9 @@ _QUOTES = "\"'`\u201c\u201d"
 _REMARK = re.compile(r"^(.*\bid\s*[=:]?\s*[\"']?\d+[\"']?)(?!\d)\s*(?:[(\[,:;\u2013\u2014-]|\s(?=\D)).*$", re.IGNORECASE | re.DOTALL)
 
 
+_FULL_STOP = re.compile(r"(?<=[\w\])])\.$")
+
+
 @dataclass(frozen=True)
 class ParsedLine:
     """A canonical action, or the original text with the reason it could not be read."""
@@ -69,7 +72,7 @@ def _clean(line: str, interface: Interface) -> str:
     text = f"{_PAST.get(first.lower(), first)} {rest}".strip()
     if _first_word(text) in ("click", "tap", "enter", "type") and (match := _REMARK.match(text)):
         text = match.group(1)
-    return text
+    return _FULL_STOP.sub("", text)  # "you should go to countertop 1." ends a sentence, not the action
 
 
 def _answer(line: str, interface: Interface) -> str | None:
