@@ -6,7 +6,8 @@ from nodes.sr.status import TrialStatus, trial_status
 
 
 def status(screens: list[str], **kw) -> TrialStatus | None:
-    args = dict(success=False, done=False, steps=len(screens) - 1, max_steps=10, exception=False, stopped=False)
+    args = {"success": False, "done": False, "steps": len(screens) - 1, "max_steps": 10, "exception": False,
+            "stopped": False}
     args.update(kw)
     return trial_status(screens, **args)
 
