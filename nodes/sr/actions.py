@@ -31,12 +31,10 @@ from envs.base import ActionParseError, Interface
 _PAST = {"clicked": "click", "tapped": "click", "entered": "enter", "typed": "type",
          "pressed": "press", "held": "hold", "released": "release"}
 
-_MARKER = re.compile(r"^\s*(?:(?:step\s*)?\d+\s*[.):]|[-*\u2022>])\s*", re.IGNORECASE)
+_MARKER = re.compile(r"^\s*(?:(?:step\s*)?\d+\s*[.):]|[-*\u2022>])\s*", re.I)
 _QUOTES = "\"'`\u201c\u201d"
 # Everything after the last target id of a click/enter is a remark: "click id=7 (the OK button)".
-_REMARK = re.compile(r"^(.*\bid\s*[=:]?\s*[\"']?\d+[\"']?)(?!\d)\s*(?:[(\[,:;\u2013\u2014-]|\s(?=\D)).*$", re.IGNORECASE | re.DOTALL)
-
-
+_REMARK = re.compile(r"^(.*\bid\s*[=:]?\s*[\"']?\d+[\"']?)(?!\d)\s*(?:[(\[,:;\u2013\u2014-]|\s(?=\D)).*$", re.I | re.S)
 _FULL_STOP = re.compile(r"(?<=[\w\])])\.$")
 
 
@@ -64,7 +62,9 @@ def _clean(line: str, interface: Interface) -> str:
     text = _MARKER.sub("", line.strip(), count=1).strip().strip("`").strip()
     if text and text[0] in _QUOTES and _first_word(text[1:]) in verbs(interface):
         text = text[1:]
-        if text.count('"') % 2 == 1 and text.endswith(tuple(_QUOTES)) or text.endswith(("'", "`", "\u201d")):  # the wrapper's closing quote
+        if text.count('"') % 2 == 1 and text.endswith(tuple(_QUOTES)):  # the wrapper's closing quote
+            text = text[:-1]
+        elif text.endswith(("'", "`", "\u201d")):
             text = text[:-1]
     first, _, rest = text.strip().partition(" ")
     if first.lower() == "have":

@@ -8,7 +8,8 @@ already failed at A; (3) adds the action taken at A to A's failed set and, for a
 id to A's disabled ids (disabled on the screen at A) unless B is to be taken on that very
 element (element ids as the env's interface reads them from an action; an env without element
 ids has none, and an env that cannot disable elements keeps them on screen, nodes/sr/constrain.py:
-there the failed list alone keeps a failed B from being enforced again); (4) clears every entry after A, now outdated. Replayed steps keep the stage they were
+there the failed list alone keeps a failed B from being enforced again); (4) clears every entry
+after A, now outdated. Replayed steps keep the stage they were
 taken in, so the next trial replays them stage by stage. Every reflection is also kept in
 order (``reflections``), which is all the ablation without structured memory shows the
 planner (Sec. 7.1).

@@ -20,7 +20,9 @@ not crash.
 
 Outside MiniWoB the generic prompt (nodes/sr/prompting.py) adds the screen after the last action
 (on a text env, what the last action returned: "Nothing happens.", the answer's verdict) and the
-env's actions, in which B is to be written so that it can be enforced. ``reflect_past_end=True`` (an addition) lets A name the action after the last one
+env's actions, in which B is to be written so that it can be enforced.
+
+``reflect_past_end=True`` (an addition) lets A name the action after the last one
 when the trial ended incomplete; ``disable_clicks`` picks which failed click is disabled.
 """
 

@@ -4,11 +4,14 @@ by releasing the env.
 Every trial starts from the task's first screen, so the replay prefix of the memory leads
 to the same screens again. That needs a deterministic reset (same task id, same start), which
 each env gives: MiniWoB's task id carries its seed; WebShop's goal index, ALFWorld's game file
-and HotpotQA's question start the same episode every time; WebArena's local shop reloads the
-task's start page with the same data and numbers the elements of a page in tree order, so the same
-page gets the same ids. (What a WebArena task submits to a site stays there; the local shop tasks
-draft and read only. A live WebArena site that keeps state between trials is not reset here.)
-``actions`` counts every executed action of the run, across trials (the cost the evaluation reports); the step budget applies per trial.
+and HotpotQA's question start the same episode every time; WebArena opens a fresh browser
+context per reset (no cookies of the last trial, e.g. the local shop's recently viewed list), the
+local shop's catalogue and orders never change (a posted form is only recorded), and a page's
+elements are numbered in tree order, so the same page gets the same ids. A live WebArena site
+keeps what a trial submitted (an order placed, a post written): it is not reset between trials
+here, so a replay there may not reach the same screen.
+``actions`` counts every executed action of the run, across trials (the cost the evaluation
+reports); the step budget applies per trial.
 """
 
 from __future__ import annotations
