@@ -72,7 +72,7 @@ def _clean(line: str, interface: Interface) -> str:
     text = f"{_PAST.get(first.lower(), first)} {rest}".strip()
     if _first_word(text) in ("click", "tap", "enter", "type") and (match := _REMARK.match(text)):
         text = match.group(1)
-    return _FULL_STOP.sub("", text)  # "you should go to countertop 1." ends a sentence, not the action
+    return text
 
 
 def _answer(line: str, interface: Interface) -> str | None:
@@ -90,10 +90,15 @@ def parse_action(text: str, interface: Interface) -> ParsedLine:
     line = _clean(text, interface)
     if (answer := _answer(line, interface)) is not None:
         return ParsedLine(answer)
-    try:
-        return ParsedLine(interface.parse_action(line))
-    except ActionParseError as problem:
-        return ParsedLine(line, f'"{line}" is not an action: {problem}')
+    # "you should go to countertop 1." ends a sentence: its full stop is not part of the action
+    # (MiniWoB's parser drops it itself; ALFWorld's would keep it in the command)
+    sentence = _FULL_STOP.sub("", line)
+    for candidate in dict.fromkeys((sentence, line)):
+        try:
+            return ParsedLine(interface.parse_action(candidate))
+        except ActionParseError as problem:
+            error = f'"{line}" is not an action: {problem}'
+    return ParsedLine(line, error)
 
 
 def read_plan(text: str, interface: Interface) -> list[ParsedLine]:
