@@ -67,9 +67,10 @@ class Interface(abc.ABC):
     ``Observation.info["intro"]``). ``grammar``: the action grammar in words, one bullet per
     form, as a prompt shows it. ``element_ids``: observations carry ids that actions name.
     ``answer_action``: the format of the action that delivers a final answer (``{answer}``
-    stands for it), or None when a task ends through ordinary actions. ``name``: the env whose
-    grammar and screens these are; a method keeps prompts written for one env (its paper's)
-    under this name, so that any env speaking the same interface gets them too.
+    stands for it), or None when a task ends through ordinary actions. ``verbs``: the words its
+    actions start with (what tells an action line from commentary in a reply). ``name``: the env
+    whose grammar and screens these are; a method keeps prompts written for one env (its paper's)
+    under this name, so that any env speaking the same interface (a test double) gets them too.
 
     Every env's first observation carries ``info["goal"]``, the task the agent is given, and
     may carry ``info["intro"]`` and ``info["task_type"]``.
@@ -80,7 +81,8 @@ class Interface(abc.ABC):
     grammar: str
     element_ids: bool = False
     answer_action: str | None = None
-    name: str = ""  # the interface's own name (its env's), under which a method may keep prompt variants
+    verbs: tuple[str, ...] = ()  # the words an action of the grammar starts with (lower case)
+    name: str = ""  # the benchmark whose view this is; prompts written for it sit in prompts/<method>/<name>/
 
     @abc.abstractmethod
     def parse_action(self, text: str) -> str:
@@ -110,6 +112,11 @@ class Interface(abc.ABC):
         """The text ``action`` notes down for later, when the grammar has a note-taking action
         (WebArena's ``note_down [text]``); None for every other action."""
         return None
+
+    def without_elements(self, observation: str, element_ids: list[str]) -> str:
+        """``observation`` as an env that disables ``element_ids`` (DisablesElements) shows it:
+        the elements stay, their ids are gone. Unchanged for envs without element ids."""
+        return observation
 
 
 class Env(abc.ABC):

@@ -43,7 +43,6 @@ from typing import Any, Literal
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 
-from envs.miniwob.status import TrialStatus
 from graphs.edges import inline
 from graphs.method import Method
 from nodes.channels import added
@@ -56,6 +55,7 @@ from nodes.sr.reflect import reflect
 from nodes.sr.replay import replay
 from nodes.sr.stage import DEFAULTS
 from nodes.sr.state import SRState
+from nodes.sr.status import TrialStatus
 from nodes.sr.trial import finish, start_trial
 
 Next = Literal["execute", "replay", "reflect", "finish"]
@@ -167,7 +167,7 @@ METHOD = Method(
     aliases=("sr",),
     build_graph=build_graph,
     graph=graph,
-    envs=("miniwob",),
+    envs=("miniwob", "webshop", "webarena", "alfworld", "hotpotqa"),
     paper_envs=("miniwob",),
     default_env="miniwob",
     defaults=DEFAULTS,

@@ -46,5 +46,6 @@ INTERFACE = ALFWorldInterface(
     kind="text",
     intro="A simulated household (ALFWorld): you move between receptacles and act on objects to complete a job",
     grammar=GRAMMAR,
+    verbs=("go", "take", "put", "open", "close", "use", "clean", "heat", "cool", "examine", *BARE),
     name="alfworld",
 )

@@ -38,5 +38,6 @@ INTERFACE = HotpotQAInterface(
     intro="Question answering over Wikipedia: search its pages, look up sentences in them, and answer the question",
     grammar=GRAMMAR,
     answer_action="finish[{answer}]",
+    verbs=("search", "lookup", "finish"),
     name="hotpotqa",
 )

@@ -47,11 +47,19 @@ class MiniWoBInterface(Interface):
         match = _ELEMENT_ACTION.match(action.strip())
         return f"{match.group(1)}{element_id}" if match else action
 
+    def without_elements(self, observation: str, element_ids: list[str]) -> str:
+        """The screen with the ``id=N`` of ``element_ids`` removed, the elements kept (as
+        envs.miniwob.screen renders a disabled target)."""
+        for element_id in element_ids:
+            observation = re.sub(rf"\s*\bid={re.escape(element_id)}\b(?!\d)", "", observation)
+        return observation
+
 
 INTERFACE = MiniWoBInterface(
     kind="web",
     intro="A MiniWoB++ task: a small web page in a browser, with the task's instruction at its top",
     grammar=GRAMMAR,
     element_ids=True,
+    verbs=("click", "tap", "enter", "type", "press", "hold", "release"),
     name="miniwob",
 )

@@ -160,5 +160,6 @@ INTERFACE = WebArenaInterface(
     grammar=GRAMMAR,
     element_ids=True,
     answer_action="stop [{answer}]",
+    verbs=(*AGENT_VERBS, "stop"),
     name="webarena",
 )

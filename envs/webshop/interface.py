@@ -35,5 +35,6 @@ INTERFACE = WebShopInterface(
     intro="WebShop, an online shop of Amazon products: search the catalogue, open an item, choose its options "
           "and buy it",
     grammar=GRAMMAR,
+    verbs=("search", "click"),
     name="webshop",
 )

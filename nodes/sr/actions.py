@@ -1,13 +1,16 @@
-"""Plan lines and reflection suggestions read as actions of the MiniWoB grammar.
+"""Plan lines and reflection suggestions read as actions of the env's grammar.
 
-The grammar itself (``click id=N``, ``enter "text" to id=N``, ``press KEY x N``, ``hold`` /
-``release``) and its canonical spelling belong to the env (its ``interface``); this
+The grammar itself (MiniWoB's ``click id=N``, ``enter "text" to id=N``, ``press KEY x N``; WebShop's
+``search[..]``; ALFWorld's commands; ...), the words its actions start with and its canonical
+spelling belong to the env (its ``interface``: ``parse_action``, ``verbs``, ``answer_action``); this
 module adds what is particular to reading a *plan* or a *reflection*: a plan is one action per
 line among commentary ("Your plan:", code fences, "That is all."), lines come numbered
 ("1.", "Step 2:"), wrapped in quotes, with a remark after the target id ("click id=7 (the OK
 button)"), and reflections use the past tense ("you should have clicked id=7"). A line that
-starts with an action verb but is not an action is *malformed* (exception feedback); a line
-without an action verb is commentary and is skipped. Nothing is ever evaluated.
+starts with an action verb of the env but is not an action is *malformed* (exception feedback); a
+line without one is commentary and is skipped. An env whose tasks end with an answer
+(``answer_action``, e.g. WebArena's ``stop [answer]``) takes that line as an action too. Nothing is
+ever evaluated.
 
 The paper's code reads less: it executes every line of the reply as it stands (a list marker or
 a line of commentary becomes an action that does nothing, so the trial ends with "no change"),
@@ -25,7 +28,6 @@ from dataclasses import dataclass
 
 from envs.base import ActionParseError, Interface
 
-VERBS = ("click", "tap", "enter", "type", "press", "hold", "release")
 _PAST = {"clicked": "click", "tapped": "click", "entered": "enter", "typed": "type",
          "pressed": "press", "held": "hold", "released": "release"}
 
@@ -33,6 +35,7 @@ _MARKER = re.compile(r"^\s*(?:(?:step\s*)?\d+\s*[.):]|[-*\u2022>])\s*", re.I)
 _QUOTES = "\"'`\u201c\u201d"
 # Everything after the last target id of a click/enter is a remark: "click id=7 (the OK button)".
 _REMARK = re.compile(r"^(.*\bid\s*[=:]?\s*[\"']?\d+[\"']?)(?!\d)\s*(?:[(\[,:;\u2013\u2014-]|\s(?=\D)).*$", re.I | re.S)
+_FULL_STOP = re.compile(r"(?<=[\w\])])\.$")
 
 
 @dataclass(frozen=True)
@@ -44,14 +47,20 @@ class ParsedLine:
 
 
 def _first_word(text: str) -> str:
-    match = re.match(r"[A-Za-z]+", text)
+    match = re.match(r"[A-Za-z_]+", text)
     return match.group(0).lower() if match else ""
 
 
-def _clean(line: str) -> str:
+def verbs(interface: Interface) -> tuple[str, ...]:
+    """The words an action line starts with: the grammar's, and the answer action's."""
+    answer = _first_word(interface.answer_action or "")
+    return (*interface.verbs, answer) if answer else interface.verbs
+
+
+def _clean(line: str, interface: Interface) -> str:
     """Strip list markers, wrapping quotes/backticks, past tense and a remark after the id."""
     text = _MARKER.sub("", line.strip(), count=1).strip().strip("`").strip()
-    if text and text[0] in _QUOTES and _first_word(text[1:]) in VERBS:
+    if text and text[0] in _QUOTES and _first_word(text[1:]) in verbs(interface):
         text = text[1:]
         if text.count('"') % 2 == 1 and text.endswith(tuple(_QUOTES)):  # the wrapper's closing quote
             text = text[:-1]
@@ -66,13 +75,30 @@ def _clean(line: str) -> str:
     return text
 
 
+def _answer(line: str, interface: Interface) -> str | None:
+    """The line as the env's answer action (``stop [Walnut]``), or None when it is not one."""
+    if not interface.answer_action:
+        return None
+    head, _, tail = interface.answer_action.partition("{answer}")
+    loose = r"\s*".join(re.escape(part) for part in head.split())  # "stop [" also as "stop["
+    match = re.fullmatch(rf"{loose}\s*(.*?)\s*{re.escape(tail)}", line, re.IGNORECASE | re.DOTALL)
+    return f"{head}{match.group(1)}{tail}" if match else None
+
+
 def parse_action(text: str, interface: Interface) -> ParsedLine:
     """One action in the env's canonical form, or the text with the env's feedback."""
-    line = _clean(text)
-    try:
-        return ParsedLine(interface.parse_action(line))
-    except ActionParseError as problem:
-        return ParsedLine(line, f'"{line}" is not an action: {problem}')
+    line = _clean(text, interface)
+    if (answer := _answer(line, interface)) is not None:
+        return ParsedLine(answer)
+    # "you should go to countertop 1." ends a sentence: its full stop is not part of the action
+    # (MiniWoB's parser drops it itself; ALFWorld's would keep it in the command)
+    sentence = _FULL_STOP.sub("", line)
+    for candidate in dict.fromkeys((sentence, line)):
+        try:
+            return ParsedLine(interface.parse_action(candidate))
+        except ActionParseError as problem:
+            error = f'"{line}" is not an action: {problem}'
+    return ParsedLine(line, error)
 
 
 def read_plan(text: str, interface: Interface) -> list[ParsedLine]:
@@ -85,17 +111,17 @@ def read_plan(text: str, interface: Interface) -> list[ParsedLine]:
     for raw in text.splitlines():
         if not raw.strip() and lines:
             break
-        if _first_word(_clean(raw)) in VERBS:
+        if _first_word(_clean(raw, interface)) in verbs(interface):
             lines.append(parse_action(raw, interface))
     return lines
 
 
 def kind(action: str) -> str:
-    """click / enter / press / hold / release for a canonical action."""
-    return action.split(" ", 1)[0]
+    """The verb of a canonical action: click, enter, press (MiniWoB), search (WebShop), go, ..."""
+    return _first_word(action)
 
 
-def target_id(action: str) -> str | None:
-    """The element id a canonical click or enter acts on, else None."""
-    match = re.search(r"\bid=(\d+)$", action) if kind(action) in ("click", "enter") else None
-    return match.group(1) if match else None
+def clicked_element(action: str, interface: Interface) -> str | None:
+    """The element id a canonical click acts on (the paper constrains click-type actions only,
+    Sec. 5.2), else None; None on envs without element ids."""
+    return interface.action_element(action) if kind(action) == "click" else None

@@ -7,6 +7,11 @@ step without failed targets nothing is disabled, so an element that was the wron
 one step (a Submit clicked too early) is available again at the next. The env's snapshot
 carries the disabled ids, so a resumed run sees the same screen.
 
+Only an env that implements ``DisablesElements`` (MiniWoB) has its ids disabled. Elsewhere the
+screen stays as it is (WebArena's ids are not removed, and WebShop, ALFWorld and HotpotQA have
+no element ids): the memory still replays the steps before A, enforces B at A and keeps the
+failed actions at A, so a failed action is never enforced again, as the paper's memory says.
+
 Figure 7's ablations turn this off: "w/o action constraint" (Sec. 7.2) keeps every id on the
 screen and lets the env take every action, and so does "w/o structured mem" (Sec. 7.1, whose
 footnote 8 counts constraining the action space as part of the structured thought management).

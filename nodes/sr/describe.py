@@ -3,7 +3,13 @@
 A plain-language statement of what an executed action achieved stands for the state-action
 pair in later planning prompts and in the reflection prompt. Key presses describe
 themselves (as in the paper's code) and replayed or refused actions already carry a
-description, so only clicks and text entries cost a model call.
+description, so only clicks and text entries cost a model call (on MiniWoB; every other action
+of another env's grammar is described by the model).
+
+Outside MiniWoB the generic prompt (nodes/sr/prompting.py) also shows what the action returned:
+on a text env the observation after an action is its result (a search's paragraph), which the
+paper's web screens show on the next page the planner sees, but which the planner of a text env
+would otherwise lose one step later (it reads past actions only as these paraphrases, Eq. 4).
 """
 
 from __future__ import annotations
@@ -13,11 +19,12 @@ from typing import Any
 from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 
-import prompts
 from nodes.channels import edit
 from nodes.context import Context
+from nodes.environment import env_interface
 from nodes.llm import caller_for
 from nodes.sr.model import ask
+from nodes.sr.prompting import render
 from nodes.sr.stage import DEFAULTS
 from nodes.sr.state import SRState, StepRecord
 
@@ -31,7 +38,11 @@ async def describe(state: SRState, runtime: Runtime[Context], config: RunnableCo
     """Paraphrase the last executed action, on the screen it was taken on."""
     steps = list(state["steps"])
     screen = steps[-1].get("screen", "")
-    llm = caller_for(runtime.context, state, temperature=DEFAULTS["temperature"])
-    summary = await ask(llm, prompts.render("structured_reflection/paraphrase", screen=screen, action=steps[-1]["action"]))
+    ctx = runtime.context
+    interface = await env_interface(ctx)
+    llm = caller_for(ctx, state, temperature=DEFAULTS["temperature"])
+    prompt = render(interface, "paraphrase", screen=screen, action=steps[-1]["action"],
+                    intro=state.get("intro", interface.intro), result=state.get("observation", ""))
+    summary = await ask(llm, prompt)
     steps[-1] = StepRecord(**steps[-1], description=summary.strip().removeprefix("Summary:").strip())
     return {"steps": edit(state["steps"], steps), "usage": llm.usage}

@@ -23,7 +23,7 @@ from langgraph.runtime import Runtime
 import prompts
 from nodes.channels import edit
 from nodes.context import Context
-from nodes.environment import execute, live_env
+from nodes.environment import env_interface, execute, live_env
 from nodes.llm import caller_for
 from nodes.sr.actions import kind
 from nodes.sr.constrain import constrain_step
@@ -31,7 +31,7 @@ from nodes.sr.stage import status
 from nodes.sr.state import SRState, StepRecord
 from nodes.state import Step
 
-SELF_DESCRIBING = ("press",)  # key presses need no paraphrase (the paper's code)
+SELF_DESCRIBING = ("press",)  # key presses (MiniWoB's verb) need no paraphrase (the paper's code)
 
 
 def invalid_description(action: str, feedback: str) -> str:
@@ -75,6 +75,7 @@ async def execute_action(state: SRState, runtime: Runtime[Context], config: Runn
     steps.append(record)
     update.update(pending=pending, steps=steps, screens=screens)
     after: SRState = {**state, **update}  # type: ignore[typeddict-item]
-    update["status"] = status(after, ctx, exception=not record["valid"], stopped=False)
+    interface = await env_interface(ctx)
+    update["status"] = status(after, ctx, interface, exception=not record["valid"], stopped=False)
     update.update(steps=edit(before.get("steps", []), steps), screens=edit(before.get("screens", []), screens))
     return update

@@ -6,7 +6,10 @@ in the next trial (the env is reset with the same seed, so they lead to the same
 (2) stores the reflection at A, with B enforced there unless B is itself an action that
 already failed at A; (3) adds the action taken at A to A's failed set and, for a click, its
 id to A's disabled ids (disabled on the screen at A) unless B is to be taken on that very
-element; (4) clears every entry after A, now outdated. Replayed steps keep the stage they were
+element (element ids as the env's interface reads them from an action; an env without element
+ids has none, and an env that cannot disable elements keeps them on screen, nodes/sr/constrain.py:
+there the failed list alone keeps a failed B from being enforced again); (4) clears every entry
+after A, now outdated. Replayed steps keep the stage they were
 taken in, so the next trial replays them stage by stage. Every reflection is also kept in
 order (``reflections``), which is all the ablation without structured memory shows the
 planner (Sec. 7.1).
@@ -30,7 +33,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from envs.base import Interface
-from nodes.sr.actions import kind, parse_action, target_id
+from nodes.sr.actions import clicked_element, parse_action
 from nodes.sr.state import Memory, MemoryEntry, StepRecord
 
 DisableRule = Literal["failed", "when_b_clicks"]
@@ -78,13 +81,13 @@ def entry_at(memory: Memory, step: int) -> MemoryEntry | None:
     return memory["entries"].get(str(step))
 
 
-def enforced_action(memory: Memory, step: int) -> str:
+def enforced_action(memory: Memory, step: int, interface: Interface) -> str:
     """B at ``step`` if it may be enforced: a grammar action not already failed there."""
     entry = entry_at(memory, step)
     if not entry or not entry.get("action"):
         return ""
     action = entry["action"]
-    if action in entry.get("failed", []) or (kind(action) == "click" and target_id(action) in entry.get("disabled", [])):
+    if action in entry.get("failed", []) or clicked_element(action, interface) in entry.get("disabled", []):
         return ""
     return action
 
@@ -94,7 +97,7 @@ def disabled_ids(memory: Memory, step: int) -> list[str]:
     return list(entry.get("disabled", [])) if entry else []
 
 
-def disables(taken_id: str, suggestion: Suggestion, failed: list[str], rule: DisableRule) -> bool:
+def disables(taken_id: str, suggestion: Suggestion, failed: list[str], rule: DisableRule, interface: Interface) -> bool:
     """Is the failed click target ``taken_id`` disabled at A?
 
     ``failed``: every action tried at A so far. The paper: yes, unless B is to be taken on that
@@ -105,11 +108,11 @@ def disables(taken_id: str, suggestion: Suggestion, failed: list[str], rule: Dis
     if rule == "when_b_clicks":
         number = re.search(r"\d+", suggestion.text)
         return suggestion.text.lower().startswith(_ORIGINAL_CLICK) and (number.group() if number else None) != taken_id
-    return not (target_id(suggestion.action) == taken_id and suggestion.action not in failed)
+    return not (interface.action_element(suggestion.action) == taken_id and suggestion.action not in failed)
 
 
 def update(memory: Memory, suggestion: Suggestion, steps: list[StepRecord], reflection: str,
-           disable: DisableRule = "failed") -> Memory:
+           disable: DisableRule = "failed", *, interface: Interface) -> Memory:
     """The memory after a reflection on the trial that executed ``steps``."""
     a = suggestion.step
     entries = {k: v for k, v in memory["entries"].items() if int(k) < a}  # later ones are outdated
@@ -120,17 +123,12 @@ def update(memory: Memory, suggestion: Suggestion, steps: list[StepRecord], refl
         taken = steps[a]["action"]
         if taken not in failed:  # it was part of a failed trial, even if B repeats it
             failed.append(taken)
-        taken_id = target_id(taken) if kind(taken) == "click" else None
-        if taken_id is not None and taken_id not in disabled and disables(taken_id, suggestion, failed, disable):
+        taken_id = clicked_element(taken, interface)
+        if taken_id is not None and taken_id not in disabled and disables(taken_id, suggestion, failed, disable,
+                                                                          interface):
             disabled.append(taken_id)
     entries[str(a)] = MemoryEntry(reflection=reflection, action=suggestion.action, failed=failed, disabled=disabled)
     replay = [StepRecord(action=s["action"], source="replay", description=s.get("description", ""), valid=True,
                          stage=int(s.get("stage", 0))) for s in steps[:a]]
     return Memory(replay=replay, entries=entries, reflections=[*memory.get("reflections", []), reflection])
 
-
-def hide_ids(screen: str, ids: list[str]) -> str:
-    """The screen with the ``id=N`` attributes of ``ids`` removed (the element stays, Sec. 5.2)."""
-    for element_id in ids:
-        screen = re.sub(rf"\s*\bid={element_id}\b(?!\d)", "", screen)
-    return screen

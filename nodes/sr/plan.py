@@ -9,6 +9,9 @@ it. In the ablation without structured memory (Sec. 7.1) every reflection so far
 every planning call, as sticky entries (the prior work the paper contrasts in Sec. 5.2; the
 paper's code joins them one per line), and it is asked to follow them at the step they name.
 No action in the reply ends the trial (status incomplete unless the task is done).
+
+The prompt is the paper's on MiniWoB and the generic one elsewhere (nodes/sr/prompting.py); on a
+text env each observation is a screen, so a stage is the actions planned on one observation.
 """
 
 from __future__ import annotations
@@ -19,12 +22,14 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 
 import prompts
+from envs.base import Interface
 from nodes.context import Context
 from nodes.environment import env_interface
 from nodes.llm import caller_for
 from nodes.sr.actions import read_plan
 from nodes.sr.memory import entry_at
 from nodes.sr.model import ask
+from nodes.sr.prompting import actions_text, render
 from nodes.sr.stage import DEFAULTS, status
 from nodes.sr.state import PlannedAction, SRState, StepRecord
 
@@ -52,15 +57,19 @@ def lessons(state: SRState, structured: bool) -> str:
     return prompts.render("structured_reflection/lessons", lessons=shown) + "\n\n" if shown else ""
 
 
-def planning_prompt(state: SRState, planning: str, structured: bool) -> str:
+def planning_prompt(state: SRState, context: Context, interface: Interface) -> str:
     follow = entry_at(state["memory"], len(state.get("steps", []))) is not None
-    return prompts.render(
-        "structured_reflection/plan",
+    planning = context.planning
+    return render(
+        interface,
+        "plan",
         task_name=state.get("task_name", ""),
+        intro=state.get("intro", interface.intro),
+        actions=actions_text(interface),
         screen=state.get("observation", ""),
         goal=state.get("goal", ""),
         history=history(state.get("steps", [])),
-        lessons=lessons(state, structured),
+        lessons=lessons(state, context.structured_memory),
         instruction=prompts.load(f"structured_reflection/{'plan_lesson' if follow else f'plan_{planning}'}"),
     )
 
@@ -69,8 +78,9 @@ async def plan(state: SRState, runtime: Runtime[Context], config: RunnableConfig
     """Ask for this screen's actions (all of them, or one in the iterative baseline)."""
     ctx = runtime.context
     llm = caller_for(ctx, state, temperature=DEFAULTS["temperature"])
-    reply = await ask(llm, planning_prompt(state, ctx.planning, ctx.structured_memory))
-    lines = read_plan(reply, await env_interface(ctx))
+    interface = await env_interface(ctx)
+    reply = await ask(llm, planning_prompt(state, ctx, interface))
+    lines = read_plan(reply, interface)
     if ctx.planning == "iterative":
         lines = lines[:1]
     update: dict[str, Any] = {
@@ -80,5 +90,5 @@ async def plan(state: SRState, runtime: Runtime[Context], config: RunnableConfig
                     for line in lines],
     }
     if not lines:
-        update["status"] = status(state, ctx, exception=False, stopped=True)
+        update["status"] = status(state, ctx, interface, exception=False, stopped=True)
     return update

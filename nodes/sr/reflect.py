@@ -16,7 +16,13 @@ The reply is read as the paper's code reads it (nodes/sr/memory.py): the whole r
 lesson kept at A. A reply without ``index=A``, or with an A outside the trajectory, leaves the
 memory as it was (the paper's code drops it too) and is kept in the trial record as
 ``reflection_error``: the next trial runs with what the memory already holds, and the run does
-not crash. ``reflect_past_end=True`` (an addition) lets A name the action after the last one
+not crash.
+
+Outside MiniWoB the generic prompt (nodes/sr/prompting.py) adds the screen after the last action
+(on a text env, what the last action returned: "Nothing happens.", the answer's verdict) and the
+env's actions, in which B is to be written so that it can be enforced.
+
+``reflect_past_end=True`` (an addition) lets A name the action after the last one
 when the trial ended incomplete; ``disable_clicks`` picks which failed click is disabled.
 """
 
@@ -28,15 +34,17 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 
 import prompts
-from envs.miniwob.status import TrialStatus
+from envs.base import Interface
 from nodes.channels import edit
 from nodes.context import Context
 from nodes.environment import env_interface
 from nodes.llm import caller_for
 from nodes.sr import memory as mem
 from nodes.sr.model import ask
+from nodes.sr.prompting import actions_text, render
 from nodes.sr.stage import DEFAULTS
 from nodes.sr.state import SRState, StepRecord
+from nodes.sr.status import TrialStatus
 from nodes.sr.trial import record
 
 
@@ -51,12 +59,16 @@ def trajectory(steps: list[StepRecord], screen_now: str, first_screen_only: bool
                    f"Your index={k} action: {step['action']}\n\n" for k, step in enumerate(steps, 1))
 
 
-def reflection_prompt(state: SRState, context: Context) -> str:
+def reflection_prompt(state: SRState, context: Context, interface: Interface) -> str:
     earlier = [] if context.structured_memory else state["memory"].get("reflections", [])
     previous = prompts.render("structured_reflection/previous_reflections", reflections="\n".join(earlier)) + "\n\n\n"
-    return prompts.render(
-        "structured_reflection/reflect",
+    return render(
+        interface,
+        "reflect",
         task_name=state.get("task_name", ""),
+        intro=state.get("intro", interface.intro),
+        actions=actions_text(interface),
+        last_screen=state.get("observation", ""),
         trajectory=trajectory(state.get("steps", []), state.get("observation", ""),
                               context.reflection_screens == "first"),
         goal=state.get("goal", ""),
@@ -67,17 +79,18 @@ def reflection_prompt(state: SRState, context: Context) -> str:
 
 async def reflect(state: SRState, runtime: Runtime[Context], config: RunnableConfig) -> dict[str, Any]:
     """Ask where the trial went wrong and update the memory for the next trial."""
+    interface = await env_interface(runtime.context)
     llm = caller_for(runtime.context, state, temperature=DEFAULTS["temperature"])
-    reply = (await ask(llm, reflection_prompt(state, runtime.context))).strip()
+    reply = (await ask(llm, reflection_prompt(state, runtime.context, interface))).strip()
     steps, trials = state.get("steps", []), state.get("trials", [])
     update: dict[str, Any] = {"usage": llm.usage}
     ctx = runtime.context
     past_end = ctx.reflect_past_end and state["status"] == TrialStatus.INCOMPLETE.value
     try:
-        suggestion = mem.parse_reflection(reply, len(steps), await env_interface(ctx), past_end=past_end)
+        suggestion = mem.parse_reflection(reply, len(steps), interface, past_end=past_end)
     except mem.ReflectionError as problem:
         update["trials"] = edit(trials, [*trials, record(state, reflection=reply, reflection_error=str(problem))])
         return update
-    update["memory"] = mem.update(state["memory"], suggestion, steps, reply, ctx.disable_clicks)
+    update["memory"] = mem.update(state["memory"], suggestion, steps, reply, ctx.disable_clicks, interface=interface)
     update["trials"] = edit(trials, [*trials, record(state, reflection=reply)])
     return update

@@ -18,15 +18,17 @@ from typing import Any
 from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 
+from envs.base import Interface
 from nodes.channels import edit
 from nodes.context import Context
+from nodes.environment import env_interface
 from nodes.sr.constrain import constrain_step
 from nodes.sr.memory import enforced_action
 from nodes.sr.stage import begin
 from nodes.sr.state import PlannedAction, SRState
 
 
-def queued_from_memory(state: SRState, *, enforce: bool) -> list[PlannedAction]:
+def queued_from_memory(state: SRState, interface: Interface, *, enforce: bool) -> list[PlannedAction]:
     """What the memory prescribes for the stage starting at the current step (maybe nothing)."""
     memory = state["memory"]
     step = len(state.get("steps", []))
@@ -35,14 +37,15 @@ def queued_from_memory(state: SRState, *, enforce: bool) -> list[PlannedAction]:
         stage = prefix[0].get("stage", 0)
         return [PlannedAction(action=s["action"], source="replay", description=s.get("description", ""))
                 for s in takewhile(lambda s: s.get("stage", 0) == stage, prefix)]
-    action = enforced_action(memory, step) if enforce else ""
+    action = enforced_action(memory, step, interface) if enforce else ""
     return [PlannedAction(action=action, source="enforce")] if action else []
 
 
 async def replay(state: SRState, runtime: Runtime[Context], config: RunnableConfig) -> dict[str, Any]:
     """Start a stage: queue the memory's actions, or prepare the screen for the planner."""
     update: dict[str, Any] = dict(begin(state))
-    queue = queued_from_memory(state, enforce=runtime.context.structured_memory)
+    interface = await env_interface(runtime.context)
+    queue = queued_from_memory(state, interface, enforce=runtime.context.structured_memory)
     if queue:
         return {**update, "pending": queue}
     update.update(await constrain_step(state, runtime.context, config, len(state.get("steps", []))))

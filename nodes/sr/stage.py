@@ -7,10 +7,11 @@ speaks about; the next stage starts on the screen reached.
 
 Cycle and no change compare the screens of the current stage only, as that code does: a
 screen that comes back from an earlier stage (a tab opened in one stage and closed in the
-next) is not a cycle. The env shows each screen with the current step's disabled ids removed,
-while the paper's code compares screens as read; so the ids disabled at any step of the stage
-are hidden from all of its screens before they are compared, and a screen does not differ from
-itself only because an id was shown on it once and hidden once.
+next) is not a cycle. An env that disables elements (DisablesElements) shows each screen with
+the current step's disabled ids removed, while the paper's code compares screens as read; so the
+ids disabled at any step of the stage are hidden from all of its screens before they are
+compared (as the env's interface hides them, ``without_elements``), and a screen does not differ
+from itself only because an id was shown on it once and hidden once.
 
 Budgets: a trial takes at most ``max_actions`` actions and a stage at most ``max_stage_actions``
 (the paper states neither; the stage's default is the original code's, which stops a stage
@@ -23,10 +24,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from envs.miniwob.status import TrialStatus, trial_status
+from envs.base import Interface
 from nodes.context import Context
-from nodes.sr.memory import hide_ids
 from nodes.sr.state import SRState
+from nodes.sr.status import TrialStatus, trial_status
 
 DEFAULTS: dict[str, Any] = {
     "max_trials": 5,  # T = 1..5 (paper 002)
@@ -48,18 +49,19 @@ def stage_steps(state: SRState) -> int:
     return sum(1 for s in state.get("steps", []) if s.get("stage", 0) == stage)
 
 
-def stage_screens(state: SRState) -> list[str]:
+def stage_screens(state: SRState, interface: Interface) -> list[str]:
     """The current stage's screens (its first, then one after each action), comparable."""
     stage = int(state.get("stage", 0))
     hidden = sorted({i for s in state.get("steps", []) if s.get("stage", 0) == stage for i in s.get("disabled", [])})
-    return [hide_ids(screen, hidden) for screen in state.get("screens", [])[int(state.get("stage_start", 0)):]]
+    screens = state.get("screens", [])[int(state.get("stage_start", 0)):]
+    return [interface.without_elements(screen, hidden) for screen in screens]
 
 
-def status(state: SRState, context: Context, *, exception: bool, stopped: bool) -> str:
-    """The trial status now ("" while the trial goes on); see envs/miniwob/status.py."""
+def status(state: SRState, context: Context, interface: Interface, *, exception: bool, stopped: bool) -> str:
+    """The trial status now ("" while the trial goes on); see nodes/sr/status.py."""
     found = trial_status(
-        stage_screens(state),
-        reward=float(state.get("reward", 0.0)),
+        stage_screens(state, interface),
+        success=bool(state.get("success", False)),
         done=bool(state.get("done", False)),
         steps=len(state.get("steps", [])),
         max_steps=context.limit("max_actions", DEFAULTS["max_actions"]),

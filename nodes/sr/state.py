@@ -26,7 +26,7 @@ class StepRecord(TypedDict, total=False):
     valid: bool
     feedback: str  # why the env (or the parser) refused it
     screen: str  # the screen it was taken on, as shown (that step's disabled ids removed)
-    disabled: list[str]  # the click ids disabled on that screen
+    disabled: list[str]  # the click ids disabled on that screen (envs with DisablesElements)
     stage: int  # the stage of the trial it belongs to (0-based); replayed steps keep stages apart
 
 
@@ -71,6 +71,7 @@ class TrialRecord(TypedDict, total=False):
 
 class SRState(RunState, total=False):
     task_name: str
+    intro: str  # the env's introduction (a task's own, else its interface's), for the generic prompts
     trial: int  # 1-based
     screens: Annotated[list[str], record()]  # screens of this trial: the first one, then one after each action
     steps: Annotated[list[StepRecord], record()]  # this trial's executed actions
@@ -79,7 +80,7 @@ class SRState(RunState, total=False):
     stage_start: int  # index in ``screens`` of the screen the current stage started on
     planning_calls: int  # this trial's planner calls
     disabled: list[str]  # the click ids the env has disabled now (the memory's set for this step)
-    status: str  # "" while the trial runs, else a trial status (envs.miniwob.status)
+    status: str  # "" while the trial runs, else a trial status (nodes.sr.status)
     memory: Annotated[Memory, record()]
     trials: Annotated[list[TrialRecord], record()]
 

@@ -2,8 +2,16 @@
 by releasing the env.
 
 Every trial starts from the task's first screen, so the replay prefix of the memory leads
-to the same screens again. ``actions`` counts every executed action of the run, across
-trials (the cost the evaluation reports); the step budget applies per trial.
+to the same screens again. That needs a deterministic reset (same task id, same start), which
+each env gives: MiniWoB's task id carries its seed; WebShop's goal index, ALFWorld's game file
+and HotpotQA's question start the same episode every time; WebArena opens a fresh browser
+context per reset (no cookies of the last trial, e.g. the local shop's recently viewed list), the
+local shop's catalogue and orders never change (a posted form is only recorded), and a page's
+elements are numbered in tree order, so the same page gets the same ids. A live WebArena site
+keeps what a trial submitted (an order placed, a post written): it is not reset between trials
+here, so a replay there may not reach the same screen.
+``actions`` counts every executed action of the run, across trials (the cost the evaluation
+reports); the step budget applies per trial.
 """
 
 from __future__ import annotations
@@ -13,15 +21,17 @@ from typing import Any
 from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 
+from envs.base import Observation
 from nodes.channels import edit
 from nodes.context import Context
-from nodes.environment import release, start_task
+from nodes.environment import env_interface, release, start_task
 from nodes.sr.state import SRState, TrialRecord, empty_memory
 
 
-def task_name(task_id: str) -> str:
-    """MiniWoB ids are ``<task>/<seed>``; the prompts name the task (``click-button``)."""
-    return task_id.split("/", 1)[0]
+def task_name(task_id: str, observation: Observation) -> str:
+    """The task's type when the env names one (ALFWorld), else the id before its first ``/``:
+    MiniWoB ids are ``<task>/<seed>`` and the paper's prompts name the task (``click-button``)."""
+    return str(observation.info.get("task_type") or task_id.split("/", 1)[0])
 
 
 async def start_trial(state: SRState, runtime: Runtime[Context], config: RunnableConfig) -> dict[str, Any]:
@@ -30,7 +40,8 @@ async def start_trial(state: SRState, runtime: Runtime[Context], config: Runnabl
     _, observation, update = await start_task(state, runtime.context, config)
     update.update(
         goal=str(observation.info["goal"]),
-        task_name=task_name(str(state["task_id"])),
+        task_name=task_name(str(state["task_id"]), observation),
+        intro=str(observation.info.get("intro") or (await env_interface(runtime.context)).intro),
         actions=actions_so_far,
         trial=int(state.get("trial", 0)) + 1,
         screens=[observation.text],

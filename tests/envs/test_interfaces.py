@@ -5,6 +5,8 @@ first observation carries."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from envs import make_env
@@ -46,44 +48,55 @@ def test_webarenas_grammar_is_the_appendixs_note_list():
     ]
 
 
-@pytest.mark.parametrize(
-    ("interface", "reply", "action"),
-    [
-        (WEBARENA, "click [1254]", "click [1254]"),
-        (WEBARENA, "The next action is: `click [ 42 ]` because it opens the order.", "click [42]"),
-        (WEBARENA, "type [7] [picture frame]", "type [7] [picture frame]"),
-        (WEBARENA, "type [7] [frame] [0]", "type [7] [frame] [0]"),
-        (WEBARENA, "type [7] [size [8]] [press_enter_after=1]", "type [7] [size [8]] [1]"),
-        (WEBARENA, "scroll [Down]", "scroll [down]"),
-        (WEBARENA, "scroll [direction=up]", "scroll [up]"),
-        (WEBARENA, "goto [http://127.0.0.1:7770/sales/order/history/]", "goto [http://127.0.0.1:7770/sales/order/history/]"),
-        (WEBARENA, "go_back", "go_back"),
-        (WEBARENA, "I will go_forward now", "go_forward"),
-        (WEBARENA, "note_down [Order 174 has the frame, color Gold]", "note_down [Order 174 has the frame, color Gold]"),
-        (WEBARENA, "To click the link, the format is click [element_id]; so: click [18]", "click [18]"),
-        (MINIWOB, "click id=6", "click id=6"),
-        (MINIWOB, 'enter "Ashley" to id=10', 'enter "Ashley" to id=10'),
-        (MINIWOB, "press arrowdown x 3", "press ArrowDown x 3"),
-        (MINIWOB, "press CTRL+A", "press Control+a"),
-        (MINIWOB, "hold CTRL", "hold Control"),
-        (MINIWOB, "release ctrl", "release Control"),
-        (WEBSHOP, "search[long sleeve activewear]", "search[long sleeve activewear]"),
-        (WEBSHOP, "Action: Click[ Buy Now ]", "click[Buy Now]"),
-        (WEBSHOP, "I pick click[B07HRFSNL4] then click[Buy Now]", "click[B07HRFSNL4]"),
-        (ALFWORLD, "go to countertop 1", "go to countertop 1"),
-        (ALFWORLD, "take Apple 1 from  CounterTop 2", "take apple 1 from countertop 2"),
-        (ALFWORLD, "put apple 1 in fridge 1", "put apple 1 in/on fridge 1"),
-        (ALFWORLD, "put apple 1 onto desk 1", "put apple 1 in/on desk 1"),
-        (ALFWORLD, "heat apple 1 with microwave 1", "heat apple 1 with microwave 1"),
-        (ALFWORLD, "look", "look"),
-        (ALFWORLD, "inventory", "inventory"),
-        (HOTPOTQA, "Search[Eiffel Tower]", "search[Eiffel Tower]"),
-        (HOTPOTQA, "lookup[ height ]", "lookup[height]"),
-        (HOTPOTQA, "finish[1889] then search[x]", "finish[1889]"),
-    ],
-)
+READS = [
+    (WEBARENA, "click [1254]", "click [1254]"),
+    (WEBARENA, "The next action is: `click [ 42 ]` because it opens the order.", "click [42]"),
+    (WEBARENA, "type [7] [picture frame]", "type [7] [picture frame]"),
+    (WEBARENA, "type [7] [frame] [0]", "type [7] [frame] [0]"),
+    (WEBARENA, "type [7] [size [8]] [press_enter_after=1]", "type [7] [size [8]] [1]"),
+    (WEBARENA, "scroll [Down]", "scroll [down]"),
+    (WEBARENA, "scroll [direction=up]", "scroll [up]"),
+    (WEBARENA, "goto [http://127.0.0.1:7770/sales/order/history/]", "goto [http://127.0.0.1:7770/sales/order/history/]"),
+    (WEBARENA, "go_back", "go_back"),
+    (WEBARENA, "I will go_forward now", "go_forward"),
+    (WEBARENA, "note_down [Order 174 has the frame, color Gold]", "note_down [Order 174 has the frame, color Gold]"),
+    (WEBARENA, "To click the link, the format is click [element_id]; so: click [18]", "click [18]"),
+    (MINIWOB, "click id=6", "click id=6"),
+    (MINIWOB, 'enter "Ashley" to id=10', 'enter "Ashley" to id=10'),
+    (MINIWOB, "press arrowdown x 3", "press ArrowDown x 3"),
+    (MINIWOB, "press CTRL+A", "press Control+a"),
+    (MINIWOB, "hold CTRL", "hold Control"),
+    (MINIWOB, "release ctrl", "release Control"),
+    (WEBSHOP, "search[long sleeve activewear]", "search[long sleeve activewear]"),
+    (WEBSHOP, "Action: Click[ Buy Now ]", "click[Buy Now]"),
+    (WEBSHOP, "I pick click[B07HRFSNL4] then click[Buy Now]", "click[B07HRFSNL4]"),
+    (ALFWORLD, "go to countertop 1", "go to countertop 1"),
+    (ALFWORLD, "take Apple 1 from  CounterTop 2", "take apple 1 from countertop 2"),
+    (ALFWORLD, "put apple 1 in fridge 1", "put apple 1 in/on fridge 1"),
+    (ALFWORLD, "put apple 1 onto desk 1", "put apple 1 in/on desk 1"),
+    (ALFWORLD, "heat apple 1 with microwave 1", "heat apple 1 with microwave 1"),
+    (ALFWORLD, "look", "look"),
+    (ALFWORLD, "inventory", "inventory"),
+    (HOTPOTQA, "Search[Eiffel Tower]", "search[Eiffel Tower]"),
+    (HOTPOTQA, "lookup[ height ]", "lookup[height]"),
+    (HOTPOTQA, "finish[1889] then search[x]", "finish[1889]"),
+]
+
+
+@pytest.mark.parametrize(("interface", "reply", "action"), READS)
 def test_parse_action_reads_the_grammars_forms(interface, reply, action):
     assert interface.parse_action(reply) == action
+
+
+@pytest.mark.parametrize(("interface", "reply", "action"), READS)
+def test_every_action_starts_with_one_of_the_interfaces_verbs(interface, reply, action):
+    assert re.match(r"[a-z_]+", action).group() in interface.verbs
+
+
+def test_only_miniwob_hides_disabled_ids():
+    assert MINIWOB.without_elements("<button id=3>OK</button>\n<a id=31>x</a>", ["3"]) == (
+        "<button>OK</button>\n<a id=31>x</a>")
+    assert WEBARENA.without_elements("[3] button 'OK'", ["3"]) == "[3] button 'OK'"  # no DisablesElements
 
 
 @pytest.mark.parametrize(

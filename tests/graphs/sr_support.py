@@ -35,6 +35,19 @@ def prompts_seen(spec: str) -> list[str]:
     return [str(call["messages"][-1].content) for call in model_for(spec, 0.0, 512).calls]
 
 
+def id_of(screen: str, text: str) -> str:
+    """The id of the element showing ``text`` on a MiniWoB screen (a checkbox's id is on the line
+    before its label)."""
+    lines = screen.splitlines()
+    for i, line in enumerate(lines):
+        if line.endswith(f">{text}</text>") and 'type="checkbox"' in lines[i - 1]:
+            line = lines[i - 1]
+        elif f">{text}<" not in line:
+            continue
+        return re.search(r" id=(\d+)", line).group(1)
+    raise AssertionError(f"{text!r} not on the screen:\n{screen}")
+
+
 def screen_in(prompt: str) -> str:
     return prompt.split("<screen>", 1)[1].split("</screen>", 1)[0]
 

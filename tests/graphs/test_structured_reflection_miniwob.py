@@ -18,7 +18,7 @@ from envs.miniwob import MiniWoBEnv
 from envs.sessions import SESSIONS
 from graphs.structured_reflection import build_graph, result
 from nodes.context import Context
-from tests.graphs.sr_support import prompts_seen, run_sr, screen_in, scripted
+from tests.graphs.sr_support import id_of, prompts_seen, run_sr, screen_in, scripted
 
 pytestmark = pytest.mark.browser
 
@@ -36,18 +36,6 @@ async def peek():
 
     yield first_screen
     await env.close()
-
-
-def id_of(screen: str, text: str) -> str:
-    """The id of the element showing ``text`` (a checkbox's id is on the line before its label)."""
-    lines = screen.splitlines()
-    for i, line in enumerate(lines):
-        if line.endswith(f">{text}</text>") and 'type="checkbox"' in lines[i - 1]:
-            line = lines[i - 1]
-        elif f">{text}<" not in line:
-            continue
-        return re.search(r" id=(\d+)", line).group(1)
-    raise AssertionError(f"{text!r} not on the screen:\n{screen}")
 
 
 async def run(spec: str, task: str, **options: Any) -> dict[str, Any]:

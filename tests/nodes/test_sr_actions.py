@@ -3,7 +3,7 @@
 import pytest
 
 from envs.miniwob.interface import INTERFACE as MINIWOB
-from nodes.sr.actions import kind, parse_action, read_plan, target_id
+from nodes.sr.actions import clicked_element, kind, parse_action, read_plan
 
 
 @pytest.mark.parametrize(
@@ -56,5 +56,5 @@ def test_no_action_lines_is_an_empty_plan():
 
 
 def test_action_helpers():
-    assert kind('enter "a" to id=3') == "enter" and target_id('enter "a" to id=3') == "3"
-    assert target_id("click id=17") == "17" and target_id("press Enter") is None
+    assert kind('enter "a" to id=3') == "enter" and clicked_element('enter "a" to id=3', MINIWOB) is None
+    assert clicked_element("click id=17", MINIWOB) == "17" and clicked_element("press Enter", MINIWOB) is None

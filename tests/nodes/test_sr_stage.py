@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import random
 
+from envs.miniwob.interface import INTERFACE as MINIWOB
 from nodes.context import Context
 from nodes.sr.stage import begin, status
 from nodes.sr.state import SRState, StepRecord, empty_memory
@@ -53,7 +54,7 @@ def ours(start: str, stages: list[list[str]]) -> tuple[str, int]:
         for after in stage:
             state["steps"].append(StepRecord(action="click id=1", stage=state["stage"], disabled=[]))
             state["screens"].append(after)
-            found = status(state, CONTEXT, exception=False, stopped=False)
+            found = status(state, CONTEXT, MINIWOB, exception=False, stopped=False)
             if found:
                 return found, len(state["steps"])
     return "", len(state["steps"])
@@ -89,4 +90,4 @@ def test_an_id_disabled_at_the_stages_first_step_does_not_hide_a_cycle():
     state["steps"] = [StepRecord(action="click id=7", stage=0, disabled=["4"]),
                       StepRecord(action="click id=7", stage=0, disabled=[])]
     state["screens"] += [raw_tab2, raw_start]
-    assert status(state, CONTEXT, exception=False, stopped=False) == "cycle"
+    assert status(state, CONTEXT, MINIWOB, exception=False, stopped=False) == "cycle"

@@ -1,7 +1,8 @@
-"""The trial end conditions of paper 002 (section 3.4, prompts in Appendix D).
+"""The trial end conditions of paper 002 (section 3.4, prompts in Appendix D), for any env.
 
-    correct      the episode ended with a positive reward
-    failed       the episode ended without a positive reward
+    correct      the episode ended with success (the env's ``success``: MiniWoB's positive raw
+                 reward, the paper's test, WebShop's reward 1, a correct answer, a won game)
+    failed       the episode ended without success
     exception    an action could not be grounded or executed (the env refused it)
     cycle        the screen after the last action is a screen seen before the previous one
     no change    the last action left the screen exactly as it was
@@ -12,16 +13,19 @@
 
 ``trial_status`` returns the status that ends the trial now, or None while the trial goes on
 (so ``IN_PROGRESS`` always means "stopped by a step budget"; the original code ends both budgets
-as failed, which Structured Reflection offers as an option, nodes/sr/stage.py). ``screens`` are the compact
-screens the comparisons look at, in order: the screen the current stage started on, then the
+as failed, which Structured Reflection offers as an option, nodes/sr/stage.py). ``screens`` are the
+observations the comparisons look at, in order: the screen the current stage started on, then the
 screen after each of its actions. The paper's released code compares within a stage (one plan
 followed on one screen; Structured Reflection keeps track of stages) and says nothing about
 screens of earlier stages, so going back to a screen of an earlier stage is not a cycle.
 
 Cycle and no change compare screens as that code does: it checks for a cycle first (the new
 screen equals a screen from before the previous action), then for no change (the new screen
-equals the screen right before the action); the comparison is exact text, which is why the
-compact screen carries no timers or other text that changes by itself.
+equals the screen right before the action); the comparison is exact text. That needs an env whose
+observation does not change by itself (MiniWoB's compact screen carries no timers for this
+reason). On a text env the observation is what the last action returned (ALFWorld's feedback,
+HotpotQA's search result), so "no change" there means the action returned what the one before it
+did (a search repeated, "Nothing happens." twice), and a cycle that an earlier answer came back.
 """
 
 from __future__ import annotations
@@ -42,7 +46,7 @@ class TrialStatus(str, Enum):
 def trial_status(
     screens: list[str],
     *,
-    reward: float,
+    success: bool,
     done: bool,
     steps: int,
     max_steps: int,
@@ -53,13 +57,13 @@ def trial_status(
 ) -> TrialStatus | None:
     """The status that ends the trial after the latest action, or None if it continues.
 
-    ``reward`` is the raw reward of the episode (used once ``done``); ``steps`` the actions taken
-    in this trial, ``stage_steps`` those of the current stage (no stage budget when
-    ``max_stage_steps`` is None); ``exception`` whether the latest action was refused; ``stopped`` whether the
-    planner produced no further action.
+    ``success`` is the env's verdict on the episode (used once ``done``); ``steps`` the actions
+    taken in this trial, ``stage_steps`` those of the current stage (no stage budget when
+    ``max_stage_steps`` is None); ``exception`` whether the latest action was refused; ``stopped``
+    whether the planner produced no further action.
     """
     if done:
-        return TrialStatus.CORRECT if reward > 0 else TrialStatus.FAILED
+        return TrialStatus.CORRECT if success else TrialStatus.FAILED
     if exception:
         return TrialStatus.EXCEPTION
     if len(screens) >= 3 and screens[-1] in screens[:-2]:
