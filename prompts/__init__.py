@@ -51,6 +51,14 @@ def render(name: str, **values: object) -> str:
     return load(name).format(**values)
 
 
+def variant(method: str, view: str, name: str) -> str:
+    """``method/view/name`` when a paper wrote prompt ``name`` for that view of an env (its own
+    grammar and screens), else the method's generic ``method/name``. Read from the templates
+    loaded at import, so choosing costs no file access on the event loop."""
+    specific = f"{method}/{view}/{name}"
+    return specific if view and specific in _TEMPLATES else f"{method}/{name}"
+
+
 def names() -> list[str]:
     """Every prompt shipped, as ``method/prompt``."""
     return sorted(_TEMPLATES)

@@ -26,9 +26,7 @@ from nodes.autoplan.variants import variant
 def prompt_name(env: str, name: str) -> str:
     """``autoplan/<variant>/<name>`` when the env's variant has its own version, else the
     generic ``autoplan/<name>``."""
-    folder = variant(env).prompts
-    specific = f"autoplan/{folder}/{name}"
-    return specific if folder and (prompts.ROOT / f"{specific}.md").is_file() else f"autoplan/{name}"
+    return prompts.variant("autoplan", variant(env).prompts, name)
 
 
 def render(env: str, name: str, **values: object) -> str:
@@ -37,9 +35,8 @@ def render(env: str, name: str, **values: object) -> str:
 
 def system_prompt(env: str) -> str | None:
     """ALFWorld's agent gets a system message; HotpotQA's and the generic one do not."""
-    folder = variant(env).prompts
-    name = f"autoplan/{folder}/system"
-    return prompts.load(name) if folder and (prompts.ROOT / f"{name}.md").is_file() else None
+    name = prompts.variant("autoplan", variant(env).prompts, "system")
+    return None if name == "autoplan/system" else prompts.load(name)
 
 
 def interface_values(interface: Interface, intro: str = "") -> dict[str, str]:

@@ -20,12 +20,7 @@ def prompt_name(interface: Interface, name: str) -> str:
     (WebArena's prompts name its sandbox of websites, Playwright, its action syntax and the
     accessibility tree), else the generic ``devils_advocate/<name>``: the same prompt about an
     observation, filled from the Interface (grammar, intro)."""
-    specific = f"devils_advocate/{interface.name}/{name}"
-    try:
-        prompts.load(specific)
-    except prompts.PromptError:
-        return f"devils_advocate/{name}"
-    return specific
+    return prompts.variant("devils_advocate", interface.name, name)
 
 
 def site_of(observation: Observation, interface: Interface, instruction: str = "") -> dict[str, str]:

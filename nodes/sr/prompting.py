@@ -16,13 +16,10 @@ import prompts
 from envs.base import Interface
 
 METHOD = "structured_reflection"
-_SHIPPED = frozenset(prompts.names())
-
 
 def prompt_name(interface: Interface, name: str) -> str:
     """``structured_reflection/<view>/<name>`` when the paper wrote that prompt for the env's view."""
-    specific = f"{METHOD}/{interface.name}/{name}"
-    return specific if interface.name and specific in _SHIPPED else f"{METHOD}/{name}"
+    return prompts.variant(METHOD, interface.name, name)
 
 
 def render(interface: Interface, name: str, **values: object) -> str:
