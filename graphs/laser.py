@@ -48,6 +48,7 @@ from nodes.laser.states import (
     state_node,
 )
 
+
 def _edge_label(transitions: dict[str, dict[str, str]], target: str) -> str:
     """execute's edge to ``target``: the functions whose transition leads there (Figure 1)."""
     names = list(dict.fromkeys(name for functions in transitions.values() for name, to in functions.items()

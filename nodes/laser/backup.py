@@ -10,6 +10,9 @@ As the original ``back_up_agent`` does, in two decisions:
 Each call is validated (an id not examined, a missing type, a value the item does not
 offer) and asked again with the reason, as every LASER call is; if no valid answer comes,
 nothing is bought and ``backup_problem`` says why.
+
+The space declares the strategy (``nodes.laser.space.Backup``: its prompts, the choosing function,
+the finishing tool); the steps above are WebShop's. A space without one has no backup node.
 """
 
 from __future__ import annotations
@@ -26,7 +29,14 @@ from nodes.environment import sync_env
 from nodes.laser.choose import ATTEMPTS, choose_function, rationale
 from nodes.laser.observe import backup_listing, item_observation
 from nodes.laser.spaces import Picker
-from nodes.laser.states import DEFAULTS, LaserState, Node, call_text, candidates, run_actions
+from nodes.laser.states import (
+    DEFAULTS,
+    LaserState,
+    Node,
+    call_text,
+    candidates,
+    run_actions,
+)
 from nodes.llm import caller_for
 
 

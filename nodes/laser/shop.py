@@ -71,7 +71,7 @@ def classify(observation: Observation) -> Page:
     links of a results page, the name and price of a product page."""
     path = urlsplit(observation.url or str(observation.info.get("url", ""))).path
     elements = _elements(observation.text)
-    controls = {}
+    controls: dict[str, str] = {}
     for _, element_id, role, name in elements:
         if role in ("textbox", "searchbox", "combobox") and name == "Search":
             controls.setdefault("search_box", element_id)

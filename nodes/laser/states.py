@@ -29,7 +29,12 @@ from nodes.channels import current, edit, record
 from nodes.context import Context
 from nodes.environment import execute, live_env, release, start_task
 from nodes.laser.choose import choose_function, rationale
-from nodes.laser.observe import TARGET_KEYS, detail_text, item_observation, page_observation
+from nodes.laser.observe import (
+    TARGET_KEYS,
+    detail_text,
+    item_observation,
+    page_observation,
+)
 from nodes.laser.space import FINISH, Page, StateSpace
 from nodes.laser.spaces import Picker
 from nodes.llm import Caller, caller_for

@@ -14,6 +14,8 @@ every run: the script names plain ids, and the tests check that the model was sh
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -129,3 +131,14 @@ async def test_cli_runs_laser_on_the_local_shop(capsys, write_script):
     assert code == 0, out
     assert "finished: success=True" in out and f"stop [{GALLERY}]" in out
 
+
+
+def test_the_readme_example_space_builds():
+    text = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    section = text[text.index("LASER on your own site"):]
+    start = section.index("```python\n") + len("```python\n")
+    example: dict[str, Any] = {}
+    exec(section[start:section.index("```", start)], example)  # noqa: S102 - runs the README's own example
+    drawn = example["g"].get_graph()
+    assert {"search", "item", "execute"} <= set(drawn.nodes) and "backup" not in drawn.nodes
+    assert ("execute", "item", "Search or refused") in {(e.source, e.target, e.data) for e in drawn.edges}
