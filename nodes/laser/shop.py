@@ -5,7 +5,7 @@ an accessibility tree with element ids, acted on in WebArena's grammar. Its page
 LASER's three states by their URL:
 
 - results: a search result or category page (``/catalogsearch/result/``, ``/category/*.html``),
-  whose item links are the links of the page's ``main`` region;
+  whose items are links each followed by its price;
 - item: a product page (``/<product>.html``);
 - search: any other page (the home page, account pages): the header's search box is on all of them.
 
@@ -20,10 +20,12 @@ backup strategy is not declared here: it buys an examined item, which this site 
 from __future__ import annotations
 
 import re
+from itertools import pairwise
 from typing import Any
 from urllib.parse import urlsplit
 
 from envs.base import Observation
+from envs.webarena.interface import element_lines
 from nodes.laser.space import (
     FINISH,
     Page,
@@ -35,54 +37,35 @@ from nodes.laser.space import (
 )
 
 STORE = "One Stop Market"  # the store's name: its logo links to the home page
-_LINE = re.compile(r"^(\t*)\[(\d+)\] (\S+) (?:'((?:[^'\\]|\\.)*)'|\"((?:[^\"\\]|\\.)*)\")?")
 _PRODUCT = re.compile(r"^/(?!category/)[a-z0-9-]+\.html$")
 _RESULTS = re.compile(r"^/(catalogsearch/result/?|category/[a-z0-9-]+\.html)$")
 
 
-def _elements(text: str) -> list[tuple[int, str, str, str]]:
-    """(depth, id, role, name) of every element line of a WebArena screen."""
-    found = []
-    for line in text.splitlines():
-        match = _LINE.match(line)
-        if match:
-            name = match.group(4) if match.group(4) is not None else (match.group(5) or "")
-            found.append((len(match.group(1)), match.group(2), match.group(3), name))
-    return found
-
-
-def _main(elements: list[tuple[int, str, str, str]]) -> list[tuple[int, str, str, str]]:
-    """The elements inside the page's ``main`` region."""
-    inside: list[tuple[int, str, str, str]] = []
-    depth = None
-    for element in elements:
-        if depth is None:
-            if element[2] == "main":
-                depth = element[0]
-            continue
-        if element[0] <= depth:
-            break
-        inside.append(element)
-    return inside
+def _role_name(line: str) -> tuple[str, str]:
+    """``("link", "Solid Wood Picture Frame")`` from an element line's ``link 'Solid Wood Picture Frame'``."""
+    role, _, name = line.partition(" ")
+    return role, name[1:-1] if len(name) >= 2 and name[0] == name[-1] and name[0] in "'\"" else name
 
 
 def classify(observation: Observation) -> Page:
     """The page's state, and what the tools need of it: the search box, the logo link, the item
-    links of a results page, the name and price of a product page."""
+    links of a results page (each item is a link followed by its price), the name and price of a
+    product page."""
     path = urlsplit(observation.url or str(observation.info.get("url", ""))).path
-    elements = _elements(observation.text)
+    elements = [(element_id, *_role_name(line)) for element_id, line in element_lines(observation.text).items()]
     controls: dict[str, str] = {}
-    for _, element_id, role, name in elements:
+    for element_id, role, name in elements:
         if role in ("textbox", "searchbox", "combobox") and name == "Search":
             controls.setdefault("search_box", element_id)
         elif role == "link" and name == STORE:
             controls.setdefault("home", element_id)
-    main = _main(elements)
     if _RESULTS.match(path):
-        return Page(state="results", elements=controls, item_ids=[e[1] for e in main if e[2] == "link"])
+        priced = [a[0] for a, b in pairwise(elements) if a[1] == "link" and b[1] == "StaticText"
+                  and b[2].startswith("$")]
+        return Page(state="results", elements=controls, item_ids=priced)
     if _PRODUCT.match(path):
-        title = next((e[3] for e in main if e[2] == "heading"), "")
-        price = next((e[3] for e in main if e[2] == "StaticText" and e[3].startswith("$")), "")
+        title = next((name for _, role, name in elements if role == "heading"), "")
+        price = next((name for _, role, name in elements if role == "StaticText" and name.startswith("$")), "")
         return Page(state="item", elements=controls, item_ids=[], asin=path.strip("/").removesuffix(".html"),
                     title=title, price=price)
     return Page(state="search", elements=controls, item_ids=[])

@@ -76,6 +76,11 @@ async def test_local_shop_cell_finds_the_page_and_the_evaluator_passes_it(run_gr
     results = next(step for step in state["trajectory"] if step["action"] == "go_back")["observation"]
     page = LOCAL_SHOP.classify(Observation(results, url="http://shop/catalogsearch/result/?q=picture+frame"))
     assert page["state"] == "results" and page["item_ids"] == ["36", "39"]
+    item = LOCAL_SHOP.classify(Observation(state["trajectory"][3]["observation"],
+                                           url="http://shop/gallery-collage-picture-frame-set.html"))
+    assert item["state"] == "item" and item["asin"] == "gallery-collage-picture-frame-set"
+    assert item["title"] == GALLERY and item["price"] == "$42.50"
+    assert item["elements"] == {"search_box": "15", "home": "11"}
 
 
 def _toy_classify(observation: Observation) -> Page:
