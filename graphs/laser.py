@@ -23,6 +23,7 @@ original laser_agent.py.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
@@ -57,7 +58,7 @@ def _edge_label(transitions: dict[str, dict[str, str]], target: str) -> str:
     return ", ".join(names) + extra if names else extra
 
 
-def _router(pick: Picker) -> Any:
+def _router(pick: Picker) -> Callable[[LaserState, Runtime[Context]], str]:
     def route(state: LaserState, runtime: Runtime[Context]) -> str:
         """The next node: finish when done or out of steps; the backup strategy near the cap
         (or when the model keeps failing) if an item was examined; else the current state."""
@@ -72,7 +73,7 @@ def _router(pick: Picker) -> Any:
             return "backup"
         if stuck:
             return "finish"
-        return state.get("laser_state", "search")
+        return state["laser_state"]
 
     return route
 
@@ -99,6 +100,7 @@ def build_graph(checkpointer: BaseCheckpointSaver | None = None, space: StateSpa
         return _edge_label(transitions, route(state, runtime))
 
     def after_start(state: LaserState, runtime: Runtime[Context]) -> str:
+        """start's edge to the state of the first page."""
         return state["laser_state"]
 
     builder = StateGraph(LaserState, context_schema=Context)
