@@ -1,8 +1,9 @@
-"""LASER as a LangGraph state graph (paper 003, Figure 1).
+"""LASER as a LangGraph state graph (paper 003, Figure 1), built from a declared state space.
 
-One node per LASER state, each an ``act`` restricted to its state's tools (a rationale,
-then one function call); ``execute`` carries the call out on WebShop, and Figure 1's
-transitions are its conditional edges, labelled with the function that takes them:
+One node per state of the space (nodes.laser.space.StateSpace), each an ``act`` restricted to
+its state's tools (a rationale, then one function call); ``execute`` carries the call out on
+the env through the tool's actions, and the space's transitions are its conditional edges,
+labelled with the functions that take them. On WebShop (the paper's space, nodes.laser.webshop):
 
     start -> search
     search  -> execute -> results (Search)
@@ -12,12 +13,17 @@ transitions are its conditional edges, labelled with the function that takes the
     execute -> finish (the 15-transition cap)
 
 A state whose answer was refused loops to itself with the reason in its history, and an
-action WebShop refused leaves the agent where it was; neither is a transition, as in the
+action the env refused leaves the agent where it was; neither is a transition, as in the
 original laser_agent.py.
+
+``build_graph(space=...)`` builds the graph of any space (a user's own site); the default graph
+(Studio's ``laser``) has the states of every declared space and takes, per run, the space of
+``Context.env`` (nodes.laser.spaces: WebShop's, and the local shop's on ``webarena``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
@@ -28,89 +34,105 @@ from graphs.edges import inline
 from graphs.method import Method
 from nodes.channels import added
 from nodes.context import Context
-from nodes.laser.backup import backup
+from nodes.laser.backup import backup_node
+from nodes.laser.space import FINISH, StateSpace, merged_transitions
+from nodes.laser.spaces import SPACES, Picker, fixed, space_for
 from nodes.laser.states import (
     DEFAULTS,
     REFUSAL_LIMIT,
     LaserState,
     backup_at,
     candidates,
-    execute_call,
-    finish,
-    item,
-    results,
-    search,
-    start,
+    execute_node,
+    finish_node,
+    start_node,
+    state_node,
 )
-from nodes.laser.tools import TRANSITIONS
-
-STATES = tuple(TRANSITIONS)
 
 
-def _edge_label(target: str) -> str:
+def _edge_label(transitions: dict[str, dict[str, str]], target: str) -> str:
     """execute's edge to ``target``: the functions whose transition leads there (Figure 1)."""
-    names = [name for functions in TRANSITIONS.values() for name, to in functions.items() if to == target]
-    extra = {"finish": " or the cap", "backup": "the backup strategy"}.get(target, " or refused")
+    names = list(dict.fromkeys(name for functions in transitions.values() for name, to in functions.items()
+                               if to == target))
+    extra = {FINISH: " or the cap", "backup": "the backup strategy"}.get(target, " or refused")
     return ", ".join(names) + extra if names else extra
 
 
-# execute's conditional edges, labelled (an action WebShop refused leaves the agent where it was)
-EXECUTE_EDGES: dict[str, str] = {_edge_label(target): target for target in (*STATES, "backup", "finish")}
+def _router(pick: Picker) -> Callable[[LaserState, Runtime[Context]], str]:
+    def route(state: LaserState, runtime: Runtime[Context]) -> str:
+        """The next node: finish when done or out of steps; the backup strategy near the cap
+        (or when the model keeps failing) if an item was examined; else the current state."""
+        ctx = runtime.context
+        space = pick(ctx)
+        transitions = int(state.get("transitions", 0))
+        if state.get("done") or transitions >= ctx.limit("max_actions", DEFAULTS["max_actions"]):
+            return "finish"
+        stuck = int(state.get("refusals", 0)) >= REFUSAL_LIMIT
+        backup = ctx.backup and space.backup is not None and candidates(state, space)
+        if (stuck or transitions >= backup_at(ctx)) and backup:
+            return "backup"
+        if stuck:
+            return "finish"
+        return state["laser_state"]
+
+    return route
 
 
-def route(state: LaserState, runtime: Runtime[Context]) -> str:
-    """The next node: finish when bought or out of steps; the backup strategy near the cap
-    (or when the model keeps failing) if an item was examined; else the current state."""
-    ctx = runtime.context
-    transitions = int(state.get("transitions", 0))
-    if state.get("done") or transitions >= ctx.limit("max_actions", DEFAULTS["max_actions"]):
-        return "finish"
-    stuck = int(state.get("refusals", 0)) >= REFUSAL_LIMIT
-    if (stuck or transitions >= backup_at(ctx)) and ctx.backup and candidates(state):
-        return "backup"
-    if stuck:
-        return "finish"
-    return state.get("laser_state", "search")
+def build_graph(checkpointer: BaseCheckpointSaver | None = None, space: StateSpace | None = None):
+    """The compiled LASER graph of ``space`` (by default, every declared space's states, each run
+    taking the space of its env, ``Context.env``); pass a checkpointer to make runs resumable."""
+    pick = fixed(space) if space is not None else space_for
+    transitions = space.transitions() if space is not None else merged_transitions(SPACES.values())
+    with_backup = space is None or space.backup is not None
+    route = _router(pick)
+    labels = {_edge_label(transitions, target): target
+              for target in (*transitions, *(("backup",) if with_backup else ()), "finish")}
 
+    def after_choice(state: LaserState, runtime: Runtime[Context]) -> str:
+        """A state node's call goes to ``execute``; a refused answer asks the state again."""
+        if state.get("call"):
+            return "call"
+        goes_to = route(state, runtime)
+        return "answer refused" if goes_to == state.get("laser_state") else goes_to
 
-def after_choice(state: LaserState, runtime: Runtime[Context]) -> str:
-    """A state node's call goes to ``execute``; a refused answer asks the state again."""
-    if state.get("call"):
-        return "call"
-    goes_to = route(state, runtime)
-    return "answer refused" if goes_to == state.get("laser_state") else goes_to
+    def after_execute(state: LaserState, runtime: Runtime[Context]) -> str:
+        """execute's edge to the state the new page is in (or backup, or finish)."""
+        return _edge_label(transitions, route(state, runtime))
 
+    def after_start(state: LaserState, runtime: Runtime[Context]) -> str:
+        """start's edge to the state of the first page."""
+        return state["laser_state"]
 
-def after_execute(state: LaserState, runtime: Runtime[Context]) -> str:
-    """execute's edge to the state the new page is in (or backup, or finish)."""
-    return _edge_label(route(state, runtime))
-
-
-def build_graph(checkpointer: BaseCheckpointSaver | None = None):
-    """The compiled LASER graph; pass a checkpointer to make runs resumable."""
     builder = StateGraph(LaserState, context_schema=Context)
-    builder.add_node("start", start)
-    for name, node in (("search", search), ("results", results), ("item", item)):
-        builder.add_node(name, node)
-    builder.add_node("execute", execute_call)
-    builder.add_node("backup", backup)
-    builder.add_node("finish", finish)
+    builder.add_node("start", start_node(pick))
+    for name in transitions:
+        builder.add_node(name, state_node(pick))
+    builder.add_node("execute", execute_node(pick))
+    if with_backup:
+        builder.add_node("backup", backup_node(pick))
+    builder.add_node("finish", finish_node(pick))
     builder.add_edge(START, "start")
-    builder.add_edge("start", "search")
-    for name in STATES:
-        edges = {"call": "execute", "answer refused": name, "backup": "backup", "finish": "finish"}
+    if len(transitions) == 1:
+        builder.add_edge("start", next(iter(transitions)))
+    else:  # the state of the first page
+        builder.add_conditional_edges("start", inline(after_start), {name: name for name in transitions})
+    for name in transitions:
+        edges = {"call": "execute", "answer refused": name, "finish": "finish"}
+        if with_backup:
+            edges["backup"] = "backup"
         builder.add_conditional_edges(name, inline(after_choice), edges)
-    builder.add_conditional_edges("execute", inline(after_execute), EXECUTE_EDGES)
-    builder.add_edge("backup", "finish")
+    builder.add_conditional_edges("execute", inline(after_execute), labels)
+    if with_backup:
+        builder.add_edge("backup", "finish")
     builder.add_edge("finish", END)
     return builder.compile(checkpointer=checkpointer, name="laser")
 
 
 def narrate(node: str, update: dict[str, Any]) -> str | None:
     """One line for the CLI: a state's rationale, or the refusal of its answer; the call executed."""
-    if node in STATES and update.get("call"):
+    if update.get("call"):
         return update["call"]["rationale"]
-    if (node in STATES or node == "execute") and added(update.get("history")):
+    if node not in ("start", "backup", "finish") and added(update.get("history")):
         action = added(update["history"])[-1].rsplit("\nAction: ", 1)[-1]  # "Rationale: ...\nAction: ..."
         return action.split("\nFeedback: ")[0]
     return None
@@ -135,7 +157,7 @@ METHOD = Method(
     paper="Ma et al. 2023",
     build_graph=build_graph,
     graph=graph,
-    envs=("webshop",),
+    envs=("webshop", "webarena"),
     paper_envs=("webshop",),
     default_env="webshop",
     defaults=DEFAULTS,

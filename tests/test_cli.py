@@ -70,7 +70,7 @@ def test_the_command_loads_without_the_graph_stack():
 def test_graphs_lists_laser_with_its_diagram(capsys):
     code, out, _ = run_cli(capsys, "graphs", "--mermaid")
     assert code == 0
-    assert "laser  envs: webshop  nodes: start, search, results, item, execute, backup, finish" in out
+    assert "laser  envs: webshop, webarena  nodes: start, search, results, item, execute, backup, finish" in out
     assert "results -. &nbsp;call&nbsp; .-> execute;" in out
     assert "execute -. &nbsp;select_item, Description, Features, Reviews or refused&nbsp; .-> item;" in out
 

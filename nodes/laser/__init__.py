@@ -1,1 +1,1 @@
-"""LASER (paper 003): state-space exploration for WebShop, one node per state."""
+"""LASER (paper 003): state-space exploration over a declared state space, one node per state."""

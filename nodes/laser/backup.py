@@ -10,6 +10,9 @@ As the original ``back_up_agent`` does, in two decisions:
 Each call is validated (an id not examined, a missing type, a value the item does not
 offer) and asked again with the reason, as every LASER call is; if no valid answer comes,
 nothing is bought and ``backup_problem`` says why.
+
+The space declares the strategy (``nodes.laser.space.Backup``: its prompts, the choosing function,
+the finishing tool); the steps above are WebShop's. A space without one has no backup node.
 """
 
 from __future__ import annotations
@@ -25,54 +28,62 @@ from nodes.context import Context
 from nodes.environment import sync_env
 from nodes.laser.choose import ATTEMPTS, choose_function, rationale
 from nodes.laser.observe import backup_listing, item_observation
-from nodes.laser.page import page_of
+from nodes.laser.spaces import Picker
 from nodes.laser.states import (
     DEFAULTS,
     LaserState,
+    Node,
     call_text,
     candidates,
-    env_actions,
     run_actions,
 )
-from nodes.laser.tools import buy_tool, select_tool
 from nodes.llm import caller_for
 
 
-async def backup(state: LaserState, runtime: Runtime[Context], config: RunnableConfig) -> dict[str, Any]:
-    """Choose an examined item, reopen it, choose its options, buy it."""
-    ctx = runtime.context
-    llm = caller_for(ctx, state, DEFAULTS["temperature"])
-    before = list(state.get("history", []))
-    history = list(before)  # the notes this step adds go after ``before``
-    choices = candidates(state)
-    listing = backup_listing(state.get("instruction", ""), choices)
-    why = await rationale(llm, prompts.render("laser/backup_select"), listing, [])
-    picked = await choose_function(llm, listing, why, [select_tool([c["asin"] for c in choices])], ctx.tool_mode)
-    if picked.name is None:
-        problem = f"no valid item choice in {ATTEMPTS} answers: {picked.problem}"
-        history.append(f"Backup: {problem}")
-        return {"usage": llm.usage, "backup_problem": problem, "history": edit(before, history)}
-    entry = next(c for c in choices if c["asin"] == picked.args["item_id"])
-    history.append(f"Rationale: backup strategy: {why}\nAction: {call_text('select_item', picked.args)}")
-
-    here: LaserState = {**state, "env_snapshot": entry["snapshot"]}
-    env, reopened, _ = await sync_env(here, ctx, config)  # None: the env is on that item already
-    if reopened is not None:
-        here.update(observation=reopened.text, page=page_of(reopened.info))
-    options = here.get("page", {}).get("options", {})
-    args: dict[str, Any] = {}
-    if any(options.values()):
-        observation = item_observation(here.get("observation", ""), {}, state.get("target", {}))
-        why = await rationale(llm, prompts.render("laser/backup_buy"), observation, [])
-        bought = await choose_function(llm, observation, why, [buy_tool(options, final=True)], ctx.tool_mode)
-        if bought.name is None:
-            problem = f"no valid options for {entry['asin']} in {ATTEMPTS} answers: {bought.problem}"
+def backup_node(pick: Picker) -> Node:
+    async def backup(state: LaserState, runtime: Runtime[Context], config: RunnableConfig) -> dict[str, Any]:
+        """Choose an examined item, reopen it, choose its options, buy it."""
+        ctx = runtime.context
+        space = pick(ctx)
+        plan = space.backup
+        assert plan is not None  # routed here only for a space with a backup strategy
+        llm = caller_for(ctx, state, DEFAULTS["temperature"])
+        before = list(state.get("history", []))
+        history = list(before)  # the notes this step adds go after ``before``
+        choices = candidates(state, space)
+        listing = backup_listing(state.get("instruction", ""), choices)
+        why = await rationale(llm, prompts.render(plan.select), listing, [])
+        picked = await choose_function(llm, listing, why, [plan.choose([c["asin"] for c in choices])], ctx.tool_mode)
+        if picked.name is None:
+            problem = f"no valid item choice in {ATTEMPTS} answers: {picked.problem}"
             history.append(f"Backup: {problem}")
             return {"usage": llm.usage, "backup_problem": problem, "history": edit(before, history)}
-        args = bought.args
-    run, feedback = await run_actions(env, here, config, llm, env_actions("Buy_Now", args), why, "backup")
-    note = f"Rationale: backup strategy: {why}\nAction: {call_text('Buy_Now', args)}"
-    update: dict[str, Any] = {**run, "usage": llm.usage, "history": edit(before, [*history, note])}
-    if feedback:
-        return {**update, "backup_problem": f"WebShop refused the purchase of {entry['asin']}: {feedback}"}
-    return {**update, "backup_used": True}
+        entry = next(c for c in choices if c["asin"] == next(iter(picked.args.values())))
+        history.append(f"Rationale: backup strategy: {why}\nAction: {call_text(picked.name, picked.args)}")
+
+        here: LaserState = {**state, "env_snapshot": entry["snapshot"]}
+        env, reopened, _ = await sync_env(here, ctx, config)  # None: the env is on that item already
+        if reopened is not None:
+            here.update(observation=reopened.text, page=space.classify(reopened))
+        page = here.get("page", {})
+        finish = plan.finish.schema(page, plan.finish_description or None)
+        args: dict[str, Any] = {}
+        if finish["function"]["parameters"]["properties"]:
+            observation = item_observation(here.get("observation", ""), {}, state.get("target", {}))
+            why = await rationale(llm, prompts.render(plan.finish_prompt), observation, [])
+            ended = await choose_function(llm, observation, why, [finish], ctx.tool_mode)
+            if ended.name is None:
+                problem = f"no valid options for {entry['asin']} in {ATTEMPTS} answers: {ended.problem}"
+                history.append(f"Backup: {problem}")
+                return {"usage": llm.usage, "backup_problem": problem, "history": edit(before, history)}
+            args = ended.args
+        actions = plan.finish.actions(args, page)
+        run, feedback = await run_actions(env, here, config, llm, space, actions, why, "backup")
+        note = f"Rationale: backup strategy: {why}\nAction: {call_text(plan.finish.name, args)}"
+        update: dict[str, Any] = {**run, "usage": llm.usage, "history": edit(before, [*history, note])}
+        if feedback:
+            return {**update, "backup_problem": f"the env refused {call_text(plan.finish.name, args)} on "
+                                                f"{entry['asin']}: {feedback}"}
+        return {**update, "backup_used": True}
+
+    return backup

@@ -21,7 +21,7 @@ from langchain_core.messages import (
 )
 
 import prompts
-from nodes.laser.tools import names
+from nodes.laser.space import names
 from nodes.llm import Caller
 from nodes.parse import ParseError, json_object
 

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from nodes.laser.tools import STATE_FUNCTIONS
+from nodes.laser.webshop import WEBSHOP
 from nodes.llm import model_for
 from tests.graphs.laser_scripts import (
     buy,
@@ -68,7 +68,7 @@ async def test_the_model_is_only_offered_the_current_states_tools(shop_goal, wri
     for rationale_call, action_call in zip(calls[::2], calls[1::2]):
         state = state_of_call(rationale_call["messages"])
         assert rationale_call["tools"] == []
-        assert set(action_call["tools"]) <= set(STATE_FUNCTIONS[state]), (state, action_call["tools"])
+        assert set(action_call["tools"]) <= set(WEBSHOP.transitions()[state]), (state, action_call["tools"])
         checked += 1
     assert checked == 9
     # the state instructions reach the model with the paper's single braces

@@ -1,0 +1,120 @@
+"""WebShop's LASER state space (paper 003, Figure 1 and Table 8): the paper's own setting.
+
+Each state offers only its own functions, with the parameters of the original
+(``prompt_library.py``): ``Search`` takes ``keywords`` and ``max_price``; ``select_item``
+an item id; ``Buy_Now`` one value per customization type of the item (the original asks
+for the types and makes each a required parameter). Argument enums are filled from the
+page (item ids on the results page, each type's values on the item page), so that a model
+which follows the schema cannot take an invalid action. A detail page already read for
+the current item is not offered again (the original removes it from the item's functions).
+
+Pages are classified from what the env reports in ``Observation.info`` (the page kind, item
+ids, options, the item's name and price; see envs.webshop): an item's sub-pages (Description,
+Features, Reviews) and the page after a purchase belong to the item state.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from envs.base import Observation
+from nodes.laser.space import (
+    FINISH,
+    Backup,
+    Page,
+    State,
+    StateSpace,
+    Tool,
+    parameters,
+    string_parameter,
+)
+
+_DESCRIPTIONS: dict[str, str] = {
+    "Search": "Use this function to search for the target item in the inventory based on keywords",
+    "select_item": "Use this function to select one of the items from the search results and check its details",
+    "Next": "Use this function to go to the next page of search results to view more items, if none of the items on the current page match the user instruction.",
+    "Back_to_Search": "Use this function to go back to the initial search page. You should use this function only if you have browsed multiple pages of items and checked multiple items' details in the history, and none of the items match the user instruction.",
+    "Description": "Use this function to check the description of the item, if you are unsure if the item perfectly matches the user instruction",
+    "Features": "Use this function to check the features of the item, if you are unsure if the item perfectly matches the user instruction",
+    "Reviews": "Use this function to check the reviews of the item, if you are unsure if the item perfectly matches the user instruction",
+    "Buy_Now": "Use this function to buy the current item, if the current item perfectly matches the user instruction.",
+    "Prev": "Use this function to go back to the results page, if the current item does not match the user instruction",
+}
+# The backup's Buy_Now, which the original calls once the item is chosen (buy_item_final).
+BUY_FINAL = ("Use this function to buy the current item, if the current item perfectly matches the user "
+             "instruction. Additionally, you should also provide the customizations of the item (if any)")
+# WebShop page kind -> LASER state; an item's sub-pages belong to the item state.
+STATE_OF_PAGE = {"search": "search", "results": "results", "item": "item", "item_sub": "item", "done": "item"}
+
+
+def classify(observation: Observation) -> Page:
+    """The JSON page summary LASER keeps from a WebShop observation's info."""
+    info = observation.info
+    kind = str(info.get("page", "search"))
+    page = Page(state=STATE_OF_PAGE.get(kind, "search"), item_ids=[str(i) for i in info.get("item_ids") or []])
+    for key in ("asin", "title", "price", "section"):
+        if info.get(key) is not None:
+            page[key] = str(info[key])  # type: ignore[literal-required]
+    if isinstance(info.get("options"), dict):
+        page["options"] = {str(k): [str(v) for v in vs] for k, vs in info["options"].items()}
+    return page
+
+
+def _search(page: Page) -> dict[str, Any]:
+    return parameters({
+        "keywords": {"type": "string", "description": "The keywords that describe the item to be searched for"},
+        "max_price": {"type": "string", "description": "The upper bound of the item price, if the upper bound is not specified, then set to 1000000."},
+    }, ["keywords"])
+
+
+def select_parameters(item_ids: Sequence[str]) -> dict[str, Any]:
+    return parameters({"item_id": string_parameter("The id of the item to be checked", item_ids)}, ["item_id"])
+
+
+def buy_parameters(options: Mapping[str, Sequence[str]]) -> dict[str, Any]:
+    """Buy Now with one required value per customization type of the item."""
+    properties = {name: string_parameter(f"The {name} of the item", values) for name, values in options.items() if values}
+    return parameters(properties, list(properties))
+
+
+def _click(button: str) -> Any:
+    return lambda args, page: [f"click[{button}]"]
+
+
+def _tool(name: str, to: str, actions: Any, **more: Any) -> Tool:
+    return Tool(name, _DESCRIPTIONS[name], to, actions, **more)
+
+
+SEARCH = _tool("Search", "results", lambda args, page: [f"search[{args['keywords']}]"], parameters=_search, target=True)
+SELECT = _tool("select_item", "item", lambda args, page: [f"click[{args['item_id']}]"],
+               parameters=lambda page: select_parameters(page.get("item_ids", [])))
+# Buy Now: one click per customization value, then the purchase.
+BUY = _tool("Buy_Now", FINISH, lambda args, page: [f"click[{value}]" for value in args.values()] + ["click[Buy Now]"],
+            parameters=lambda page: buy_parameters(page.get("options", {})))
+DETAIL_PAGES = ("Description", "Features", "Reviews")
+
+WEBSHOP = StateSpace(
+    name="webshop",
+    states=(
+        State("search", "laser/search_state", (SEARCH,)),
+        State("results", "laser/results_state", (
+            SELECT,
+            _tool("Next", "results", _click("Next >")),
+            _tool("Back_to_Search", "search", _click("Back to Search")),
+        )),
+        State("item", "laser/item_state", (
+            *(_tool(name, "item", _click(name), reads_then=("click[< Prev]",)) for name in DETAIL_PAGES),
+            BUY,
+            _tool("Prev", "results", _click("< Prev")),
+        )),
+    ),
+    classify=classify,
+    backup=Backup(
+        select="laser/backup_select",
+        choose=lambda ids: SELECT.schema(Page(item_ids=list(ids))),
+        finish_prompt="laser/backup_buy",
+        finish=BUY,
+        finish_description=BUY_FINAL,
+    ),
+)
