@@ -105,11 +105,12 @@ def session_config(state: CollectState, config: RunnableConfig) -> RunnableConfi
     return {"configurable": {"thread_id": branch["session"]}} if branch else config
 
 
-def caller_at(context: Context, position: int, temperature: float = GREEDY, top_p: float | None = None) -> Caller:
+def caller_at(context: Context, position: int, temperature: float = GREEDY, top_p: float | None = None,
+              task: str | None = None) -> Caller:
     """A Caller that starts at model-call ``position`` (see the module docstring); greedy
     unless told otherwise, whatever Context.temperature says (it sets acting calls only)."""
     return Caller(context.model, temperature=temperature, top_p=top_p, max_tokens=context.max_tokens,
-                  calls_before=position, timeout=context.timeout, retries=context.retries)
+                  calls_before=position, timeout=context.timeout, retries=context.retries, task=task)
 
 
 def branch_caller(context: Context, state: dict[str, Any], temperature: float = GREEDY,
@@ -117,7 +118,7 @@ def branch_caller(context: Context, state: dict[str, Any], temperature: float = 
     """The Caller of a node inside a branch: the branch offset plus its own calls."""
     branch = state.get("branch") or {}
     own = int((state.get("usage") or {}).get("model_calls", 0))
-    return caller_at(context, int(branch.get("call_offset", 0)) + own, temperature, top_p)
+    return caller_at(context, int(branch.get("call_offset", 0)) + own, temperature, top_p, state.get("task_id"))
 
 
 def acting_caller(context: Context, state: CollectState) -> Caller:
