@@ -81,7 +81,7 @@ def test_bad_time_travel_input_is_one_line(capsys, tmp_path, args, message):
     db = f"sqlite:///{tmp_path / 'runs.sqlite'}"
     assert cli(capsys, "run", "laser", "--task", DEMO["task_id"], "--thread", "shop", "--checkpoint", db,
                "--model", write_demo_script(tmp_path / "script.jsonl", replies=2))[0] == 1  # out of replies
-    code, out, err = cli(capsys, *args, "--checkpoint", db)
+    code, _, err = cli(capsys, *args, "--checkpoint", db)
     assert code == 2 and message in err and len(err.strip().splitlines()) == 1
 
 

@@ -65,6 +65,15 @@ def sqlite_path(url: str) -> Path:
     return Path(rest)
 
 
+def screenshot_folder(url: str | None) -> Path:
+    """Where runs keep their screenshots (nodes.screenshots): beside the SQLite file, else
+    under ``$INTROSPECT_HOME``."""
+    url = url or default_url()
+    if url == "sqlite" or url.startswith("sqlite:"):
+        return sqlite_path(url).parent / "screenshots"
+    return home() / "screenshots"
+
+
 def redact(url: str) -> str:
     """``url`` without its password, for messages."""
     return re.sub(r"(://[^:/@]+:)[^@]*@", r"\1***@", url)

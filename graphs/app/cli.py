@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import importlib
 import json
 import os
@@ -40,6 +39,7 @@ from graphs.app.console import (
 from graphs.app.options import (
     UsageError,
     context_from,
+    keeping,
     positive,
     results_path,
     task_list,
@@ -317,6 +317,8 @@ def _common(parser: argparse.ArgumentParser) -> None:
 def _record(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--record", metavar="FILE", help="append every model exchange to FILE (JSONL); "
                         "--model replay:FILE reproduces the run from it")
+    parser.add_argument("--screenshots", action="store_true", help="keep a screenshot after every step of a "
+                        "browser env, beside the checkpoint database (for introspect view)")
 
 
 def _checkpoint(parser: argparse.ArgumentParser) -> None:
@@ -393,9 +395,18 @@ def build_parser() -> Parser:
     _common(fk)
     fk.set_defaults(handler=_lazy("timetravel", "cmd_fork"))
 
+    view = sub.add_parser("view", help="a run's trajectory (or a results file's runs) as self-contained HTML")
+    view.add_argument("target", metavar="THREAD_ID|RESULTS.jsonl")
+    view.add_argument("--out", default="views", help="folder for the pages (default views)")
+    view.add_argument("--serve", action="store_true", help="then serve them on localhost")
+    view.add_argument("--port", type=int, default=8000)
+    _checkpoint(view)
+    view.set_defaults(handler=_lazy("view", "cmd_view"))
+
     demo = sub.add_parser("demo", help="an offline scripted run")
     demo.add_argument("name", nargs="?", help="which demo (default: laser)")
     _checkpoint(demo)
+    _record(demo)
     demo.set_defaults(handler=cmd_demo)
     return parser
 
@@ -407,19 +418,10 @@ def _lazy(module: str, name: str) -> Any:
     return handler
 
 
-def _recording(args: argparse.Namespace) -> Any:
-    """``--record FILE``: the scope in which every model call is recorded (nodes.recording)."""
-    if not getattr(args, "record", None):
-        return contextlib.nullcontext()
-    from nodes.recording import recording
-
-    return recording(args.record)
-
-
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
-        with _recording(args):
+        with keeping(args):
             outcome = args.handler(args)
             return asyncio.run(outcome) if asyncio.iscoroutine(outcome) else int(outcome)
     except GaveUp as exc:
