@@ -163,7 +163,7 @@ def _step_html(card: Card, shots: Path, session: str) -> str:
             f"<span class='reward'>reward {float(step.get('reward', 0.0)):.2f}</span></h2>"
             f"<p>{html.escape(str(step.get('rationale', '')))}</p>"
             f"<p>action <span class='action'>{html.escape(str(step.get('action', '')))}</span>{refused}</p>"
-            f"<div class='cols'><div>{picture}<details><summary>observation</summary>"
+            f"<div class='cols'><div>{picture}<details{'' if picture else ' open'}><summary>observation</summary>"
             f"<pre>{html.escape(str(step.get('observation', '')))}</pre></details></div>"
             f"<div>{structures}</div></div></section>")
 
