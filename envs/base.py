@@ -8,7 +8,8 @@ from the JSON snapshot kept in graph state. Three parts:
 - ``Interface``: what an agent is told about the env and how its replies are read (every
   env, as its class attribute ``interface``), so that a method's prompts and parsers are
   written against this view, not against one benchmark;
-- capabilities (``JudgedEnv``, ``DisablesElements``, ``HasReferences``, ``TrainingSplits``):
+- capabilities (``JudgedEnv``, ``DisablesElements``, ``HasReferences``, ``TrainingSplits``,
+  ``Screenshots``):
   what some envs offer beyond that, as runtime-checkable protocols.
 """
 
@@ -201,6 +202,16 @@ class HasReferences(Protocol):
 
     async def reference(self, task_id: str) -> dict[str, Any] | None:
         """The task's reference record, or None when the env has none for it."""
+        ...
+
+
+@runtime_checkable
+class Screenshots(Protocol):
+    """A browser env that can show a person what is on screen (the agent never sees pixels):
+    runs asked to keep screenshots take one after every step, for the trajectory viewer."""
+
+    async def screenshot(self) -> bytes:
+        """A PNG of the current page (or the task's area of it)."""
         ...
 
 

@@ -38,6 +38,7 @@ from envs.base import (
 )
 from envs.sessions import SESSIONS
 from nodes.llm import Caller, CallerJudge
+from nodes.screenshots import capture
 from nodes.state import RunState, Step
 
 
@@ -175,6 +176,7 @@ async def execute(
             judged.judge = None  # a judge is bound to one node's caller: it lives for one step
     snap = await env.snapshot()
     SESSIONS.mark(session_key(config, state), snap)
+    await capture(env, session_key(config, state), len(state.get("trajectory") or []))
     valid = bool(result.info.get("valid", True))
     step = Step(
         node=node,

@@ -3,7 +3,9 @@
 Specs: ``openai:<model>`` builds langchain-openai's ``ChatOpenAI`` from OPENAI_API_KEY and
 OPENAI_BASE_URL (any OpenAI-compatible server: vLLM, Ollama, llama.cpp); any other
 ``provider:model`` goes through langchain's ``init_chat_model``; ``scripted:<file.jsonl>``
-replays a script (nodes.scripted). Nodes never hold a client: they use ``Caller``, which
+replays a script (nodes.scripted), ``replay:<file.jsonl>`` a recording, checking every
+request against it (nodes.recording; ``--record FILE`` writes one through the Caller).
+Nodes never hold a client: they use ``Caller``, which
 picks the model from the run's Context and accounts usage so that it lands in graph state.
 
 Transient failures (429, 5xx, timeouts, dropped connections) are retried by the OpenAI
@@ -26,6 +28,7 @@ from typing import Any, Callable, Sequence
 from langchain_core.language_models.chat_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 
+from nodes.recording import RECORDER, ReplayChatModel, record_call, request_record
 from nodes.scripted import ScriptedChatModel, cut_at_stop
 from nodes.usage import Usage, add_usage, empty_usage, load_prices, usage_of_call
 
@@ -111,7 +114,7 @@ def parse_spec(spec: str) -> tuple[str, str]:
     if not sep or not provider.strip() or not name.strip():
         raise ModelConfigError(
             f"malformed model spec {spec!r}: use provider:model (e.g. openai:gpt-4o-mini) "
-            "or scripted:<file.jsonl>"
+            "or scripted:<file.jsonl> or replay:<recording.jsonl>"
         )
     return provider.strip(), name.strip()
 
@@ -142,6 +145,8 @@ def build_model(
     provider, name = parse_spec(spec)
     if provider == "scripted":
         return ScriptedChatModel.from_file(name)
+    if provider == "replay":
+        return ReplayChatModel.from_file(name)
     check_credentials(spec)
     options: dict[str, Any] = {"max_tokens": max_tokens}
     if temperature is not None:
@@ -215,7 +220,8 @@ class Caller:
     """Calls the run's model from inside one node and keeps that node's usage.
 
     ``position`` starts at the model-call count in state, which is how a scripted
-    model knows which reply comes next, also after a resume.
+    model knows which reply comes next, also after a resume; with ``task`` (the state's
+    task id) it keys a recorded call (nodes.recording).
     """
 
     def __init__(
@@ -228,8 +234,9 @@ class Caller:
         top_p: float | None = None,
         timeout: float = TIMEOUT,
         retries: int = RETRIES,
+        task: str | None = None,
     ) -> None:
-        self.spec = spec
+        self.spec, self.task = spec, task
         self.temperature, self.max_tokens, self.top_p = temperature, max_tokens, top_p
         self.timeout, self.retries = timeout, retries
         self.model = model_for(spec, temperature, max_tokens, top_p, timeout=timeout, retries=retries)
@@ -275,8 +282,15 @@ class Caller:
         runnable: Any = model
         if tools:
             runnable = runnable.bind_tools(list(tools), **({"tool_choice": tool_choice} if tool_choice else {}))
+        request = None  # what was asked, as JSON: only to record it or check it against a recording
+        if RECORDER.get() is not None or isinstance(model, ReplayChatModel):
+            request = request_record(messages, tools, tool_choice, stop, {
+                "max_tokens": (limit or {}).get("max_tokens", self.max_tokens), "temperature": self.temperature,
+                "top_p": self.top_p})
         if isinstance(model, ScriptedChatModel):  # a script has no limit to build with: it records it
             runnable = runnable.bind(script_position=self.position, **(limit or {}))
+            if isinstance(model, ReplayChatModel):
+                runnable = runnable.bind(script_task=self.task, replay_request=request)
         if stop:
             runnable = runnable.bind(stop=list(stop))
         attempts = Attempts(limit=self.retries + 1)
@@ -289,6 +303,8 @@ class Caller:
             raise ModelCallError(f"model call failed{tried}: {type(exc).__name__}: {exc}", spent) from exc
         finally:
             _ATTEMPTS.reset(token)
+        if request is not None:
+            await record_call(spec, self.task, self.position, request, message)
         self.position += 1
         await load_prices(spec)
         self.usage = add_usage(self.usage, usage_of_call(spec, message.usage_metadata, attempts.retries))
@@ -339,4 +355,5 @@ def caller_for(context: Any, state: dict[str, Any], temperature: float | None = 
     calls = int((state.get("usage") or {}).get("model_calls", 0))
     temp = context.temperature if context.temperature is not None else temperature
     return Caller(context.model, temperature=temp, max_tokens=context.max_tokens, calls_before=calls,
-                  top_p=context.top_p, timeout=context.timeout, retries=context.retries)
+                  top_p=context.top_p, timeout=context.timeout, retries=context.retries,
+                  task=state.get("task_id"))

@@ -91,11 +91,14 @@ def test_graphs_lists_every_graph_studio_serves(capsys):
     pytest.param("devils_advocate", "element remapped: click [39] -> click [44]", marks=pytest.mark.browser),
 ])
 def test_every_demo_runs_offline_and_succeeds(capsys, monkeypatch, name, shown):
+    """Each demo replays its recording: every request the graph makes is checked against the
+    recorded one, and the run ends as it ended when recorded, with every recorded call made."""
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     code, out, _ = run_cli(capsys, "demo", name)
     assert code == 0
     assert shown in out
-    assert "finished: success=True reward=1.000" in out
+    recorded = (ROOT / "graphs/app/demos" / f"{name}.jsonl").read_text().splitlines()
+    assert "finished: success=True reward=1.000 " in out and f" model_calls={len(recorded)} " in out
 
 
 @pytest.mark.browser
@@ -110,10 +113,10 @@ def test_the_devils_advocate_demo_backtracks_and_remaps_on_the_changed_page(caps
     assert code == 0 and "finished: success=True reward=1.000 steps=2 model_calls=11" in out
     assert "-> click [36]  reward=0.00" in out and "not aligned: backtrack" in out
     assert re.search(r"backtrack +back to http://127\.0\.0\.1:\d+/ to try click \[39\]", out)
-    script = ROOT / "graphs/app/demos/devils_advocate.jsonl"
-    [mapping] = [c for c in model_for(f"scripted:{script}", 1.0, 512).calls
-                 if c["messages"][0].content.startswith("I want to interact with an element")]
-    before, after = mapping["messages"][0].content.split("Now if I want to click on the same element")
+    recording = ROOT / "graphs/app/demos/devils_advocate.jsonl"
+    [mapping] = [c["request"]["messages"][0]["content"] for c in model_for(f"replay:{recording}", 1.0, 512).calls
+                 if c["request"]["messages"][0]["content"].startswith("I want to interact with an element")]
+    before, after = mapping.split("Now if I want to click on the same element")
     assert "[39] link 'Gallery Collage Picture Frame Set, 7 Frames'" in before
     assert "[34] heading 'Recently Viewed'" in after and "[44] link 'Gallery Collage Picture Frame Set, 7 Frames'" in after
 

@@ -168,6 +168,12 @@ class WebArenaEnv(Env):
         result = StepResult(obs, 0.0, False, {**obs.info, "valid": True, "action": parsed.kind})
         return reported(result, ep.session.take_reports())
 
+    async def screenshot(self) -> bytes:
+        """A PNG of the page the agent is on (for people; envs.base.Screenshots)."""
+        if self._ep is None:
+            raise EnvError("no task is running: call reset first")
+        return await self._ep.session.screenshot()
+
     async def snapshot(self) -> dict[str, Any]:
         """Task, open tabs (URL, scroll offset and the form fields the user changed, each; the
         document of a page a form submission returned), current tab, notes, answer so far.

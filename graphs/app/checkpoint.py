@@ -27,7 +27,7 @@ import re
 import sqlite3
 from contextlib import AsyncExitStack, asynccontextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, AsyncIterator
+from typing import TYPE_CHECKING, Any, AsyncIterator
 
 if TYPE_CHECKING:  # the checkpointer modules load langchain_core: only when one is opened
     from langgraph.checkpoint.base import BaseCheckpointSaver
@@ -63,6 +63,15 @@ def sqlite_path(url: str) -> Path:
     if not rest.strip("/"):
         raise CheckpointConfigError(f"{url!r} names no file; use {FORMS}")
     return Path(rest)
+
+
+def screenshot_folder(url: str | None) -> Path:
+    """Where runs keep their screenshots (nodes.screenshots): beside the SQLite file, else
+    under ``$INTROSPECT_HOME``."""
+    url = url or default_url()
+    if url == "sqlite" or url.startswith("sqlite:"):
+        return sqlite_path(url).parent / "screenshots"
+    return home() / "screenshots"
 
 
 def redact(url: str) -> str:
@@ -130,15 +139,21 @@ async def thread_exists(saver: BaseCheckpointSaver, thread_id: str) -> bool:
     return await saver.aget_tuple({"configurable": {"thread_id": thread_id}}) is not None
 
 
-async def copy_thread(saver: BaseCheckpointSaver, source: str, target: str) -> None:
+async def copy_thread(saver: BaseCheckpointSaver, source: str, target: str, upto: str | None = None) -> None:
     """Copy every checkpoint of ``source`` (all namespaces, oldest first, with their pending
     writes) to ``target``. The whole chain is copied, not only the head: the fields stored
     as per-step writes (nodes.channels, LangGraph's DeltaChannel) are rebuilt from it.
+
+    ``upto`` (a root checkpoint id) copies only that checkpoint and its ancestors, and not
+    that checkpoint's own pending writes (those of the step that ran after it), so the copy
+    continues from there as if that step had not run yet.
 
     A checkpoint's writes come back in the order they are replayed in (the task path, then
     the task id); the tasks' paths are not returned, so each task's writes are stored under
     a path that keeps that order (parallel branches' appends stay in their order)."""
     found = [t async for t in saver.alist({"configurable": {"thread_id": source}})]
+    if upto is not None:
+        found = _chain(found, upto)
     for item in reversed(found):
         ns = item.config["configurable"].get("checkpoint_ns", "")
         parent = (item.parent_config or {}).get("configurable", {}).get("checkpoint_id")
@@ -146,7 +161,19 @@ async def copy_thread(saver: BaseCheckpointSaver, source: str, target: str) -> N
                                    **({"checkpoint_id": parent} if parent else {})}}
         stored = await saver.aput(config, item.checkpoint, item.metadata, dict(item.checkpoint["channel_versions"]))
         by_task: dict[str, list[tuple[str, object]]] = {}
-        for task_id, channel, value in item.pending_writes or []:
+        for task_id, channel, value in [] if item is found[0] and upto else item.pending_writes or []:
             by_task.setdefault(task_id, []).append((channel, value))
         for rank, (task_id, writes) in enumerate(by_task.items()):
             await saver.aput_writes(stored, writes, task_id, task_path=f"{rank:08d}")
+
+
+def _chain(found: list[Any], upto: str) -> list[Any]:
+    """Root checkpoint ``upto`` and its ancestors, newest first (as ``alist`` lists them)."""
+    by_id = {t.config["configurable"]["checkpoint_id"]: t for t in found
+             if not t.config["configurable"].get("checkpoint_ns")}
+    chain, at = [], by_id.get(upto)
+    while at is not None:
+        chain.append(at)
+        parent = (at.parent_config or {}).get("configurable", {}).get("checkpoint_id")
+        at = by_id.get(parent) if parent else None
+    return chain

@@ -1,4 +1,4 @@
-"""The ``introspect`` command: run, resume, evaluate, train, list graphs, demo.
+"""The ``introspect`` command: run, resume, evaluate, train, list graphs, history, fork, demo.
 
 Exit status: 0 when the command did its work; 2 for bad input (unknown method, env or
 task, a malformed or unknown model, a missing key, a Context value out of range, an
@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import importlib
 import json
 import os
 import sys
@@ -39,6 +40,7 @@ from graphs.app.console import (
 from graphs.app.options import (
     UsageError,
     context_from,
+    keeping,
     positive,
     results_path,
     task_list,
@@ -266,15 +268,16 @@ def cmd_graphs(args: argparse.Namespace) -> int:
 
 
 async def cmd_demo(args: argparse.Namespace) -> int:
-    """Run a shipped scripted run offline and show the agent moving through its graph."""
+    """Replay a shipped recording offline and show the agent moving through its graph."""
     available = sorted(p.stem for p in DEMOS.glob("*.json"))
     name = args.name or "laser"
     if name not in available:
         raise UsageError(f"no demo {name!r}; available: {', '.join(available)}")
     spec = json.loads((DEMOS / f"{name}.json").read_text())
-    context = Context(model=f"scripted:{DEMOS / spec['script']}", env=spec["env"], **spec.get("context", {}))
+    context = Context(model=f"replay:{DEMOS / spec['recording']}", env=spec["env"], **spec.get("context", {}))
     thread_id = f"demo-{name}-{uuid.uuid4().hex[:8]}"
-    print(f"demo: {spec['title']}\n(a scripted model replays {spec['script']}; no key or network needed)\n", flush=True)
+    print(f"demo: {spec['title']}\n(the model's replies are replayed from the recording {spec['recording']}; "
+          "no key or network needed)\n", flush=True)
     async with open_checkpointer(args.checkpoint or "memory") as saver:
         outcome = await drive(spec["method"], context, thread_id, saver, {"task_id": spec["task_id"]},
                               update_printer(spec["method"]))
@@ -313,6 +316,14 @@ def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--env-option", action="append", metavar="KEY=VALUE", help="an option of the environment")
     parser.add_argument("--plan", help="plan file (AutoPlan)")
     _checkpoint(parser)
+    _record(parser)
+
+
+def _record(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--record", metavar="FILE", help="append every model exchange to FILE (JSONL); "
+                        "--model replay:FILE reproduces the run from it")
+    parser.add_argument("--screenshots", action="store_true", help="keep a screenshot after every step of a "
+                        "browser env, beside the checkpoint database (for introspect view)")
 
 
 def _checkpoint(parser: argparse.ArgumentParser) -> None:
@@ -340,6 +351,7 @@ def build_parser() -> Parser:
     res = sub.add_parser("resume", help="continue an interrupted run from its checkpoint")
     res.add_argument("thread_id")
     _checkpoint(res)
+    _record(res)
     res.set_defaults(handler=cmd_resume)
 
     ev = sub.add_parser("eval", help="evaluate a method on many tasks")
@@ -383,18 +395,48 @@ def build_parser() -> Parser:
 
     add_report(sub)
 
+    hist = sub.add_parser("history", help="list a run's checkpoints: id, step, node, action, reward")
+    hist.add_argument("thread_id")
+    _checkpoint(hist)
+    hist.set_defaults(handler=_lazy("timetravel", "cmd_history"))
+
+    fk = sub.add_parser("fork", help="continue a run from one of its checkpoints on a new thread")
+    fk.add_argument("thread_id")
+    fk.add_argument("--at", required=True, metavar="CHECKPOINT", help="a checkpoint id (or its unique prefix) "
+                    "from introspect history")
+    fk.add_argument("--thread", help="the new thread's id (default THREAD_ID-fork-XXXXXX)")
+    _common(fk)
+    fk.set_defaults(handler=_lazy("timetravel", "cmd_fork"))
+
+    view = sub.add_parser("view", help="a run's trajectory (or a results file's runs) as self-contained HTML")
+    view.add_argument("target", metavar="THREAD_ID|RESULTS.jsonl")
+    view.add_argument("--out", default="views", help="folder for the pages (default views)")
+    view.add_argument("--serve", action="store_true", help="then serve them on localhost")
+    view.add_argument("--port", type=int, default=8000)
+    _checkpoint(view)
+    view.set_defaults(handler=_lazy("view", "cmd_view"))
+
     demo = sub.add_parser("demo", help="an offline scripted run")
     demo.add_argument("name", nargs="?", help="which demo (default: laser)")
     _checkpoint(demo)
+    _record(demo)
     demo.set_defaults(handler=cmd_demo)
     return parser
+
+
+def _lazy(module: str, name: str) -> Any:
+    """A handler in graphs.app.MODULE, imported when its command runs (a light --help)."""
+    def handler(args: argparse.Namespace) -> Any:
+        return getattr(importlib.import_module(f"graphs.app.{module}"), name)(args)
+    return handler
 
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
-        outcome = args.handler(args)
-        return asyncio.run(outcome) if asyncio.iscoroutine(outcome) else int(outcome)
+        with keeping(args):
+            outcome = args.handler(args)
+            return asyncio.run(outcome) if asyncio.iscoroutine(outcome) else int(outcome)
     except GaveUp as exc:
         print(f"introspect: {exc}", file=sys.stderr)
         return 1

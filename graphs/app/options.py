@@ -10,9 +10,10 @@ line, exit 2.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 from envs.base import make_env
 from graphs import method_named
@@ -131,3 +132,21 @@ def positive(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {value}")
     return value
+
+
+@contextlib.contextmanager
+def keeping(args: argparse.Namespace) -> Iterator[None]:
+    """The scope of a command in which ``--record FILE`` records every model call
+    (nodes.recording) and ``--screenshots`` keeps the pages' pictures (nodes.screenshots)."""
+    with contextlib.ExitStack() as scope:
+        if getattr(args, "record", None):
+            from nodes.recording import recording
+
+            scope.enter_context(recording(args.record))
+        if getattr(args, "screenshots", False):
+            from graphs.app.checkpoint import screenshot_folder
+            from nodes.screenshots import SCREENSHOTS
+
+            token = SCREENSHOTS.set(screenshot_folder(args.checkpoint))
+            scope.callback(SCREENSHOTS.reset, token)
+        yield

@@ -119,8 +119,10 @@ async def resume(
     return await drive(method, context, thread_id, checkpointer, None, on_update)
 
 
-async def fork(checkpointer: BaseCheckpointSaver, source: str, target: str) -> None:
-    """Copy run thread ``source`` to ``target``, whose latest checkpoint is then ``source``'s:
-    ``drive(..., target, None)`` continues the copy and leaves ``source`` as it was."""
+async def fork(checkpointer: BaseCheckpointSaver, source: str, target: str, at: str | None = None) -> None:
+    """Copy run thread ``source`` to ``target``, whose latest checkpoint is then ``source``'s
+    (or checkpoint ``at``, before the step that followed it ran): ``drive(..., target, None)``
+    continues the copy, its env restored from the snapshot in that checkpoint's state, and
+    leaves ``source`` as it was."""
     await thread_context(checkpointer, source)  # a run thread introspect started
-    await copy_thread(checkpointer, source, target)
+    await copy_thread(checkpointer, source, target, upto=at)

@@ -113,18 +113,19 @@ def session_config(state: CollectState, config: RunnableConfig) -> RunnableConfi
     return {"configurable": {"thread_id": branch["session"]}} if branch else config
 
 
-def caller_at(context: Context, position: int, temperature: float = GREEDY, top_p: float | None = None) -> Caller:
+def caller_at(context: Context, position: int, temperature: float = GREEDY, top_p: float | None = None,
+              task: str | None = None) -> Caller:
     """A Caller that starts at model-call ``position`` (see the module docstring); greedy
     unless told otherwise, whatever Context.temperature says (it sets acting calls only)."""
     return Caller(context.model, temperature=temperature, top_p=top_p, max_tokens=context.max_tokens,
-                  calls_before=position, timeout=context.timeout, retries=context.retries)
+                  calls_before=position, timeout=context.timeout, retries=context.retries, task=task)
 
 
 def branch_caller(context: Context, state: dict[str, Any], temperature: float = GREEDY,
                   top_p: float | None = None) -> Caller:
     """The Caller of a node of a collection: it starts at the collection's counter (which a
     training branch starts at the phase's count: see the module docstring)."""
-    return caller_at(context, calls(state.get("usage")), temperature, top_p)
+    return caller_at(context, calls(state.get("usage")), temperature, top_p, state.get("task_id"))
 
 
 def acting_caller(context: Context, state: CollectState) -> Caller:

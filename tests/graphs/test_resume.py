@@ -20,7 +20,7 @@ from nodes.context import Context
 
 ROOT = Path(__file__).resolve().parents[2]
 DEMO = json.loads((ROOT / "graphs/app/demos/laser.json").read_text())
-SCRIPT = ROOT / "graphs/app/demos" / DEMO["script"]  # replies carry a delay, like a real model
+SCRIPT = ROOT / "graphs/app/demos" / DEMO["recording"]  # replies carry a delay, like a real model
 
 
 def introspect(*args: str, env: dict[str, str]) -> subprocess.Popen:

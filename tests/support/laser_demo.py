@@ -10,14 +10,14 @@ from tests.support.openai_stub import Reply
 
 ROOT = Path(__file__).resolve().parents[2]
 DEMO = json.loads((ROOT / "graphs/app/demos/laser.json").read_text())
-SCRIPT = ROOT / "graphs/app/demos" / DEMO["script"]
+SCRIPT = ROOT / "graphs/app/demos" / DEMO["recording"]
 REPLIES = [json.loads(line) for line in SCRIPT.read_text().splitlines() if line.strip()]
 
 
 def write_demo_script(path: Path, replies: int | None = None) -> str:
-    """The demo's first ``replies`` replies (all by default), without delays, at ``path``;
-    returns the ``scripted:`` model spec."""
-    lines = [{k: v for k, v in r.items() if k != "delay"} for r in REPLIES[:replies]]
+    """The demo's first ``replies`` replies (all by default) as a plain script (no delays, no
+    recorded requests) at ``path``; returns the ``scripted:`` model spec."""
+    lines = [{k: r[k] for k in ("content", "tool_calls") if k in r} for r in REPLIES[:replies]]
     path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
     return f"scripted:{path}"
 

@@ -51,7 +51,7 @@ class Scenario:
 
 def demo_replies(method: str) -> list[dict[str, Any]]:
     spec = json.loads((DEMOS / f"{method}.json").read_text())
-    return [json.loads(line) for line in (DEMOS / spec["script"]).read_text().splitlines() if line.strip()]
+    return [json.loads(line) for line in (DEMOS / spec["recording"]).read_text().splitlines() if line.strip()]
 
 
 def _demo(method: str, check: Callable[[dict[str, Any]], None]) -> Scenario:

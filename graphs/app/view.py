@@ -1,0 +1,260 @@
+"""``introspect view``: a run's trajectory as one self-contained HTML page.
+
+The page is built from the thread's checkpoints (LangGraph's ``aget_state_history``), oldest
+first. Every environment step is a card: the node that acted, the model's rationale, the
+action, the reward, the observation, the screenshot kept during the run (``--screenshots``,
+nodes.screenshots; embedded, so the page needs no network and no other file), and the
+method's own structures as they stood after that step (``STRUCTURES``). What happened
+between steps is shown as marks: Devil's Advocate's backtracks and plan revisions, Structured
+Reflection's ended trials with their reflections. A results file gives one page per row's
+thread and an index page linking them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import html
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from graphs.app.runner import graph_for, thread_context
+from nodes.screenshots import screenshot_path
+
+HIDDEN = {"snapshot", "state", "screen", "screens", "observation", "summary"}  # pages, shown once per step
+
+STYLE = """
+body{font:14px/1.45 system-ui,sans-serif;margin:0;background:#f6f6f8;color:#222}
+header{background:#2d2a5a;color:#fff;padding:14px 24px}header h1{margin:0 0 4px;font-size:20px}
+main{padding:16px 24px;max-width:1200px}.step{background:#fff;border:1px solid #ddd;border-radius:6px;
+margin:12px 0;padding:12px 16px}.step h2{font-size:16px;margin:0 0 6px}.action{font-family:monospace;
+background:#eef;padding:2px 6px;border-radius:3px}.reward{float:right;font-weight:bold}
+.refused{color:#a00}.mark{margin:8px 0;padding:8px 12px;border-left:4px solid #c60;background:#fff4e5}
+.mark.backtrack{border-color:#c00;background:#fdecec}.cols{display:flex;gap:16px;flex-wrap:wrap}
+.cols>div{flex:1 1 420px;min-width:0}pre{white-space:pre-wrap;background:#fafafa;border:1px solid #eee;
+padding:6px;max-height:320px;overflow:auto;font-size:12px}img.shot{max-width:100%;border:1px solid #ccc}
+table{border-collapse:collapse;font-size:12px}td,th{border:1px solid #ddd;padding:3px 6px;vertical-align:top;
+text-align:left}details{margin:4px 0}summary{cursor:pointer;font-weight:600}
+"""
+
+
+@dataclass
+class Card:
+    """One environment step, or a mark between steps."""
+
+    kind: str  # "step" or a mark's kind ("backtrack", "revision", "trial")
+    text: str = ""
+    step: dict[str, Any] = field(default_factory=dict)
+    index: int = 0
+    structures: list[tuple[str, Any]] = field(default_factory=list)
+
+
+def _grown(before: dict[str, Any], after: dict[str, Any], key: str) -> list[Any]:
+    old, new = before.get(key) or [], after.get(key) or []
+    return list(new[len(old):]) if len(new) > len(old) else []
+
+
+def _shown(records: list[dict[str, Any]] | None) -> list[dict[str, Any]]:
+    """Records without the pages they carry (a step card shows its page once)."""
+    return [{k: v for k, v in r.items() if k not in HIDDEN} for r in records or []]
+
+
+def _da(values: dict[str, Any], path: list[str]) -> list[tuple[str, Any]]:
+    plan = [("-> " if i == values.get("subtask") else "   ") + s for i, s in enumerate(values.get("plan") or [])]
+    return [("episode", values.get("episode")), ("plan", "\n".join(plan)),
+            ("stack (top last)", _shown(values.get("stack"))),
+            ("backtracks", values.get("backtracks") or [])]
+
+
+def _sr(values: dict[str, Any], path: list[str]) -> list[tuple[str, Any]]:
+    memory = values.get("memory") or {}
+    return [("trial", values.get("trial")),
+            ("this trial's steps", _shown(values.get("steps"))),
+            ("reflection memory (by step index)", memory.get("entries") or {}),
+            ("trials", values.get("trials") or [])]
+
+
+def _laser(values: dict[str, Any], path: list[str]) -> list[tuple[str, Any]]:
+    return [("state path", " -> ".join(path)),
+            ("buffer", _shown(values.get("buffer")))]
+
+
+def _autoplan(values: dict[str, Any], path: list[str]) -> list[tuple[str, Any]]:
+    return [("plan", values.get("plan") or "(none: ReAct zero-shot)"), ("thought", values.get("thought")),
+            ("free-form action", values.get("raw_action")), ("formalized", values.get("command"))]
+
+
+STRUCTURES: dict[str, Callable[[dict[str, Any], list[str]], list[tuple[str, Any]]]] = {
+    "devils_advocate": _da, "structured_reflection": _sr, "laser": _laser, "autoplan": _autoplan}
+
+
+def marks(before: dict[str, Any], after: dict[str, Any]) -> list[Card]:
+    """What happened between two checkpoints that is not an environment step."""
+    out = [Card("backtrack", f"backtrack (episode {b.get('episode')}): back to {b.get('url')} to try "
+                f"{b.get('action')}" + (f", remapped to {b['mapped_action']}" if b.get("mapped_action")
+                                         and b.get("mapped_action") != b.get("action") else ""))
+           for b in _grown(before, after, "backtracks")]
+    out += [Card("revision", "plan revised:\n" + "\n".join(p)) for p in _grown(before, after, "plans")
+            if before.get("plans")]
+    out += [Card("trial", f"trial {t.get('trial')} ended {t.get('status')}, reward {t.get('reward')}"
+                 + (f"; reflection: {t['reflection']}" if t.get("reflection") else ""))
+            for t in _grown(before, after, "trials")]
+    return out
+
+
+async def thread_cards(saver: Any, thread_id: str) -> tuple[str, Any, dict[str, Any], list[Card]]:
+    """The thread's method, Context, final state and cards, oldest first."""
+    method, context = await thread_context(saver, thread_id)
+    graph = graph_for(method, saver)
+    snapshots = [s async for s in graph.aget_state_history({"configurable": {"thread_id": thread_id}})]
+    snapshots.reverse()
+    cards: list[Card] = []
+    before: dict[str, Any] = {}
+    path: list[str] = []
+    structures = STRUCTURES.get(method, lambda values, path: [])
+    for snap in snapshots:
+        values = dict(snap.values)
+        if values.get("laser_state") and (not path or path[-1] != values["laser_state"]):
+            path.append(values["laser_state"])
+        cards += marks(before, values)
+        done = len(before.get("trajectory") or [])
+        for offset, step in enumerate(_grown(before, values, "trajectory")):
+            cards.append(Card("step", step=step, index=done + offset, structures=structures(values, list(path))))
+        before = values
+    return method, context, before, cards
+
+
+def _value(value: Any) -> str:
+    """A structure as HTML: a list of records as a table, a record as key/value rows, text as a block."""
+    if isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
+        keys = list(dict.fromkeys(k for v in value for k in v))
+        head = "".join(f"<th>{html.escape(k)}</th>" for k in keys)
+        rows = "".join("<tr>" + "".join(f"<td>{_cell(v.get(k))}</td>" for k in keys) + "</tr>" for v in value)
+        return f"<table><tr>{head}</tr>{rows}</table>"
+    if isinstance(value, dict) and value:
+        return "<table>" + "".join(f"<tr><th>{html.escape(str(k))}</th><td>{_cell(v)}</td></tr>"
+                                   for k, v in value.items()) + "</table>"
+    if value in (None, "", [], {}):
+        return "<i>empty</i>"
+    return f"<pre>{html.escape(value if isinstance(value, str) else json.dumps(value, ensure_ascii=False))}</pre>"
+
+
+def _cell(value: Any) -> str:
+    if isinstance(value, list) and not any(isinstance(v, (dict, list)) for v in value):
+        return html.escape(", ".join(str(v) for v in value))
+    if isinstance(value, (dict, list)):
+        return _value(value)
+    return html.escape("" if value is None else str(value))
+
+
+def _step_html(card: Card, shots: Path, session: str) -> str:
+    step = card.step
+    refused = ("" if step.get("valid", True) else
+               f" <span class='refused'>refused: {html.escape(step.get('feedback', ''))}</span>")
+    shot = screenshot_path(shots, session, card.index)
+    picture = (f"<img class='shot' alt='screenshot after step {card.index + 1}' src='data:image/png;base64,"
+               f"{base64.b64encode(shot.read_bytes()).decode()}'>" if shot.is_file() else "")
+    structures = "".join(f"<details open><summary>{html.escape(title)}</summary>{_value(value)}</details>"
+                         for title, value in card.structures)
+    return (f"<section class='step' id='step-{card.index + 1}'><h2>Step {card.index + 1} "
+            f"<small>({html.escape(str(step.get('node', '')))})</small>"
+            f"<span class='reward'>reward {float(step.get('reward', 0.0)):.2f}</span></h2>"
+            f"<p>{html.escape(str(step.get('rationale', '')))}</p>"
+            f"<p>action <span class='action'>{html.escape(str(step.get('action', '')))}</span>{refused}</p>"
+            f"<div class='cols'><div>{picture}<details{'' if picture else ' open'}><summary>observation</summary>"
+            f"<pre>{html.escape(str(step.get('observation', '')))}</pre></details></div>"
+            f"<div>{structures}</div></div></section>")
+
+
+def page(thread_id: str, method: str, context: Any, final: dict[str, Any], cards: list[Card], shots: Path) -> str:
+    """The thread's page: a header with the outcome, then its steps and marks in order."""
+    usage = final.get("usage") or {}
+    outcome = (f"success={bool(final.get('success'))} reward={float(final.get('reward', 0.0)):.3f} "
+               f"steps={final.get('actions', 0)} model calls={usage.get('model_calls', 0)} "
+               f"tokens={usage.get('input_tokens', 0)}+{usage.get('output_tokens', 0)}"
+               + (f" ({final['stop_reason']})" if final.get("stop_reason") else ""))
+    body = "".join(_step_html(c, shots, thread_id) if c.kind == "step" else
+                   f"<div class='mark {c.kind}'><pre>{html.escape(c.text)}</pre></div>" for c in cards)
+    title = f"{method} on {context.env}, task {final.get('task_id', '')}"
+    return (f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
+            f"<style>{STYLE}</style></head><body><header><h1>{html.escape(title)}</h1>"
+            f"<div>thread {html.escape(thread_id)} · model {html.escape(context.model)}</div>"
+            f"<div>{html.escape(outcome)}</div><div>{html.escape(str(final.get('goal', '')))}</div></header>"
+            f"<main>{body or '<p>No step was executed.</p>'}</main></body></html>")
+
+
+def index_page(source: str, rows: list[dict[str, Any]], pages: dict[str, str]) -> str:
+    """A results file's index: one row per task, linking its thread's page."""
+    cells = ("task_id", "success", "reward", "steps", "stop_reason", "model_calls", "error")
+    head = "".join(f"<th>{c}</th>" for c in cells)
+    body = "".join(
+        "<tr>" + "".join(
+            f"<td><a href='{html.escape(pages[r['thread_id']])}'>{html.escape(str(r.get(c)))}</a></td>"
+            if c == "task_id" and r.get("thread_id") in pages else f"<td>{html.escape(str(r.get(c, '')))}</td>"
+            for c in cells) + "</tr>" for r in rows)
+    return (f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(source)}</title>"
+            f"<style>{STYLE}</style></head><body><header><h1>{html.escape(source)}</h1>"
+            f"<div>{len(rows)} tasks</div></header><main><table><tr>{head}</tr>{body}</table></main></body></html>")
+
+
+def _file_name(thread_id: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_." else "_" for c in thread_id) + ".html"
+
+
+async def write_views(target: str, out: Path, checkpoint: str | None) -> Path:
+    """Write the page of thread ``target``, or of every thread of results file ``target`` and
+    its index; returns the page to open."""
+    from graphs.app.checkpoint import open_checkpointer, screenshot_folder
+    from graphs.app.evaluate import read_rows
+    from graphs.app.options import UsageError
+    from graphs.app.runner import ThreadError
+
+    results = Path(target)
+    if target.endswith(".jsonl") and not results.is_file():
+        raise UsageError(f"no results file {target}")
+    rows = read_rows(results) if results.is_file() else None
+    if out.exists() and not out.is_dir():
+        raise UsageError(f"--out {out} is not a directory")
+    shots = screenshot_folder(checkpoint)
+    pages: dict[str, str] = {}
+    async with open_checkpointer(checkpoint) as saver:
+        for thread_id in [r["thread_id"] for r in rows if r.get("thread_id")] if rows is not None else [target]:
+            try:
+                method, context, final, cards = await thread_cards(saver, thread_id)
+            except ThreadError:
+                if rows is None:
+                    raise
+                continue  # a row whose thread is not in this checkpointer: listed, not linked
+            out.mkdir(parents=True, exist_ok=True)
+            text = page(thread_id, method, context, final, cards, shots)
+            await asyncio.to_thread((out / _file_name(thread_id)).write_text, text, encoding="utf-8")
+            pages[thread_id] = _file_name(thread_id)
+    if rows is None:
+        return out / pages[target]
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "index.html").write_text(index_page(str(results), rows, pages), encoding="utf-8")
+    return out / "index.html"
+
+
+def serve(folder: Path, port: int) -> None:
+    """Serve ``folder`` on localhost until interrupted."""
+    import functools
+    from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+
+    handler = functools.partial(SimpleHTTPRequestHandler, directory=str(folder))
+    with ThreadingHTTPServer(("127.0.0.1", port), handler) as server:
+        print(f"serving {folder} at http://127.0.0.1:{server.server_address[1]}/ (Ctrl-C stops)", flush=True)
+        try:
+            server.serve_forever()
+        except KeyboardInterrupt:
+            pass
+
+
+def cmd_view(args: Any) -> int:
+    opened = asyncio.run(write_views(args.target, Path(args.out), args.checkpoint))
+    print(f"wrote {opened}")
+    if args.serve:
+        serve(opened.parent, args.port)
+    return 0
