@@ -21,6 +21,7 @@ from typing import Any, NoReturn
 
 from envs.base import EnvError, make_env
 from graphs import UnknownMethodError, compiled, method_named, studio_graphs
+from graphs.app.asking import answer_all
 from graphs.app.checkpoint import (
     CheckpointConfigError,
     default_url,
@@ -132,7 +133,8 @@ async def cmd_run(args: argparse.Namespace) -> int:
               flush=True)
         RETRY_NOTICE.set(retry_notice())
         try:
-            outcome = await drive(method, context, thread_id, saver, graph_input, update_printer(method))
+            outcome = await drive(method, context, thread_id, saver, graph_input, update_printer(method),
+                                  answer_all)
         except ModelCallError as exc:
             raise gave_up(exc, thread_id, args.checkpoint) from None
     print_outcome(outcome.state, thread_id, outcome.finished, resume_command(thread_id, args.checkpoint))
@@ -171,10 +173,11 @@ async def cmd_resume(args: argparse.Namespace) -> int:
                 context = Context.from_dict(json.loads(meta["introspect_context"]))
                 plan_out = Path(meta["introspect_plan_out"])
                 record = await train(method, context, task_ids=[], plan_out=plan_out, checkpointer=saver,
-                                     thread_id=args.thread_id, resume=True, on_update=training_printer(method.name))
+                                     thread_id=args.thread_id, resume=True, on_update=training_printer(method.name),
+                                     on_question=answer_all)
                 print_training(record, plan_out)
                 return 0
-            outcome = await resume(saver, args.thread_id, update_printer(str(meta["introspect_method"])))
+            outcome = await resume(saver, args.thread_id, update_printer(str(meta["introspect_method"])), answer_all)
         except ModelCallError as exc:
             raise gave_up(exc, args.thread_id, args.checkpoint) from None
     print_outcome(outcome.state, args.thread_id, outcome.finished, resume_command(args.thread_id, args.checkpoint))
@@ -188,6 +191,8 @@ async def cmd_eval(args: argparse.Namespace) -> int:
 
     method = method_named(args.method).name
     context = context_from(args, method)
+    if context.confirm:
+        raise UsageError("eval does not stop to ask a person: confirm is for run, resume and train")
     tasks = task_list(context, args.split, args.tasks)
     results = results_path(args.results, method, context)
     bar = tqdm(total=len(tasks), desc=f"{method} on {context.env}", unit="task", file=sys.stderr)
@@ -241,7 +246,7 @@ async def cmd_train(args: argparse.Namespace) -> int:
         RETRY_NOTICE.set(retry_notice())
         try:
             record = await train(declared, context, task_ids=tasks, plan_out=plan_out, checkpointer=saver,
-                                 thread_id=thread_id, on_update=training_printer(method))
+                                 thread_id=thread_id, on_update=training_printer(method), on_question=answer_all)
         except ModelCallError as exc:
             raise gave_up(exc, thread_id, args.checkpoint) from None
     print_training(record, plan_out)
@@ -307,6 +312,8 @@ def _common(parser: argparse.ArgumentParser) -> None:
                         help="any Context field, e.g. --set max_actions=20 or --set timeout=60 (see README)")
     parser.add_argument("--env-option", action="append", metavar="KEY=VALUE", help="an option of the environment")
     parser.add_argument("--plan", help="plan file (AutoPlan)")
+    parser.add_argument("--confirm", action="store_true", default=None,
+                        help="ask before an irreversible step (a purchase, a form submit, the answer, a plan update)")
     _checkpoint(parser)
 
 

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import re
 
-from langchain_core.messages import HumanMessage
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langchain_core.runnables import RunnableConfig
 from langgraph.graph import END
 from langgraph.runtime import Runtime
 
+from nodes import confirm as confirmation
 from nodes.autoplan import prompting as text
 from nodes.autoplan.batch import advance, caller_at, iteration_of, of_iteration
 from nodes.autoplan.decoding import ask
@@ -47,14 +48,31 @@ def update_prompt(env: str, state: TrainState) -> str:
 
 
 async def plan(state: TrainState, runtime: Runtime[Context], config: RunnableConfig) -> dict:
-    """Rewrite the plan from the whole batch and its reflections (greedy)."""
+    """Rewrite the plan from the whole batch and its reflections (greedy).
+
+    With Context.confirm a person approves, edits or rejects the new plan (nodes.confirm); a
+    rejection's reason goes back to the updater, which writes the plan again."""
     env = runtime.context.env
     iteration = iteration_of(state)
-    position = advance(int(state.get("position", 0)), of_iteration(state.get("reflections") or [], iteration))
+    reflections = of_iteration(state.get("reflections") or [], iteration)
+    position = advance(int(state.get("position", 0)), reflections)
     llm = caller_at(runtime.context, position)
-    reply = (await ask(llm, [HumanMessage(update_prompt(env, state))], env, "update")).strip()
-    new_plan = clean_plan(reply) or state["plans"][-1]
-    return {"plans": edit(state["plans"], [*state["plans"], new_plan]), "position": position + 1, "usage": llm.usage}
+    messages: list[BaseMessage] = [HumanMessage(update_prompt(env, state))]
+    while True:
+        reply = (await ask(llm, messages, env, "update")).strip()
+        new_plan = clean_plan(reply) or state["plans"][-1]
+        if not confirmation.wanted(runtime.context):
+            break
+        why = "; ".join(str(r.get("revision") or r.get("summary") or "").strip() for r in reflections).strip("; ")
+        verdict = confirmation.ask("plan", new_plan, f"revisions suggested by the batch's reflections: {why}"
+                                   if why else "", "plan")
+        if verdict.proposal is not None:
+            new_plan = verdict.proposal
+            break
+        messages += [AIMessage(reply), HumanMessage(f"A person rejected this plan: {verdict.reason}. "
+                                                    "Write the new plan again.")]
+    return {"plans": edit(state["plans"], [*state["plans"], new_plan]), "position": llm.position,
+            "usage": llm.usage}
 
 
 def next_iteration(state: TrainState, runtime: Runtime[Context]) -> str:

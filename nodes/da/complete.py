@@ -47,8 +47,11 @@ async def complete(state: DAState, runtime: Runtime[Context], config: RunnableCo
         )
         answer = reply.value if reply.value is not None else " ".join(reply.text.split())
         env = await live_env(state, runtime.context, config)
-        _, update = await execute(env, state, config, f"stop [{answer}]", node="complete", caller=llm)
+        result, update = await execute(env, state, config, f"stop [{answer}]", node="complete", caller=llm,
+                                       rationale=task_done.text)
         update["actions"] = int(state.get("actions", 0))  # delivering the answer is not an action
+        if not result.info.get("valid", True):  # a person rejected the answer (Context.confirm): go on
+            return {**update, "task_done": False, "usage": llm.usage}
         return {**update, "task_done": True, "answer": answer, "usage": llm.usage}
     subtask_done = await ask(
         llm, render("devils_advocate/complete_subtask", **fields, step=subtask_text(state)), yes_no, reasks=reasks
