@@ -63,10 +63,11 @@ DEMOS = Path(__file__).resolve().parent / "demos"
 
 def user_errors() -> tuple[type[Exception], ...]:
     """The exceptions that mean bad input: one line, exit 2."""
+    from graphs.app.remote import ServerError
     from nodes.llm import ModelConfigError
     from nodes.scripted import ScriptError
 
-    return (UsageError, EnvError, UnknownMethodError, ModelConfigError, ScriptError, ThreadError,
+    return (UsageError, ServerError, EnvError, UnknownMethodError, ModelConfigError, ScriptError, ThreadError,
             CheckpointConfigError, PromptError, ContextError)
 
 
@@ -195,6 +196,13 @@ async def cmd_eval(args: argparse.Namespace) -> int:
         raise UsageError("eval does not stop to ask a person: confirm is for run, resume and train")
     tasks = task_list(context, args.split, args.tasks)
     results = results_path(args.results, method, context)
+    if args.server:
+        from graphs.app.remote import ServerEvaluation
+
+        if args.checkpoint:
+            raise UsageError("--server keeps the checkpoints on the server: drop --checkpoint")
+        server = ServerEvaluation(args.server, method, context)
+        await server.check()  # reachable, serving the graph: before the bar or any row
     bar = tqdm(total=len(tasks), desc=f"{method} on {context.env}", unit="task", file=sys.stderr)
     bar.update(len(finished_tasks(results, method, context) & set(tasks)))
     counts = {"errors": 0, "retries": 0}
@@ -209,8 +217,12 @@ async def cmd_eval(args: argparse.Namespace) -> int:
         counts["retries"] += 1
         bar.write(f"  task {task_id}: {notice}", file=sys.stderr)
 
-    async with open_checkpointer(args.checkpoint) as saver:
-        summary = await evaluate(method, context, tasks, results, saver, args.concurrency, on_row, on_retry)
+    if args.server:
+        summary = await evaluate(method, context, tasks, results, None, args.concurrency, on_row,
+                                 run=server.run_one)
+    else:
+        async with open_checkpointer(args.checkpoint) as saver:
+            summary = await evaluate(method, context, tasks, results, saver, args.concurrency, on_row, on_retry)
     bar.close()
     print(f"results: {results}")
     print("\n".join(summary.lines()))
@@ -350,6 +362,7 @@ def build_parser() -> Parser:
     ev.add_argument("--split", help="the env's split or suite (e.g. paper-43)")
     ev.add_argument("--concurrency", type=positive, default=4)
     ev.add_argument("--results", help="results JSONL (default results/METHOD-ENV-MODEL.jsonl)")
+    ev.add_argument("--server", metavar="URL", help="run each task on this LangGraph server (langgraph-sdk)")
     _common(ev)
     ev.set_defaults(handler=cmd_eval)
 

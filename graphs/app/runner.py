@@ -112,8 +112,14 @@ async def outcome_of(method: str, thread_id: str, checkpointer: BaseCheckpointSa
     task has completed: LangGraph then shows no ``next`` node (and the writes in ``values``),
     yet the run goes on from there when resumed."""
     snapshot = await graph_for(method, checkpointer).aget_state({"configurable": {"thread_id": thread_id}})
-    finished = bool(snapshot.values) and not snapshot.next and not snapshot.tasks
+    finished = has_finished(snapshot.values, snapshot.next, snapshot.tasks)
     return Outcome(thread_id, method, dict(snapshot.values), finished=finished)
+
+
+def has_finished(values: Any, next_nodes: Any, tasks: Any) -> bool:
+    """A thread's state (local or a server's) is at the graph's end: it has values and no
+    next node or task (pending writes or a question for a person count as tasks)."""
+    return bool(values) and not next_nodes and not tasks
 
 
 async def thread_metadata(checkpointer: BaseCheckpointSaver, thread_id: str) -> dict[str, Any]:
