@@ -5,7 +5,6 @@ question again."""
 
 from __future__ import annotations
 
-
 import signal
 import subprocess
 import sys

@@ -196,11 +196,14 @@ async def cmd_eval(args: argparse.Namespace) -> int:
         raise UsageError("eval does not stop to ask a person: confirm is for run, resume and train")
     tasks = task_list(context, args.split, args.tasks)
     results = results_path(args.results, method, context)
+    if args.workers > 1 and (args.checkpoint or default_url()) == "memory":
+        raise UsageError("--workers share one checkpoint database: in-memory checkpoints are per process")
     if args.server:
         from graphs.app.remote import ServerEvaluation
 
-        if args.checkpoint:
-            raise UsageError("--server keeps the checkpoints on the server: drop --checkpoint")
+        if args.checkpoint or args.workers > 1:
+            raise UsageError("--server runs the tasks and keeps their checkpoints on the server: drop "
+                             "--checkpoint and --workers")
         server = ServerEvaluation(args.server, method, context)
         await server.check()  # reachable, serving the graph: before the bar or any row
     bar = tqdm(total=len(tasks), desc=f"{method} on {context.env}", unit="task", file=sys.stderr)
@@ -220,6 +223,15 @@ async def cmd_eval(args: argparse.Namespace) -> int:
     if args.server:
         summary = await evaluate(method, context, tasks, results, None, args.concurrency, on_row,
                                  run=server.run_one)
+    elif args.workers > 1:
+        from graphs.app.workers import WorkerPool
+
+        async with open_checkpointer(args.checkpoint):  # checked (and created) once, before the workers
+            pass
+        async with WorkerPool(args.workers, args.concurrency, method, context, args.checkpoint or default_url(),
+                              on_retry) as pool:
+            summary = await evaluate(method, context, tasks, results, None, args.workers * args.concurrency,
+                                     on_row, run=pool.run_one)
     else:
         async with open_checkpointer(args.checkpoint) as saver:
             summary = await evaluate(method, context, tasks, results, saver, args.concurrency, on_row, on_retry)
@@ -363,6 +375,8 @@ def build_parser() -> Parser:
     ev.add_argument("--concurrency", type=positive, default=4)
     ev.add_argument("--results", help="results JSONL (default results/METHOD-ENV-MODEL.jsonl)")
     ev.add_argument("--server", metavar="URL", help="run each task on this LangGraph server (langgraph-sdk)")
+    ev.add_argument("--workers", type=positive, default=1,
+                    help="worker processes sharing the checkpoint database (--concurrency tasks each)")
     _common(ev)
     ev.set_defaults(handler=cmd_eval)
 

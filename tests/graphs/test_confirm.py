@@ -97,8 +97,8 @@ async def test_autoplan_training_asks_before_the_plan_update_and_rewrites_it_whe
                                    context)
     second = again.removeprefix("Plan:\n")
     assert len(asked) == 1 and asked[0].value["proposal"] in (again, second)
-    assert await run_until_paused(graph, Command(resume={"decision": "approve", "proposal": asked[0].value["proposal"]}),
-                                  config, context) == []
+    approve = {"decision": "approve", "proposal": asked[0].value["proposal"]}
+    assert await run_until_paused(graph, Command(resume=approve), config, context) == []
     state = (await graph.aget_state(config)).values
     assert state["plans"] == ["", asked[0].value["proposal"]]
     assert state["usage"]["model_calls"] == 2 * 4 + 2  # two branches of 4 calls, then two plan updates
