@@ -204,7 +204,7 @@ async def cmd_eval(args: argparse.Namespace) -> int:
         if args.checkpoint or args.workers > 1:
             raise UsageError("--server runs the tasks and keeps their checkpoints on the server: drop "
                              "--checkpoint and --workers")
-        server = ServerEvaluation(args.server, method, context)
+        server = ServerEvaluation(args.server, method, context, on_step=lambda task_id, node: on_step())
         await server.check()  # reachable, serving the graph: before the bar or any row
     bar = tqdm(total=len(tasks), desc=f"{method} on {context.env}", unit="task", file=sys.stderr)
     bar.update(len(finished_tasks(results, method, context) & set(tasks)))
@@ -215,6 +215,10 @@ async def cmd_eval(args: argparse.Namespace) -> int:
         bar.update(1)
         bar.set_postfix(success=row["success"], reward=f"{row['reward']:.2f}", errors=counts["errors"],
                         retries=counts["retries"])
+
+    def on_step() -> None:  # a graph step of a task on the server (the local path shows rows only)
+        counts["steps"] = counts.get("steps", 0) + 1
+        bar.set_postfix(steps=counts["steps"], errors=counts["errors"], refresh=False)
 
     def on_retry(task_id: str, notice: str) -> None:
         counts["retries"] += 1

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import time
 import uuid
-from typing import Any
+from typing import Any, Callable
 
 from graphs import method_named
 from graphs.app.evaluate import eval_thread_id, row_for
@@ -46,9 +46,11 @@ class ServerEvaluation:
     """Runs the tasks of one configuration on the server at ``url``; ``run_one`` is the
     task runner ``graphs.app.evaluate.evaluate`` takes."""
 
-    def __init__(self, url: str, method: str, context: Context) -> None:
+    def __init__(self, url: str, method: str, context: Context,
+                 on_step: Callable[[str, str], None] | None = None) -> None:
         from langgraph_sdk import get_client
 
+        self.on_step = on_step  # hears (task id, node) for every graph step streamed from the server
         self.url = url
         self.method = method_named(method).name
         self.context = context
@@ -79,7 +81,7 @@ class ServerEvaluation:
             if active:
                 await self.client.runs.join(thread, active[0]["run_id"])
             else:
-                await self._follow(thread, None if state.get("values") else {"task_id": task_id})
+                await self._follow(task_id, thread, None if state.get("values") else {"task_id": task_id})
             state = await self.client.threads.get_state(thread)
             if not _finished(state):
                 raise RunFailed("the run stopped before the graph's end")
@@ -88,7 +90,7 @@ class ServerEvaluation:
             return self._row(task_id, thread, reached, time.monotonic() - started, f"{type(exc).__name__}: {exc}")
         return self._row(task_id, thread, state, time.monotonic() - started)
 
-    async def _follow(self, thread: str, graph_input: dict[str, Any] | None) -> None:
+    async def _follow(self, task_id: str, thread: str, graph_input: dict[str, Any] | None) -> None:
         """Start a run (``graph_input`` None continues the thread's checkpoint) and follow it."""
         config = {"recursion_limit": max(method_named(self.method).recursion_limit(self.context),
                                          DEFAULT_RECURSION_LIMIT)}
@@ -98,6 +100,9 @@ class ServerEvaluation:
             if part.event == "error":
                 data = part.data if isinstance(part.data, dict) else {"message": part.data}
                 raise RunFailed(str(data.get("message") or data))
+            if part.event == "updates" and self.on_step is not None and isinstance(part.data, dict):
+                for node in part.data:
+                    self.on_step(task_id, node)
 
     async def _state_or_empty(self, thread: str) -> dict[str, Any]:
         try:

@@ -13,10 +13,13 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from graphs.method import Method
 from nodes.context import Context
+
+if TYPE_CHECKING:
+    from graphs.app.runner import OnQuestion
 
 
 def training_config(method: Method, context: Context, thread_id: str, plan_out: Path) -> dict[str, Any]:
@@ -41,7 +44,7 @@ async def train(
     thread_id: str,
     resume: bool = False,
     on_update: Callable[[str, dict[str, Any]], None] | None = None,
-    on_question: Any = None,
+    on_question: OnQuestion | None = None,
 ) -> dict[str, Any]:
     """Run ``method``'s training loop on ``task_ids`` and write every plan to ``plan_out``.
 
