@@ -119,6 +119,12 @@ class Interface(abc.ABC):
         the elements stay, their ids are gone. Unchanged for envs without element ids."""
         return observation
 
+    def irreversible(self, action: str, observation: str) -> bool:
+        """Whether ``action`` (in the env's grammar), taken on the screen ``observation``, cannot
+        be undone: it buys, sends a form, delivers the answer. A run with ``Context.confirm``
+        asks a person before such an action (nodes.confirm). Default: nothing is irreversible."""
+        return False
+
 
 class Env(abc.ABC):
     """An async benchmark environment.

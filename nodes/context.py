@@ -68,6 +68,11 @@ class Context:
                        "connection (the OpenAI client's own, honouring Retry-After)",
         "min": 0, "max": 50, "results": False})
 
+    confirm: bool = field(default=False, metadata={
+        "description": "pause before an irreversible step for a person to approve, reject (with a reason the "
+                       "agent reads) or edit it: WebShop's Buy Now, a form submit or the answer on a web site, "
+                       "AutoPlan's plan update in training (a LangGraph interrupt; see nodes.confirm)"})
+
     # The environment and its options (passed to ``envs.make_env``).
     env: str = field(default="webshop", metadata={"description": "the environment the method runs on"})
     env_options: dict[str, Any] = field(default_factory=dict, metadata={

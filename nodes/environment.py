@@ -35,8 +35,10 @@ from envs.base import (
     StepResult,
     TrainingSplits,
     env_class,
+    invalid,
 )
 from envs.sessions import SESSIONS
+from nodes import confirm as confirmation
 from nodes.llm import Caller, CallerJudge
 from nodes.screenshots import capture
 from nodes.state import RunState, Step
@@ -158,22 +160,26 @@ async def execute(
     node: str,
     caller: Caller,
     rationale: str = "",
+    confirm: bool = True,
 ) -> tuple[StepResult, dict[str, Any]]:
     """Run ``action``; returns the result and the state update (trajectory, snapshot, counters,
     and on the final step the env's ``evaluation``). ``caller`` is the node's model caller:
-    an env that judges with the run's model asks it, so the node's usage covers the judge."""
-    if isinstance(env, JournaledEnv):  # a step re-run after a crash must not repeat what the site got
-        env.at_step(session_key(config, state), graph_step_id())
-    judged = env if isinstance(env, JudgedEnv) and env.judge_model else None
-    judge: CallerJudge | None = None
-    if judged is not None:
-        judge = caller.judge(None if judged.judge_model == "run" else judged.judge_model)
-        judged.judge = judge
-    try:
-        result = await env.step(action)
-    finally:
-        if judged is not None:
-            judged.judge = None  # a judge is bound to one node's caller: it lives for one step
+    an env that judges with the run's model asks it, so the node's usage covers the judge.
+
+    With ``Context.confirm`` an action the env declares irreversible waits for a person
+    (nodes.confirm): approved or edited, that action runs; rejected, nothing runs and the
+    agent gets a refused StepResult with the reason. ``confirm=False``: an action that is not
+    the agent's choice (a method ending a run whose budget is spent) is not asked about."""
+    result: StepResult | None = None
+    if confirm and _confirming() and env.interface.irreversible(action, str(state.get("observation", ""))):
+        verdict = confirmation.ask("action", action, rationale, node)
+        if verdict.proposal is None:  # the screen as it is (with the info a step's observation has)
+            here = await env.restore(await env.snapshot())
+            result = invalid(here, confirmation.rejection_feedback(action, verdict.reason), rejected=True)
+        else:
+            action = verdict.proposal
+    if result is None:
+        result = await _step(env, state, config, action, caller)
     snap = await env.snapshot()
     SESSIONS.mark(session_key(config, state), snap)
     await capture(env, session_key(config, state), len(state.get("trajectory") or []))
@@ -199,8 +205,37 @@ async def execute(
     }
     evaluation = result.info.get("evaluation")
     if result.done and isinstance(evaluation, dict):
-        update["evaluation"] = {**evaluation, **({"judged_by": judge.spec} if judge and judge.calls else {})}
+        update["evaluation"] = evaluation
     return result, update
+
+
+async def _step(env: Env, state: RunState, config: RunnableConfig, action: str, caller: Caller) -> StepResult:
+    """``env.step(action)``, told which graph step it belongs to (JournaledEnv) and with the
+    node's judge (JudgedEnv); the evaluation records which model judged."""
+    if isinstance(env, JournaledEnv):  # a step re-run after a crash must not repeat what the site got
+        env.at_step(session_key(config, state), graph_step_id())
+    judged = env if isinstance(env, JudgedEnv) and env.judge_model else None
+    judge: CallerJudge | None = None
+    if judged is not None:
+        judge = caller.judge(None if judged.judge_model == "run" else judged.judge_model)
+        judged.judge = judge
+    try:
+        result = await env.step(action)
+    finally:
+        if judged is not None:
+            judged.judge = None  # a judge is bound to one node's caller: it lives for one step
+    evaluation = result.info.get("evaluation")
+    if result.done and isinstance(evaluation, dict) and judge and judge.calls:
+        result.info["evaluation"] = {**evaluation, "judged_by": judge.spec}
+    return result
+
+
+def _confirming() -> bool:
+    """Whether the run under way asks before irreversible actions (outside a graph: no)."""
+    try:
+        return confirmation.wanted(get_runtime().context)
+    except RuntimeError:
+        return False
 
 
 async def release(state: RunState, config: RunnableConfig) -> None:

@@ -152,6 +152,23 @@ class WebArenaInterface(Interface):
         match = _NOTE.match(action.strip())
         return match.group(1) if match else None
 
+    def irreversible(self, action: str, observation: str) -> bool:
+        """The answer (``stop [...]``) and what submits a form: a click on a button, or text typed
+        into a text field with Enter (WebArena presses it unless the action ends in ``[0]``). A
+        search (a button or field named for searching) only fetches a page, so it is not asked
+        about. The screen cannot say whether a button submits, so every other button is."""
+        action = action.strip()
+        if action.startswith("stop"):
+            return True
+        element = self.action_element(action)
+        line = element_lines(observation).get(element or "", "")
+        role, _, name = line.partition(" ")
+        if "search" in name.lower():
+            return False
+        if action.startswith("click"):
+            return role == "button"
+        return action.startswith("type") and not action.endswith("[0]") and role == "textbox"
+
 
 INTERFACE = WebArenaInterface(
     kind="web",

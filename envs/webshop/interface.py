@@ -29,6 +29,10 @@ class WebShopInterface(Interface):
             raise ActionParseError("no action found in the reply; give one action: search[query] or click[button text]")
         return f"{match.group(1).lower()}[{match.group(2).strip()}]"
 
+    def irreversible(self, action: str, observation: str) -> bool:
+        """Buy Now: the purchase ends the episode and is scored."""
+        return " ".join(action.lower().split()) == "click[buy now]"
+
 
 INTERFACE = WebShopInterface(
     kind="web",

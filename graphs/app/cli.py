@@ -22,6 +22,7 @@ from typing import Any, NoReturn
 
 from envs.base import EnvError, make_env
 from graphs import UnknownMethodError, compiled, method_named, studio_graphs
+from graphs.app.asking import answer_all
 from graphs.app.checkpoint import (
     CheckpointConfigError,
     default_url,
@@ -65,10 +66,11 @@ DEMOS = Path(__file__).resolve().parent / "demos"
 
 def user_errors() -> tuple[type[Exception], ...]:
     """The exceptions that mean bad input: one line, exit 2."""
+    from graphs.app.remote import ServerError
     from nodes.llm import ModelConfigError
     from nodes.scripted import ScriptError
 
-    return (UsageError, EnvError, UnknownMethodError, ModelConfigError, ScriptError, ThreadError,
+    return (UsageError, ServerError, EnvError, UnknownMethodError, ModelConfigError, ScriptError, ThreadError,
             CheckpointConfigError, PromptError, ContextError)
 
 
@@ -135,7 +137,8 @@ async def cmd_run(args: argparse.Namespace) -> int:
               flush=True)
         RETRY_NOTICE.set(retry_notice())
         try:
-            outcome = await drive(method, context, thread_id, saver, graph_input, update_printer(method))
+            outcome = await drive(method, context, thread_id, saver, graph_input, update_printer(method),
+                                  answer_all)
         except ModelCallError as exc:
             raise gave_up(exc, thread_id, args.checkpoint) from None
     print_outcome(outcome.state, thread_id, outcome.finished, resume_command(thread_id, args.checkpoint))
@@ -174,10 +177,11 @@ async def cmd_resume(args: argparse.Namespace) -> int:
                 context = Context.from_dict(json.loads(meta["introspect_context"]))
                 plan_out = Path(meta["introspect_plan_out"])
                 record = await train(method, context, task_ids=[], plan_out=plan_out, checkpointer=saver,
-                                     thread_id=args.thread_id, resume=True, on_update=training_printer(method.name))
+                                     thread_id=args.thread_id, resume=True, on_update=training_printer(method.name),
+                                     on_question=answer_all)
                 print_training(record, plan_out)
                 return 0
-            outcome = await resume(saver, args.thread_id, update_printer(str(meta["introspect_method"])))
+            outcome = await resume(saver, args.thread_id, update_printer(str(meta["introspect_method"])), answer_all)
         except ModelCallError as exc:
             raise gave_up(exc, args.thread_id, args.checkpoint) from None
     print_outcome(outcome.state, args.thread_id, outcome.finished, resume_command(args.thread_id, args.checkpoint))
@@ -191,8 +195,20 @@ async def cmd_eval(args: argparse.Namespace) -> int:
 
     method = method_named(args.method).name
     context = context_from(args, method)
+    if context.confirm:
+        raise UsageError("eval does not stop to ask a person: confirm is for run, resume and train")
     tasks = task_list(context, args.split, args.tasks)
     results = results_path(args.results, method, context)
+    if args.workers > 1 and (args.checkpoint or default_url()) == "memory":
+        raise UsageError("--workers share one checkpoint database: in-memory checkpoints are per process")
+    if args.server:
+        from graphs.app.remote import ServerEvaluation
+
+        if args.checkpoint or args.workers > 1:
+            raise UsageError("--server runs the tasks and keeps their checkpoints on the server: drop "
+                             "--checkpoint and --workers")
+        server = ServerEvaluation(args.server, method, context, on_step=lambda task_id, node: on_step())
+        await server.check()  # reachable, serving the graph: before the bar or any row
     bar = tqdm(total=len(tasks), desc=f"{method} on {context.env}", unit="task", file=sys.stderr)
     bar.update(len(finished_tasks(results, method, context) & set(tasks)))
     counts = {"errors": 0, "retries": 0}
@@ -203,12 +219,29 @@ async def cmd_eval(args: argparse.Namespace) -> int:
         bar.set_postfix(success=row["success"], reward=f"{row['reward']:.2f}", errors=counts["errors"],
                         retries=counts["retries"])
 
+    def on_step() -> None:  # a graph step of a task on the server (the local path shows rows only)
+        counts["steps"] = counts.get("steps", 0) + 1
+        bar.set_postfix(steps=counts["steps"], errors=counts["errors"], refresh=False)
+
     def on_retry(task_id: str, notice: str) -> None:
         counts["retries"] += 1
         bar.write(f"  task {task_id}: {notice}", file=sys.stderr)
 
-    async with open_checkpointer(args.checkpoint) as saver:
-        summary = await evaluate(method, context, tasks, results, saver, args.concurrency, on_row, on_retry)
+    if args.server:
+        summary = await evaluate(method, context, tasks, results, None, args.concurrency, on_row,
+                                 run=server.run_one)
+    elif args.workers > 1:
+        from graphs.app.workers import WorkerPool
+
+        async with open_checkpointer(args.checkpoint):  # checked (and created) once, before the workers
+            pass
+        async with WorkerPool(args.workers, args.concurrency, method, context, args.checkpoint or default_url(),
+                              on_retry) as pool:
+            summary = await evaluate(method, context, tasks, results, None, args.workers * args.concurrency,
+                                     on_row, run=pool.run_one)
+    else:
+        async with open_checkpointer(args.checkpoint) as saver:
+            summary = await evaluate(method, context, tasks, results, saver, args.concurrency, on_row, on_retry)
     bar.close()
     print(f"results: {results}")
     print("\n".join(summary.lines()))
@@ -244,7 +277,7 @@ async def cmd_train(args: argparse.Namespace) -> int:
         RETRY_NOTICE.set(retry_notice())
         try:
             record = await train(declared, context, task_ids=tasks, plan_out=plan_out, checkpointer=saver,
-                                 thread_id=thread_id, on_update=training_printer(method))
+                                 thread_id=thread_id, on_update=training_printer(method), on_question=answer_all)
         except ModelCallError as exc:
             raise gave_up(exc, thread_id, args.checkpoint) from None
     print_training(record, plan_out)
@@ -315,6 +348,8 @@ def _common(parser: argparse.ArgumentParser) -> None:
                         help="any Context field, e.g. --set max_actions=20 or --set timeout=60 (see README)")
     parser.add_argument("--env-option", action="append", metavar="KEY=VALUE", help="an option of the environment")
     parser.add_argument("--plan", help="plan file (AutoPlan)")
+    parser.add_argument("--confirm", action="store_true", default=None,
+                        help="ask before an irreversible step (a purchase, a form submit, the answer, a plan update)")
     _checkpoint(parser)
     _record(parser)
 
@@ -360,6 +395,9 @@ def build_parser() -> Parser:
     ev.add_argument("--split", help="the env's split or suite (e.g. paper-43)")
     ev.add_argument("--concurrency", type=positive, default=4)
     ev.add_argument("--results", help="results JSONL (default results/METHOD-ENV-MODEL.jsonl)")
+    ev.add_argument("--server", metavar="URL", help="run each task on this LangGraph server (langgraph-sdk)")
+    ev.add_argument("--workers", type=positive, default=1,
+                    help="worker processes sharing the checkpoint database (--concurrency tasks each)")
     _common(ev)
     ev.set_defaults(handler=cmd_eval)
 

@@ -26,7 +26,7 @@ import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Awaitable, Callable
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
 
@@ -230,14 +230,17 @@ async def evaluate(
     context: Context,
     task_ids: list[str],
     results_path: Path,
-    checkpointer: BaseCheckpointSaver,
+    checkpointer: BaseCheckpointSaver | None,
     concurrency: int = 4,
     on_row: Callable[[dict[str, Any]], None] | None = None,
     on_retry: Callable[[str, str], None] | None = None,
+    run: Callable[[str], Awaitable[dict[str, Any]]] | None = None,
 ) -> Summary:
     """Evaluate ``task_ids``, skipping those this configuration already finished; returns
     the summary over this configuration's rows of the requested tasks. ``on_retry(task,
-    notice)`` hears every retried model request as it happens."""
+    notice)`` hears every retried model request as it happens. ``run(task_id)`` gives a
+    task's row when the tasks run elsewhere (graphs.app.remote: a LangGraph server); by
+    default ``run_one`` runs them here with ``checkpointer``."""
     method = method_named(method).name
     results = ResultsFile(results_path)
     done = finished_tasks(results_path, method, context)
@@ -248,7 +251,7 @@ async def evaluate(
         if on_retry is not None:  # this task's own context: its graph's nodes inherit it
             RETRY_NOTICE.set(lambda notice: on_retry(task_id, notice))
         async with gate:
-            row = await run_one(method, context, task_id, checkpointer)
+            row = await (run(task_id) if run else run_one(method, context, task_id, checkpointer))
         await results.append(row)
         if on_row is not None:
             on_row(row)

@@ -45,7 +45,7 @@ def pairs(items: list[str] | None, what: str) -> dict[str, Any]:
 
 # command-line flags that set a Context field directly
 FLAGS = {"model": "model", "temperature": "temperature", "max_tokens": "max_tokens",
-         "batch": "batch_size", "iterations": "iterations"}
+         "batch": "batch_size", "iterations": "iterations", "confirm": "confirm"}
 
 
 def context_from(args: argparse.Namespace, method: str, base: Context | None = None) -> Context:

@@ -26,6 +26,8 @@ if TYPE_CHECKING:  # langgraph is imported with the method's graph module, not b
     from langgraph.checkpoint.base import BaseCheckpointSaver
 
 OnUpdate = Callable[[str, dict[str, Any]], Awaitable[None] | None]
+Pending = list[tuple[str, Any]]  # a paused graph's questions: (interrupt id, question)
+OnQuestion = Callable[[Pending], Awaitable[dict[str, Any] | None]]  # answers by id, or None: stay paused
 
 
 class ThreadError(ValueError):
@@ -61,23 +63,45 @@ async def drive(
     context: Context,
     thread_id: str,
     checkpointer: BaseCheckpointSaver,
-    graph_input: dict[str, Any] | None,
+    graph_input: Any,
     on_update: OnUpdate | None = None,
+    on_question: OnQuestion | None = None,
 ) -> Outcome:
-    """Run (``graph_input``) or continue (None) a thread to its end, streaming node updates."""
+    """Run (``graph_input``) or continue (None, or a ``Command``) a thread to its end, streaming
+    node updates. A graph paused for a person (Context.confirm) is answered by ``on_question``
+    and continued, also when it was paused before this call; without one, or when it answers
+    None, the thread is left paused and the outcome is unfinished."""
+    from langgraph.types import Command
+
     method = method_named(method).name
     graph = graph_for(method, checkpointer)
     config = run_config(thread_id, method, context)
+    pending = await questions(graph, config) if graph_input is None and on_question else []
     try:
-        async for chunk in graph.astream(graph_input, config, context=context, stream_mode="updates"):
-            for node, update in chunk.items():
-                if on_update is not None and isinstance(update, dict) and not node.startswith("__"):
-                    maybe = on_update(node, update)
-                    if maybe is not None:
-                        await maybe
+        while True:
+            if pending:
+                answers = await on_question(pending) if on_question else None
+                if answers is None:
+                    break
+                graph_input = Command(resume=answers)
+            async for chunk in graph.astream(graph_input, config, context=context, stream_mode="updates"):
+                for node, update in chunk.items():
+                    if on_update is not None and isinstance(update, dict) and not node.startswith("__"):
+                        maybe = on_update(node, update)
+                        if maybe is not None:
+                            await maybe
+            pending = await questions(graph, config) if on_question else []
+            if not pending:
+                break
     finally:
         await SESSIONS.release(thread_id)
     return await outcome_of(method, thread_id, checkpointer)
+
+
+async def questions(graph: Any, config: dict[str, Any]) -> Pending:
+    """The questions a paused thread waits on (nodes.confirm), oldest first."""
+    snapshot = await graph.aget_state(config)
+    return [(item.id, item.value) for item in snapshot.interrupts]
 
 
 async def outcome_of(method: str, thread_id: str, checkpointer: BaseCheckpointSaver) -> Outcome:
@@ -88,8 +112,14 @@ async def outcome_of(method: str, thread_id: str, checkpointer: BaseCheckpointSa
     task has completed: LangGraph then shows no ``next`` node (and the writes in ``values``),
     yet the run goes on from there when resumed."""
     snapshot = await graph_for(method, checkpointer).aget_state({"configurable": {"thread_id": thread_id}})
-    finished = bool(snapshot.values) and not snapshot.next and not snapshot.tasks
+    finished = has_finished(snapshot.values, snapshot.next, snapshot.tasks)
     return Outcome(thread_id, method, dict(snapshot.values), finished=finished)
+
+
+def has_finished(values: Any, next_nodes: Any, tasks: Any) -> bool:
+    """A thread's state (local or a server's) is at the graph's end: it has values and no
+    next node or task (pending writes or a question for a person count as tasks)."""
+    return bool(values) and not next_nodes and not tasks
 
 
 async def thread_metadata(checkpointer: BaseCheckpointSaver, thread_id: str) -> dict[str, Any]:
@@ -112,11 +142,13 @@ async def thread_context(checkpointer: BaseCheckpointSaver, thread_id: str) -> t
 
 
 async def resume(
-    checkpointer: BaseCheckpointSaver, thread_id: str, on_update: OnUpdate | None = None
+    checkpointer: BaseCheckpointSaver, thread_id: str, on_update: OnUpdate | None = None,
+    on_question: OnQuestion | None = None,
 ) -> Outcome:
-    """Continue an interrupted run thread from its last checkpoint."""
+    """Continue an interrupted run thread from its last checkpoint (a question it paused at
+    first goes to ``on_question``)."""
     method, context = await thread_context(checkpointer, thread_id)
-    return await drive(method, context, thread_id, checkpointer, None, on_update)
+    return await drive(method, context, thread_id, checkpointer, None, on_update, on_question)
 
 
 async def fork(checkpointer: BaseCheckpointSaver, source: str, target: str, at: str | None = None) -> None:

@@ -13,10 +13,13 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from graphs.method import Method
 from nodes.context import Context
+
+if TYPE_CHECKING:
+    from graphs.app.runner import OnQuestion
 
 
 def training_config(method: Method, context: Context, thread_id: str, plan_out: Path) -> dict[str, Any]:
@@ -41,13 +44,20 @@ async def train(
     thread_id: str,
     resume: bool = False,
     on_update: Callable[[str, dict[str, Any]], None] | None = None,
+    on_question: OnQuestion | None = None,
 ) -> dict[str, Any]:
     """Run ``method``'s training loop on ``task_ids`` and write every plan to ``plan_out``.
 
     ``resume=True`` continues the checkpointed run of ``thread_id`` instead of starting one.
-    ``on_update(node, update)`` hears every step of the loop as it happens. Returns the
-    record written (``method.training.record`` of the final state).
+    ``on_update(node, update)`` hears every step of the loop as it happens; ``on_question``
+    answers the questions of a run with Context.confirm (as in ``runner.drive``; unanswered,
+    the thread stays paused). Returns the record written (``method.training.record`` of the
+    final state).
     """
+    from langgraph.types import Command
+
+    from graphs.app.runner import questions
+
     training = method.training
     if training is None:
         raise ValueError(f"{method.name} has no training phase")
@@ -56,16 +66,27 @@ async def train(
     method.check(context, True)
     runner = training.build_graph(checkpointer=checkpointer)
     config = training_config(method, context, thread_id, plan_out)
-    state: dict[str, Any] = {}
+    state: dict[str, Any] = dict((await runner.aget_state(config)).values or {}) if resume else {}
+    graph_input: Any = None if resume else {"task_ids": list(task_ids)}
+    pending = await questions(runner, config) if resume and on_question else []
     try:
-        async for mode, chunk in runner.astream(None if resume else {"task_ids": list(task_ids)}, config,
-                                                context=context, stream_mode=["updates", "values"]):
-            if mode == "values":
-                state = chunk
-            elif on_update is not None:
-                for node, update in chunk.items():
-                    if isinstance(update, dict):
-                        on_update(node, update)
+        while True:
+            if pending:
+                answers = await on_question(pending)
+                if answers is None:
+                    break
+                graph_input = Command(resume=answers)
+            async for mode, chunk in runner.astream(graph_input, config, context=context,
+                                                    stream_mode=["updates", "values"]):
+                if mode == "values":
+                    state = chunk
+                elif on_update is not None:
+                    for node, update in chunk.items():
+                        if isinstance(update, dict):
+                            on_update(node, update)
+            pending = await questions(runner, config) if on_question else []
+            if not pending:
+                break
     finally:
         if runner.checkpointer is not None:  # what a stopped run left open (finished branches closed theirs)
             await training.release(dict((await runner.aget_state(config)).values or {}))

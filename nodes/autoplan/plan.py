@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import re
 
-from langchain_core.messages import HumanMessage
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langchain_core.runnables import RunnableConfig
 from langgraph.graph import END
 from langgraph.runtime import Runtime
 
 from envs.base import Interface
+from nodes import confirm as confirmation
 from nodes.autoplan import prompting as text
 from nodes.autoplan.batch import caller_at, iteration_of, of_iteration, phase_starts
 from nodes.autoplan.decoding import ask
@@ -49,12 +50,30 @@ def update_prompt(env: str, interface: Interface, state: TrainState) -> str:
 
 
 async def plan(state: TrainState, runtime: Runtime[Context], config: RunnableConfig) -> dict:
-    """Rewrite the plan from the whole batch and its reflections (greedy)."""
+    """Rewrite the plan from the whole batch and its reflections (greedy).
+
+    With Context.confirm a person approves, edits or rejects the new plan (nodes.confirm); a
+    rejection's reason goes back to the updater, which writes the plan again."""
     env = runtime.context.env
     iteration = iteration_of(state)
+    reflections = of_iteration(state.get("reflections") or [], iteration)
     llm = caller_at(runtime.context, phase_starts(state, iteration)[2])
-    reply = (await ask(llm, [HumanMessage(update_prompt(env, await env_interface(runtime.context), state))], env, "update")).strip()
-    new_plan = clean_plan(reply) or state["plans"][-1]
+    messages: list[BaseMessage] = [
+        HumanMessage(update_prompt(env, await env_interface(runtime.context), state))
+    ]
+    while True:
+        reply = (await ask(llm, messages, env, "update")).strip()
+        new_plan = clean_plan(reply) or state["plans"][-1]
+        if not confirmation.wanted(runtime.context):
+            break
+        why = "; ".join(str(r.get("revision") or r.get("summary") or "").strip() for r in reflections).strip("; ")
+        verdict = confirmation.ask("plan", new_plan, f"revisions suggested by the batch's reflections: {why}"
+                                   if why else "", "plan")
+        if verdict.proposal is not None:
+            new_plan = verdict.proposal
+            break
+        messages += [AIMessage(reply), HumanMessage(f"A person rejected this plan: {verdict.reason}. "
+                                                    "Write the new plan again.")]
     return {"plans": edit(state["plans"], [*state["plans"], new_plan]), "usage": llm.usage}
 
 

@@ -50,10 +50,10 @@ async def complete(state: DAState, runtime: Runtime[Context], config: RunnableCo
     fields = _fields(state)
     interface = await env_interface(runtime.context)
     answer_action = interface.answer_action
-    task_done = answer_action is not None and bool(
-        (await ask(llm, render(prompt_name(interface, "complete_task"), **fields), yes_no, reasks=reasks)).value
-    )
-    if answer_action is not None and task_done:
+    verdict = None
+    if answer_action is not None:  # only a task that ends with an answer is asked whether it is done
+        verdict = await ask(llm, render(prompt_name(interface, "complete_task"), **fields), yes_no, reasks=reasks)
+    if answer_action is not None and verdict is not None and verdict.value:
         reply = await ask(
             llm,
             render(prompt_name(interface, "answer"), **{k: fields[k] for k in ("task", "history", "notes", "screen")}),
@@ -63,8 +63,11 @@ async def complete(state: DAState, runtime: Runtime[Context], config: RunnableCo
         answer = reply.value if reply.value is not None else " ".join(reply.text.split())
         env = await live_env(state, runtime.context, config)
         deliver = answer_action.format(answer=answer)
-        _, update = await execute(env, state, config, deliver, node="complete", caller=llm)
+        result, update = await execute(env, state, config, deliver, node="complete", caller=llm,
+                                       rationale=verdict.text)
         update["actions"] = int(state.get("actions", 0))  # delivering the answer is not an action
+        if not result.info.get("valid", True):  # a person rejected the answer (Context.confirm): go on
+            return {**update, "task_done": False, "usage": llm.usage}
         return {**update, "task_done": True, "answer": answer, "usage": llm.usage}
     subtask_done = await ask(
         llm, render(prompt_name(interface, "complete_subtask"), **fields, step=subtask_text(state)), yes_no,

@@ -7,11 +7,6 @@ from __future__ import annotations
 import asyncio
 import importlib.util
 import json
-import os
-import socket
-import subprocess
-import sys
-import time
 import urllib.request
 from pathlib import Path
 
@@ -20,6 +15,7 @@ from langgraph.graph.state import CompiledStateGraph
 
 from graphs.app import generated
 from tests.support.scenarios import SCENARIOS
+from tests.support.studio import langgraph_dev, post
 
 ROOT = Path(__file__).resolve().parents[2]
 CONFIG = json.loads((ROOT / "langgraph.json").read_text())
@@ -67,54 +63,17 @@ def test_graph_loads_from_its_file_path(name, target):
     assert graph.context_schema is not None and graph.context_schema.__name__ == "Context"
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def _post(url: str, body: dict) -> object:
-    request = urllib.request.Request(url, json.dumps(body).encode(), {"Content-Type": "application/json"})
-    with urllib.request.urlopen(request, timeout=5) as response:
-        return json.loads(response.read())
-
-
 @pytest.fixture(scope="module")
 def studio(tmp_path_factory):
-    """One ``langgraph dev`` server for the module, started as the README says (offline
-    flags, a free port), with this checkout first on the path; yields its URL and log file."""
-    cli = Path(sys.executable).with_name("langgraph")
-    if not cli.exists():
-        pytest.skip("langgraph-cli is not installed (pip install -e '.[studio]')")
-    port = _free_port()
-    log = tmp_path_factory.mktemp("studio") / "server.log"
-    env = {**os.environ, "LANGGRAPH_CLI_NO_ANALYTICS": "1", "LANGGRAPH_NO_VERSION_CHECK": "1",
-           "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
-    with log.open("wb") as sink:
-        server = subprocess.Popen([str(cli), "dev", "--no-browser", "--no-reload", "--port", str(port)], cwd=ROOT,
-                                  env=env, stdout=sink, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 90
-        while time.monotonic() < deadline:
-            try:
-                _post(f"{url}/assistants/search", {"limit": 1})
-                break
-            except OSError:
-                assert server.poll() is None, log.read_text(errors="replace")[-3000:]
-                time.sleep(1)
-        else:
-            pytest.fail("langgraph dev did not answer")
-        yield url, log
-    finally:
-        server.terminate()
-        server.wait(timeout=20)
+    """One ``langgraph dev`` server for the module; yields its URL and log file."""
+    with langgraph_dev(tmp_path_factory.mktemp("studio")) as served:
+        yield served
 
 
 @pytest.mark.slow
 def test_langgraph_dev_serves_every_graph(studio):
     url, _ = studio
-    assistants = _post(f"{url}/assistants/search", {"limit": 50})
+    assistants = post(f"{url}/assistants/search", {"limit": 50})
     served = {a["graph_id"]: a["assistant_id"] for a in assistants}
     assert set(served) == set(CONFIG["graphs"])
     with urllib.request.urlopen(f"{url}/assistants/{served['laser']}/graph", timeout=5) as r:
@@ -148,3 +107,37 @@ async def test_studio_runs_every_graph_to_its_result(studio, tmp_path):
     for graph, final, record in results:
         assert record["status"] == "success", (graph, final)
         SCENARIOS[graph].check(final)
+
+
+@pytest.mark.slow
+async def test_a_confirm_pause_is_answered_over_the_langgraph_api(studio, tmp_path):
+    """Context.confirm over HTTP as Studio and langgraph-sdk see it: the run pauses before Buy
+    Now with the question in the thread's interrupts; a rejection (Command resume) reaches the
+    agent, which chooses Buy Now again; an approval buys."""
+    from dataclasses import replace
+
+    from langgraph_sdk import get_client
+
+    url, log = studio
+    client = get_client(url=url)
+    scenario = SCENARIOS["laser"]
+    spec = replace(scenario, replies=scenario.replies + scenario.replies[-2:]).write_script(tmp_path / "l.jsonl")
+    context = {**scenario.context_for(spec), "confirm": True}
+    thread = (await client.threads.create())["thread_id"]
+
+    async def asked() -> list[dict]:
+        return (await client.threads.get_state(thread))["interrupts"]
+
+    await client.runs.wait(thread, "laser", input=scenario.graph_input, context=context)
+    first = await asked()
+    assert [q["value"]["proposal"] for q in first] == ["click[Buy Now]"]
+    await client.runs.wait(thread, "laser", command={"resume": {"decision": "reject", "reason": "not yet"}},
+                           context=context)
+    again = await asked()
+    assert [q["value"]["proposal"] for q in again] == ["click[Buy Now]"] and again[0]["id"] != first[0]["id"]
+    final = await client.runs.wait(thread, "laser", command={"resume": {"decision": "approve"}}, context=context)
+    assert await asked() == []
+    assert final["success"] is True and final["reward"] == 1.0
+    refused = [s for s in final["trajectory"] if not s["valid"]]
+    assert [s["action"] for s in refused] == ["click[Buy Now]"] and "not yet" in refused[0]["feedback"]
+    assert "BlockingError" not in log.read_text(errors="replace")
