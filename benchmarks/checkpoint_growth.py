@@ -43,10 +43,15 @@ def step_bytes(db: Path, namespace_prefix: str = "") -> dict[str, dict[int, tupl
     with sqlite3.connect(db) as conn:
         rows = conn.execute(
             "SELECT checkpoint_ns, parent_checkpoint_id, length(checkpoint) + length(metadata), metadata "
-            "FROM checkpoints").fetchall()
-        writes = dict(((ns, cid), size) for ns, cid, size in conn.execute(
-            "SELECT checkpoint_ns, checkpoint_id, sum(length(value)) FROM writes "
-            "GROUP BY checkpoint_ns, checkpoint_id"))
+            "FROM checkpoints"
+        ).fetchall()
+        writes = dict(
+            ((ns, cid), size)
+            for ns, cid, size in conn.execute(
+                "SELECT checkpoint_ns, checkpoint_id, sum(length(value)) FROM writes "
+                "GROUP BY checkpoint_ns, checkpoint_id"
+            )
+        )
     out: dict[str, dict[int, tuple[int, int]]] = {}
     for ns, parent, size, metadata in rows:
         if not ns.startswith(namespace_prefix) or (namespace_prefix == "" and ns):
@@ -60,10 +65,15 @@ def figures(sizes: dict[int, tuple[int, int]]) -> dict[str, Any]:
     row = {step: checkpoint for step, (checkpoint, _) in sizes.items()}
     total = {step: checkpoint + written for step, (checkpoint, written) in sizes.items()}
     growth = round(row[30] / row[1], 2) if row.get(30) and row.get(1) else None
-    return {**{f"checkpoint_{n}": row.get(n) for n in STEPS}, "checkpoint_growth": growth,
-            **{f"step_{n}": total.get(n) for n in STEPS}, "steps": max(sizes) + 1,
-            "largest_checkpoint": max(row.values()), "largest_step": max(total.values()),
-            "total": sum(total.values())}
+    return {
+        **{f"checkpoint_{n}": row.get(n) for n in STEPS},
+        "checkpoint_growth": growth,
+        **{f"step_{n}": total.get(n) for n in STEPS},
+        "steps": max(sizes) + 1,
+        "largest_checkpoint": max(row.values()),
+        "largest_step": max(total.values()),
+        "total": sum(total.values()),
+    }
 
 
 async def measure(workload: workloads.Workload, folder: Path) -> dict[str, Any]:
@@ -82,7 +92,8 @@ async def measure(workload: workloads.Workload, folder: Path) -> dict[str, Any]:
             "count": len(collections),
             **{f"checkpoint_{n}_median": sorted(c[f"checkpoint_{n}"] for c in collections)[middle] for n in (1, 10)},
             "largest_checkpoint": max(c["largest_checkpoint"] for c in collections),
-            "steps": max(c["steps"] for c in collections)}
+            "steps": max(c["steps"] for c in collections),
+        }
     return result
 
 

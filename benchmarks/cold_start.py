@@ -31,8 +31,9 @@ HEAVY = ("langchain_core", "langgraph", "langsmith", "pydantic", "numpy", "opena
 
 def timed(command: list[str]) -> float:
     started = time.perf_counter()
-    subprocess.run(command, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, stdout=subprocess.DEVNULL,
-                   check=True)
+    subprocess.run(
+        command, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, stdout=subprocess.DEVNULL, check=True
+    )
     return time.perf_counter() - started
 
 
@@ -46,8 +47,14 @@ def main() -> None:
         help_s.append(timed([sys.executable, "-m", "graphs.app.cli", "--help"]))
         bare_s.append(timed([sys.executable, "-c", "pass"]))
     probe = f"import sys, graphs.app.cli; print([m for m in {HEAVY!r} if m in sys.modules])"
-    loaded = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)},
-                            capture_output=True, text=True, check=True).stdout.strip()
+    loaded = subprocess.run(
+        [sys.executable, "-c", probe],
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
     report.update(
         help_median_s=round(statistics.median(help_s), 3),
         help_p90_s=round(sorted(help_s)[int(0.9 * len(help_s))], 3),

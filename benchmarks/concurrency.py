@@ -69,14 +69,23 @@ async def laser_tasks(count: int) -> dict[str, tuple[str, list[dict[str, Any]]]]
         if instruction in seen or goal["asin"] not in page.get("item_ids", []) or not others:
             continue
         seen.add(instruction)
-        found[task_id] = (instruction, [
-            _say("search for the product"), _call("Search", keywords=goal["name"], max_price="1000000"),
-            _say("this other item might match"), _call("select_item", item_id=others[0]),
-            _say("check its description"), _call("Description"),
-            _say("it does not match, go back"), _call("Prev"),
-            _say("this one matches"), _call("select_item", item_id=goal["asin"]),
-            _say("buy it with the options asked for"), _call("Buy_Now", **goal["goal_options"]),
-        ])
+        found[task_id] = (
+            instruction,
+            [
+                _say("search for the product"),
+                _call("Search", keywords=goal["name"], max_price="1000000"),
+                _say("this other item might match"),
+                _call("select_item", item_id=others[0]),
+                _say("check its description"),
+                _call("Description"),
+                _say("it does not match, go back"),
+                _call("Prev"),
+                _say("this one matches"),
+                _call("select_item", item_id=goal["asin"]),
+                _say("buy it with the options asked for"),
+                _call("Buy_Now", **goal["goal_options"]),
+            ],
+        )
         if len(found) == count:
             break
     await env.close()
@@ -90,9 +99,13 @@ class Stub:
         path = folder / f"conversations-{time.monotonic_ns()}.json"
         path.write_text(json.dumps(conversations), encoding="utf-8")
         env = {**os.environ, "PYTHONPATH": str(ROOT)}
-        self.process = subprocess.Popen([sys.executable, "-m", "tests.support.openai_stub", str(path),
-                                         "--latency", str(latency)], cwd=ROOT, env=env, stdout=subprocess.PIPE,
-                                        text=True)
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "tests.support.openai_stub", str(path), "--latency", str(latency)],
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
         self.base_url = self.process.stdout.readline().strip()  # type: ignore[union-attr]
 
     def close(self) -> None:
@@ -124,8 +137,9 @@ async def sample_peak(measure: Any, stop: asyncio.Event, every: float = 0.25) ->
     return max(peak, await asyncio.to_thread(measure))
 
 
-async def evaluate_phase(method: str, env: str, tasks: list[str], concurrency: int, folder: Path,
-                         measure: Any = None, **settings: Any) -> dict[str, Any]:
+async def evaluate_phase(
+    method: str, env: str, tasks: list[str], concurrency: int, folder: Path, measure: Any = None, **settings: Any
+) -> dict[str, Any]:
     """Evaluate as ``introspect eval`` does; ``measure``, if given, is sampled for its peak."""
     from graphs import method_named
     from graphs.app.checkpoint import open_checkpointer
@@ -144,9 +158,15 @@ async def evaluate_phase(method: str, env: str, tasks: list[str], concurrency: i
         summary = await evaluate(method, context, tasks, folder / "results.jsonl", saver, concurrency)
     seconds, cpu = time.perf_counter() - started, time.process_time() - started_cpu
     stop.set()
-    return {"tasks": len(tasks), "concurrency": concurrency, "seconds": round(seconds, 2), "cpu_seconds": round(cpu, 2),
-            "success_rate": summary.success_rate, "errors": len(summary.errors),
-            "peak": await sampler if sampler else peak_rss_bytes()}
+    return {
+        "tasks": len(tasks),
+        "concurrency": concurrency,
+        "seconds": round(seconds, 2),
+        "cpu_seconds": round(cpu, 2),
+        "success_rate": summary.success_rate,
+        "errors": len(summary.errors),
+        "peak": await sampler if sampler else peak_rss_bytes(),
+    }
 
 
 async def phase(kind: str, count: int, latency: float, tasks_file: str) -> dict[str, Any]:
@@ -162,9 +182,15 @@ async def phase(kind: str, count: int, latency: float, tasks_file: str) -> dict[
             stub = Stub({"": [{"content": "click id=999"}] * count}, latency, folder)
             try:
                 os.environ.update(OPENAI_BASE_URL=stub.base_url, OPENAI_API_KEY="sk-bench")
-                out = await evaluate_phase("structured_reflection", "miniwob", tasks, count, folder,
-                                           lambda: rss_bytes() + browser.browser_memory_bytes()["pss"],
-                                           max_trials=1)
+                out = await evaluate_phase(
+                    "structured_reflection",
+                    "miniwob",
+                    tasks,
+                    count,
+                    folder,
+                    lambda: rss_bytes() + browser.browser_memory_bytes()["pss"],
+                    max_trials=1,
+                )
             finally:
                 stub.close()
                 await browser.close_browser()
@@ -184,9 +210,24 @@ async def phase(kind: str, count: int, latency: float, tasks_file: str) -> dict[
 
 
 def run_phase(kind: str, count: int, latency: float, tasks_file: Path) -> dict[str, Any]:
-    done = subprocess.run([sys.executable, __file__, "--phase", kind, "--count", str(count), "--latency", str(latency),
-                           "--tasks-file", str(tasks_file)],
-                          cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True)
+    done = subprocess.run(
+        [
+            sys.executable,
+            __file__,
+            "--phase",
+            kind,
+            "--count",
+            str(count),
+            "--latency",
+            str(latency),
+            "--tasks-file",
+            str(tasks_file),
+        ],
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        text=True,
+    )
     if done.returncode:
         raise RuntimeError(f"phase {kind} failed: {done.stderr[-2000:]}")
     return json.loads(done.stdout.strip().splitlines()[-1])

@@ -34,8 +34,16 @@ sys.path.insert(0, str(ROOT))
 from envs import browser  # noqa: E402
 from envs.miniwob import MiniWoBEnv  # noqa: E402
 
-KINDS = ("reset_new_task", "reset_same_task", "step_press", "observe", "step_type", "step_click",
-         "step_click_refused", "restore")
+KINDS = (
+    "reset_new_task",
+    "reset_same_task",
+    "step_press",
+    "observe",
+    "step_type",
+    "step_click",
+    "step_click_refused",
+    "restore",
+)
 TEXT_FIELD = re.compile(r'^<(?:input id=(\d+) type="(?:text|password|search|email)"|textarea id=(\d+))', re.M)
 
 
@@ -48,12 +56,17 @@ async def atimed(coro):
 def summary(values: list[float]) -> dict[str, float]:
     ordered = sorted(values)
     p95 = ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
-    return {"n": len(values), "median_ms": statistics.median(values) * 1000, "p95_ms": p95 * 1000,
-            "max_ms": ordered[-1] * 1000}
+    return {
+        "n": len(values),
+        "median_ms": statistics.median(values) * 1000,
+        "p95_ms": p95 * 1000,
+        "max_ms": ordered[-1] * 1000,
+    }
 
 
-async def task_latencies(env: MiniWoBEnv, replica: MiniWoBEnv, task_ids: list[str],
-                         kinds: dict[str, list[float]]) -> None:
+async def task_latencies(
+    env: MiniWoBEnv, replica: MiniWoBEnv, task_ids: list[str], kinds: dict[str, list[float]]
+) -> None:
     for task_id in task_ids:
         _, t = await atimed(env.reset(task_id))
         kinds["reset_new_task"].append(t)
@@ -87,8 +100,9 @@ async def concurrent_memory(task_ids: list[str], count: int) -> dict[str, int]:
 
 def commit() -> str:
     try:
-        return subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
-                              capture_output=True, text=True, check=True).stdout.strip()
+        return subprocess.run(
+            ["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=True
+        ).stdout.strip()
     except (OSError, subprocess.CalledProcessError):
         return "unknown"
 
@@ -145,15 +159,19 @@ if __name__ == "__main__":
         parser.error("--seeds, --rounds and --concurrent must be at least 1")
     results = asyncio.run(main(args.seeds, args.rounds, args.concurrent))
     launch = results["browser_launch_ms"]
-    print(f"MiniWoB env over {results['tasks']} task ids x {results['rounds']} rounds "
-          f"(commit {results['commit']}), browser launch {launch:.0f} ms")
+    print(
+        f"MiniWoB env over {results['tasks']} task ids x {results['rounds']} rounds "
+        f"(commit {results['commit']}), browser launch {launch:.0f} ms"
+    )
     for kind, s in results["latency"].items():
         print(f"  {kind:18s} n={s['n']:3d}  median {s['median_ms']:7.1f} ms  p95 {s['p95_ms']:7.1f} ms")
     for label, m in results["memory_mib"].items():
-        print(f"  memory {label:14s} RSS {m['rss']:7.1f} MiB  PSS {m['pss']:7.1f} MiB"
-              f"  ({m['processes']:.0f} processes)")
-    print(f"  load average {results['load_average_before']} -> {results['load_average_after']}"
-          f" on {results['cpus']} CPUs")
+        print(
+            f"  memory {label:14s} RSS {m['rss']:7.1f} MiB  PSS {m['pss']:7.1f} MiB  ({m['processes']:.0f} processes)"
+        )
+    print(
+        f"  load average {results['load_average_before']} -> {results['load_average_after']} on {results['cpus']} CPUs"
+    )
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(results, indent=2) + "\n")
     print(f"wrote {args.out}")

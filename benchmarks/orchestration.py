@@ -36,8 +36,9 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any, Awaitable, Callable
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -68,8 +69,9 @@ def summary(times: dict[str, list[float]], steps: int) -> dict[str, Any]:
     }
 
 
-async def alternate(variants: dict[str, Callable[[int], Awaitable[Any]]], runs: int
-                    ) -> tuple[dict[str, list[float]], dict[str, list[float]]]:
+async def alternate(
+    variants: dict[str, Callable[[int], Awaitable[Any]]], runs: int
+) -> tuple[dict[str, list[float]], dict[str, list[float]]]:
     """Wall and CPU seconds (this process, all its threads) of every run of every variant.
     CPU time is what the work costs whatever else the machine runs; wall time adds the
     waiting (for a thread to be scheduled, for the loop to wake), which grows with load."""
@@ -77,7 +79,7 @@ async def alternate(variants: dict[str, Callable[[int], Awaitable[Any]]], runs: 
     cpu: dict[str, list[float]] = {name: [] for name in variants}
     names = list(variants)
     for rep in range(runs):
-        for name in names[rep % len(names):] + names[: rep % len(names)]:
+        for name in names[rep % len(names) :] + names[: rep % len(names)]:
             started, started_cpu = time.perf_counter(), time.process_time()
             await variants[name](rep)
             wall[name].append(time.perf_counter() - started)

@@ -18,9 +18,10 @@ sequences and script position). With the log:
 from __future__ import annotations
 
 import copy
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, Iterator
+from typing import Any
 
 from envs import base
 from envs.base import Env, Observation
@@ -164,8 +165,14 @@ def recording(env_name: str) -> Iterator[Log]:
     original_call = llm.Caller._call
 
     async def logged_call(self: llm.Caller, model: Any, spec: str, *call: Any) -> Any:
-        settings = {"temperature": self.temperature, "max_tokens": self.max_tokens, "top_p": self.top_p,
-                    "timeout": self.timeout, "retries": self.retries, "position": self.position}
+        settings = {
+            "temperature": self.temperature,
+            "max_tokens": self.max_tokens,
+            "top_p": self.top_p,
+            "timeout": self.timeout,
+            "retries": self.retries,
+            "position": self.position,
+        }
         log.events.append(ModelCall(spec, model, settings, call))
         return await original_call(self, model, spec, *call)
 

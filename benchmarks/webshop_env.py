@@ -26,7 +26,7 @@ sys.path.insert(0, str(ROOT))
 
 from envs.webshop import WebShopEnv  # noqa: E402
 from envs.webshop import catalogue as webshop_catalogue  # noqa: E402
-from envs.webshop import reward as webshop_reward
+from envs.webshop import reward as webshop_reward  # noqa: E402
 
 
 def timed(fn, *args):
@@ -43,9 +43,20 @@ async def atimed(coro):
 
 async def episode_latencies(env: WebShopEnv, task_ids: list[str]) -> dict[str, list[float]]:
     """Play each goal to a purchase of its own product; record the latency of each action kind."""
-    kinds: dict[str, list[float]] = {k: [] for k in
-                                     ("reset", "search", "click_item", "click_option", "sub_page", "prev",
-                                      "buy", "snapshot", "restore_fresh")}
+    kinds: dict[str, list[float]] = {
+        k: []
+        for k in (
+            "reset",
+            "search",
+            "click_item",
+            "click_option",
+            "sub_page",
+            "prev",
+            "buy",
+            "snapshot",
+            "restore_fresh",
+        )
+    }
     for task_id in task_ids:
         _, t = await atimed(env.reset(task_id))
         kinds["reset"].append(t)
@@ -80,7 +91,7 @@ async def main(n_goals: int) -> dict:
     _, tagger_s = timed(webshop_reward._tagger)
     env = WebShopEnv()
     all_ids = env.task_ids()
-    task_ids = all_ids[::max(1, len(all_ids) // n_goals)][:n_goals]
+    task_ids = all_ids[:: max(1, len(all_ids) // n_goals)][:n_goals]
     kinds = await episode_latencies(env, task_ids)
     # bypass the per-query cache
     uncached = [timed(catalogue.index._search, p["Title"].lower())[1] for p in catalogue.products()]

@@ -69,7 +69,8 @@ async def episode():
     report["bought_reward"] = round(bought.reward, 4)
 
 asyncio.run(episode())
-titles = [catalogue.product_at(row)["Title"] for row in range(0, catalogue.n_products, max(1, catalogue.n_products // 200))]
+stride = max(1, catalogue.n_products // 200)
+titles = [catalogue.product_at(row)["Title"] for row in range(0, catalogue.n_products, stride)]
 times = []
 for title in titles:
     t = time.perf_counter(); catalogue.index._search(title.lower()); times.append(1000 * (time.perf_counter() - t))
@@ -105,20 +106,32 @@ def replicate(folder: Path, n_products: int) -> None:
                     break
                 f.write(("," if written else "") + json.dumps({**raw, "asin": renamed(raw["asin"], k)}))
                 if raw["asin"] in attributes:
-                    g.write(("," if g.tell() > 1 else "") + json.dumps(renamed(raw["asin"], k)) + ":"
-                            + json.dumps(attributes[raw["asin"]]))
+                    g.write(
+                        ("," if g.tell() > 1 else "")
+                        + json.dumps(renamed(raw["asin"], k))
+                        + ":"
+                        + json.dumps(attributes[raw["asin"]])
+                    )
                 written += 1
         f.write("]")
         g.write("}")
-    human_out = {renamed(asin, k): [{**r, "asin": renamed(asin, k)} for r in records]
-                 for k in range(copies) for asin, records in human.items()}
+    human_out = {
+        renamed(asin, k): [{**r, "asin": renamed(asin, k)} for r in records]
+        for k in range(copies)
+        for asin, records in human.items()
+    }
     (folder / "items_human_ins.json").write_text(json.dumps(human_out))
 
 
 def in_child(code: str, cache: Path) -> dict:
     env = {"INTROSPECT_CACHE": str(cache), "PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT)}
-    done = subprocess.run([sys.executable, "-c", CHILD_PRELUDE.format(root=str(ROOT)) + code + CHILD_REPORT],
-                          capture_output=True, text=True, env=env, check=True)
+    done = subprocess.run(
+        [sys.executable, "-c", CHILD_PRELUDE.format(root=str(ROOT)) + code + CHILD_REPORT],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
+    )
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 

@@ -49,10 +49,24 @@ def settings(workload: Workload) -> list[str]:
 def measure(workload: Workload, tasks: list[str], folder: Path, label: str, extra: list[str]) -> dict[str, Any]:
     """One ``introspect eval`` of ``tasks``: wall seconds, tasks per minute, the rows' errors."""
     results = folder / f"{label}.jsonl"
-    command = [sys.executable, "-m", "graphs.app.cli", "eval", workload.method, "--env", workload.env,
-               "--tasks", ",".join(tasks), "--model", workload.script(folder), *settings(workload),
-               *([] if "--server" in extra else ["--checkpoint", f"sqlite:///{folder / (label + '.sqlite')}"]),
-               "--results", str(results), *extra]
+    command = [
+        sys.executable,
+        "-m",
+        "graphs.app.cli",
+        "eval",
+        workload.method,
+        "--env",
+        workload.env,
+        "--tasks",
+        ",".join(tasks),
+        "--model",
+        workload.script(folder),
+        *settings(workload),
+        *([] if "--server" in extra else ["--checkpoint", f"sqlite:///{folder / (label + '.sqlite')}"]),
+        "--results",
+        str(results),
+        *extra,
+    ]
     env = {**os.environ, "PYTHONPATH": str(ROOT), "INTROSPECT_HOME": str(folder / "home")}
     before = load_report()
     started = time.perf_counter()
@@ -61,26 +75,44 @@ def measure(workload: Workload, tasks: list[str], folder: Path, label: str, extr
     rows = [json.loads(line) for line in results.read_text().splitlines()] if results.exists() else []
     errors = [row["error"] for row in rows if row.get("error")]
     if done.returncode != 0 or errors or len(rows) != len(tasks):
-        raise SystemExit(f"{label}: exit {done.returncode}, {len(rows)} rows, errors {errors[:3]}\n"
-                         f"{done.stderr[-2000:]}")
-    return {"label": label, "options": extra, "tasks": len(tasks), "wall_seconds": round(seconds, 2),
-            "tasks_per_minute": round(len(tasks) * 60 / seconds, 2),
-            "mean_steps": round(sum(r["steps"] for r in rows) / len(rows), 2),
-            "load_before": before, "load_after": load_report()}
+        raise SystemExit(
+            f"{label}: exit {done.returncode}, {len(rows)} rows, errors {errors[:3]}\n{done.stderr[-2000:]}"
+        )
+    return {
+        "label": label,
+        "options": extra,
+        "tasks": len(tasks),
+        "wall_seconds": round(seconds, 2),
+        "tasks_per_minute": round(len(tasks) * 60 / seconds, 2),
+        "mean_steps": round(sum(r["steps"] for r in rows) / len(rows), 2),
+        "load_before": before,
+        "load_after": load_report(),
+    }
 
 
-def compare(workload: Workload, tasks: list[str], workers: int, concurrency: int,
-            server: str | None) -> dict[str, Any]:
+def compare(workload: Workload, tasks: list[str], workers: int, concurrency: int, server: str | None) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
-        runs = [measure(workload, tasks, folder, "local", ["--concurrency", str(concurrency)]),
-                measure(workload, tasks, folder, f"workers{workers}",
-                        ["--workers", str(workers), "--concurrency", str(max(1, concurrency // workers))])]
+        runs = [
+            measure(workload, tasks, folder, "local", ["--concurrency", str(concurrency)]),
+            measure(
+                workload,
+                tasks,
+                folder,
+                f"workers{workers}",
+                ["--workers", str(workers), "--concurrency", str(max(1, concurrency // workers))],
+            ),
+        ]
         if server:
-            runs.append(measure(workload, tasks, folder, "server",
-                                ["--server", server, "--concurrency", str(concurrency)]))
-    return {"workload": workload.name, "env": workload.env, "runs": runs,
-            "speedup": {run["label"]: round(runs[0]["wall_seconds"] / run["wall_seconds"], 2) for run in runs[1:]}}
+            runs.append(
+                measure(workload, tasks, folder, "server", ["--server", server, "--concurrency", str(concurrency)])
+            )
+    return {
+        "workload": workload.name,
+        "env": workload.env,
+        "runs": runs,
+        "speedup": {run["label"]: round(runs[0]["wall_seconds"] / run["wall_seconds"], 2) for run in runs[1:]},
+    }
 
 
 def main() -> None:
@@ -108,15 +140,23 @@ def run(args: argparse.Namespace, server: str | None) -> None:
     games = make_env("alfworld").task_ids("valid_unseen")[: args.alfworld]
     miniwob = structured_reflection()
     seeds = [f"click-tab-2/{seed}" for seed in range(args.miniwob)]
-    report = {"machine": load_report(), "workers": args.workers, "concurrency": args.concurrency,
-              "server": "langgraph dev (in-memory runtime) on this machine" if server else None,
-              "comparisons": [compare(alfworld, games, args.workers, args.concurrency, server),
-                              compare(miniwob, seeds, args.workers, args.concurrency, server)]}
+    report = {
+        "machine": load_report(),
+        "workers": args.workers,
+        "concurrency": args.concurrency,
+        "server": "langgraph dev (in-memory runtime) on this machine" if server else None,
+        "comparisons": [
+            compare(alfworld, games, args.workers, args.concurrency, server),
+            compare(miniwob, seeds, args.workers, args.concurrency, server),
+        ],
+    }
     for comparison in report["comparisons"]:
         for run in comparison["runs"]:
-            print(f"{comparison['workload']:<22} {run['label']:<9} {run['tasks']} tasks  {run['wall_seconds']:7.1f} s  "
-                  f"{run['tasks_per_minute']:6.1f} tasks/min  (load {run['load_before']['load_1m']} -> "
-                  f"{run['load_after']['load_1m']})")
+            print(
+                f"{comparison['workload']:<22} {run['label']:<9} {run['tasks']} tasks  {run['wall_seconds']:7.1f} s  "
+                f"{run['tasks_per_minute']:6.1f} tasks/min  (load {run['load_before']['load_1m']} -> "
+                f"{run['load_after']['load_1m']})"
+            )
         for label, speedup in comparison["speedup"].items():
             print(f"{comparison['workload']:<22} {label} vs local: x{speedup}")
     out = ROOT / "benchmarks" / "results" / "workers.json"

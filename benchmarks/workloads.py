@@ -71,8 +71,10 @@ async def laser() -> Workload:
     replies += [_say("Rationale: try another item."), *refused]
     replies += [_say("Rationale: nothing fits; search again."), _call("Back_to_Search")]
     replies += [_say("Rationale: search with other words."), _call("Search", keywords=goal["name"][:40])]
-    replies += [_say("Rationale: the backup strategy picks the first examined item."),
-                _call("select_item", item_id=ids[1])]
+    replies += [
+        _say("Rationale: the backup strategy picks the first examined item."),
+        _call("select_item", item_id=ids[1]),
+    ]
     replies += [_say("Rationale: buy it with its first options."), _call("Buy_Now", **options)]
     return Workload("laser", "laser", "webshop", task_id, replies)
 
@@ -81,18 +83,27 @@ def structured_reflection() -> Workload:
     """click-tab-2: a first trial of tab switches, two per stage (each paraphrased), until the
     planner has nothing more (incomplete); the reflection names index 2, so the second trial
     replays the first action, is made to take B there, and switches tabs again."""
+
     def stages(count: int) -> list[dict[str, Any]]:
         tabs, out = ["7", "9", "5"], []
         for stage in range(count):
             first, second = tabs[(2 * stage) % 3], tabs[(2 * stage + 1) % 3]
-            out += [_say(f"click id={first}\nclick id={second}"), _say(f"I switched to the tab with id {first}."),
-                    _say(f"I switched to the tab with id {second}.")]
+            out += [
+                _say(f"click id={first}\nclick id={second}"),
+                _say(f"I switched to the tab with id {first}."),
+                _say(f"I switched to the tab with id {second}."),
+            ]
         return [*out, _say("I have no further actions.")]
 
-    replies = [*stages(6), _say("For action index=2, you should click id=5."),
-               _say("I switched back to the first tab."), *stages(4)]
-    return Workload("structured_reflection", "structured_reflection", "miniwob", "click-tab-2/0", replies,
-                    {"max_trials": 2})
+    replies = [
+        *stages(6),
+        _say("For action index=2, you should click id=5."),
+        _say("I switched back to the first tab."),
+        *stages(4),
+    ]
+    return Workload(
+        "structured_reflection", "structured_reflection", "miniwob", "click-tab-2/0", replies, {"max_trials": 2}
+    )
 
 
 def devils_advocate(actions: int = 8) -> Workload:
@@ -103,10 +114,13 @@ def devils_advocate(actions: int = 8) -> Workload:
         act = "scroll [down]" if n % 2 == 0 else f"note_down [item {n}]"
         remedies = ["scroll [up]", f"note_down [remedy {n}]"] if n % 2 == 0 else ["scroll [down]", "go_back"]
         replies += [_say(act), *(_say(r) for r in remedies)]
-        replies += [_say(f"The action {act} moved along the page."), _say("It helps with the step. YES"),
-                    _say("NO"), _say("NO")]
-    return Workload("devils_advocate", "devils_advocate", "webarena", "shop-14", replies,
-                    {"max_actions": actions})
+        replies += [
+            _say(f"The action {act} moved along the page."),
+            _say("It helps with the step. YES"),
+            _say("NO"),
+            _say("NO"),
+        ]
+    return Workload("devils_advocate", "devils_advocate", "webarena", "shop-14", replies, {"max_actions": actions})
 
 
 _ALFWORLD_PLACES = ["countertop 1", "cabinet 1", "drawer 1", "shelf 1", "sinkbasin 1", "fridge 1", "stoveburner 1"]
@@ -120,8 +134,14 @@ def autoplan_alfworld(steps: int = 12) -> Workload:
     for n in range(steps):
         place = _ALFWORLD_PLACES[n % len(_ALFWORLD_PLACES)]
         replies += [_say(f"Maybe the object is at {place}."), _say(f"go to the {place}"), _say(f"go to {place}")]
-    return Workload("autoplan_alfworld", "autoplan", "alfworld", task_id, replies,
-                    {"plan": "1. Look for the object everywhere.", "max_actions": steps})
+    return Workload(
+        "autoplan_alfworld",
+        "autoplan",
+        "alfworld",
+        task_id,
+        replies,
+        {"plan": "1. Look for the object everywhere.", "max_actions": steps},
+    )
 
 
 def _hotpotqa_steps(entities: list[str], finish: bool) -> list[dict[str, Any]]:
@@ -137,10 +157,26 @@ def autoplan_hotpotqa() -> Workload:
     """A HotpotQA question searched ten times (the step cap)."""
     env = make_env("hotpotqa")
     task_id = env.task_ids("test")[0]
-    entities = ["Ed Wood", "Scott Derrickson", "Doctor Strange", "Los Angeles", "Hollywood", "film director",
-                "screenwriter", "horror film", "Sinister", "Deliver Us from Evil"]
-    return Workload("autoplan_hotpotqa", "autoplan", "hotpotqa", task_id, _hotpotqa_steps(entities, False),
-                    {"plan": "1. Search each entity of the question.", "max_actions": 10})
+    entities = [
+        "Ed Wood",
+        "Scott Derrickson",
+        "Doctor Strange",
+        "Los Angeles",
+        "Hollywood",
+        "film director",
+        "screenwriter",
+        "horror film",
+        "Sinister",
+        "Deliver Us from Evil",
+    ]
+    return Workload(
+        "autoplan_hotpotqa",
+        "autoplan",
+        "hotpotqa",
+        task_id,
+        _hotpotqa_steps(entities, False),
+        {"plan": "1. Search each entity of the question.", "max_actions": 10},
+    )
 
 
 def autoplan_training(iterations: int = 7, batch: int = 2) -> Workload:
@@ -155,13 +191,26 @@ def autoplan_training(iterations: int = 7, batch: int = 2) -> Workload:
         if i:  # the first iteration has no plan: no flaw to find in it, nothing to revise
             replies += [_say(f"Flaw {i}: the plan is vague."), _say(f"Revision {i}: search the first entity first.")]
         replies.append(_say(f"New Plan:\n1. Search each entity (iteration {i + 1}).\n2. Answer."))
-    return Workload("autoplan_training", "autoplan", "hotpotqa", "", replies,
-                    {"batch_size": batch, "iterations": iterations, "seed": 1}, pool)
+    return Workload(
+        "autoplan_training",
+        "autoplan",
+        "hotpotqa",
+        "",
+        replies,
+        {"batch_size": batch, "iterations": iterations, "seed": 1},
+        pool,
+    )
 
 
 async def all_workloads() -> list[Workload]:
-    return [await laser(), structured_reflection(), devils_advocate(), autoplan_alfworld(), autoplan_hotpotqa(),
-            autoplan_training()]
+    return [
+        await laser(),
+        structured_reflection(),
+        devils_advocate(),
+        autoplan_alfworld(),
+        autoplan_hotpotqa(),
+        autoplan_training(),
+    ]
 
 
 async def run(workload: Workload, spec: str, saver: Any, thread_id: str, folder: Path) -> dict[str, Any]:
@@ -175,7 +224,13 @@ async def run(workload: Workload, spec: str, saver: Any, thread_id: str, folder:
         from graphs import method_named
         from graphs.app.training import train
 
-        return await train(method_named(workload.method), context, task_ids=workload.pool, plan_out=folder / f"{thread_id}.json",
-                           checkpointer=saver, thread_id=thread_id)
+        return await train(
+            method_named(workload.method),
+            context,
+            task_ids=workload.pool,
+            plan_out=folder / f"{thread_id}.json",
+            checkpointer=saver,
+            thread_id=thread_id,
+        )
     outcome = await drive(workload.method, context, thread_id, saver, {"task_id": workload.task_id})
     return outcome.state

@@ -157,7 +157,7 @@ class Env(abc.ABC):
     def task_ids(self, split: str | None = None) -> list[str]:
         """The task ids this environment can run, optionally for a named split or suite."""
 
-    async def close(self) -> None:
+    async def close(self) -> None:  # noqa: B027 - a default, not abstract: most envs hold nothing
         """Release browsers, processes or files; the default has nothing to release."""
 
     def check_task(self, task_id: str) -> None:
@@ -274,9 +274,7 @@ def env_class(name: str) -> type[Env]:
     try:
         target = ENV_CLASSES[name]
     except KeyError:
-        raise UnknownEnvError(
-            f"unknown env {name!r}; choose one of: {', '.join(sorted(ENV_CLASSES))}"
-        ) from None
+        raise UnknownEnvError(f"unknown env {name!r}; choose one of: {', '.join(sorted(ENV_CLASSES))}") from None
     module_name, _, class_name = target.partition(":")
     return getattr(importlib.import_module(module_name), class_name)
 

@@ -87,9 +87,7 @@ class EnvSessions:
         if thread_id in self._sessions:
             self._sessions[thread_id].synced = _fingerprint(snapshot)
 
-    async def _ensure_env(
-        self, thread_id: str, env_name: str, options: dict[str, Any]
-    ) -> _Session:
+    async def _ensure_env(self, thread_id: str, env_name: str, options: dict[str, Any]) -> _Session:
         session = self._sessions.get(thread_id)
         if session is not None and session.env_name == env_name:
             return session

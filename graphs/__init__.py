@@ -56,9 +56,14 @@ def matrix_rows() -> tuple[list[str], list[list[str]]]:
     from envs.base import ENV_CLASSES
 
     envs = list(ENV_CLASSES)
-    rows = [[method.title, *("paper" if env in method.paper_envs else "yes" if env in method.envs else ""
-                             for env in envs), "; ".join(f"{name}: {how}" for name, how in method.baselines.items())]
-            for method in methods()]
+    rows = [
+        [
+            method.title,
+            *("paper" if env in method.paper_envs else "yes" if env in method.envs else "" for env in envs),
+            "; ".join(f"{name}: {how}" for name, how in method.baselines.items()),
+        ]
+        for method in methods()
+    ]
     return ["method", *envs, "baselines (same graph, other settings)"], rows
 
 

@@ -156,8 +156,9 @@ def training_record(state: TrainState, context: Context) -> dict[str, Any]:
             }
             for e in of_iteration(experiences, i)
         ]
-        iterations.append({"iteration": i, "batch_size": len(jobs), "plan": plans[i], "new_plan": plans[i + 1],
-                           "jobs": jobs})
+        iterations.append(
+            {"iteration": i, "batch_size": len(jobs), "plan": plans[i], "new_plan": plans[i + 1], "jobs": jobs}
+        )
     return {
         "method": "autoplan",
         "env": context.env,
@@ -173,8 +174,9 @@ def training_record(state: TrainState, context: Context) -> dict[str, Any]:
         "final_plan": plans[-1],
         "history": iterations,
         "usage": usage,
-        "cost_per_question": (None if usage["cost_usd"] is None
-                              else usage["cost_usd"] / len(experiences) if experiences else 0.0),
+        "cost_per_question": (
+            None if usage["cost_usd"] is None else usage["cost_usd"] / len(experiences) if experiences else 0.0
+        ),
     }
 
 
@@ -200,8 +202,10 @@ def narrate_training(node: str, update: dict[str, Any]) -> str | None:
         return f"iteration {length(update.get('plans')) or 1}: batch of {len(tasks)}: {', '.join(tasks)}"
     if node == "collect" and added(update.get("experiences")):
         e = added(update["experiences"])[-1]
-        return (f"experience {e.get('task_id')}: {'success' if e.get('success') else 'failure'} after "
-                f"{e.get('steps', 0)} steps ({e.get('stop_reason', '')})")
+        return (
+            f"experience {e.get('task_id')}: {'success' if e.get('success') else 'failure'} after "
+            f"{e.get('steps', 0)} steps ({e.get('stop_reason', '')})"
+        )
     if node == "score_batch" and added(update.get("scores")):
         score = added(update["scores"])[-1]
         return f"batch: {score['successes']}/{score['size']} succeeded"
@@ -229,8 +233,14 @@ METHOD = Method(
     recursion_limit=recursion_limit,
     narrate=narrate,
     check=check_context,
-    training=Training(build_graph=build_training_graph, pool=training_pool, record=training_record,
-                      release=release_batch, narrate=narrate_training, envs=("alfworld", "hotpotqa")),
+    training=Training(
+        build_graph=build_training_graph,
+        pool=training_pool,
+        record=training_record,
+        release=release_batch,
+        narrate=narrate_training,
+        envs=("alfworld", "hotpotqa"),
+    ),
     studio_graphs={"autoplan": "graph", "autoplan_training": "training_graph"},
     baselines={"ReAct zero-shot": "no --plan", "ReAct few-shot": "--set few_shot=react"},
 )

@@ -142,8 +142,9 @@ def build_graph(checkpointer: Any = None):
     builder.add_edge("start", "plan")
     builder.add_edge("plan", "new_episode")
     builder.add_edge("new_episode", "pop")
-    builder.add_conditional_edges("pop", inline(after_pop), ["reflect", "finish", "backtrack", "next_subtask",
-                                                             "execute"])
+    builder.add_conditional_edges(
+        "pop", inline(after_pop), ["reflect", "finish", "backtrack", "next_subtask", "execute"]
+    )
     builder.add_conditional_edges(
         "backtrack", after_backtrack, ["map_element", "next_subtask", "execute", "pop", "finish"]
     )

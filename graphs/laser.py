@@ -52,8 +52,9 @@ from nodes.laser.states import (
 
 def _edge_label(transitions: dict[str, dict[str, str]], target: str) -> str:
     """execute's edge to ``target``: the functions whose transition leads there (Figure 1)."""
-    names = list(dict.fromkeys(name for functions in transitions.values() for name, to in functions.items()
-                               if to == target))
+    names = list(
+        dict.fromkeys(name for functions in transitions.values() for name, to in functions.items() if to == target)
+    )
     extra = {FINISH: " or the cap", "backup": "the backup strategy"}.get(target, " or refused")
     return ", ".join(names) + extra if names else extra
 
@@ -85,8 +86,10 @@ def build_graph(checkpointer: BaseCheckpointSaver | None = None, space: StateSpa
     transitions = space.transitions() if space is not None else merged_transitions(SPACES.values())
     with_backup = space is None or space.backup is not None
     route = _router(pick)
-    labels = {_edge_label(transitions, target): target
-              for target in (*transitions, *(("backup",) if with_backup else ()), "finish")}
+    labels = {
+        _edge_label(transitions, target): target
+        for target in (*transitions, *(("backup",) if with_backup else ()), "finish")
+    }
 
     def after_choice(state: LaserState, runtime: Runtime[Context]) -> str:
         """A state node's call goes to ``execute``; a refused answer asks the state again."""
@@ -164,5 +167,8 @@ METHOD = Method(
     result=result,
     narrate=narrate,
     studio_graphs={"laser": "graph"},
-    baselines={"LASER - backup (Table 1)": "--set backup=false", "text generation instead of function calls (Table 3)": "--set tool_mode=json"},
+    baselines={
+        "LASER - backup (Table 1)": "--set backup=false",
+        "text generation instead of function calls (Table 3)": "--set tool_mode=json",
+    },
 )

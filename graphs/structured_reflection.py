@@ -135,8 +135,11 @@ def result(state: dict[str, Any]) -> dict[str, Any]:
         "status": trials[-1]["status"] if trials else state.get("status", ""),
         "planning_calls": sum(int(t.get("planning_calls", 0)) for t in trials),
         "trial_records": [
-            {key: t.get(key) for key in ("trial", "status", "actions", "planning_calls", "reflection", "reflection_error")
-             if t.get(key) is not None}
+            {
+                key: t.get(key)
+                for key in ("trial", "status", "actions", "planning_calls", "reflection", "reflection_error")
+                if t.get(key) is not None
+            }
             for t in trials
         ],
     }

@@ -53,7 +53,7 @@ def read_answer(answer: Any, proposal: str) -> Verdict | str:
     if isinstance(answer, str):
         answer = {"decision": answer.strip().lower()}
     if not isinstance(answer, dict) or answer.get("decision") not in DECISIONS:
-        return f"expected {{\"decision\": one of {', '.join(DECISIONS)}}}, got {str(answer)[:200]!r}"
+        return f'expected {{"decision": one of {", ".join(DECISIONS)}}}, got {str(answer)[:200]!r}'
     decision = answer["decision"]
     if decision == "reject":
         return Verdict(None, str(answer.get("reason") or "no reason given").strip())
@@ -67,8 +67,13 @@ def read_answer(answer: Any, proposal: str) -> Verdict | str:
 
 def ask(kind: Literal["action", "plan"], proposal: str, rationale: str, node: str) -> Verdict:
     """Pause for a person's verdict on ``proposal`` (asked again until the answer is readable)."""
-    question: Question = {"question": "confirm", "kind": kind, "node": node, "proposal": proposal,
-                          "rationale": rationale}
+    question: Question = {
+        "question": "confirm",
+        "kind": kind,
+        "node": node,
+        "proposal": proposal,
+        "rationale": rationale,
+    }
     while True:
         verdict = read_answer(interrupt(question), proposal)
         if isinstance(verdict, Verdict):

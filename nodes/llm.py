@@ -21,9 +21,10 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable, Mapping, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from typing import Any
 
 from langchain_core.language_models.chat_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
@@ -122,9 +123,7 @@ def parse_spec(spec: str) -> tuple[str, str]:
 def check_credentials(spec: str) -> None:
     """Fail early, in one line, when an OpenAI model has no key and no local server."""
     provider, _ = parse_spec(spec)
-    if provider == "openai" and not (
-        os.environ.get("OPENAI_API_KEY") or os.environ.get("OPENAI_BASE_URL")
-    ):
+    if provider == "openai" and not (os.environ.get("OPENAI_API_KEY") or os.environ.get("OPENAI_BASE_URL")):
         raise ModelConfigError(
             "no OpenAI key: set OPENAI_API_KEY (or OPENAI_BASE_URL for a compatible server); "
             "`introspect demo` runs offline without one"
@@ -259,12 +258,13 @@ class Caller:
         (every provider takes ``max_tokens`` at construction, not all per request)."""
         model = self.model
         if max_tokens is not None and max_tokens != self.max_tokens and not isinstance(model, ScriptedChatModel):
-            model = model_for(self.spec, self.temperature, max_tokens, self.top_p, timeout=self.timeout,
-                              retries=self.retries)
+            model = model_for(
+                self.spec, self.temperature, max_tokens, self.top_p, timeout=self.timeout, retries=self.retries
+            )
         limit = {"max_tokens": max_tokens} if max_tokens is not None else {}
         return await self._call(model, self.spec, messages, tools, tool_choice, stop, limit)
 
-    def judge(self, spec: str | None = None) -> "CallerJudge":
+    def judge(self, spec: str | None = None) -> CallerJudge:
         """A judge for an env's evaluator: ``spec``'s model (default this run's), asked
         greedily, its calls counted in this caller's position and usage."""
         return CallerJudge(self, spec or self.spec)
@@ -284,9 +284,17 @@ class Caller:
             runnable = runnable.bind_tools(list(tools), **({"tool_choice": tool_choice} if tool_choice else {}))
         request = None  # what was asked, as JSON: only to record it or check it against a recording
         if RECORDER.get() is not None or isinstance(model, ReplayChatModel):
-            request = request_record(messages, tools, tool_choice, stop, {
-                "max_tokens": (limit or {}).get("max_tokens", self.max_tokens), "temperature": self.temperature,
-                "top_p": self.top_p})
+            request = request_record(
+                messages,
+                tools,
+                tool_choice,
+                stop,
+                {
+                    "max_tokens": (limit or {}).get("max_tokens", self.max_tokens),
+                    "temperature": self.temperature,
+                    "top_p": self.top_p,
+                },
+            )
         if isinstance(model, ScriptedChatModel):  # a script has no limit to build with: it records it
             runnable = runnable.bind(script_position=self.position, **(limit or {}))
             if isinstance(model, ReplayChatModel):
@@ -346,7 +354,7 @@ def before_stop(message: AIMessage, stop: Sequence[str]) -> AIMessage:
     return message.model_copy(update={"content": cut_at_stop(content, stop)})
 
 
-def caller_for(context: Any, state: dict[str, Any], temperature: float | None = None) -> Caller:
+def caller_for(context: Any, state: Mapping[str, Any], temperature: float | None = None) -> Caller:
     """A Caller for a node: the model settings from ``context``, the position from ``state``.
 
     ``temperature`` is the method's default, used when the Context leaves it unset;
@@ -354,6 +362,13 @@ def caller_for(context: Any, state: dict[str, Any], temperature: float | None = 
     """
     calls = int((state.get("usage") or {}).get("model_calls", 0))
     temp = context.temperature if context.temperature is not None else temperature
-    return Caller(context.model, temperature=temp, max_tokens=context.max_tokens, calls_before=calls,
-                  top_p=context.top_p, timeout=context.timeout, retries=context.retries,
-                  task=state.get("task_id"))
+    return Caller(
+        context.model,
+        temperature=temp,
+        max_tokens=context.max_tokens,
+        calls_before=calls,
+        top_p=context.top_p,
+        timeout=context.timeout,
+        retries=context.retries,
+        task=state.get("task_id"),
+    )

@@ -55,14 +55,22 @@ def message_record(message: BaseMessage) -> dict[str, Any]:
     return record
 
 
-def request_record(messages: Sequence[BaseMessage], tools: Sequence[Any] | None, tool_choice: str | None,
-                   stop: Sequence[str], settings: dict[str, Any]) -> dict[str, Any]:
+def request_record(
+    messages: Sequence[BaseMessage],
+    tools: Sequence[Any] | None,
+    tool_choice: str | None,
+    stop: Sequence[str],
+    settings: dict[str, Any],
+) -> dict[str, Any]:
     """What one call asks, as JSON: the messages, the tool schemas as the OpenAI API receives
     them, and ``settings`` (the call's max_tokens, temperature, top_p)."""
-    return {"messages": [message_record(m) for m in messages],
-            "tools": [t if isinstance(t, dict) and "function" in t else convert_to_openai_tool(t)
-                      for t in tools or []],
-            "tool_choice": tool_choice, "stop": list(stop), **settings}
+    return {
+        "messages": [message_record(m) for m in messages],
+        "tools": [t if isinstance(t, dict) and "function" in t else convert_to_openai_tool(t) for t in tools or []],
+        "tool_choice": tool_choice,
+        "stop": list(stop),
+        **settings,
+    }
 
 
 def where() -> tuple[int | None, str | None]:
@@ -120,18 +128,25 @@ def recording(path: str | Path) -> Iterator[Recorder]:
         RECORDER.reset(token)
 
 
-async def record_call(spec: str, task: str | None, position: int, request: dict[str, Any],
-                      reply: AIMessage) -> None:
+async def record_call(spec: str, task: str | None, position: int, request: dict[str, Any], reply: AIMessage) -> None:
     """Write one exchange to the recorder under way, if any."""
     recorder = RECORDER.get()
     if recorder is None:
         return
     step, node = where()
-    await recorder.write({
-        "task_id": task, "position": position, "step": step, "node": node, "model": spec,
-        "content": reply.content,
-        "tool_calls": [{"name": c["name"], "args": c["args"], "id": c.get("id")} for c in reply.tool_calls],
-        "usage": dict(reply.usage_metadata or {}), "request": request})
+    await recorder.write(
+        {
+            "task_id": task,
+            "position": position,
+            "step": step,
+            "node": node,
+            "model": spec,
+            "content": reply.content,
+            "tool_calls": [{"name": c["name"], "args": c["args"], "id": c.get("id")} for c in reply.tool_calls],
+            "usage": dict(reply.usage_metadata or {}),
+            "request": request,
+        }
+    )
 
 
 _PORT = re.compile(r"\b(127\.0\.0\.1|localhost):\d+")
@@ -152,8 +167,10 @@ def first_difference(recorded: dict[str, Any], asked: dict[str, Any]) -> str:
         left, right = _normal(a), _normal(b)
         if left != right:
             at = next((i for i, (x, y) in enumerate(zip(left, right)) if x != y), min(len(left), len(right)))
-            return (f"message {index + 1} ({b.get('role')}) differs at character {at}: recorded "
-                    f"{left[max(0, at - 40):at + 60]!r}, asked {right[max(0, at - 40):at + 60]!r}")
+            return (
+                f"message {index + 1} ({b.get('role')}) differs at character {at}: recorded "
+                f"{left[max(0, at - 40) : at + 60]!r}, asked {right[max(0, at - 40) : at + 60]!r}"
+            )
     return f"it has {len(new)} messages, the recording {len(old)}"
 
 
@@ -164,12 +181,14 @@ class ReplayChatModel(ScriptedChatModel):
     def _llm_type(self) -> str:
         return "replay"
 
-    def _reply(self, messages: list[BaseMessage], stop: list[str] | None, kwargs: dict[str, Any]
-               ) -> tuple[ChatResult, float]:
+    def _reply(
+        self, messages: list[BaseMessage], stop: list[str] | None, kwargs: dict[str, Any]
+    ) -> tuple[ChatResult, float]:
         position = int(kwargs.get("script_position", 0))
         task = kwargs.get("script_task")
         asked = kwargs.get("replay_request") or request_record(
-            messages, kwargs.get("tools"), kwargs.get("tool_choice"), stop or [], {})
+            messages, kwargs.get("tools"), kwargs.get("tool_choice"), stop or [], {}
+        )
         self.calls.append({"position": position, "task_id": task, "request": asked})
         line = self.lookup(task, position)
         step, node = where()
@@ -179,11 +198,16 @@ class ReplayChatModel(ScriptedChatModel):
         if _normal(line.get("request")) != _normal(asked):
             raise ReplayMismatch(
                 f"recording {self.source} does not hold {here}: the graph asks something other than the recorded "
-                f"call (step {line.get('step')}, node {line.get('node')}): {first_difference(line['request'], asked)}")
-        message = AIMessage(content=line.get("content", ""), usage_metadata=line.get("usage") or None,
-                            tool_calls=[{"name": c["name"], "args": c.get("args", {}),
-                                         "id": c.get("id") or f"call_{position}_{i}"}
-                                        for i, c in enumerate(line.get("tool_calls") or [])])
+                f"call (step {line.get('step')}, node {line.get('node')}): {first_difference(line['request'], asked)}"
+            )
+        message = AIMessage(
+            content=line.get("content", ""),
+            usage_metadata=line.get("usage") or None,
+            tool_calls=[
+                {"name": c["name"], "args": c.get("args", {}), "id": c.get("id") or f"call_{position}_{i}"}
+                for i, c in enumerate(line.get("tool_calls") or [])
+            ],
+        )
         return ChatResult(generations=[ChatGeneration(message=message)]), float(line.get("delay") or 0.0)
 
     def lookup(self, task: str | None, position: int) -> dict[str, Any] | None:
@@ -199,7 +223,9 @@ class ReplayChatModel(ScriptedChatModel):
             lines = load_script(self.source)
             for number, line in enumerate(lines, 1):
                 if not isinstance(line.get("request"), dict) or not isinstance(line.get("position"), int):
-                    raise ScriptError(f"{self.source}:{number}: not a recording (no request or position); "
-                                      "a script without requests replays with scripted:FILE")
+                    raise ScriptError(
+                        f"{self.source}:{number}: not a recording (no request or position); "
+                        "a script without requests replays with scripted:FILE"
+                    )
             self.replies = lines
         return self.replies

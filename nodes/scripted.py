@@ -10,7 +10,8 @@ what the agent was shown and how it was asked. A reply is cut at the call's firs
 sequence, as a server cuts it.
 
 A script named by file is read on its first call, in a worker thread, never on the event
-loop (LangGraph's server refuses blocking calls there); ``load()`` reads it earlier where a malformed script must be refused up front.
+loop (LangGraph's server refuses blocking calls there); ``load()`` reads it earlier where a
+malformed script must be refused up front.
 """
 
 from __future__ import annotations
@@ -18,8 +19,9 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from langchain_core.language_models.chat_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage
@@ -54,7 +56,7 @@ def load_script(path: str | Path) -> list[dict[str, Any]]:
 def cut_at_stop(text: str, stop: Sequence[str]) -> str:
     """``text`` up to the first of the stop sequences, as a server that honours ``stop`` sends it."""
     cuts = [i for i in (text.find(s) for s in stop if s) if i >= 0]
-    return text[:min(cuts)] if cuts else text
+    return text[: min(cuts)] if cuts else text
 
 
 def _approx_tokens(text: str) -> int:
@@ -70,7 +72,7 @@ class ScriptedChatModel(BaseChatModel):
     calls: list[dict[str, Any]] = Field(default_factory=list)
 
     @classmethod
-    def from_file(cls, path: str | Path) -> "ScriptedChatModel":
+    def from_file(cls, path: str | Path) -> ScriptedChatModel:
         """A model for the script at ``path``, read on first use (a missing file fails now)."""
         if not Path(path).is_file():
             raise ScriptError(f"script file not found: {path}")
@@ -119,19 +121,25 @@ class ScriptedChatModel(BaseChatModel):
             await asyncio.sleep(delay)
         return result
 
-    def _reply(self, messages: list[BaseMessage], stop: list[str] | None, kwargs: dict[str, Any]
-               ) -> tuple[ChatResult, float]:
+    def _reply(
+        self, messages: list[BaseMessage], stop: list[str] | None, kwargs: dict[str, Any]
+    ) -> tuple[ChatResult, float]:
         """The scripted reply for this call and the delay it should take."""
         position = int(kwargs.get("script_position", len(self.calls)))
         offered = [t["function"]["name"] for t in kwargs.get("tools", []) or []]
         prompt = "\n".join(str(m.content) for m in messages)
-        self.calls.append({"position": position, "tools": offered, "messages": messages, "stop": list(stop or []),
-                           "max_tokens": kwargs.get("max_tokens")})
+        self.calls.append(
+            {
+                "position": position,
+                "tools": offered,
+                "messages": messages,
+                "stop": list(stop or []),
+                "max_tokens": kwargs.get("max_tokens"),
+            }
+        )
         replies = self.load()
         if position >= len(replies):
-            raise ScriptError(
-                f"script {self.source} has {len(replies)} replies; call {position + 1} asked for more"
-            )
+            raise ScriptError(f"script {self.source} has {len(replies)} replies; call {position + 1} asked for more")
         reply = replies[position]
         content = cut_at_stop(reply.get("content", ""), stop or [])
         tool_calls = [

@@ -96,8 +96,9 @@ def cost(spec: str, input_tokens: int, output_tokens: int) -> float | None:
         return None
     prices = _price_database()
     try:
-        found = prices.calc_price(prices.Usage(input_tokens=input_tokens, output_tokens=output_tokens),
-                                  model.strip(), provider_id=provider_id)
+        found = prices.calc_price(
+            prices.Usage(input_tokens=input_tokens, output_tokens=output_tokens), model.strip(), provider_id=provider_id
+        )
     except LookupError:
         return None
     return round(float(found.total_price), 8)

@@ -63,9 +63,18 @@ def run_graph(write_script):
     from graphs.app.runner import Outcome, drive
     from graphs.context import Context
 
-    async def run(graph: str, graph_input: dict[str, Any] | None, replies: list[dict[str, Any]] | None = None,
-                  *, model: str | None = None, env: str | None = None, checkpointer: Any = None,
-                  thread: str = "test-thread", on_update: Any = None, **context: Any) -> Outcome:
+    async def run(
+        graph: str,
+        graph_input: dict[str, Any] | None,
+        replies: list[dict[str, Any]] | None = None,
+        *,
+        model: str | None = None,
+        env: str | None = None,
+        checkpointer: Any = None,
+        thread: str = "test-thread",
+        on_update: Any = None,
+        **context: Any,
+    ) -> Outcome:
         method, attr = studio_graphs()[graph]
         context = Context(model=model or write_script(replies or []), env=env or method.default_env, **context)
         saver = checkpointer or InMemorySaver()

@@ -21,23 +21,62 @@ def run_cli(capsys, *args: str) -> tuple[int, str, str]:
     return code, out, err
 
 
-@pytest.mark.parametrize("args,message", [
-    (["run", "nope", "--task", "1", "--model", "openai:x"], "unknown method 'nope'"),
-    (["run", "laser"], "run needs --task ID"),
-    (["run", "laser", "--env", "miniwob", "--task", "1"], "laser runs on webshop"),
-    (["run", "laser", "--task", "99999", "--model", "scripted:graphs/app/demos/laser.jsonl"], "unknown webshop task '99999'"),
-    (["run", "laser", "--task", "1", "--model", "gpt-4o"], "malformed model spec"),
-    (["run", "laser", "--task", "1", "--model", "scripted:/no/such.jsonl"], "script file not found"),
-    (["run", "laser", "--task", "1", "--model", "openai:gpt-4o-mini"], "no OpenAI key"),
-    (["run", "laser", "--task", "1", "--set", "colour=red"], "unknown --set key 'colour'"),
-    (["resume", "no-such-thread", "--checkpoint", "memory"], "no checkpointed thread"),
-    (["run", "laser", "--task", "1", "--checkpoint", "redis://x", "--model", "scripted:graphs/app/demos/laser.jsonl"], "unknown checkpointer"),
-    (["eval", "laser", "--tasks", "1,nope", "--model", "scripted:graphs/app/demos/laser.jsonl"], "unknown webshop task 'nope'"),
-    (["eval", "sr", "--split", "paper-43@5:2", "--model", "scripted:graphs/app/demos/structured_reflection.jsonl"],
-     "bad seed range in miniwob split 'paper-43@5:2'"),
-    (["eval", "sr", "--split", "paper-43@0:x", "--model", "scripted:graphs/app/demos/structured_reflection.jsonl"],
-     "bad seed range"),
-])
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        (["run", "nope", "--task", "1", "--model", "openai:x"], "unknown method 'nope'"),
+        (["run", "laser"], "run needs --task ID"),
+        (["run", "laser", "--env", "miniwob", "--task", "1"], "laser runs on webshop"),
+        (
+            ["run", "laser", "--task", "99999", "--model", "scripted:graphs/app/demos/laser.jsonl"],
+            "unknown webshop task '99999'",
+        ),
+        (["run", "laser", "--task", "1", "--model", "gpt-4o"], "malformed model spec"),
+        (["run", "laser", "--task", "1", "--model", "scripted:/no/such.jsonl"], "script file not found"),
+        (["run", "laser", "--task", "1", "--model", "openai:gpt-4o-mini"], "no OpenAI key"),
+        (["run", "laser", "--task", "1", "--set", "colour=red"], "unknown --set key 'colour'"),
+        (["resume", "no-such-thread", "--checkpoint", "memory"], "no checkpointed thread"),
+        (
+            [
+                "run",
+                "laser",
+                "--task",
+                "1",
+                "--checkpoint",
+                "redis://x",
+                "--model",
+                "scripted:graphs/app/demos/laser.jsonl",
+            ],
+            "unknown checkpointer",
+        ),
+        (
+            ["eval", "laser", "--tasks", "1,nope", "--model", "scripted:graphs/app/demos/laser.jsonl"],
+            "unknown webshop task 'nope'",
+        ),
+        (
+            [
+                "eval",
+                "sr",
+                "--split",
+                "paper-43@5:2",
+                "--model",
+                "scripted:graphs/app/demos/structured_reflection.jsonl",
+            ],
+            "bad seed range in miniwob split 'paper-43@5:2'",
+        ),
+        (
+            [
+                "eval",
+                "sr",
+                "--split",
+                "paper-43@0:x",
+                "--model",
+                "scripted:graphs/app/demos/structured_reflection.jsonl",
+            ],
+            "bad seed range",
+        ),
+    ],
+)
 def test_user_errors_are_one_line_and_exit_2(capsys, monkeypatch, args, message):
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
@@ -59,8 +98,10 @@ def test_usage_errors_are_one_line_too(capsys):
 def test_the_command_loads_without_the_graph_stack():
     """`introspect --help` must not import langchain or langgraph (most of a second, 41% of
     it langsmith): the commands import the graph stack when they run."""
-    probe = ("import sys, graphs.app.cli; "
-             "print(sorted(m for m in ('langchain_core', 'langgraph', 'langsmith', 'nodes.llm') if m in sys.modules))")
+    probe = (
+        "import sys, graphs.app.cli; "
+        "print(sorted(m for m in ('langchain_core', 'langgraph', 'langsmith', 'nodes.llm') if m in sys.modules))"
+    )
     done = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]", done.stdout
     shown = subprocess.run([sys.executable, "-m", "graphs.app.cli", "--help"], cwd=ROOT, capture_output=True, text=True)
@@ -80,16 +121,24 @@ def test_graphs_lists_every_graph_studio_serves(capsys):
     code, out, _ = run_cli(capsys, "graphs")
     listed = [line.split()[0] for line in out.splitlines() if "  envs: " in line]
     assert code == 0 and sorted(listed) == sorted(served)
-    assert "autoplan_training  envs: alfworld, hotpotqa  nodes: sample_batch, collect, score_batch, reflect, plan" in out
+    assert (
+        "autoplan_training  envs: alfworld, hotpotqa  nodes: sample_batch, collect, score_batch, reflect, plan" in out
+    )
 
 
-@pytest.mark.parametrize("name,shown", [
-    ("laser", "-> click[Buy Now]  reward=1.00"),
-    pytest.param("structured_reflection", "trial 1 ended no change; reflection: For action index=1",
-                 marks=pytest.mark.browser),
-    ("autoplan", "(refused: You are not at countertop 1.)"),
-    pytest.param("devils_advocate", "element remapped: click [39] -> click [44]", marks=pytest.mark.browser),
-])
+@pytest.mark.parametrize(
+    "name,shown",
+    [
+        ("laser", "-> click[Buy Now]  reward=1.00"),
+        pytest.param(
+            "structured_reflection",
+            "trial 1 ended no change; reflection: For action index=1",
+            marks=pytest.mark.browser,
+        ),
+        ("autoplan", "(refused: You are not at countertop 1.)"),
+        pytest.param("devils_advocate", "element remapped: click [39] -> click [44]", marks=pytest.mark.browser),
+    ],
+)
 def test_every_demo_runs_offline_and_succeeds(capsys, monkeypatch, name, shown):
     """Each demo replays its recording: every request the graph makes is checked against the
     recorded one, and the run ends as it ended when recorded, with every recorded call made."""
@@ -114,11 +163,16 @@ def test_the_devils_advocate_demo_backtracks_and_remaps_on_the_changed_page(caps
     assert "-> click [36]  reward=0.00" in out and "not aligned: backtrack" in out
     assert re.search(r"backtrack +back to http://127\.0\.0\.1:\d+/ to try click \[39\]", out)
     recording = ROOT / "graphs/app/demos/devils_advocate.jsonl"
-    [mapping] = [c["request"]["messages"][0]["content"] for c in model_for(f"replay:{recording}", 1.0, 512).calls
-                 if c["request"]["messages"][0]["content"].startswith("I want to interact with an element")]
+    [mapping] = [
+        c["request"]["messages"][0]["content"]
+        for c in model_for(f"replay:{recording}", 1.0, 512).calls
+        if c["request"]["messages"][0]["content"].startswith("I want to interact with an element")
+    ]
     before, after = mapping.split("Now if I want to click on the same element")
     assert "[39] link 'Gallery Collage Picture Frame Set, 7 Frames'" in before
-    assert "[34] heading 'Recently Viewed'" in after and "[44] link 'Gallery Collage Picture Frame Set, 7 Frames'" in after
+    assert (
+        "[34] heading 'Recently Viewed'" in after and "[44] link 'Gallery Collage Picture Frame Set, 7 Frames'" in after
+    )
 
 
 def test_unknown_demo_is_a_user_error(capsys):
@@ -132,8 +186,21 @@ def test_eval_takes_a_seed_range_of_a_miniwob_split(capsys, tmp_path):
     script = tmp_path / "click.jsonl"
     script.write_text(json.dumps({"content": "click id=3"}) + "\n")
     results = tmp_path / "results.jsonl"
-    code, out, err = run_cli(capsys, "eval", "sr", "--split", "click-test@3:5", "--model", f"scripted:{script}",
-                             "--concurrency", "1", "--results", str(results), "--checkpoint", "memory")
+    code, out, err = run_cli(
+        capsys,
+        "eval",
+        "sr",
+        "--split",
+        "click-test@3:5",
+        "--model",
+        f"scripted:{script}",
+        "--concurrency",
+        "1",
+        "--results",
+        str(results),
+        "--checkpoint",
+        "memory",
+    )
     assert code == 0, err
     rows = [json.loads(line) for line in results.read_text().splitlines()]
     assert sorted(row["task_id"] for row in rows) == ["click-test/3", "click-test/4"]
@@ -149,8 +216,20 @@ def test_eval_through_chatopenai_resumes_and_keeps_the_key_out(capsys, monkeypat
         monkeypatch.setenv("OPENAI_BASE_URL", stub.base_url)
         monkeypatch.setenv("OPENAI_API_KEY", secret)
         stub.replies.extend(demo_replies())
-        args = ["eval", "laser", "--env", "webshop", "--tasks", DEMO["task_id"], "--model", "openai:gpt-4o-mini",
-                "--concurrency", "1", "--checkpoint", f"sqlite://{db}"]
+        args = [
+            "eval",
+            "laser",
+            "--env",
+            "webshop",
+            "--tasks",
+            DEMO["task_id"],
+            "--model",
+            "openai:gpt-4o-mini",
+            "--concurrency",
+            "1",
+            "--checkpoint",
+            f"sqlite://{db}",
+        ]
         code, out, err = run_cli(capsys, *args)
         assert code == 0, err
         assert f"results: {results.relative_to(tmp_path)}" in out
@@ -160,7 +239,7 @@ def test_eval_through_chatopenai_resumes_and_keeps_the_key_out(capsys, monkeypat
         code, out_again, _ = run_cli(capsys, *args)  # finished tasks are skipped
         assert code == 0 and len(stub.requests) == requests
         assert "success rate  100.0%" in out_again
-    rows = [json.loads(l) for l in results.read_text().splitlines()]
+    rows = [json.loads(line) for line in results.read_text().splitlines()]
     assert len(rows) == 1 and rows[0]["success"] is True and rows[0]["model_calls"] == 12
     assert rows[0]["input_tokens"] == 12 * 11 and rows[0]["cost_usd"] > 0
     files = [p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()]  # results, sqlite (+ wal)
@@ -181,9 +260,32 @@ def test_train_crash_resume_and_eval_with_the_plan(capsys, tmp_path, monkeypatch
     lines = ["I should search.", "search[Scott Derrickson]", "search[Scott Derrickson]", "Summary: searched once."]
     script.write_text("".join(json.dumps({"content": line}) + "\n" for line in lines))
     plans = tmp_path / "plans" / "qa.json"
-    common = ["--env", "hotpotqa", "--model", f"scripted:{script}", "--checkpoint", f"sqlite:///{tmp_path / 'cp.sqlite'}"]
-    code, out, err = run_cli(capsys, "train", "autoplan", "--split", "train[:2]", "--batch", "2", "--iterations", "1",
-                           "--set", "max_actions=1", "--plan-out", str(plans), "--thread", "train-1", *common)
+    common = [
+        "--env",
+        "hotpotqa",
+        "--model",
+        f"scripted:{script}",
+        "--checkpoint",
+        f"sqlite:///{tmp_path / 'cp.sqlite'}",
+    ]
+    code, out, err = run_cli(
+        capsys,
+        "train",
+        "autoplan",
+        "--split",
+        "train[:2]",
+        "--batch",
+        "2",
+        "--iterations",
+        "1",
+        "--set",
+        "max_actions=1",
+        "--plan-out",
+        str(plans),
+        "--thread",
+        "train-1",
+        *common,
+    )
     assert code == 1 and "4 replies" in err  # the plan update had no reply
     assert f"continue it with `introspect resume train-1 --checkpoint {common[-1]}`" in err
     assert not plans.exists()
@@ -206,12 +308,27 @@ def test_train_crash_resume_and_eval_with_the_plan(capsys, tmp_path, monkeypatch
     assert plans.with_suffix(".txt").read_text().startswith("1. Search the entity.")
 
     answer = tmp_path / "answer.jsonl"
-    answer.write_text("".join(json.dumps({"content": c}) + "\n" for c in
-                              ["Both are American.", "finish[yes]", "finish[yes]"]))
+    answer.write_text(
+        "".join(json.dumps({"content": c}) + "\n" for c in ["Both are American.", "finish[yes]", "finish[yes]"])
+    )
     llm.clear_models()
-    code, out, err = run_cli(capsys, "eval", "autoplan", "--env", "hotpotqa", "--tasks", "5a8b57f25542995d1e6f1371",
-                             "--plan", str(plans), "--model", f"scripted:{answer}", "--results", str(tmp_path / "r.jsonl"),
-                             "--checkpoint", "memory")
+    code, out, err = run_cli(
+        capsys,
+        "eval",
+        "autoplan",
+        "--env",
+        "hotpotqa",
+        "--tasks",
+        "5a8b57f25542995d1e6f1371",
+        "--plan",
+        str(plans),
+        "--model",
+        f"scripted:{answer}",
+        "--results",
+        str(tmp_path / "r.jsonl"),
+        "--checkpoint",
+        "memory",
+    )
     assert code == 0, err
     assert "success rate  100.0%" in out
     row = json.loads((tmp_path / "r.jsonl").read_text())
@@ -231,7 +348,7 @@ def test_graphs_matrix_lists_every_runnable_cell_and_marks_the_papers_settings(c
     header, *lines = out.splitlines()
     rows = {line.split("  ")[0]: line for line in lines}
     columns = {env: header.index(f" {env} ") + 1 for env in ("webshop", "miniwob", "webarena", "alfworld", "hotpotqa")}
-    marks = {(title, env): line[columns[env]:].split(" ")[0] for title, line in rows.items() for env in columns}
+    marks = {(title, env): line[columns[env] :].split(" ")[0] for title, line in rows.items() for env in columns}
     for method, env, own in cells:
         assert marks[(method.title, env)] == ("paper" if own else "yes")
     assert sum(mark in ("paper", "yes") for mark in marks.values()) == len(cells)

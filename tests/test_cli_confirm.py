@@ -23,8 +23,14 @@ def _script(tmp_path: Path) -> str:
 
 def _start(args: list[str], out: Path) -> subprocess.Popen:
     with out.open("wb") as sink:
-        return subprocess.Popen([sys.executable, "-m", "graphs.app.cli", *args], cwd=ROOT, env=child_env(),
-                                stdin=subprocess.PIPE, stdout=sink, stderr=subprocess.STDOUT)
+        return subprocess.Popen(
+            [sys.executable, "-m", "graphs.app.cli", *args],
+            cwd=ROOT,
+            env=child_env(),
+            stdin=subprocess.PIPE,
+            stdout=sink,
+            stderr=subprocess.STDOUT,
+        )
 
 
 def _wait_for(process: subprocess.Popen, out: Path, text: str, timeout: float = 120) -> None:
@@ -39,8 +45,21 @@ def test_the_question_survives_a_kill_and_resume_asks_it_again(tmp_path):
     db = tmp_path / "runs.sqlite"
     checkpoint = ["--checkpoint", f"sqlite:///{db}"]
     first = tmp_path / "run.out"
-    run = _start(["run", "laser", "--task", "synthetic-0", "--model", _script(tmp_path), "--confirm",
-                  "--thread", "ask-me", *checkpoint], first)
+    run = _start(
+        [
+            "run",
+            "laser",
+            "--task",
+            "synthetic-0",
+            "--model",
+            _script(tmp_path),
+            "--confirm",
+            "--thread",
+            "ask-me",
+            *checkpoint,
+        ],
+        first,
+    )
     _wait_for(run, first, "[a]pprove")
     run.send_signal(signal.SIGKILL)
     run.wait(timeout=20)
@@ -61,8 +80,22 @@ def test_the_question_survives_a_kill_and_resume_asks_it_again(tmp_path):
 def test_closed_input_leaves_the_run_paused(tmp_path):
     db = tmp_path / "runs.sqlite"
     out = tmp_path / "run.out"
-    run = _start(["run", "laser", "--task", "synthetic-0", "--model", _script(tmp_path), "--confirm",
-                  "--thread", "nobody", "--checkpoint", f"sqlite:///{db}"], out)
+    run = _start(
+        [
+            "run",
+            "laser",
+            "--task",
+            "synthetic-0",
+            "--model",
+            _script(tmp_path),
+            "--confirm",
+            "--thread",
+            "nobody",
+            "--checkpoint",
+            f"sqlite:///{db}",
+        ],
+        out,
+    )
     run.communicate(b"", timeout=120)
     text = out.read_text()
     assert run.returncode == 0, text
@@ -73,6 +106,22 @@ def test_closed_input_leaves_the_run_paused(tmp_path):
 def test_eval_refuses_confirm(tmp_path):
     from graphs.app.cli import main
 
-    assert main(["eval", "laser", "--tasks", "0:1", "--model", _script(tmp_path), "--confirm",
-                 "--checkpoint", "memory", "--results", str(tmp_path / "r.jsonl")]) == 2
+    assert (
+        main(
+            [
+                "eval",
+                "laser",
+                "--tasks",
+                "0:1",
+                "--model",
+                _script(tmp_path),
+                "--confirm",
+                "--checkpoint",
+                "memory",
+                "--results",
+                str(tmp_path / "r.jsonl"),
+            ]
+        )
+        == 2
+    )
     assert not (tmp_path / "r.jsonl").exists()

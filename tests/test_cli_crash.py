@@ -103,8 +103,12 @@ def references(shop, tmp_path_factory):
 
         def count(node: str, update: dict[str, Any]) -> None:
             lines, calls = progress[-1] if progress else (1, 0)
-            progress.append((lines + 1 + len(update.get("trajectory") or []),
-                             calls + int((update.get("usage") or {}).get("model_calls", 0))))
+            progress.append(
+                (
+                    lines + 1 + len(update.get("trajectory") or []),
+                    calls + int((update.get("usage") or {}).get("model_calls", 0)),
+                )
+            )
 
         before = len(shop.records)
         context = Context(**scenario.context_for(spec))
@@ -133,8 +137,9 @@ def shop_at(url: str) -> Iterator[None]:
 
 
 @pytest.mark.parametrize("method,kill", [(m, k) for m in RUNS for k in range(KILLS)])
-def test_sigkill_at_a_random_point_then_resume_ends_like_the_uninterrupted_run(method, kill, references, shop,
-                                                                              tmp_path):
+def test_sigkill_at_a_random_point_then_resume_ends_like_the_uninterrupted_run(
+    method, kill, references, shop, tmp_path
+):
     reference = references(method)
     scenario = RUNS[method]
     draw = random.Random(f"introspect-crash/{method}/{kill}")
@@ -143,8 +148,13 @@ def test_sigkill_at_a_random_point_then_resume_ends_like_the_uninterrupted_run(m
     checkpoint = ["--checkpoint", f"sqlite:///{tmp_path / 'runs.sqlite'}"]
     before = len(shop.records)
 
-    child = spawn(["run", method, *options(scenario, tmp_path), "--model", spec, "--thread", "crash", *checkpoint],
-                  cwd=tmp_path, env=child_env(), logs=tmp_path, name="killed")
+    child = spawn(
+        ["run", method, *options(scenario, tmp_path), "--model", spec, "--thread", "crash", *checkpoint],
+        cwd=tmp_path,
+        env=child_env(),
+        logs=tmp_path,
+        name="killed",
+    )
     wait_for_lines(child, tmp_path / "killed.out", lines)
     time.sleep(delay)
     assert child.poll() is None, f"the run ended before the kill: {output(tmp_path, 'killed')}"

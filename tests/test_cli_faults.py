@@ -25,9 +25,24 @@ def test_every_run_completes_under_faults_and_reports_its_retries(method, openai
     openai_stub.replies.extend(scenario.stub_replies())
     openai_stub.faults = Faults(rate=0.3, seed=METHODS.index(method), timeout_s=CLIENT_TIMEOUT + 1)
     results = tmp_path / "results.jsonl"
-    args = ["eval", method, "--env", scenario.env, "--tasks", scenario.graph_input["task_id"],
-            "--model", "openai:gpt-4o-mini", "--set", f"timeout={CLIENT_TIMEOUT}", "--set", "retries=4",
-            "--results", str(results), "--checkpoint", "memory"]
+    args = [
+        "eval",
+        method,
+        "--env",
+        scenario.env,
+        "--tasks",
+        scenario.graph_input["task_id"],
+        "--model",
+        "openai:gpt-4o-mini",
+        "--set",
+        f"timeout={CLIENT_TIMEOUT}",
+        "--set",
+        "retries=4",
+        "--results",
+        str(results),
+        "--checkpoint",
+        "memory",
+    ]
     if "plan" in scenario.context:
         plan = tmp_path / "plan.txt"
         plan.write_text(scenario.context["plan"])

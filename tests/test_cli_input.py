@@ -19,8 +19,10 @@ TASK = DEMO["task_id"]
 
 def tree(root: Path) -> dict[str, str]:
     """Every file and directory under ``root`` with a hash of its bytes."""
-    return {str(p.relative_to(root)): hashlib.sha1(p.read_bytes()).hexdigest() if p.is_file() else "dir"
-            for p in sorted(root.rglob("*"))}
+    return {
+        str(p.relative_to(root)): hashlib.sha1(p.read_bytes()).hexdigest() if p.is_file() else "dir"
+        for p in sorted(root.rglob("*"))
+    }
 
 
 @pytest.fixture
@@ -42,22 +44,38 @@ RUN = ["run", "laser", "--task", TASK, *MODEL]
 EVAL = ["eval", "laser", "--tasks", TASK, *MODEL]
 
 CASES = {
-    "set not an integer": (RUN + ["--set", "max_actions=abc"], "max_actions='abc' is not allowed: expected an integer >= 1"),
+    "set not an integer": (
+        RUN + ["--set", "max_actions=abc"],
+        "max_actions='abc' is not allowed: expected an integer >= 1",
+    ),
     "set below the minimum": (RUN + ["--set", "max_actions=-3"], "max_actions=-3 is not allowed"),
-    "set not a choice": (RUN + ["--set", "tool_mode=bogus"], "tool_mode='bogus' is not allowed: expected one of tools, json"),
+    "set not a choice": (
+        RUN + ["--set", "tool_mode=bogus"],
+        "tool_mode='bogus' is not allowed: expected one of tools, json",
+    ),
     "negative max tokens": (RUN + ["--max-tokens", "-5"], "max_tokens=-5 is not allowed: expected an integer >= 1"),
     "negative temperature": (EVAL + ["--temperature", "-1"], "temperature=-1.0 is not allowed"),
-    "unknown provider": (["run", "laser", "--task", TASK, "--model", "nonsense:foo"], "unknown model provider 'nonsense'"),
-    "unreachable postgres": (RUN + ["--checkpoint", "postgresql://nobody:hunter2@127.0.0.1:1/db"],
-                             "cannot use Postgres checkpointer postgresql://nobody:***@127.0.0.1:1/db"),
-    "corrupt sqlite": (RUN + ["--checkpoint", "sqlite:corrupt.sqlite"], "cannot use corrupt.sqlite as a SQLite checkpoint database"),
+    "unknown provider": (
+        ["run", "laser", "--task", TASK, "--model", "nonsense:foo"],
+        "unknown model provider 'nonsense'",
+    ),
+    "unreachable postgres": (
+        RUN + ["--checkpoint", "postgresql://nobody:hunter2@127.0.0.1:1/db"],
+        "cannot use Postgres checkpointer postgresql://nobody:***@127.0.0.1:1/db",
+    ),
+    "corrupt sqlite": (
+        RUN + ["--checkpoint", "sqlite:corrupt.sqlite"],
+        "cannot use corrupt.sqlite as a SQLite checkpoint database",
+    ),
     "path cannot be created": (RUN + ["--checkpoint", "sqlite:afile/sub/x.sqlite"], "afile is not a directory"),
     "results is a directory": (EVAL + ["--results", "adir"], "--results adir is a directory"),
     "results under a file": (EVAL + ["--results", "afile/r.jsonl"], "afile is not a directory"),
     "INTROSPECT_HOME is a file": (RUN, "(INTROSPECT_HOME=afile)"),
     "zero concurrency": (EVAL + ["--concurrency", "0"], "expected a whole number >= 1, got 0"),
-    "training batch of zero": (["train", "autoplan", "--env", "hotpotqa", "--split", "dev[:2]", "--batch", "0", *MODEL],
-                               "batch_size=0 is not allowed"),
+    "training batch of zero": (
+        ["train", "autoplan", "--env", "hotpotqa", "--split", "dev[:2]", "--batch", "0", *MODEL],
+        "batch_size=0 is not allowed",
+    ),
     "fork without thread": (RUN + ["--fork"], "--fork and --force name an existing thread"),
 }
 
@@ -90,8 +108,14 @@ def test_bad_input_as_a_user_meets_it(workdir, name):
     args, message = CASES[name]
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     before = tree(workdir)
-    done = subprocess.run([sys.executable, "-m", "graphs.app.cli", *args], cwd=workdir, env=env,
-                          capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-m", "graphs.app.cli", *args],
+        cwd=workdir,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 2
     assert done.stderr.count("\n") == 1 and message in done.stderr and "Traceback" not in done.stderr
     assert done.stdout == ""

@@ -29,8 +29,11 @@ def lines(path) -> list[dict]:
 def test_a_recorded_run_replays_to_the_same_end_and_holds_no_key(openai_stub, tmp_path):
     openai_stub.replies.extend(demo_replies())
     recording, logs = tmp_path / "run.jsonl", tmp_path / "logs"
-    code = run_main(["run", "laser", "--task", TASK, "--model", "openai:gpt-4o-mini", "--record", str(recording)],
-                    logs=logs, name="recorded")
+    code = run_main(
+        ["run", "laser", "--task", TASK, "--model", "openai:gpt-4o-mini", "--record", str(recording)],
+        logs=logs,
+        name="recorded",
+    )
     assert code == 0, output(logs, "recorded")
     assert {h.get("authorization") for h in openai_stub.headers} == {f"Bearer {STUB_KEY}"}
     assert leaks(tmp_path, [STUB_KEY]) == []
@@ -52,8 +55,12 @@ def test_a_recorded_run_replays_to_the_same_end_and_holds_no_key(openai_stub, tm
 def test_a_changed_prompt_stops_the_replay_naming_the_call(tmp_path):
     recording, logs = tmp_path / "run.jsonl", tmp_path / "logs"
     script = write_demo_script(tmp_path / "script.jsonl")
-    assert run_main(["run", "laser", "--task", TASK, "--model", script, "--record", str(recording)],
-                    logs=logs, name="recorded") == 0
+    assert (
+        run_main(
+            ["run", "laser", "--task", TASK, "--model", script, "--record", str(recording)], logs=logs, name="recorded"
+        )
+        == 0
+    )
     calls = lines(recording)
     changed = calls[4]["request"]["messages"][-1]
     changed["content"] = changed["content"].replace("Instruction:", "Instructions:", 1)
@@ -78,20 +85,60 @@ def test_an_evaluation_replays_task_by_task(tmp_path):
     script = write_demo_script(tmp_path / "script.jsonl")
     tasks = f"{TASK},synthetic-1"
     first, second = tmp_path / "first.jsonl", tmp_path / "second.jsonl"
-    assert run_main(["eval", "laser", "--tasks", tasks, "--model", script, "--concurrency", "2",
-                     "--record", str(recording), "--results", str(first)], logs=logs, name="recorded") == 0
+    assert (
+        run_main(
+            [
+                "eval",
+                "laser",
+                "--tasks",
+                tasks,
+                "--model",
+                script,
+                "--concurrency",
+                "2",
+                "--record",
+                str(recording),
+                "--results",
+                str(first),
+            ],
+            logs=logs,
+            name="recorded",
+        )
+        == 0
+    )
     assert {c["task_id"] for c in lines(recording)} == {TASK, "synthetic-1"}
-    assert run_main(["eval", "laser", "--tasks", tasks, "--model", f"replay:{recording}", "--concurrency", "2",
-                     "--results", str(second)], logs=logs, name="replayed") == 0, output(logs, "replayed")
+    assert (
+        run_main(
+            [
+                "eval",
+                "laser",
+                "--tasks",
+                tasks,
+                "--model",
+                f"replay:{recording}",
+                "--concurrency",
+                "2",
+                "--results",
+                str(second),
+            ],
+            logs=logs,
+            name="replayed",
+        )
+        == 0
+    ), output(logs, "replayed")
     keys = ("task_id", "success", "reward", "steps", "stop_reason", "model_calls", "input_tokens", "output_tokens")
-    assert sorted([{k: r[k] for k in keys} for r in lines(second)], key=str) == \
-        sorted([{k: r[k] for k in keys} for r in lines(first)], key=str)
+    assert sorted([{k: r[k] for k in keys} for r in lines(second)], key=str) == sorted(
+        [{k: r[k] for k in keys} for r in lines(first)], key=str
+    )
 
 
 def test_a_recording_path_that_cannot_be_written_is_refused_before_the_run(tmp_path):
     logs = tmp_path / "logs"
-    code = run_main(["run", "laser", "--task", TASK, "--model", write_demo_script(tmp_path / "s.jsonl"),
-                     "--record", str(tmp_path)], logs=logs, name="dir")
+    code = run_main(
+        ["run", "laser", "--task", TASK, "--model", write_demo_script(tmp_path / "s.jsonl"), "--record", str(tmp_path)],
+        logs=logs,
+        name="dir",
+    )
     out, err = output(logs, "dir")
     assert code == 2 and err.strip() == f"introspect: --record {tmp_path} is a directory; name a .jsonl file"
     assert "thread:" not in out

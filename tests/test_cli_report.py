@@ -40,17 +40,46 @@ def results(tmp_path_factory) -> dict[str, Path]:
     plan = folder / "plan.txt"
     plan.write_text(json.loads((DEMOS / "autoplan.json").read_text())["context"]["plan"])
     qa = lines(folder / "qa.jsonl", ["Both are American.", "finish with yes", "finish[yes]"])
-    training = lines(folder / "train.jsonl", ["Both are American.", "finish with yes", "finish[yes]", "Summary.",
-                                              "New Task Plan:\n1. Search each entity.\n2. Answer with finish[answer]."])
+    training = lines(
+        folder / "train.jsonl",
+        [
+            "Both are American.",
+            "finish with yes",
+            "finish[yes]",
+            "Summary.",
+            "New Task Plan:\n1. Search each entity.\n2. Answer with finish[answer].",
+        ],
+    )
     runs = {
         "laser": ["laser", "--tasks", "synthetic-0,synthetic-1,synthetic-2", "--model", script("laser")],
-        "laser_capped": ["laser", "--tasks", "synthetic-0,synthetic-1,synthetic-2", "--model", script("laser"),
-                         "--set", "max_actions=4"],
-        "sr": ["sr", "--tasks", "click-button/1,click-button/2,click-test/0", "--model",
-               script("structured_reflection")],
+        "laser_capped": [
+            "laser",
+            "--tasks",
+            "synthetic-0,synthetic-1,synthetic-2",
+            "--model",
+            script("laser"),
+            "--set",
+            "max_actions=4",
+        ],
+        "sr": [
+            "sr",
+            "--tasks",
+            "click-button/1,click-button/2,click-test/0",
+            "--model",
+            script("structured_reflection"),
+        ],
         "da": ["da", "--env", "webarena", "--tasks", "shop-14,shop-0", "--model", script("devils_advocate")],
-        "alfworld": ["autoplan", "--env", "alfworld", "--tasks", f"{HEAT_GAME},{PICK_GAME}", "--plan", str(plan),
-                     "--model", script("autoplan")],
+        "alfworld": [
+            "autoplan",
+            "--env",
+            "alfworld",
+            "--tasks",
+            f"{HEAT_GAME},{PICK_GAME}",
+            "--plan",
+            str(plan),
+            "--model",
+            script("autoplan"),
+        ],
         "hotpotqa": ["autoplan", "--env", "hotpotqa", "--tasks", QUESTIONS, "--model", qa],
     }
     out = {}
@@ -59,9 +88,30 @@ def results(tmp_path_factory) -> dict[str, Path]:
         code = run_main(["eval", *args, "--results", str(out[name]), "--checkpoint", "memory"], logs=logs, name=name)
         assert code in (0, 1), output(logs, name)  # 1: a task errored (its script ran out)
     out["plans"] = folder / "plans.json"
-    code = run_main(["train", "autoplan", "--env", "hotpotqa", "--split", "train[:2]", "--batch", "2", "--iterations",
-                     "1", "--set", "max_actions=1", "--plan-out", str(out["plans"]), "--model", training,
-                     "--checkpoint", "memory"], logs=logs, name="train")
+    code = run_main(
+        [
+            "train",
+            "autoplan",
+            "--env",
+            "hotpotqa",
+            "--split",
+            "train[:2]",
+            "--batch",
+            "2",
+            "--iterations",
+            "1",
+            "--set",
+            "max_actions=1",
+            "--plan-out",
+            str(out["plans"]),
+            "--model",
+            training,
+            "--checkpoint",
+            "memory",
+        ],
+        logs=logs,
+        name="train",
+    )
     assert code == 0, output(logs, "train")
     return out
 
@@ -87,7 +137,7 @@ def table(markdown: str, title: str) -> list[list[str]]:
 
 def row_of(rows: list[list[str]], *first: str) -> list[str]:
     for r in rows:
-        if r[:len(first)] == list(first):
+        if r[: len(first)] == list(first):
             return r
     raise AssertionError(f"no row {first} in {rows}")
 
@@ -103,8 +153,11 @@ def png_size(path: Path) -> tuple[int, int]:
 def test_report_on_every_method_s_paper_env(results, tmp_path):
     files = [results[n] for n in ("laser", "laser_capped", "sr", "da", "alfworld", "hotpotqa")]
     md, plots, logs = tmp_path / "report.md", tmp_path / "plots", tmp_path / "logs"
-    code = run_main(["report", *map(str, files), "--training", str(results["plans"]), "--markdown", str(md),
-                     "--plots", str(plots)], logs=logs, name="report")
+    code = run_main(
+        ["report", *map(str, files), "--training", str(results["plans"]), "--markdown", str(md), "--plots", str(plots)],
+        logs=logs,
+        name="report",
+    )
     out, err = output(logs, "report")
     assert code == 0 and err == "", err
     assert "Devil's Advocate: Table 1" in out and "LASER: Table 1" in out  # the terminal shows the tables too
@@ -112,14 +165,24 @@ def test_report_on_every_method_s_paper_env(results, tmp_path):
 
     # every report: each configuration, its model and settings, tasks, errors, tokens, cost, time
     configs = table(text, "Configurations")
-    assert [r[0] for r in configs] == ["#1 laser webshop", "#2 laser webshop", "#3 structured_reflection miniwob",
-                                       "#4 devils_advocate webarena", "#5 autoplan alfworld", "#6 autoplan hotpotqa"]
+    assert [r[0] for r in configs] == [
+        "#1 laser webshop",
+        "#2 laser webshop",
+        "#3 structured_reflection miniwob",
+        "#4 devils_advocate webarena",
+        "#5 autoplan alfworld",
+        "#6 autoplan hotpotqa",
+    ]
     assert row_of(configs, "#2 laser webshop")[1:3] == ["scripted:laser.jsonl", "max_actions=4"]
     for number, path in enumerate(files, 1):
         rows, done = rows_of(path), ran(path)
         shown = next(r for r in table(text, "Runs") if r[0].startswith(f"#{number} "))
-        assert shown[1:5] == [str(len(rows)), str(len(done)), str(len(rows) - len(done)),
-                              pct([float(r["success"]) for r in done])]
+        assert shown[1:5] == [
+            str(len(rows)),
+            str(len(done)),
+            str(len(rows) - len(done)),
+            pct([float(r["success"]) for r in done]),
+        ]
         assert shown[8] == f"{sum(r['input_tokens'] for r in rows)} / {sum(r['output_tokens'] for r in rows)}"
         assert shown[9] == "unpriced"  # scripted models have no price: never $0
         assert shown[10] == f"{sum(r['seconds'] for r in rows):.1f}"
@@ -147,28 +210,42 @@ def test_report_on_every_method_s_paper_env(results, tmp_path):
     # Devil's Advocate: Table 1 from the rows' episode fields
     da_rows = ran(results["da"])
     shown = row_of(table(text, "Devil's Advocate: Table 1"), "#4 devils_advocate webarena")
-    assert shown[1:] == [str(len(da_rows)), pct([float(r["success"]) for r in da_rows]),
-                         *(f"{sum(r[k] for r in da_rows) / len(da_rows):.2f}" for k in
-                           ("actions_first_episode", "actions_last_episode", "plan_revisions", "backtracks"))]
+    assert shown[1:] == [
+        str(len(da_rows)),
+        pct([float(r["success"]) for r in da_rows]),
+        *(
+            f"{sum(r[k] for r in da_rows) / len(da_rows):.2f}"
+            for k in ("actions_first_episode", "actions_last_episode", "plan_revisions", "backtracks")
+        ),
+    ]
     assert len(row_of(table(text, "Devil's Advocate: success rate (%) by episode"), "#4 devils_advocate webarena")) == 8
 
     # LASER: reward on the 0-100 scale, transitions per episode
     for number, name in ((1, "laser"), (2, "laser_capped")):
         laser_rows = ran(results[name])
         shown = row_of(table(text, "LASER: Table 1"), f"#{number} laser webshop")
-        assert shown[2:5] == [pct([float(r["success"]) for r in laser_rows]), pct([r["reward"] for r in laser_rows]),
-                              f"{sum(r['transitions'] for r in laser_rows) / len(laser_rows):.1f}"]
+        assert shown[2:5] == [
+            pct([float(r["success"]) for r in laser_rows]),
+            pct([r["reward"] for r in laser_rows]),
+            f"{sum(r['transitions'] for r in laser_rows) / len(laser_rows):.1f}",
+        ]
 
     # AutoPlan: the heat game succeeded, the pick game errored (left out); HotpotQA EM and F1
-    assert row_of(table(text, "AutoPlan: ALFWorld success rate (%) per task type (Table 3a)"),
-                  "#5 autoplan alfworld")[1:] == ["-", "-", "-", "100.0 (1)", "-", "-", "100.0 (1)"]
+    assert row_of(table(text, "AutoPlan: ALFWorld success rate (%) per task type (Table 3a)"), "#5 autoplan alfworld")[
+        1:
+    ] == ["-", "-", "-", "100.0 (1)", "-", "-", "100.0 (1)"]
     qa_rows = ran(results["hotpotqa"])
     assert row_of(table(text, "AutoPlan: HotpotQA (Table 3b)"), "#6 autoplan hotpotqa")[1:5] == [
-        "2", "2", pct([r["evaluation"]["em"] for r in qa_rows]), pct([r["evaluation"]["f1"] for r in qa_rows])]
+        "2",
+        "2",
+        pct([r["evaluation"]["em"] for r in qa_rows]),
+        pct([r["evaluation"]["f1"] for r in qa_rows]),
+    ]
     record = json.loads(results["plans"].read_text())
     jobs = record["history"][0]["jobs"]
     assert table(text, "AutoPlan training: plans.json") == [
-        ["1", str(len(jobs)), str(sum(j["success"] for j in jobs)), pct([float(j["success"]) for j in jobs])]]
+        ["1", str(len(jobs)), str(sum(j["success"] for j in jobs)), pct([float(j["success"]) for j in jobs])]
+    ]
 
     # the figures, linked from the Markdown
     names = ["sr_trials", "da_episodes", "laser_transitions", "autoplan_training", "comparison"]
@@ -179,14 +256,17 @@ def test_report_on_every_method_s_paper_env(results, tmp_path):
         assert f"![{name}](plots/{name}.png)" in text
 
 
-@pytest.mark.parametrize("content,args,message", [
-    (None, [], "results file not found: "),
-    ("", [], " holds no results"),
-    ("hello\nworld\n", [], " is not JSONL: line 1 is not JSON"),
-    ('{"content": "a scripted reply"}\n', [], "line 1 is not a results row of `introspect eval`"),
-    ("ok", ["--plots", "{file}"], " is a file, not a folder"),
-    ("ok", ["--training", "{missing}"], "training record not found"),
-])
+@pytest.mark.parametrize(
+    "content,args,message",
+    [
+        (None, [], "results file not found: "),
+        ("", [], " holds no results"),
+        ("hello\nworld\n", [], " is not JSONL: line 1 is not JSON"),
+        ('{"content": "a scripted reply"}\n', [], "line 1 is not a results row of `introspect eval`"),
+        ("ok", ["--plots", "{file}"], " is a file, not a folder"),
+        ("ok", ["--training", "{missing}"], "training record not found"),
+    ],
+)
 def test_bad_input_is_one_line_exit_2_and_nothing_is_written(tmp_path, content, args, message):
     path = tmp_path / "r.jsonl"
     good = json.dumps({"task_id": "1", "method": "laser", "env": "webshop", "model": "m", "success": True}) + "\n"

@@ -97,8 +97,20 @@ def test_run_shows_retries_and_a_run_that_gave_up_names_its_resume_command(capsy
         monkeypatch.setenv("OPENAI_BASE_URL", stub.base_url)
         monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
         stub.replies.extend([demo_replies()[0], *[Reply(status=429, headers={"retry-after-ms": "10"})] * 2])
-        code, out, err = run_cli(capsys, "run", "laser", "--task", TASK, "--model", "openai:gpt-4o-mini",
-                                 "--set", "retries=1", "--thread", "t3", *checkpoint)
+        code, out, err = run_cli(
+            capsys,
+            "run",
+            "laser",
+            "--task",
+            TASK,
+            "--model",
+            "openai:gpt-4o-mini",
+            "--set",
+            "retries=1",
+            "--thread",
+            "t3",
+            *checkpoint,
+        )
         assert code == 1 and "finished:" not in out
         assert err.splitlines()[0].strip() == "retrying after 429, attempt 2/2"
         assert "model call failed after 2 attempts" in err
@@ -114,8 +126,21 @@ def test_eval_where_every_task_errored_exits_1_and_counts_no_failures(capsys, mo
         monkeypatch.setenv("OPENAI_BASE_URL", stub.base_url)
         monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
         stub.replies.extend([Reply(status=400), Reply(status=400)])
-        code, out, err = run_cli(capsys, "eval", "laser", "--tasks", "0,1", "--model", "openai:gpt-4o-mini",
-                                 "--concurrency", "1", "--results", str(tmp_path / "r.jsonl"), "--checkpoint", "memory")
+        code, out, err = run_cli(
+            capsys,
+            "eval",
+            "laser",
+            "--tasks",
+            "0,1",
+            "--model",
+            "openai:gpt-4o-mini",
+            "--concurrency",
+            "1",
+            "--results",
+            str(tmp_path / "r.jsonl"),
+            "--checkpoint",
+            "memory",
+        )
     assert code == 1
     assert "(ran to an outcome: 0, errors: 2)" in out and "error         task 0: " in out
     assert "2 of 2 tasks errored (not counted as failures)" in err
@@ -128,9 +153,22 @@ def test_eval_shows_retries_live_and_counts_them_per_task(capsys, monkeypatch, t
         monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
         fast = {"retry-after-ms": "10"}
         replies = demo_replies()
-        stub.replies.extend([replies[0], Reply(status=429, headers=fast), Reply(status=503, headers=fast), *replies[1:]])
-        code, out, err = run_cli(capsys, "eval", "laser", "--tasks", TASK, "--model", "openai:gpt-4o-mini",
-                                 "--results", str(results), "--checkpoint", "memory")
+        stub.replies.extend(
+            [replies[0], Reply(status=429, headers=fast), Reply(status=503, headers=fast), *replies[1:]]
+        )
+        code, out, err = run_cli(
+            capsys,
+            "eval",
+            "laser",
+            "--tasks",
+            TASK,
+            "--model",
+            "openai:gpt-4o-mini",
+            "--results",
+            str(results),
+            "--checkpoint",
+            "memory",
+        )
     assert code == 0, err
     assert f"task {TASK}: retrying after 429, attempt 2/5" in err
     assert f"task {TASK}: retrying after 503, attempt 3/5" in err

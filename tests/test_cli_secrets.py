@@ -38,23 +38,58 @@ def test_no_artefact_of_a_run_holds_the_key(method, openai_stub, tmp_path, monke
 
     openai_stub.faults = Faults(rate=0.3, seed=1, timeout_s=3)
     openai_stub.replies.extend(scenario.stub_replies())
-    code = run_main(["eval", method, "--env", scenario.env, "--tasks", scenario.graph_input["task_id"], *MODEL, *plan],
-                    logs=logs, name="eval")
+    code = run_main(
+        ["eval", method, "--env", scenario.env, "--tasks", scenario.graph_input["task_id"], *MODEL, *plan],
+        logs=logs,
+        name="eval",
+    )
     assert code == 0, output(logs, "eval")
     assert openai_stub.faults.injected  # retry notices were printed
 
     openai_stub.faults = None
-    openai_stub.replies[:] = [Reply(status=401, error=f"Incorrect API key provided: {STUB_KEY}. "
-                                                      f"You sent 'Authorization: Bearer {STUB_KEY}'.")]
-    code = run_main(["run", method, "--env", scenario.env, "--task", scenario.graph_input["task_id"], *MODEL, *plan,
-                     "--thread", "refused"], logs=logs, name="refused")
+    openai_stub.replies[:] = [
+        Reply(status=401, error=f"Incorrect API key provided: {STUB_KEY}. You sent 'Authorization: Bearer {STUB_KEY}'.")
+    ]
+    code = run_main(
+        [
+            "run",
+            method,
+            "--env",
+            scenario.env,
+            "--task",
+            scenario.graph_input["task_id"],
+            *MODEL,
+            *plan,
+            "--thread",
+            "refused",
+        ],
+        logs=logs,
+        name="refused",
+    )
     assert code == 1, output(logs, "refused")
     assert "401" in output(logs, "refused")[1]
 
-    openai_stub.replies[:] = [Reply(content=r.content, tool_calls=r.tool_calls, delay=0.3)
-                              for r in scenario.stub_replies()]
-    killed = spawn(["run", method, "--env", scenario.env, "--task", scenario.graph_input["task_id"], *MODEL, *plan,
-                    "--thread", "killed"], cwd=run_dir, env=child_env(), logs=logs, name="killed")
+    openai_stub.replies[:] = [
+        Reply(content=r.content, tool_calls=r.tool_calls, delay=0.3) for r in scenario.stub_replies()
+    ]
+    killed = spawn(
+        [
+            "run",
+            method,
+            "--env",
+            scenario.env,
+            "--task",
+            scenario.graph_input["task_id"],
+            *MODEL,
+            *plan,
+            "--thread",
+            "killed",
+        ],
+        cwd=run_dir,
+        env=child_env(),
+        logs=logs,
+        name="killed",
+    )
     wait_for_lines(killed, logs / "killed.out", 3)
     os.kill(killed.pid, signal.SIGKILL)
     killed.wait(timeout=30)

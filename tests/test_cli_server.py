@@ -25,8 +25,24 @@ TASKS = [f"synthetic-{i}" for i in range(200, 205)]
 # any goal: search, turn the page, out of the 2 transitions (reward 0, 4 model calls)
 REPLIES = [think("search"), call("Search", keywords="pillow"), think("next page"), call("Next")]
 SETTINGS = ["--set", "max_actions=2", "--set", "backup=false"]
-SAME = ("task_id", "method", "env", "model", "fingerprint", "settings", "success", "reward", "steps",
-        "stop_reason", "model_calls", "input_tokens", "output_tokens", "cost_usd", "retries", "error")
+SAME = (
+    "task_id",
+    "method",
+    "env",
+    "model",
+    "fingerprint",
+    "settings",
+    "success",
+    "reward",
+    "steps",
+    "stop_reason",
+    "model_calls",
+    "input_tokens",
+    "output_tokens",
+    "cost_usd",
+    "retries",
+    "error",
+)
 
 pytestmark = pytest.mark.slow
 
@@ -43,15 +59,28 @@ def script(path: Path, delay: float = 0.0) -> str:
 
 
 def eval_args(spec: str, results: Path, *more: str) -> list[str]:
-    return ["eval", "laser", "--tasks", ",".join(TASKS), "--model", spec, *SETTINGS, "--concurrency", "5",
-            "--results", str(results), *more]
+    return [
+        "eval",
+        "laser",
+        "--tasks",
+        ",".join(TASKS),
+        "--model",
+        spec,
+        *SETTINGS,
+        "--concurrency",
+        "5",
+        "--results",
+        str(results),
+        *more,
+    ]
 
 
 def test_the_server_writes_the_rows_a_local_evaluation_writes(server, tmp_path):
     url, log = server
     spec = script(tmp_path / "any.jsonl")
-    assert run_main(eval_args(spec, tmp_path / "local.jsonl", "--checkpoint", "memory"), logs=tmp_path,
-                    name="local") == 0
+    assert (
+        run_main(eval_args(spec, tmp_path / "local.jsonl", "--checkpoint", "memory"), logs=tmp_path, name="local") == 0
+    )
     assert run_main(eval_args(spec, tmp_path / "server.jsonl", "--server", url), logs=tmp_path, name="server") == 0
     local, remote = read_rows(tmp_path / "local.jsonl"), read_rows(tmp_path / "server.jsonl")
     assert len(remote) == len(TASKS) and all(r["model_calls"] == 4 and r["steps"] == 2 for r in remote)
@@ -95,8 +124,13 @@ def test_a_killed_evaluation_and_a_stopped_thread_are_continued_not_restarted(se
     results = tmp_path / "rows.jsonl"
     out = tmp_path / "killed.out"
     with out.open("wb") as sink:
-        child = subprocess.Popen([sys.executable, "-m", "graphs.app.cli", *eval_args(spec, results, "--server", url)],
-                                 cwd=ROOT, env=child_env(), stdout=sink, stderr=subprocess.STDOUT)
+        child = subprocess.Popen(
+            [sys.executable, "-m", "graphs.app.cli", *eval_args(spec, results, "--server", url)],
+            cwd=ROOT,
+            env=child_env(),
+            stdout=sink,
+            stderr=subprocess.STDOUT,
+        )
     time.sleep(3)  # the runs are under way on the server
     child.send_signal(signal.SIGKILL)
     child.wait(timeout=20)
@@ -120,8 +154,9 @@ def test_a_killed_evaluation_and_a_stopped_thread_are_continued_not_restarted(se
 
 def test_an_unreachable_server_is_one_line_and_nothing_is_written(tmp_path):
     spec = script(tmp_path / "any.jsonl")
-    code = run_main(eval_args(spec, tmp_path / "rows.jsonl", "--server", "http://127.0.0.1:9"), logs=tmp_path,
-                    name="down")
+    code = run_main(
+        eval_args(spec, tmp_path / "rows.jsonl", "--server", "http://127.0.0.1:9"), logs=tmp_path, name="down"
+    )
     err = (tmp_path / "down.err").read_text()
     assert code == 2 and "cannot use the LangGraph server at http://127.0.0.1:9" in err and "Traceback" not in err
     assert not (tmp_path / "rows.jsonl").exists()

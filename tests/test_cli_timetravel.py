@@ -36,9 +36,21 @@ def final(out: str) -> str:
 
 def test_history_and_a_fork_from_the_middle_of_a_webshop_run(capsys, tmp_path):
     db, recording = f"sqlite:///{tmp_path / 'runs.sqlite'}", tmp_path / "run.jsonl"
-    code, out, err = cli(capsys, "run", "laser", "--task", DEMO["task_id"], "--thread", "shop",
-                         "--model", write_demo_script(tmp_path / "script.jsonl"), "--record", str(recording),
-                         "--checkpoint", db)
+    code, out, err = cli(
+        capsys,
+        "run",
+        "laser",
+        "--task",
+        DEMO["task_id"],
+        "--thread",
+        "shop",
+        "--model",
+        write_demo_script(tmp_path / "script.jsonl"),
+        "--record",
+        str(recording),
+        "--checkpoint",
+        db,
+    )
     assert code == 0, err
     original = final(out)
 
@@ -51,8 +63,21 @@ def test_history_and_a_fork_from_the_middle_of_a_webshop_run(capsys, tmp_path):
     assert opened[2:4] == ["execute", "item"] and opened[4].startswith("0.00")
     assert history[-2][2] == "execute" and history[-2][4] == '1.00  click[28" x 28"]; click[Buy Now]'
 
-    code, out, err = cli(capsys, "fork", "shop", "--at", opened[0][:18], "--thread", "shop-2",
-                         "--model", f"replay:{recording}", "--set", "max_actions=9", "--checkpoint", db)
+    code, out, err = cli(
+        capsys,
+        "fork",
+        "shop",
+        "--at",
+        opened[0][:18],
+        "--thread",
+        "shop-2",
+        "--model",
+        f"replay:{recording}",
+        "--set",
+        "max_actions=9",
+        "--checkpoint",
+        db,
+    )
     assert code == 0, err
     assert f"forked thread shop at checkpoint {opened[0]} (step {opened[1]}) into shop-2" in out
     assert "-> click[Buy Now]  reward=1.00" in out and "click[B0743JKHBV]" not in out  # only what followed
@@ -60,7 +85,7 @@ def test_history_and_a_fork_from_the_middle_of_a_webshop_run(capsys, tmp_path):
 
     code, out, _ = cli(capsys, "history", "shop-2", "--checkpoint", db)
     forked = rows(out)
-    assert [r[0] for r in forked[:len(history) - 3]] == [r[0] for r in history[:len(history) - 3]]
+    assert [r[0] for r in forked[: len(history) - 3]] == [r[0] for r in history[: len(history) - 3]]
     assert len(rows(cli(capsys, "history", "shop", "--checkpoint", db)[1])) == len(history)  # untouched
     assert asyncio.run(context_of(db, "shop-2")).max_actions == 9  # --set over the thread's settings
 
@@ -70,17 +95,34 @@ async def context_of(db: str, thread: str):
         return (await thread_context(saver, thread))[1]
 
 
-@pytest.mark.parametrize("args,message", [
-    (["history", "nope"], "no checkpointed thread 'nope'"),
-    (["fork", "shop", "--at", "zzz"], "no checkpoint of the thread matches 'zzz'"),
-    (["fork", "shop", "--at", ""], "no checkpoint of the thread matches ''"),
-    (["fork", "shop", "--at", "1", "--env", "alfworld"], "a fork cannot change the env"),
-    (["fork", "shop"], "the following arguments are required: --at"),
-])
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        (["history", "nope"], "no checkpointed thread 'nope'"),
+        (["fork", "shop", "--at", "zzz"], "no checkpoint of the thread matches 'zzz'"),
+        (["fork", "shop", "--at", ""], "no checkpoint of the thread matches ''"),
+        (["fork", "shop", "--at", "1", "--env", "alfworld"], "a fork cannot change the env"),
+        (["fork", "shop"], "the following arguments are required: --at"),
+    ],
+)
 def test_bad_time_travel_input_is_one_line(capsys, tmp_path, args, message):
     db = f"sqlite:///{tmp_path / 'runs.sqlite'}"
-    assert cli(capsys, "run", "laser", "--task", DEMO["task_id"], "--thread", "shop", "--checkpoint", db,
-               "--model", write_demo_script(tmp_path / "script.jsonl", replies=2))[0] == 1  # out of replies
+    assert (
+        cli(
+            capsys,
+            "run",
+            "laser",
+            "--task",
+            DEMO["task_id"],
+            "--thread",
+            "shop",
+            "--checkpoint",
+            db,
+            "--model",
+            write_demo_script(tmp_path / "script.jsonl", replies=2),
+        )[0]
+        == 1
+    )  # out of replies
     code, _, err = cli(capsys, *args, "--checkpoint", db)
     assert code == 2 and message in err and len(err.strip().splitlines()) == 1
 

@@ -35,6 +35,7 @@ async def rendered(page_file, picture) -> dict:
                     await route.abort()
                 else:
                     await route.continue_()
+
             await page.route("**/*", refuse)
             await page.goto(page_file.as_uri())
             await page.screenshot(path=str(picture), full_page=True)
@@ -63,7 +64,10 @@ def test_a_devils_advocate_run_page_shows_its_steps_backtrack_and_screenshots(tm
     seen = asyncio.run(rendered(page_file, tmp_path / "page.png"))
     assert seen["asked"] == []  # nothing outside the file
     assert [" ".join(s.split()) for s in seen["steps"]] == [
-        "Step 1 (execute) reward 0.00", "Step 2 (execute) reward 0.00", "Step 3 (complete) reward 1.00"]
+        "Step 1 (execute) reward 0.00",
+        "Step 2 (execute) reward 0.00",
+        "Step 3 (complete) reward 1.00",
+    ]
     assert seen["actions"][:2] == ["click [36]", "click [44]"]
     [backtrack] = seen["backtracks"]
     assert "backtrack (episode 1): back to http://127.0.0.1:" in backtrack and "to try click [39]" in backtrack
@@ -74,8 +78,19 @@ def test_a_devils_advocate_run_page_shows_its_steps_backtrack_and_screenshots(tm
 
 def test_a_results_file_gets_an_index_linking_each_run(capsys, tmp_path):
     db, results = f"sqlite:///{tmp_path / 'runs.sqlite'}", tmp_path / "results.jsonl"
-    code, _, err = cli(capsys, "eval", "laser", "--tasks", "synthetic-0,synthetic-1", "--results", str(results),
-                       "--model", write_demo_script(tmp_path / "script.jsonl"), "--checkpoint", db)
+    code, _, err = cli(
+        capsys,
+        "eval",
+        "laser",
+        "--tasks",
+        "synthetic-0,synthetic-1",
+        "--results",
+        str(results),
+        "--model",
+        write_demo_script(tmp_path / "script.jsonl"),
+        "--checkpoint",
+        db,
+    )
     assert code == 0, err
     code, _, err = cli(capsys, "view", str(results), "--out", str(tmp_path / "views"), "--checkpoint", db)
     assert code == 0, err
@@ -89,12 +104,22 @@ def test_a_results_file_gets_an_index_linking_each_run(capsys, tmp_path):
         assert text.count("<section class='step'") == row["steps"]
 
 
-@pytest.mark.parametrize("target,message", [
-    ("nope", "no checkpointed thread 'nope'"),
-    ("missing.jsonl", "no results file missing.jsonl"),
-])
+@pytest.mark.parametrize(
+    "target,message",
+    [
+        ("nope", "no checkpointed thread 'nope'"),
+        ("missing.jsonl", "no results file missing.jsonl"),
+    ],
+)
 def test_bad_view_input_is_one_line(capsys, tmp_path, target, message):
-    code, _, err = cli(capsys, "view", target, "--checkpoint", f"sqlite:///{tmp_path / 'runs.sqlite'}",
-                       "--out", str(tmp_path / "views"))
+    code, _, err = cli(
+        capsys,
+        "view",
+        target,
+        "--checkpoint",
+        f"sqlite:///{tmp_path / 'runs.sqlite'}",
+        "--out",
+        str(tmp_path / "views"),
+    )
     assert code == 2 and message in err and len(err.strip().splitlines()) == 1
     assert not (tmp_path / "views").exists()

@@ -20,8 +20,25 @@ from tests.support.cli import run_main
 
 TASKS = [f"synthetic-{i}" for i in range(300, 308)]
 REPLIES = [think("search"), call("Search", keywords="pillow"), think("next page"), call("Next")]
-SAME = ("task_id", "method", "env", "model", "fingerprint", "settings", "thread_id", "success", "reward", "steps",
-        "stop_reason", "model_calls", "input_tokens", "output_tokens", "cost_usd", "retries", "error")
+SAME = (
+    "task_id",
+    "method",
+    "env",
+    "model",
+    "fingerprint",
+    "settings",
+    "thread_id",
+    "success",
+    "reward",
+    "steps",
+    "stop_reason",
+    "model_calls",
+    "input_tokens",
+    "output_tokens",
+    "cost_usd",
+    "retries",
+    "error",
+)
 
 
 def script(path: Path, delay: float = 0.0) -> str:
@@ -39,16 +56,37 @@ def checkpoint_url(request, tmp_path) -> str:
 
 
 def args(spec: str, results: Path, checkpoint: str, *more: str) -> list[str]:
-    return ["eval", "laser", "--tasks", ",".join(TASKS), "--model", spec, "--set", "max_actions=2",
-            "--set", "backup=false", "--results", str(results), "--checkpoint", checkpoint, *more]
+    return [
+        "eval",
+        "laser",
+        "--tasks",
+        ",".join(TASKS),
+        "--model",
+        spec,
+        "--set",
+        "max_actions=2",
+        "--set",
+        "backup=false",
+        "--results",
+        str(results),
+        "--checkpoint",
+        checkpoint,
+        *more,
+    ]
 
 
 @pytest.mark.slow
 def test_workers_write_the_rows_of_one_process(checkpoint_url, tmp_path):
     spec = script(tmp_path / "any.jsonl")
     assert run_main(args(spec, tmp_path / "one.jsonl", "memory"), logs=tmp_path, name="one") == 0
-    assert run_main(args(spec, tmp_path / "many.jsonl", checkpoint_url, "--workers", "2", "--concurrency", "2"),
-                    logs=tmp_path, name="many") == 0
+    assert (
+        run_main(
+            args(spec, tmp_path / "many.jsonl", checkpoint_url, "--workers", "2", "--concurrency", "2"),
+            logs=tmp_path,
+            name="many",
+        )
+        == 0
+    )
     pick = lambda rows: sorted(tuple(r.get(k) for k in SAME) for r in rows)  # noqa: E731
     many = read_rows(tmp_path / "many.jsonl")
     assert len(many) == len(TASKS) and pick(many) == pick(read_rows(tmp_path / "one.jsonl"))
@@ -61,6 +99,7 @@ async def test_tasks_spread_over_the_workers_and_a_dead_worker_leaves_resumable_
     checkpoint = f"sqlite:///{tmp_path / 'runs.sqlite'}"
     results = tmp_path / "rows.jsonl"
     async with WorkerPool(2, 2, "laser", context, checkpoint) as pool:
+
         async def kill_one_worker() -> None:
             while len(pool.running) < 4:  # both workers hold two tasks each
                 await asyncio.sleep(0.05)

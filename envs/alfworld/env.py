@@ -267,8 +267,9 @@ class ALFWorldEnv(Env):
         if not task:
             raise EnvError("alfworld snapshot has no task_id")
         async with self._lock:
-            await asyncio.to_thread(self._replay, str(task), snapshot.get("data_root"),
-                                    [str(a) for a in snapshot.get("actions", [])])
+            await asyncio.to_thread(
+                self._replay, str(task), snapshot.get("data_root"), [str(a) for a in snapshot.get("actions", [])]
+            )
             return self._observation
 
     def _replay(self, task: str, recorded_root: str | None, actions: list[str]) -> None:

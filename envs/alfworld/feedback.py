@@ -139,10 +139,17 @@ def parse(command: str) -> tuple[str, dict[str, str]] | None:
 def canonical(verb: str, args: dict[str, str]) -> str:
     """The command in ALFWorld's own form (``put X in/on Y``)."""
     forms = {
-        "go": "go to {r}", "take": "take {o} from {r}", "put": "put {o} in/on {r}",
-        "heat": "heat {o} with {r}", "cool": "cool {o} with {r}", "clean": "clean {o} with {r}",
-        "slice": "slice {o} with {r}", "open": "open {r}", "close": "close {r}",
-        "examine": "examine {o}", "use": "use {o}",
+        "go": "go to {r}",
+        "take": "take {o} from {r}",
+        "put": "put {o} in/on {r}",
+        "heat": "heat {o} with {r}",
+        "cool": "cool {o} with {r}",
+        "clean": "clean {o} with {r}",
+        "slice": "slice {o} with {r}",
+        "open": "open {r}",
+        "close": "close {r}",
+        "examine": "examine {o}",
+        "use": "use {o}",
     }
     return forms[verb].format(**args)
 
@@ -251,8 +258,9 @@ def _open_close(opening: bool):  # noqa: ANN202 - returns a rule
         if r not in world.openable:
             return Feedback("not_openable", f"{r} cannot be {'opened' if opening else 'closed'}.")
         if (r in world.opened) == opening:
-            return Feedback("already_open" if opening else "already_closed",
-                            f"{r} is already {'open' if opening else 'closed'}.")
+            return Feedback(
+                "already_open" if opening else "already_closed", f"{r} is already {'open' if opening else 'closed'}."
+            )
         return None
 
     return rule

@@ -93,8 +93,7 @@ def parse_types(names: str | list[str] | tuple[str, ...] | None) -> frozenset[st
             chosen.add(SHORT_NAMES[name])
         else:
             raise EnvError(
-                f"unknown ALFWorld task type {raw!r}; use one of "
-                f"{', '.join(sorted(SHORT_NAMES))} or the ALFWorld names"
+                f"unknown ALFWorld task type {raw!r}; use one of {', '.join(sorted(SHORT_NAMES))} or the ALFWorld names"
             )
     return frozenset(chosen)
 
@@ -148,9 +147,7 @@ def select(root: Path, split: str | None, task_types: frozenset[str]) -> list[st
             except EnvError:
                 pass
         if split_name:
-            raise EnvError(
-                f"unknown ALFWorld split {split_name!r}; available: {', '.join(sorted(splits))}"
-            )
+            raise EnvError(f"unknown ALFWorld split {split_name!r}; available: {', '.join(sorted(splits))}")
     if task_types:
         types = (types & task_types) if types else set(task_types)
     return [

@@ -5,7 +5,12 @@ Import from here; the modules are its parts."""
 
 from envs.browser.click import DEFAULT_CLICK_TIMEOUT_MS, click, evaluate_all
 from envs.browser.core import (
-    DEFAULT_LOAD_TIMEOUT_MS, DEFAULT_MAX_ELEMENTS, DEFAULT_VIEWPORT, BrowserSession, PageTooLarge, reported,
+    DEFAULT_LOAD_TIMEOUT_MS,
+    DEFAULT_MAX_ELEMENTS,
+    DEFAULT_VIEWPORT,
+    BrowserSession,
+    PageTooLarge,
+    reported,
 )
 from envs.browser.crash import CrashGuard
 from envs.browser.gate import UrlPolicy
@@ -20,7 +25,23 @@ from envs.browser.launch import (
 from envs.browser.processes import browser_memory_bytes, browser_pids
 
 __all__ = [
-    "CHROMIUM_ARGS", "DEFAULT_CHROMIUM", "DEFAULT_CLICK_TIMEOUT_MS", "DEFAULT_LOAD_TIMEOUT_MS", "DEFAULT_MAX_ELEMENTS", "DEFAULT_VIEWPORT", "BrowserSession", "CrashGuard",
-    "PageTooLarge", "UrlPolicy", "browser_memory_bytes", "browser_pids", "chromium_path", "click", "close_browser",
-    "evaluate_all", "get_browser", "launch_count", "reported",
+    "CHROMIUM_ARGS",
+    "DEFAULT_CHROMIUM",
+    "DEFAULT_CLICK_TIMEOUT_MS",
+    "DEFAULT_LOAD_TIMEOUT_MS",
+    "DEFAULT_MAX_ELEMENTS",
+    "DEFAULT_VIEWPORT",
+    "BrowserSession",
+    "CrashGuard",
+    "PageTooLarge",
+    "UrlPolicy",
+    "browser_memory_bytes",
+    "browser_pids",
+    "chromium_path",
+    "click",
+    "close_browser",
+    "evaluate_all",
+    "get_browser",
+    "launch_count",
+    "reported",
 ]

@@ -8,7 +8,8 @@ checks decide, as they do for a person's pointer.
 from __future__ import annotations
 
 import re
-from typing import Any, Awaitable, Callable
+from collections.abc import Awaitable, Callable
+from typing import Any
 
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Locator

@@ -111,13 +111,13 @@ class BrowserSession:
         storage_state: dict[str, Any] | None = None,
         load_timeout_ms: float = DEFAULT_LOAD_TIMEOUT_MS,
         init_script: str = "",
-    ) -> "BrowserSession":
+    ) -> BrowserSession:
         """A new context on the shared browser (relaunching it once if it died meanwhile).
 
         Pages the site opens (pop-ups, ``target=_blank``) are closed unless ``allow_tabs``:
         WebArena has tabs, MiniWoB does not. ``storage_state`` (Playwright's: cookies and local
-        storage) starts the context signed in, as WebArena starts its tasks. ``init_script`` runs in every document of the
-        context before the page's own scripts. ``load_timeout_ms`` bounds both the wait for a
+        storage) starts the context signed in, as WebArena starts its tasks. ``init_script`` runs
+        in every document of the context before the page's own scripts. ``load_timeout_ms`` bounds both the wait for a
         navigation's response and the wait for its page to finish loading; past it, loading is
         stopped (as the Esc key does) and a report says so."""
         blocked: list[str] = []
@@ -168,8 +168,10 @@ class BrowserSession:
     def _watch(self, page: Page) -> None:
         page.on("framenavigated", lambda frame: self._navigated(page, frame))
         page.on("crash", lambda _: setattr(self, "crashed", True))
-        page.on("close", lambda _: (self._cdp.pop(page, None), self._navigations.pop(page, None),
-                                    self._stopped.discard(page)))
+        page.on(
+            "close",
+            lambda _: (self._cdp.pop(page, None), self._navigations.pop(page, None), self._stopped.discard(page)),
+        )
 
     def _new_page(self, page: Page) -> None:
         self._watch(page)
@@ -257,7 +259,7 @@ class BrowserSession:
         if responded is not None and not responded.is_set():
             try:
                 await asyncio.wait_for(responded.wait(), seconds)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 await self.stop_loading(page)
                 self.reports.append(f"{url} did not respond within {seconds:g} s; loading was stopped.")
                 return
@@ -301,7 +303,7 @@ class BrowserSession:
                 session = self._cdp[page] = await self.context.new_cdp_session(page)
             try:
                 return await asyncio.wait_for(session.send(method, params or {}), timeout_ms / 1000)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 raise PlaywrightTimeoutError(
                     f"{method}: the page did not answer within {timeout_ms / 1000:g} s"
                 ) from None
@@ -317,8 +319,9 @@ class BrowserSession:
         model could read it, so it is not read at all."""
         count = await self.page.evaluate("document.getElementsByTagName('*').length")
         if count > self.max_elements:
-            sentence = (f"The page has {count:,} elements, more than the {self.max_elements:,} that are "
-                        "read; it was not read.")
+            sentence = (
+                f"The page has {count:,} elements, more than the {self.max_elements:,} that are read; it was not read."
+            )
             self.reports.append(sentence)
             raise PageTooLarge(sentence)
 

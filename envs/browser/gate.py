@@ -29,9 +29,9 @@ import functools
 import os
 import re
 import urllib.parse
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
 _HEAD_LIMIT = 64 * 1024
 _DEFAULT_PORTS = {"http": 80, "https": 443, "ws": 80, "wss": 443}
@@ -61,10 +61,11 @@ def _origin(url: str) -> str:
     return f"{scheme}://{host}" + ("" if hp[1] == _DEFAULT_PORTS[scheme] else f":{hp[1]}")
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _has_symlinks(root: str) -> bool:
-    return any(os.path.islink(os.path.join(folder, name))
-               for folder, dirs, files in os.walk(root) for name in dirs + files)
+    return any(
+        os.path.islink(os.path.join(folder, name)) for folder, dirs, files in os.walk(root) for name in dirs + files
+    )
 
 
 @dataclass(frozen=True)
@@ -128,7 +129,7 @@ class Gate:
         self._tasks: set[asyncio.Task[None]] = set()
 
     @classmethod
-    async def start(cls, origins: tuple[str, ...], on_refused: Callable[[str], None]) -> "Gate":
+    async def start(cls, origins: tuple[str, ...], on_refused: Callable[[str], None]) -> Gate:
         gate = cls(origins, on_refused)
         gate._server = await asyncio.start_server(gate._serve, "127.0.0.1", 0)
         return gate

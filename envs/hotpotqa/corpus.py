@@ -138,14 +138,11 @@ class Wikipedia:
                 return response.json()
         except (httpx.HTTPError, ValueError) as exc:
             raise EnvError(
-                f"Wikipedia is unreachable at {self.api_url} ({type(exc).__name__}); "
-                "use backend='local' offline"
+                f"Wikipedia is unreachable at {self.api_url} ({type(exc).__name__}); use backend='local' offline"
             ) from None
 
     async def search(self, entity: str) -> SearchResult:
-        found = await self._get(
-            action="query", prop="extracts", explaintext=1, redirects=1, titles=entity
-        )
+        found = await self._get(action="query", prop="extracts", explaintext=1, redirects=1, titles=entity)
         pages = (found.get("query") or {}).get("pages") or []
         pages = list(pages.values()) if isinstance(pages, dict) else pages  # formatversion 1 or 2
         page = pages[0] if pages else {}

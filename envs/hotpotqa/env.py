@@ -59,9 +59,11 @@ from envs.hotpotqa.score import exact_match, f1, judged_correct
 ACTION = re.compile(r"^\s*(search|lookup|finish|think)\s*\[(.*)\]\s*$", re.IGNORECASE | re.DOTALL)
 GRAMMAR = "Use search[entity], lookup[keyword] or finish[answer]."
 NOT_FOUND = "Could not find {entity}. Similar: {similar}."  # ReAct's
-NOT_FOUND_AUTOPLAN = ('Could not find exact match of "{entity}". Available entities in the database: {similar}. '
-                      "The search API only returns the paragraph if the search query matches every character "
-                      "to an entity in the database.")  # AutoPlan's code (its envs/wikienv.py)
+NOT_FOUND_AUTOPLAN = (
+    'Could not find exact match of "{entity}". Available entities in the database: {similar}. '
+    "The search API only returns the paragraph if the search query matches every character "
+    "to an entity in the database."
+)  # AutoPlan's code (its envs/wikienv.py)
 PAGE_SENTENCES = 5
 DEFAULT_MAX_STEPS = 10
 SPLIT = re.compile(r"^(dev|train|test|bridge|comparison)?(?:\[(-?\d*):(-?\d*)\])?$")
@@ -142,8 +144,9 @@ class HotpotQAEnv(Env):
         """Read the questions and build the backend (blocking: a worker thread's job)."""
         with _LOADING:
             questions = _questions(self.questions_path)
-            self._backend = (_local_wiki(self.questions_path) if self.backend_name == "local"
-                             else Wikipedia(*self._wikipedia))
+            self._backend = (
+                _local_wiki(self.questions_path) if self.backend_name == "local" else Wikipedia(*self._wikipedia)
+            )
         self._by_id = {q["_id"]: q for q in questions}
 
     async def load(self) -> None:
@@ -177,15 +180,16 @@ class HotpotQAEnv(Env):
         "test[:50]", "dev[50:]", "bridge[0:10]"."""
         match = SPLIT.match((split or "").strip())
         if match is None:
-            raise EnvError(f"unknown hotpotqa split {split!r}; use dev, train, test, bridge or comparison, "
-                           "e.g. test[:50]")
+            raise EnvError(
+                f"unknown hotpotqa split {split!r}; use dev, train, test, bridge or comparison, e.g. test[:50]"
+            )
         kind, start, stop = match.groups()
         ids = list(self.by_id)
         held_out = min(TRAIN_QUESTIONS, len(ids) // 2)
         if kind == "train":
-            ids = ids[len(ids) - held_out:]
+            ids = ids[len(ids) - held_out :]
         elif kind == "test":
-            ids = ids[:len(ids) - held_out]
+            ids = ids[: len(ids) - held_out]
         elif kind in ("bridge", "comparison"):
             ids = [qid for qid in ids if self.by_id[qid].get("type") == kind]
         return ids[int(start) if start else None : int(stop) if stop else None]
@@ -275,8 +279,13 @@ class HotpotQAEnv(Env):
         self.state.answer, self.state.done = answer, True
         evaluation = {"answer": answer, "gold": gold, "em": em, "f1": f1(answer, gold), "judge": verdict}
         success = verdict if verdict is not None else em == 1.0
-        extra = {"valid": True, **evaluation, "success": success, "stop_reason": "finish",
-                 "evaluation": {**evaluation, "success": success}}
+        extra = {
+            "valid": True,
+            **evaluation,
+            "success": success,
+            "stop_reason": "finish",
+            "evaluation": {**evaluation, "success": success},
+        }
         return f"Episode finished, reward = {em:g}", em, extra
 
     async def snapshot(self) -> dict[str, Any]:

@@ -28,8 +28,9 @@ class HotpotQAInterface(Interface):
     def parse_action(self, text: str) -> str:
         match = _ACTION.search(text or "")
         if match is None:
-            raise ActionParseError("no action found in the reply; use search[entity], lookup[keyword] or "
-                                   "finish[answer]")
+            raise ActionParseError(
+                "no action found in the reply; use search[entity], lookup[keyword] or finish[answer]"
+            )
         return f"{match.group(1).lower()}[{match.group(2).strip()}]"
 
 

@@ -56,8 +56,9 @@ async def judged_correct(question: str, gold: str, predicted: str, judge: Judge)
     if exact_match(predicted, gold):
         return True
     # the template is read from disk the first time: not on the event loop
-    prompt = await asyncio.to_thread(prompts.render, "hotpotqa/judge", question=question, gold=gold,
-                                     predicted=predicted)
+    prompt = await asyncio.to_thread(
+        prompts.render, "hotpotqa/judge", question=question, gold=gold, predicted=predicted
+    )
     reply = await judge(prompt)
     return bool(verdict(reply))
 

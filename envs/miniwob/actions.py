@@ -20,8 +20,15 @@ from envs.base import ActionParseError
 
 MAX_PRESSES = 50
 
-MODIFIERS = {"CTRL": "Control", "CONTROL": "Control", "SHIFT": "Shift", "ALT": "Alt",
-             "META": "Meta", "CMD": "Meta", "COMMAND": "Meta"}
+MODIFIERS = {
+    "CTRL": "Control",
+    "CONTROL": "Control",
+    "SHIFT": "Shift",
+    "ALT": "Alt",
+    "META": "Meta",
+    "CMD": "Meta",
+    "COMMAND": "Meta",
+}
 
 _ARROWS = {
     name: f"Arrow{d}"
@@ -31,10 +38,22 @@ _ARROWS = {
 # Names a model may use -> Playwright key names.
 KEYS = {
     **_ARROWS,
-    "ENTER": "Enter", "RETURN": "Enter", "TAB": "Tab", "SPACE": "Space", "SPACEBAR": "Space",
-    "BACKSPACE": "Backspace", "DELETE": "Delete", "DEL": "Delete", "ESC": "Escape",
-    "ESCAPE": "Escape", "HOME": "Home", "END": "End", "PAGEUP": "PageUp", "PAGEDOWN": "PageDown",
-    "INSERT": "Insert", **{f"F{i}": f"F{i}" for i in range(1, 13)},
+    "ENTER": "Enter",
+    "RETURN": "Enter",
+    "TAB": "Tab",
+    "SPACE": "Space",
+    "SPACEBAR": "Space",
+    "BACKSPACE": "Backspace",
+    "DELETE": "Delete",
+    "DEL": "Delete",
+    "ESC": "Escape",
+    "ESCAPE": "Escape",
+    "HOME": "Home",
+    "END": "End",
+    "PAGEUP": "PageUp",
+    "PAGEDOWN": "PageDown",
+    "INSERT": "Insert",
+    **{f"F{i}": f"F{i}" for i in range(1, 13)},
 }
 
 
@@ -118,8 +137,10 @@ def parse_action(line: str) -> Action:
         return Press(chord, count)
     first = text.split()[0].lower()
     if first in ("click", "tap", "enter", "type"):
-        raise ActionError(f"could not read the target of {line.strip()!r}; write it like "
-                          + ('click id=6' if first in ("click", "tap") else 'enter "text" to id=10'))
+        raise ActionError(
+            f"could not read the target of {line.strip()!r}; write it like "
+            + ("click id=6" if first in ("click", "tap") else 'enter "text" to id=10')
+        )
     raise ActionError(f"unknown action {line.strip()!r}; use one of: {GRAMMAR}")
 
 

@@ -334,8 +334,9 @@ class MiniWoBEnv(Env):
             # A click hovers first and lets hover effects (a menu opening, an icon swapped on
             # :hover) settle before the press; a text field needs no hover.
             after_hover = self._settle if isinstance(action, Click) else None
-            ok, feedback = await click(target, selector=selector_for(action.id), timeout_ms=self.click_timeout_ms,
-                                       after_hover=after_hover)
+            ok, feedback = await click(
+                target, selector=selector_for(action.id), timeout_ms=self.click_timeout_ms, after_hover=after_hover
+            )
             if not ok:
                 feedback = re.sub(rf'{ID_ATTR}="(\d+)"', r"id=\1", feedback)
                 return False, f"cannot click id={action.id}: {feedback}"

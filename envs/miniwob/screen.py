@@ -206,9 +206,7 @@ class Screen:
 
     def __post_init__(self) -> None:
         self.text = "\n".join(render(item, self.disabled) for item in self.items)
-        self.ids = [
-            item["id"] for item in self.items if item.get("id") and item["id"] not in self.disabled
-        ]
+        self.ids = [item["id"] for item in self.items if item.get("id") and item["id"] not in self.disabled]
 
 
 def _attr(value: str) -> str:

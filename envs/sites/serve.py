@@ -73,11 +73,9 @@ class SiteServer:
     def running(self) -> bool:
         return self._thread is not None and self._thread.is_alive()
 
-    def start(self) -> "SiteServer":
+    def start(self) -> SiteServer:
         if not self.running:
-            self._thread = threading.Thread(
-                target=self._server.serve_forever, name=f"site-{self.site}", daemon=True
-            )
+            self._thread = threading.Thread(target=self._server.serve_forever, name=f"site-{self.site}", daemon=True)
             self._thread.start()
         return self
 
@@ -96,7 +94,7 @@ class SiteServer:
         finally:
             self._server.server_close()
 
-    def __enter__(self) -> "SiteServer":
+    def __enter__(self) -> SiteServer:
         return self.start()
 
     def __exit__(self, *exc: object) -> None:

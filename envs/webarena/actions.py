@@ -18,8 +18,8 @@ import asyncio
 import contextlib
 import itertools
 import re
+from collections.abc import Awaitable
 from dataclasses import dataclass
-from typing import Awaitable
 
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Locator, Page
@@ -80,7 +80,7 @@ def parse_action(text: str) -> Action:
     pattern = _PATTERNS.get(head)
     if pattern is None:
         raise ActionError(f"unknown action {head or raw!r}; {USAGE}")
-    body = head + raw[len(head):] if raw.lower().startswith(head) else raw
+    body = head + raw[len(head) :] if raw.lower().startswith(head) else raw
     if head == "type" and not re.search(r"\[[01]\]$", body):
         body += " [1]"  # WebArena: Enter after typing unless told [0]
     match = pattern.match(body)
@@ -103,12 +103,32 @@ def parse_action(text: str) -> Action:
 
 
 _KEYS = {
-    "enter": "Enter", "return": "Enter", "tab": "Tab", "escape": "Escape", "esc": "Escape",
-    "backspace": "Backspace", "delete": "Delete", "space": "Space", "home": "Home", "end": "End",
-    "pageup": "PageUp", "pagedown": "PageDown", "arrowup": "ArrowUp", "arrowdown": "ArrowDown",
-    "arrowleft": "ArrowLeft", "arrowright": "ArrowRight", "up": "ArrowUp", "down": "ArrowDown",
-    "left": "ArrowLeft", "right": "ArrowRight", "control": "Control", "ctrl": "Control",
-    "shift": "Shift", "alt": "Alt", "meta": "ControlOrMeta", "cmd": "ControlOrMeta",
+    "enter": "Enter",
+    "return": "Enter",
+    "tab": "Tab",
+    "escape": "Escape",
+    "esc": "Escape",
+    "backspace": "Backspace",
+    "delete": "Delete",
+    "space": "Space",
+    "home": "Home",
+    "end": "End",
+    "pageup": "PageUp",
+    "pagedown": "PageDown",
+    "arrowup": "ArrowUp",
+    "arrowdown": "ArrowDown",
+    "arrowleft": "ArrowLeft",
+    "arrowright": "ArrowRight",
+    "up": "ArrowUp",
+    "down": "ArrowDown",
+    "left": "ArrowLeft",
+    "right": "ArrowRight",
+    "control": "Control",
+    "ctrl": "Control",
+    "shift": "Shift",
+    "alt": "Alt",
+    "meta": "ControlOrMeta",
+    "cmd": "ControlOrMeta",
 }
 
 

@@ -306,8 +306,9 @@ class WebArenaEnv(Env):
         one, a sign-in with the site's demo account (envs.webarena.login)."""
         state = await asyncio.to_thread(webarena_tasks.storage_state, raw)
         if state is None and raw.get("storage_state"):
-            site, url = next((s, u) for s, u in webarena_tasks.site_names(urls).items()
-                             if s in webarena_tasks.LOCAL_SITES.values())
+            site, url = next(
+                (s, u) for s, u in webarena_tasks.site_names(urls).items() if s in webarena_tasks.LOCAL_SITES.values()
+            )
             state = await webarena_login.local_state(site, url)
         return state
 

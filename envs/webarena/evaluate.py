@@ -23,8 +23,9 @@ import html
 import re
 import urllib.parse
 from collections import defaultdict
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
-from typing import Any, Mapping
+from typing import Any
 
 from playwright.async_api import BrowserContext, Page
 from playwright.async_api import Error as PlaywrightError
@@ -87,8 +88,9 @@ async def fuzzy_match(pred: str, reference: str, intent: str, judge: Judge | Non
 
     The lowercased reply fails on "partially correct" or "incorrect", else passes on "correct".
     """
-    reply = await _ask(judge, prompts.render("webarena/fuzzy_match", intent=intent, reference=reference, pred=pred),
-                       "fuzzy_match")
+    reply = await _ask(
+        judge, prompts.render("webarena/fuzzy_match", intent=intent, reference=reference, pred=pred), "fuzzy_match"
+    )
     if "partially correct" in reply or "incorrect" in reply:
         return False
     if "correct" in reply:
@@ -99,8 +101,9 @@ async def fuzzy_match(pred: str, reference: str, intent: str, judge: Judge | Non
 async def ua_match(pred: str, reason: str, intent: str, judge: Judge | None) -> bool:
     """WebArena's llm_ua_match (prompts/webarena/ua_match.md): does the agent's report of an
     unachievable task give the annotated reason? The reply fails on "different", else passes on "same"."""
-    reply = await _ask(judge, prompts.render("webarena/ua_match", intent=intent, reference=reason, pred=pred),
-                       "judging an N/A report")
+    reply = await _ask(
+        judge, prompts.render("webarena/ua_match", intent=intent, reference=reason, pred=pred), "judging an N/A report"
+    )
     if "different" in reply:
         return False
     if "same" in reply:
@@ -186,7 +189,9 @@ def url_match(cfg: Mapping[str, Any], page_url: str) -> Outcome:
     if rule != "GOLD in PRED":
         return Outcome("url_match", None, f"unknown url rule {rule!r}")
     ok = url_matches(ev.get("reference_url", ""), page_url)
-    return Outcome("url_match", ok, f"page {page_url} {'matches' if ok else 'does not match'} {ev.get('reference_url')}")
+    return Outcome(
+        "url_match", ok, f"page {page_url} {'matches' if ok else 'does not match'} {ev.get('reference_url')}"
+    )
 
 
 # --- program_html ---------------------------------------------------------------------------------
@@ -198,8 +203,7 @@ def contents_match(required: Mapping[str, Any], selected: str) -> tuple[bool, st
         return ok, f"exact_match {required['exact_match']!r}"
     if "must_include" in required:
         missing = [
-            c for c in required["must_include"]
-            if not any(must_include(alt, selected) for alt in c.split(" |OR| "))
+            c for c in required["must_include"] if not any(must_include(alt, selected) for alt in c.split(" |OR| "))
         ]
         return not missing, f"must_include {missing or required['must_include']!r}"
     return False, f"unknown required_contents {sorted(required)}"
@@ -210,7 +214,7 @@ async def _select(page: Page, target: Mapping[str, Any]) -> str:
     if not locator.strip():
         return await page.content()
     if locator.startswith("func:"):
-        return await webarena_helpers.call_locator(locator[len("func:"):], page)
+        return await webarena_helpers.call_locator(locator[len("func:") :], page)
     for prep in target.get("prep_actions", []) or []:
         try:
             await page.evaluate(f"() => {prep}")
@@ -232,7 +236,7 @@ async def program_html(cfg: Mapping[str, Any], page: Page, context: BrowserConte
         scratch: Page | None = None
         try:
             if url.startswith("func:"):
-                url = webarena_helpers.call_url(url[len("func:"):], page.url)
+                url = webarena_helpers.call_url(url[len("func:") :], page.url)
             if url == "last":
                 where = page
             else:

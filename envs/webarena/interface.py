@@ -97,7 +97,7 @@ def _build(verb: str, rest: str) -> str | None:
     element = _ID.match(line)
     if not element:
         return None
-    tail = line[element.end():]
+    tail = line[element.end() :]
     flag = _ENTER_FLAG.search(tail)
     text_part = tail[: flag.start() + 1] if flag else tail
     body = _REST_OF_LINE.match(text_part)
@@ -123,7 +123,7 @@ class WebArenaInterface(Interface):
     def parse_action(self, text: str) -> str:
         """The first well-formed agent action in ``text``."""
         for match in _VERB.finditer(text or ""):
-            action = _build(match.group(1).lower(), text[match.end():])
+            action = _build(match.group(1).lower(), text[match.end() :])
             if action:
                 return action
         raise ActionParseError(f"no valid action found in the reply; {ACTION_HELP}")
@@ -173,7 +173,7 @@ class WebArenaInterface(Interface):
 INTERFACE = WebArenaInterface(
     kind="web",
     intro="Websites of WebArena reached through a browser: an online shop, its admin panel, a Reddit forum, "
-          "GitLab, a map and Wikipedia",
+    "GitLab, a map and Wikipedia",
     grammar=GRAMMAR,
     element_ids=True,
     answer_action="stop [{answer}]",

@@ -33,9 +33,11 @@ from typing import Any
 from playwright.async_api import Request, Route
 
 SAFE = ("GET", "HEAD", "OPTIONS")
-LOST = ("<!DOCTYPE html><html><head><title>Submission interrupted</title></head><body>"
-        "<h1>Submission interrupted</h1><p>This form was sent just before the run was interrupted; the "
-        "site's answer was lost. It is not sent again: check on the site whether it arrived.</p></body></html>")
+LOST = (
+    "<!DOCTYPE html><html><head><title>Submission interrupted</title></head><body>"
+    "<h1>Submission interrupted</h1><p>This form was sent just before the run was interrupted; the "
+    "site's answer was lost. It is not sent again: check on the site whether it arrived.</p></body></html>"
+)
 
 
 def _digest(text: str | bytes) -> str:
@@ -89,8 +91,12 @@ class Journal:
 
     async def route(self, route: Route, request: Request) -> None:
         """A context route handler: journal submissions, let everything else through."""
-        if (self._folder is None or request.method in SAFE or not request.is_navigation_request()
-                or self.refused(request.url)):
+        if (
+            self._folder is None
+            or request.method in SAFE
+            or not request.is_navigation_request()
+            or self.refused(request.url)
+        ):
             await route.fallback()
             return
         path = self._folder / f"{_digest(self._step)[:24]}-{self._sent}.json"
@@ -102,8 +108,9 @@ class Journal:
             if answer is None:
                 await route.fulfill(status=200, content_type="text/html; charset=utf-8", body=LOST)
             else:
-                await route.fulfill(status=answer["status"], headers=answer["headers"],
-                                    body=base64.b64decode(answer["body"]))
+                await route.fulfill(
+                    status=answer["status"], headers=answer["headers"], body=base64.b64decode(answer["body"])
+                )
             return
         await asyncio.to_thread(_write, path, {"request": sent})
         response = await route.fetch(max_redirects=0)  # a redirect is the browser's to follow

@@ -33,10 +33,11 @@ import json
 import os
 import tempfile
 import urllib.parse
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from itertools import combinations
 from pathlib import Path
-from typing import Any, Awaitable, Callable, Mapping
+from typing import Any
 
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page
@@ -156,10 +157,15 @@ def plan(sites: list[str], environ: Mapping[str, str]) -> list[tuple[str, ...]]:
     else:
         configured = [s for s in ORDER if s in SITE_VARS and environ.get(SITE_VARS[s], "").strip()]
         if not configured:
-            raise EnvError("no WebArena site with accounts is configured (set WEBARENA_SHOPPING, "
-                           "WEBARENA_SHOPPING_ADMIN, WEBARENA_REDDIT or WEBARENA_GITLAB), or name one: --site shop")
-        pairs = [tuple(sorted(p)) for p in combinations(configured, 2)
-                 if not ("reddit" in p and ("shopping" in p or "shopping_admin" in p))]
+            raise EnvError(
+                "no WebArena site with accounts is configured (set WEBARENA_SHOPPING, "
+                "WEBARENA_SHOPPING_ADMIN, WEBARENA_REDDIT or WEBARENA_GITLAB), or name one: --site shop"
+            )
+        pairs = [
+            tuple(sorted(p))
+            for p in combinations(configured, 2)
+            if not ("reddit" in p and ("shopping" in p or "shopping_admin" in p))
+        ]
         combos = [(s,) for s in configured] + pairs
     for combo in combos:
         for site in combo:
@@ -192,7 +198,9 @@ async def _check(page: Page, site: str, base: str, user: str) -> None:
     ok = spec.keyword in await page.content() if spec.keyword else page.url.rstrip("/") == url.rstrip("/")
     if not ok:
         user_var, password_var = credential_vars(site)
-        raise LoginFailed(f"signing in to {site} failed ({url} still asks to sign in): check {user_var} and {password_var}")
+        raise LoginFailed(
+            f"signing in to {site} failed ({url} still asks to sign in): check {user_var} and {password_var}"
+        )
 
 
 def write_state(path: Path, state: dict) -> None:

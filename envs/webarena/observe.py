@@ -7,8 +7,8 @@ Format (WebArena's browser_env/processors.py, rebuilt from its description, not 
     URL: http://127.0.0.1:40123/sales/order/history/
 
     [1] RootWebArea 'My Orders' focused: True
-    	[12] link 'One Stop Market'
-    	[87] cell '000000179'
+        [12] link 'One Stop Market'
+        [87] cell '000000179'
 
 One ``[id] role 'name' prop: value`` line per node, tab-indented by depth. Ids are not Chrome's AX
 node ids (WebArena shows those; they change with every page load): every node that can print a line
@@ -31,15 +31,27 @@ every run, scrolling keeps them, and a recorded run replays. Like WebArena:
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any
 
 IGNORED_PROPERTIES = frozenset(
     {"focusable", "editable", "readonly", "level", "settable", "multiline", "invalid", "url"}
 )
 HIDDEN_WHEN_EMPTY = frozenset(
-    {"generic", "img", "list", "strong", "paragraph", "banner", "navigation", "Section",
-     "LabelText", "Legend", "listitem"}
+    {
+        "generic",
+        "img",
+        "list",
+        "strong",
+        "paragraph",
+        "banner",
+        "navigation",
+        "Section",
+        "LabelText",
+        "Legend",
+        "listitem",
+    }
 )
 VALUE_ROLES = frozenset({"textbox", "searchbox", "combobox", "spinbutton", "slider"})
 SKIPPED_ROLES = frozenset({"none", "InlineTextBox", "LineBreak"})
@@ -85,11 +97,15 @@ _CLIENT_RECT = """function () {
 def unboxed(nodes: list[dict[str, Any]], boxes: dict[int, Box]) -> list[int]:
     """Backend ids of tree nodes the DOM snapshot has no box for (the inner parts of form
     controls, in the browser's own shadow DOM, such as the text shown in a filled textbox)."""
-    return sorted({
-        int(n["backendDOMNodeId"]) for n in nodes
-        if "backendDOMNodeId" in n and int(n["backendDOMNodeId"]) not in boxes
-        and n.get("role", {}).get("value") != "RootWebArea"
-    })
+    return sorted(
+        {
+            int(n["backendDOMNodeId"])
+            for n in nodes
+            if "backendDOMNodeId" in n
+            and int(n["backendDOMNodeId"]) not in boxes
+            and n.get("role", {}).get("value") != "RootWebArea"
+        }
+    )
 
 
 async def client_rects(cdp: Any, backend_ids: list[int]) -> dict[int, Box]:
@@ -99,8 +115,10 @@ async def client_rects(cdp: Any, backend_ids: list[int]) -> dict[int, Box]:
     async def rect(backend_id: int) -> Box | None:
         try:
             obj = await cdp.send("DOM.resolveNode", {"backendNodeId": backend_id})
-            reply = await cdp.send("Runtime.callFunctionOn", {
-                "objectId": obj["object"]["objectId"], "functionDeclaration": _CLIENT_RECT, "returnByValue": True})
+            reply = await cdp.send(
+                "Runtime.callFunctionOn",
+                {"objectId": obj["object"]["objectId"], "functionDeclaration": _CLIENT_RECT, "returnByValue": True},
+            )
             value = reply["result"]["value"]
             return (value["x"], value["y"], value["width"], value["height"])
         except Exception:  # noqa: BLE001 - WebArena too treats any failure as "no box"
@@ -235,9 +253,7 @@ def render_tree(nodes: list[dict[str, Any]], boxes: dict[int, Box], width: float
 
 def tab_header(titles: Iterable[str], current: int) -> str:
     """WebArena's first line: ``Tab 0 (current): title | Tab 1: title``."""
-    return " | ".join(
-        f"Tab {i} (current): {t}" if i == current else f"Tab {i}: {t}" for i, t in enumerate(titles)
-    )
+    return " | ".join(f"Tab {i} (current): {t}" if i == current else f"Tab {i}: {t}" for i, t in enumerate(titles))
 
 
 def observation_text(header: str, url: str, screen: Screen) -> str:

@@ -18,9 +18,10 @@ import json
 import os
 import re
 import urllib.parse
+from collections.abc import Callable, Mapping
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any
 
 from envs.base import DATA_ROOT, EnvError, UnknownTaskError
 
@@ -56,7 +57,7 @@ def load_configs() -> dict[str, dict[str, Any]]:
 
 
 def task_ids(split: str | None = None) -> list[str]:
-    """"local" = the shop tasks, "webarena" = the 812, None = all."""
+    """ "local" = the shop tasks, "webarena" = the 812, None = all."""
     configs = load_configs()
     if split is None:
         return list(configs)

@@ -51,9 +51,7 @@ _TOKEN_START = regex.compile(
 )
 # The same segmentation for pure-ASCII text with the faster ``re``: letters, digits and "_"
 # joined by ":" "." "'" between letters, or by "." "," ";" "'" between digits (UAX #29).
-_ASCII_WORD = re.compile(
-    r"[A-Za-z0-9_]+(?:(?:(?<=[A-Za-z])[:.'](?=[A-Za-z])|(?<=[0-9])[.,;'](?=[0-9]))[A-Za-z0-9_]+)*"
-)
+_ASCII_WORD = re.compile(r"[A-Za-z0-9_]+(?:(?:(?<=[A-Za-z])[:.'](?=[A-Za-z])|(?<=[0-9])[.,;'](?=[0-9]))[A-Za-z0-9_]+)*")
 # Words never span whitespace, so a text splits into ASCII stretches and the few
 # whitespace-free chunks that hold other characters, each segmented its own way.
 _NON_ASCII_CHUNK = re.compile(r"(\S*[^\x00-\x7f]\S*)")

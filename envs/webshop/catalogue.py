@@ -117,8 +117,10 @@ class _Attributes:
     def __init__(self, path: Path, source: Path) -> None:
         self._db = sqlite3.connect(path)
         self._db.execute("CREATE TABLE ins (asin TEXT PRIMARY KEY, record TEXT)")
-        self._db.executemany("INSERT OR REPLACE INTO ins VALUES (?, ?)",  # the last record wins, as in a dict
-                             ((asin, json.dumps(record)) for asin, record in _stream_pairs(source)))
+        self._db.executemany(
+            "INSERT OR REPLACE INTO ins VALUES (?, ?)",  # the last record wins, as in a dict
+            ((asin, json.dumps(record)) for asin, record in _stream_pairs(source)),
+        )
         self._db.commit()
 
     def get(self, asin: str) -> dict[str, Any]:
@@ -170,8 +172,10 @@ def build(folder: Path, target: Path) -> None:
     del human, seen
 
     rng = random.Random(GOAL_SEED)
-    prices = np.array([product_price([low] if math.isnan(high) else [low, high], rng)
-                       for low, high in zip(lows, highs)], dtype=np.float64)
+    prices = np.array(
+        [product_price([low] if math.isnan(high) else [low, high], rng) for low, high in zip(lows, highs)],
+        dtype=np.float64,
+    )
     after_prices = rng.getstate()
 
     rng.setstate(after_prices)  # WebShop with synthetic goals: one budget per product
@@ -186,9 +190,12 @@ def build(folder: Path, target: Path) -> None:
     random.Random(GOAL_SEED).shuffle(order)
 
     rng.setstate(after_prices)  # WebShop with human goals: one budget per kept instruction
-    humans = [human_goal(product, record, price_upper(float(prices[row]), rng))
-              for row, product in with_human for record in product["instructions"]
-              if record["instruction_attributes"]]
+    humans = [
+        human_goal(product, record, price_upper(float(prices[row]), rng))
+        for row, product in with_human
+        for record in product["instructions"]
+        if record["instruction_attributes"]
+    ]
     random.Random(GOAL_SEED).shuffle(humans)
 
     index_dir = target / "index"
@@ -199,12 +206,19 @@ def build(folder: Path, target: Path) -> None:
     np.save(target / "synthetic_rows.npy", np.array([r for r, _, _ in instructed], dtype=np.int64))
     np.save(target / "synthetic_starts.npy", starts)
     np.save(target / "synthetic_uppers.npy", np.array(uppers, dtype=np.float64))
-    np.save(target / "synthetic_weights.npy",
-            np.array([synthetic_weight(atts, counts) for _, _, atts in instructed], dtype=np.float64))
+    np.save(
+        target / "synthetic_weights.npy",
+        np.array([synthetic_weight(atts, counts) for _, _, atts in instructed], dtype=np.float64),
+    )
     np.save(target / "synthetic_order.npy", np.array(order, dtype=np.int64))
     (target / "human_goals.json").write_text(json.dumps(humans, ensure_ascii=False), encoding="utf-8")
-    meta = {"format": FORMAT, "products": len(prices), "human_goals": len(humans), "synthetic_goals": len(order),
-            "sources": [str(p) for p in (products_file, attributes_file, human_file) if p]}
+    meta = {
+        "format": FORMAT,
+        "products": len(prices),
+        "human_goals": len(humans),
+        "synthetic_goals": len(order),
+        "sources": [str(p) for p in (products_file, attributes_file, human_file) if p],
+    }
     (target / META).write_text(json.dumps(meta, indent=2), encoding="utf-8")
 
 
@@ -225,8 +239,10 @@ class Catalogue:
         self._sorted = self.index.asins[self._rows]
         self._offsets = np.load(folder / "offsets.npy", mmap_mode="r")
         self._prices = np.load(folder / "prices.npy", mmap_mode="r")
-        self._syn = {k: np.load(folder / f"synthetic_{k}.npy", mmap_mode="r")
-                     for k in ("rows", "starts", "uppers", "weights", "order")}
+        self._syn = {
+            k: np.load(folder / f"synthetic_{k}.npy", mmap_mode="r")
+            for k in ("rows", "starts", "uppers", "weights", "order")
+        }
         self.human_goals: list[Goal] = json.loads((folder / "human_goals.json").read_text(encoding="utf-8"))
         self._fd = os.open(folder / "products.jsonl", os.O_RDONLY)
         self.product_at = functools.lru_cache(maxsize=8192)(self._read_product)
@@ -263,13 +279,24 @@ class Catalogue:
         original = int(self._syn["order"][index])
         at = int(np.searchsorted(self._syn["starts"], original, side="right")) - 1
         product = self.product_at(int(self._syn["rows"][at]))
-        return synthetic_goal(product, original - int(self._syn["starts"][at]),
-                              float(self._syn["uppers"][at]), float(self._syn["weights"][at]))
+        return synthetic_goal(
+            product,
+            original - int(self._syn["starts"][at]),
+            float(self._syn["uppers"][at]),
+            float(self._syn["weights"][at]),
+        )
 
 
 def _open_or_build(folder: Path) -> Catalogue:
-    sources = [p for p in (_find(folder, PRODUCT_FILES), _find(folder, ATTRIBUTE_FILES),
-                           _find(folder, HUMAN_FILES, required=False)) if p]
+    sources = [
+        p
+        for p in (
+            _find(folder, PRODUCT_FILES),
+            _find(folder, ATTRIBUTE_FILES),
+            _find(folder, HUMAN_FILES, required=False),
+        )
+        if p
+    ]
     target = cache_root() / "webshop" / cache_key(sources)
     with _build_lock:
         if not (target / META).is_file():

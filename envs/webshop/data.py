@@ -141,8 +141,6 @@ def search_text(product: Product) -> str:
     return " ".join([product["Title"], product["Description"], first_bullet, options]).lower()
 
 
-
-
 def product_price(pricing: Sequence[float], rng: random.Random) -> float:
     """The price the reward compares with the budget: a range is charged a uniform draw in it."""
     return pricing[0] if len(pricing) == 1 else rng.uniform(*pricing[:2])

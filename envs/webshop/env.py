@@ -114,7 +114,9 @@ class WebShopEnv(Env):
         try:
             return load_catalogue(self._data_dir)
         except (OSError, ValueError) as exc:  # missing files, malformed JSON (ijson raises ValueError)
-            raise EnvError(f"cannot load WebShop data from {self._data_dir or 'the shipped catalogue'}: {exc}") from None
+            raise EnvError(
+                f"cannot load WebShop data from {self._data_dir or 'the shipped catalogue'}: {exc}"
+            ) from None
 
     # -- the Env protocol -------------------------------------------------------------
     def task_ids(self, split: str | None = None) -> list[str]:
@@ -136,7 +138,8 @@ class WebShopEnv(Env):
         if not chosen:
             raise EnvError(
                 f"webshop split {key!r} is empty on this data ({n_human} human goals; WebShop's test/eval/train "
-                f"are human goals 0-499/500-1499/1500-); the synthetic goals are in {SYNTHETIC}{key.removeprefix(SYNTHETIC)}"
+                f"are human goals 0-499/500-1499/1500-); the synthetic goals are in "
+                f"{SYNTHETIC}{key.removeprefix(SYNTHETIC)}"
             )
         return chosen
 
@@ -300,11 +303,13 @@ class WebShopEnv(Env):
                 return self._moved(View("results", view.query, view.page_number - 1, visited=list(view.visited)))
             if view.page == "item":
                 return self._moved(results)
-            return self._moved(View("item", view.query, view.page_number, view.asin, None, dict(view.options),
-                                    list(view.visited)))
+            return self._moved(
+                View("item", view.query, view.page_number, view.asin, None, dict(view.options), list(view.visited))
+            )
         if found in SUB_PAGES:
-            return self._moved(View("item_sub", view.query, view.page_number, view.asin, found, dict(view.options),
-                                    list(view.visited)))
+            return self._moved(
+                View("item_sub", view.query, view.page_number, view.asin, found, dict(view.options), list(view.visited))
+            )
         if found == BUY_NOW:
             return self._buy()
         if view.page == "results":
@@ -318,8 +323,11 @@ class WebShopEnv(Env):
         view, product = self._view, self._product()
         assert product is not None  # option buttons are only on item pages
         name = [n for n, values in product["options"].items() if value in values][-1]
-        return self._moved(View("item", view.query, view.page_number, view.asin, None, {**view.options, name: value},
-                                list(view.visited)))
+        return self._moved(
+            View(
+                "item", view.query, view.page_number, view.asin, None, {**view.options, name: value}, list(view.visited)
+            )
+        )
 
     def _score(self, product: Product) -> tuple[float, dict[str, Any], float]:
         price = self._catalogue().price(product["asin"])

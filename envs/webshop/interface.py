@@ -37,7 +37,7 @@ class WebShopInterface(Interface):
 INTERFACE = WebShopInterface(
     kind="web",
     intro="WebShop, an online shop of Amazon products: search the catalogue, open an item, choose its options "
-          "and buy it",
+    "and buy it",
     grammar=GRAMMAR,
     verbs=("search", "click"),
     name="webshop",

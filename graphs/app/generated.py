@@ -67,8 +67,7 @@ def node_table() -> str:
     drawings = _drawings()
     present = {name: {n for n in drawing.nodes if not n.startswith("__")} for name, drawing in drawings.items()}
     own = sorted(set().union(*present.values()) - set(VOCABULARY))
-    rows = ["| node | " + " | ".join(f"`{name}`" for name in present) + " |",
-            "|---|" + "---|" * len(present)]
+    rows = ["| node | " + " | ".join(f"`{name}`" for name in present) + " |", "|---|" + "---|" * len(present)]
     for node in (*VOCABULARY, *own):
         rows.append(f"| `{node}` | " + " | ".join("x" if node in nodes else "" for nodes in present.values()) + " |")
     return "\n".join(rows)
@@ -85,8 +84,13 @@ def diagrams() -> str:
 
 # section name -> what fills it; names after the first word are its arguments (a method's name)
 SECTIONS: dict[str, Callable[..., str]] = {
-    "methods": method_table, "matrix": matrix_table, "nodes": node_table, "diagrams": diagrams,  # README
-    "graph": reference.diagrams, "prompts": reference.prompts, "options": reference.options,  # docs/methods
+    "methods": method_table,
+    "matrix": matrix_table,
+    "nodes": node_table,
+    "diagrams": diagrams,  # README
+    "graph": reference.diagrams,
+    "prompts": reference.prompts,
+    "options": reference.options,  # docs/methods
     "cli": reference.cli_reference,  # docs/cli.md
 }
 _SECTION = re.compile(r"(<!-- generated: ([\w ]+?) -->\n)(.*?)(<!-- end generated -->)", re.DOTALL)

@@ -12,8 +12,9 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from envs.base import make_env
 from graphs import method_named
@@ -44,8 +45,14 @@ def pairs(items: list[str] | None, what: str) -> dict[str, Any]:
 
 
 # command-line flags that set a Context field directly
-FLAGS = {"model": "model", "temperature": "temperature", "max_tokens": "max_tokens",
-         "batch": "batch_size", "iterations": "iterations", "confirm": "confirm"}
+FLAGS = {
+    "model": "model",
+    "temperature": "temperature",
+    "max_tokens": "max_tokens",
+    "batch": "batch_size",
+    "iterations": "iterations",
+    "confirm": "confirm",
+}
 
 
 def context_from(args: argparse.Namespace, method: str, base: Context | None = None) -> Context:
@@ -88,8 +95,9 @@ def check_model(context: Context) -> None:
     )
     from nodes.scripted import ScriptedChatModel
 
-    model = model_for(context.model, context.temperature, context.max_tokens, timeout=context.timeout,
-                      retries=context.retries)
+    model = model_for(
+        context.model, context.temperature, context.max_tokens, timeout=context.timeout, retries=context.retries
+    )
     if isinstance(model, ScriptedChatModel):
         model.load()  # a malformed script is refused here, not at its first call
 
@@ -102,7 +110,7 @@ def task_list(context: Context, split: str | None, selection: str | None) -> lis
         return available
     if ":" in selection and all(p.strip().lstrip("-").isdigit() or not p.strip() for p in selection.split(":")):
         start, _, stop = selection.partition(":")
-        return available[int(start) if start.strip() else None: int(stop) if stop.strip() else None]
+        return available[int(start) if start.strip() else None : int(stop) if stop.strip() else None]
     wanted = [t.strip() for t in selection.split(",") if t.strip()]
     for task_id in wanted:  # the env decides (MiniWoB accepts any seed of a known task)
         env.check_task(task_id)

@@ -49,8 +49,14 @@ def cli_reference() -> str:
 
     out = []
     for line, parser, summary in _subcommands(build_parser(), "introspect"):
-        out += [f"## `{line}`", "", f"{summary[:1].upper()}{summary[1:]}." if summary else "", "",
-                "| argument | what it is | default |", "|---|---|---|"]
+        out += [
+            f"## `{line}`",
+            "",
+            f"{summary[:1].upper()}{summary[1:]}." if summary else "",
+            "",
+            "| argument | what it is | default |",
+            "|---|---|---|",
+        ]
         for action in parser._actions:
             if isinstance(action, argparse._HelpAction):
                 continue
@@ -102,7 +108,12 @@ def options(method: str) -> str:
             continue
         default = field.default if field.default is not dataclasses.MISSING else field.default_factory()
         rows.append(f"| `{field.name}` | {_type(field)} | `{json.dumps(default)}` | {_cell(description)} |")
-    rows += ["", "Published defaults (the paper's limits; a `null` field above takes these):", "",
-             "| name | value |", "|---|---|"]
+    rows += [
+        "",
+        "Published defaults (the paper's limits; a `null` field above takes these):",
+        "",
+        "| name | value |",
+        "|---|---|",
+    ]
     rows += [f"| `{key}` | `{json.dumps(value)}` |" for key, value in declared.defaults.items()]
     return "\n".join(rows)

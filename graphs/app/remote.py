@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import time
 import uuid
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from graphs import method_named
 from graphs.app.evaluate import eval_thread_id, row_for
@@ -46,8 +47,9 @@ class ServerEvaluation:
     """Runs the tasks of one configuration on the server at ``url``; ``run_one`` is the
     task runner ``graphs.app.evaluate.evaluate`` takes."""
 
-    def __init__(self, url: str, method: str, context: Context,
-                 on_step: Callable[[str, str], None] | None = None) -> None:
+    def __init__(
+        self, url: str, method: str, context: Context, on_step: Callable[[str, str], None] | None = None
+    ) -> None:
         from langgraph_sdk import get_client
 
         self.on_step = on_step  # hears (task id, node) for every graph step streamed from the server
@@ -71,9 +73,15 @@ class ServerEvaluation:
         thread = server_thread_id(self.method, self.context, task_id)
         started = time.monotonic()
         try:
-            await self.client.threads.create(thread_id=thread, if_exists="do_nothing", metadata={
-                "introspect_method": self.method, "introspect_task": task_id,
-                "introspect_thread": eval_thread_id(self.method, self.context, task_id)})
+            await self.client.threads.create(
+                thread_id=thread,
+                if_exists="do_nothing",
+                metadata={
+                    "introspect_method": self.method,
+                    "introspect_task": task_id,
+                    "introspect_thread": eval_thread_id(self.method, self.context, task_id),
+                },
+            )
             state = await self.client.threads.get_state(thread)
             if _finished(state):
                 return {**self._row(task_id, thread, state, 0.0), "from_checkpoint": True}
@@ -92,11 +100,18 @@ class ServerEvaluation:
 
     async def _follow(self, task_id: str, thread: str, graph_input: dict[str, Any] | None) -> None:
         """Start a run (``graph_input`` None continues the thread's checkpoint) and follow it."""
-        config = {"recursion_limit": max(method_named(self.method).recursion_limit(self.context),
-                                         DEFAULT_RECURSION_LIMIT)}
-        async for part in self.client.runs.stream(thread, self.graph, input=graph_input,
-                                                  context=self.context.to_dict(), config=config,
-                                                  stream_mode="updates", on_disconnect="continue"):
+        config = {
+            "recursion_limit": max(method_named(self.method).recursion_limit(self.context), DEFAULT_RECURSION_LIMIT)
+        }
+        async for part in self.client.runs.stream(
+            thread,
+            self.graph,
+            input=graph_input,
+            context=self.context.to_dict(),
+            config=config,
+            stream_mode="updates",
+            on_disconnect="continue",
+        ):
             if part.event == "error":
                 data = part.data if isinstance(part.data, dict) else {"message": part.data}
                 raise RunFailed(str(data.get("message") or data))
@@ -110,8 +125,7 @@ class ServerEvaluation:
         except Exception:  # noqa: BLE001 - the row then carries no usage; the error says why
             return {}
 
-    def _row(self, task_id: str, thread: str, state: dict[str, Any], seconds: float,
-             error: str = "") -> dict[str, Any]:
+    def _row(self, task_id: str, thread: str, state: dict[str, Any], seconds: float, error: str = "") -> dict[str, Any]:
         return row_for(self.method, self.context, task_id, thread, dict(state.get("values") or {}), seconds, error)
 
 

@@ -13,8 +13,9 @@ checkpointer alive.
 from __future__ import annotations
 
 import json
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Awaitable, Callable
+from typing import TYPE_CHECKING, Any
 
 from envs.sessions import SESSIONS
 from graphs import method_named
@@ -142,7 +143,9 @@ async def thread_context(checkpointer: BaseCheckpointSaver, thread_id: str) -> t
 
 
 async def resume(
-    checkpointer: BaseCheckpointSaver, thread_id: str, on_update: OnUpdate | None = None,
+    checkpointer: BaseCheckpointSaver,
+    thread_id: str,
+    on_update: OnUpdate | None = None,
     on_question: OnQuestion | None = None,
 ) -> Outcome:
     """Continue an interrupted run thread from its last checkpoint (a question it paused at

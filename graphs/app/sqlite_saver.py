@@ -25,15 +25,22 @@ from langgraph.checkpoint.base import (
 )
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
-_PUT = ("INSERT OR REPLACE INTO checkpoints (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, "
-        "type, checkpoint, metadata) VALUES (?, ?, ?, ?, ?, ?, ?)")
-_WRITES = ("INTO writes (thread_id, checkpoint_ns, checkpoint_id, task_id, task_path, idx, channel, type, value) "
-           "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")
+_PUT = (
+    "INSERT OR REPLACE INTO checkpoints (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, "
+    "type, checkpoint, metadata) VALUES (?, ?, ?, ?, ?, ?, ?)"
+)
+_WRITES = (
+    "INTO writes (thread_id, checkpoint_ns, checkpoint_id, task_id, task_path, idx, channel, type, value) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+)
 
 
 class OneTripSqliteSaver(AsyncSqliteSaver):
     async def aput(
-        self, config: RunnableConfig, checkpoint: Checkpoint, metadata: CheckpointMetadata,
+        self,
+        config: RunnableConfig,
+        checkpoint: Checkpoint,
+        metadata: CheckpointMetadata,
         new_versions: ChannelVersions,
     ) -> RunnableConfig:
         await self.setup()
@@ -47,14 +54,26 @@ class OneTripSqliteSaver(AsyncSqliteSaver):
         return {"configurable": {"thread_id": thread_id, "checkpoint_ns": namespace, "checkpoint_id": checkpoint["id"]}}
 
     async def aput_writes(
-        self, config: RunnableConfig, writes: Sequence[tuple[str, Any]], task_id: str, task_path: str = "",
+        self,
+        config: RunnableConfig,
+        writes: Sequence[tuple[str, Any]],
+        task_id: str,
+        task_path: str = "",
     ) -> None:
         replace = all(channel in WRITES_IDX_MAP for channel, _ in writes)  # as AsyncSqliteSaver decides
         query = ("INSERT OR REPLACE " if replace else "INSERT OR IGNORE ") + _WRITES
         configurable = config["configurable"]
         rows = [
-            (str(configurable["thread_id"]), str(configurable["checkpoint_ns"]), str(configurable["checkpoint_id"]),
-             task_id, task_path, WRITES_IDX_MAP.get(channel, idx), channel, *self.serde.dumps_typed(value))
+            (
+                str(configurable["thread_id"]),
+                str(configurable["checkpoint_ns"]),
+                str(configurable["checkpoint_id"]),
+                task_id,
+                task_path,
+                WRITES_IDX_MAP.get(channel, idx),
+                channel,
+                *self.serde.dumps_typed(value),
+            )
             for idx, (channel, value) in enumerate(writes)
         ]
         await self.setup()

@@ -42,14 +42,19 @@ async def history(saver: Any, thread_id: str) -> list[Checkpoint]:
     before: Any = None
     for snap in reversed(snapshots):
         done = len(snap.values.get("trajectory") or [])
-        new = (snap.values.get("trajectory") or [])[len((before.values.get("trajectory") or []) if before else []):done]
-        rows.append(Checkpoint(
-            checkpoint_id=snap.config["configurable"]["checkpoint_id"],
-            step=int((snap.metadata or {}).get("step", -1)),
-            node=",".join(before.next) if before is not None and before.next else "input",
-            next=",".join(snap.next),
-            action="; ".join(str(s.get("action", "")) for s in new),
-            reward=snap.values.get("reward") if new else None))
+        new = (snap.values.get("trajectory") or [])[
+            len((before.values.get("trajectory") or []) if before else []) : done
+        ]
+        rows.append(
+            Checkpoint(
+                checkpoint_id=snap.config["configurable"]["checkpoint_id"],
+                step=int((snap.metadata or {}).get("step", -1)),
+                node=",".join(before.next) if before is not None and before.next else "input",
+                next=",".join(snap.next),
+                action="; ".join(str(s.get("action", "")) for s in new),
+                reward=snap.values.get("reward") if new else None,
+            )
+        )
         before = snap
     return rows
 
@@ -88,8 +93,10 @@ async def cmd_fork(args: argparse.Namespace) -> int:
         if await saver.aget_tuple({"configurable": {"thread_id": target}}) is not None:
             raise ThreadError(f"thread {target!r} already exists: name a new one with --thread")
         await fork(saver, args.thread_id, target, at.checkpoint_id)
-        print(f"forked thread {args.thread_id} at checkpoint {at.checkpoint_id} (step {at.step}) into {target}",
-              flush=True)
+        print(
+            f"forked thread {args.thread_id} at checkpoint {at.checkpoint_id} (step {at.step}) into {target}",
+            flush=True,
+        )
         RETRY_NOTICE.set(retry_notice())
         try:
             outcome = await drive(method, context, target, saver, None, update_printer(method))

@@ -12,8 +12,9 @@ checkpoint metadata, so ``introspect resume`` continues it by id alone.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
 
 from graphs.method import Method
 from nodes.context import Context
@@ -29,8 +30,11 @@ def training_config(method: Method, context: Context, thread_id: str, plan_out: 
         "recursion_limit": method.recursion_limit(context),
         # not "introspect_method": `introspect resume` drives inference graphs with that key; a
         # training thread continues with train(..., resume=True), which these keys are enough for
-        "metadata": {"introspect_training": method.name, "introspect_context": json.dumps(context.to_dict()),
-                     "introspect_plan_out": str(plan_out)},
+        "metadata": {
+            "introspect_training": method.name,
+            "introspect_context": json.dumps(context.to_dict()),
+            "introspect_plan_out": str(plan_out),
+        },
     }
 
 
@@ -76,8 +80,9 @@ async def train(
                 if answers is None:
                     break
                 graph_input = Command(resume=answers)
-            async for mode, chunk in runner.astream(graph_input, config, context=context,
-                                                    stream_mode=["updates", "values"]):
+            async for mode, chunk in runner.astream(
+                graph_input, config, context=context, stream_mode=["updates", "values"]
+            ):
                 if mode == "values":
                     state = chunk
                 elif on_update is not None:

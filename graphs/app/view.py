@@ -16,9 +16,10 @@ import asyncio
 import base64
 import html
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from graphs.app.runner import graph_for, thread_context
 from nodes.screenshots import screenshot_path
@@ -53,7 +54,7 @@ class Card:
 
 def _grown(before: dict[str, Any], after: dict[str, Any], key: str) -> list[Any]:
     old, new = before.get(key) or [], after.get(key) or []
-    return list(new[len(old):]) if len(new) > len(old) else []
+    return list(new[len(old) :]) if len(new) > len(old) else []
 
 
 def _shown(records: list[dict[str, Any]] | None) -> list[dict[str, Any]]:
@@ -63,44 +64,73 @@ def _shown(records: list[dict[str, Any]] | None) -> list[dict[str, Any]]:
 
 def _da(values: dict[str, Any], path: list[str]) -> list[tuple[str, Any]]:
     plan = [("-> " if i == values.get("subtask") else "   ") + s for i, s in enumerate(values.get("plan") or [])]
-    return [("episode", values.get("episode")), ("plan", "\n".join(plan)),
-            ("stack (top last)", _shown(values.get("stack"))),
-            ("backtracks", values.get("backtracks") or [])]
+    return [
+        ("episode", values.get("episode")),
+        ("plan", "\n".join(plan)),
+        ("stack (top last)", _shown(values.get("stack"))),
+        ("backtracks", values.get("backtracks") or []),
+    ]
 
 
 def _sr(values: dict[str, Any], path: list[str]) -> list[tuple[str, Any]]:
     memory = values.get("memory") or {}
-    return [("trial", values.get("trial")),
-            ("this trial's steps", _shown(values.get("steps"))),
-            ("reflection memory (by step index)", memory.get("entries") or {}),
-            ("trials", values.get("trials") or [])]
+    return [
+        ("trial", values.get("trial")),
+        ("this trial's steps", _shown(values.get("steps"))),
+        ("reflection memory (by step index)", memory.get("entries") or {}),
+        ("trials", values.get("trials") or []),
+    ]
 
 
 def _laser(values: dict[str, Any], path: list[str]) -> list[tuple[str, Any]]:
-    return [("state path", " -> ".join(path)),
-            ("buffer", _shown(values.get("buffer")))]
+    return [("state path", " -> ".join(path)), ("buffer", _shown(values.get("buffer")))]
 
 
 def _autoplan(values: dict[str, Any], path: list[str]) -> list[tuple[str, Any]]:
-    return [("plan", values.get("plan") or "(none: ReAct zero-shot)"), ("thought", values.get("thought")),
-            ("free-form action", values.get("raw_action")), ("formalized", values.get("command"))]
+    return [
+        ("plan", values.get("plan") or "(none: ReAct zero-shot)"),
+        ("thought", values.get("thought")),
+        ("free-form action", values.get("raw_action")),
+        ("formalized", values.get("command")),
+    ]
 
 
 STRUCTURES: dict[str, Callable[[dict[str, Any], list[str]], list[tuple[str, Any]]]] = {
-    "devils_advocate": _da, "structured_reflection": _sr, "laser": _laser, "autoplan": _autoplan}
+    "devils_advocate": _da,
+    "structured_reflection": _sr,
+    "laser": _laser,
+    "autoplan": _autoplan,
+}
 
 
 def marks(before: dict[str, Any], after: dict[str, Any]) -> list[Card]:
     """What happened between two checkpoints that is not an environment step."""
-    out = [Card("backtrack", f"backtrack (episode {b.get('episode')}): back to {b.get('url')} to try "
-                f"{b.get('action')}" + (f", remapped to {b['mapped_action']}" if b.get("mapped_action")
-                                         and b.get("mapped_action") != b.get("action") else ""))
-           for b in _grown(before, after, "backtracks")]
-    out += [Card("revision", "plan revised:\n" + "\n".join(p)) for p in _grown(before, after, "plans")
-            if before.get("plans")]
-    out += [Card("trial", f"trial {t.get('trial')} ended {t.get('status')}, reward {t.get('reward')}"
-                 + (f"; reflection: {t['reflection']}" if t.get("reflection") else ""))
-            for t in _grown(before, after, "trials")]
+    out = [
+        Card(
+            "backtrack",
+            f"backtrack (episode {b.get('episode')}): back to {b.get('url')} to try "
+            f"{b.get('action')}"
+            + (
+                f", remapped to {b['mapped_action']}"
+                if b.get("mapped_action") and b.get("mapped_action") != b.get("action")
+                else ""
+            ),
+        )
+        for b in _grown(before, after, "backtracks")
+    ]
+    out += [
+        Card("revision", "plan revised:\n" + "\n".join(p))
+        for p in _grown(before, after, "plans")
+        if before.get("plans")
+    ]
+    out += [
+        Card(
+            "trial",
+            f"trial {t.get('trial')} ended {t.get('status')}, reward {t.get('reward')}"
+            + (f"; reflection: {t['reflection']}" if t.get("reflection") else ""),
+        )
+        for t in _grown(before, after, "trials")
+    ]
     return out
 
 
@@ -134,8 +164,11 @@ def _value(value: Any) -> str:
         rows = "".join("<tr>" + "".join(f"<td>{_cell(v.get(k))}</td>" for k in keys) + "</tr>" for v in value)
         return f"<table><tr>{head}</tr>{rows}</table>"
     if isinstance(value, dict) and value:
-        return "<table>" + "".join(f"<tr><th>{html.escape(str(k))}</th><td>{_cell(v)}</td></tr>"
-                                   for k, v in value.items()) + "</table>"
+        return (
+            "<table>"
+            + "".join(f"<tr><th>{html.escape(str(k))}</th><td>{_cell(v)}</td></tr>" for k, v in value.items())
+            + "</table>"
+        )
     if value in (None, "", [], {}):
         return "<i>empty</i>"
     return f"<pre>{html.escape(value if isinstance(value, str) else json.dumps(value, ensure_ascii=False))}</pre>"
@@ -151,38 +184,57 @@ def _cell(value: Any) -> str:
 
 def _step_html(card: Card, shots: Path, session: str) -> str:
     step = card.step
-    refused = ("" if step.get("valid", True) else
-               f" <span class='refused'>refused: {html.escape(step.get('feedback', ''))}</span>")
+    refused = (
+        ""
+        if step.get("valid", True)
+        else f" <span class='refused'>refused: {html.escape(step.get('feedback', ''))}</span>"
+    )
     shot = screenshot_path(shots, session, card.index)
-    picture = (f"<img class='shot' alt='screenshot after step {card.index + 1}' src='data:image/png;base64,"
-               f"{base64.b64encode(shot.read_bytes()).decode()}'>" if shot.is_file() else "")
-    structures = "".join(f"<details open><summary>{html.escape(title)}</summary>{_value(value)}</details>"
-                         for title, value in card.structures)
-    return (f"<section class='step' id='step-{card.index + 1}'><h2>Step {card.index + 1} "
-            f"<small>({html.escape(str(step.get('node', '')))})</small>"
-            f"<span class='reward'>reward {float(step.get('reward', 0.0)):.2f}</span></h2>"
-            f"<p>{html.escape(str(step.get('rationale', '')))}</p>"
-            f"<p>action <span class='action'>{html.escape(str(step.get('action', '')))}</span>{refused}</p>"
-            f"<div class='cols'><div>{picture}<details{'' if picture else ' open'}><summary>observation</summary>"
-            f"<pre>{html.escape(str(step.get('observation', '')))}</pre></details></div>"
-            f"<div>{structures}</div></div></section>")
+    picture = (
+        f"<img class='shot' alt='screenshot after step {card.index + 1}' src='data:image/png;base64,"
+        f"{base64.b64encode(shot.read_bytes()).decode()}'>"
+        if shot.is_file()
+        else ""
+    )
+    structures = "".join(
+        f"<details open><summary>{html.escape(title)}</summary>{_value(value)}</details>"
+        for title, value in card.structures
+    )
+    return (
+        f"<section class='step' id='step-{card.index + 1}'><h2>Step {card.index + 1} "
+        f"<small>({html.escape(str(step.get('node', '')))})</small>"
+        f"<span class='reward'>reward {float(step.get('reward', 0.0)):.2f}</span></h2>"
+        f"<p>{html.escape(str(step.get('rationale', '')))}</p>"
+        f"<p>action <span class='action'>{html.escape(str(step.get('action', '')))}</span>{refused}</p>"
+        f"<div class='cols'><div>{picture}<details{'' if picture else ' open'}><summary>observation</summary>"
+        f"<pre>{html.escape(str(step.get('observation', '')))}</pre></details></div>"
+        f"<div>{structures}</div></div></section>"
+    )
 
 
 def page(thread_id: str, method: str, context: Any, final: dict[str, Any], cards: list[Card], shots: Path) -> str:
     """The thread's page: a header with the outcome, then its steps and marks in order."""
     usage = final.get("usage") or {}
-    outcome = (f"success={bool(final.get('success'))} reward={float(final.get('reward', 0.0)):.3f} "
-               f"steps={final.get('actions', 0)} model calls={usage.get('model_calls', 0)} "
-               f"tokens={usage.get('input_tokens', 0)}+{usage.get('output_tokens', 0)}"
-               + (f" ({final['stop_reason']})" if final.get("stop_reason") else ""))
-    body = "".join(_step_html(c, shots, thread_id) if c.kind == "step" else
-                   f"<div class='mark {c.kind}'><pre>{html.escape(c.text)}</pre></div>" for c in cards)
+    outcome = (
+        f"success={bool(final.get('success'))} reward={float(final.get('reward', 0.0)):.3f} "
+        f"steps={final.get('actions', 0)} model calls={usage.get('model_calls', 0)} "
+        f"tokens={usage.get('input_tokens', 0)}+{usage.get('output_tokens', 0)}"
+        + (f" ({final['stop_reason']})" if final.get("stop_reason") else "")
+    )
+    body = "".join(
+        _step_html(c, shots, thread_id)
+        if c.kind == "step"
+        else f"<div class='mark {c.kind}'><pre>{html.escape(c.text)}</pre></div>"
+        for c in cards
+    )
     title = f"{method} on {context.env}, task {final.get('task_id', '')}"
-    return (f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
-            f"<style>{STYLE}</style></head><body><header><h1>{html.escape(title)}</h1>"
-            f"<div>thread {html.escape(thread_id)} · model {html.escape(context.model)}</div>"
-            f"<div>{html.escape(outcome)}</div><div>{html.escape(str(final.get('goal', '')))}</div></header>"
-            f"<main>{body or '<p>No step was executed.</p>'}</main></body></html>")
+    return (
+        f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
+        f"<style>{STYLE}</style></head><body><header><h1>{html.escape(title)}</h1>"
+        f"<div>thread {html.escape(thread_id)} · model {html.escape(context.model)}</div>"
+        f"<div>{html.escape(outcome)}</div><div>{html.escape(str(final.get('goal', '')))}</div></header>"
+        f"<main>{body or '<p>No step was executed.</p>'}</main></body></html>"
+    )
 
 
 def index_page(source: str, rows: list[dict[str, Any]], pages: dict[str, str]) -> str:
@@ -190,13 +242,21 @@ def index_page(source: str, rows: list[dict[str, Any]], pages: dict[str, str]) -
     cells = ("task_id", "success", "reward", "steps", "stop_reason", "model_calls", "error")
     head = "".join(f"<th>{c}</th>" for c in cells)
     body = "".join(
-        "<tr>" + "".join(
+        "<tr>"
+        + "".join(
             f"<td><a href='{html.escape(pages[r['thread_id']])}'>{html.escape(str(r.get(c)))}</a></td>"
-            if c == "task_id" and r.get("thread_id") in pages else f"<td>{html.escape(str(r.get(c, '')))}</td>"
-            for c in cells) + "</tr>" for r in rows)
-    return (f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(source)}</title>"
-            f"<style>{STYLE}</style></head><body><header><h1>{html.escape(source)}</h1>"
-            f"<div>{len(rows)} tasks</div></header><main><table><tr>{head}</tr>{body}</table></main></body></html>")
+            if c == "task_id" and r.get("thread_id") in pages
+            else f"<td>{html.escape(str(r.get(c, '')))}</td>"
+            for c in cells
+        )
+        + "</tr>"
+        for r in rows
+    )
+    return (
+        f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(source)}</title>"
+        f"<style>{STYLE}</style></head><body><header><h1>{html.escape(source)}</h1>"
+        f"<div>{len(rows)} tasks</div></header><main><table><tr>{head}</tr>{body}</table></main></body></html>"
+    )
 
 
 def _file_name(thread_id: str) -> str:

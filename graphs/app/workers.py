@@ -21,7 +21,8 @@ import multiprocessing
 import os
 import queue
 import sys
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from graphs.app.evaluate import eval_thread_id, row_for
 from nodes.context import Context
@@ -58,21 +59,32 @@ async def _serve(method: str, context: Context, checkpoint: str, slots: int, tas
 class WorkerPool:
     """N worker processes (``slots`` concurrent tasks each) over one checkpoint database."""
 
-    def __init__(self, workers: int, slots: int, method: str, context: Context, checkpoint: str,
-                 on_retry: Callable[[str, str], None] | None = None) -> None:
+    def __init__(
+        self,
+        workers: int,
+        slots: int,
+        method: str,
+        context: Context,
+        checkpoint: str,
+        on_retry: Callable[[str, str], None] | None = None,
+    ) -> None:
         self.workers, self.slots = workers, slots
         self.method, self.context, self.checkpoint = method, context, checkpoint
         self.on_retry = on_retry
         mp = multiprocessing.get_context("spawn")  # fresh interpreters: no inherited loop, browser or sqlite
         self.tasks, self.rows = mp.Queue(), mp.Queue()
-        self.processes = [mp.Process(target=_work, args=(method, context.to_dict(), checkpoint, slots, self.tasks,
-                                                         self.rows), daemon=True) for _ in range(workers)]
+        self.processes = [
+            mp.Process(
+                target=_work, args=(method, context.to_dict(), checkpoint, slots, self.tasks, self.rows), daemon=True
+            )
+            for _ in range(workers)
+        ]
         self.waiting: dict[str, asyncio.Future[dict[str, Any]]] = {}
         self.running: dict[str, int] = {}  # task id -> pid of the worker running it
         self.taken: dict[str, int] = {}  # task id -> pid of the worker that took it (all of them)
         self._reader: asyncio.Task[None] | None = None
 
-    async def __aenter__(self) -> "WorkerPool":
+    async def __aenter__(self) -> WorkerPool:
         for process in self.processes:
             process.start()
         self._reader = asyncio.create_task(self._read())
@@ -119,13 +131,33 @@ class WorkerPool:
             if pid in dead:
                 del self.running[task_id]
                 thread = eval_thread_id(self.method, self.context, task_id)
-                self._settle(task_id, row_for(self.method, self.context, task_id, thread, {}, 0.0,
-                                              error=f"WorkerDied: worker process {pid} exited with code {dead[pid]}"))
+                self._settle(
+                    task_id,
+                    row_for(
+                        self.method,
+                        self.context,
+                        task_id,
+                        thread,
+                        {},
+                        0.0,
+                        error=f"WorkerDied: worker process {pid} exited with code {dead[pid]}",
+                    ),
+                )
         if len(dead) == len(self.processes):  # nobody left to take the queued tasks
             for task_id in [t for t in self.waiting if t not in self.running]:
                 thread = eval_thread_id(self.method, self.context, task_id)
-                self._settle(task_id, row_for(self.method, self.context, task_id, thread, {}, 0.0,
-                                              error="WorkerDied: every worker process has exited"))
+                self._settle(
+                    task_id,
+                    row_for(
+                        self.method,
+                        self.context,
+                        task_id,
+                        thread,
+                        {},
+                        0.0,
+                        error="WorkerDied: every worker process has exited",
+                    ),
+                )
 
     def _settle(self, task_id: str, row: dict[str, Any]) -> None:
         future = self.waiting.pop(task_id, None)

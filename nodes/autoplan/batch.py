@@ -32,7 +32,8 @@ from __future__ import annotations
 
 import random
 import re
-from typing import Any, Iterable, TypeVar
+from collections.abc import Iterable, Mapping
+from typing import Any, TypeVar
 
 from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
@@ -64,14 +65,18 @@ def training_pool(env: Env, split: str | None = None, task_type: str | None = No
     download's ``train``, else the shipped ``valid_train``), narrowed to ``task_type``."""
     allowed = training_splits(env)
     if not allowed:
-        raise EnvError(f"AutoPlan trains on an env's training split and {env.name} declares none (its tasks are for "
-                       "evaluation): run it there with a plan trained elsewhere (--plan) or with none (ReAct zero-shot)")
+        raise EnvError(
+            f"AutoPlan trains on an env's training split and {env.name} declares none (its tasks are for "
+            "evaluation): run it there with a plan trained elsewhere (--plan) or with none (ReAct zero-shot)"
+        )
     names = [split] if split else list(allowed)
     for name in names:
         base = re.split(r"[:\[]", name, maxsplit=1)[0].strip()
         if base not in allowed:
-            raise EnvError(f"AutoPlan trains on a training split of {env.name} ({', '.join(allowed) or 'none'}), "
-                           f"not {name!r}: evaluation tasks must stay unseen")
+            raise EnvError(
+                f"AutoPlan trains on a training split of {env.name} ({', '.join(allowed) or 'none'}), "
+                f"not {name!r}: evaluation tasks must stay unseen"
+            )
         try:
             tasks = env.task_ids(f"{name}:{task_type}" if task_type else name)
         except EnvError:
@@ -99,7 +104,7 @@ def batch_tasks(pool: list[str], size: int, seed: int, iteration: int, shuffle: 
     order = list(pool)
     if shuffle:
         random.Random(f"autoplan:{seed}:{epoch}").shuffle(order)
-    return order[k * size:(k + 1) * size]
+    return order[k * size : (k + 1) * size]
 
 
 def branch_session(root: str, iteration: int, task_id: str) -> str:
@@ -113,16 +118,26 @@ def session_config(state: CollectState, config: RunnableConfig) -> RunnableConfi
     return {"configurable": {"thread_id": branch["session"]}} if branch else config
 
 
-def caller_at(context: Context, position: int, temperature: float = GREEDY, top_p: float | None = None,
-              task: str | None = None) -> Caller:
+def caller_at(
+    context: Context, position: int, temperature: float = GREEDY, top_p: float | None = None, task: str | None = None
+) -> Caller:
     """A Caller that starts at model-call ``position`` (see the module docstring); greedy
     unless told otherwise, whatever Context.temperature says (it sets acting calls only)."""
-    return Caller(context.model, temperature=temperature, top_p=top_p, max_tokens=context.max_tokens,
-                  calls_before=position, timeout=context.timeout, retries=context.retries, task=task)
+    return Caller(
+        context.model,
+        temperature=temperature,
+        top_p=top_p,
+        max_tokens=context.max_tokens,
+        calls_before=position,
+        timeout=context.timeout,
+        retries=context.retries,
+        task=task,
+    )
 
 
-def branch_caller(context: Context, state: dict[str, Any], temperature: float = GREEDY,
-                  top_p: float | None = None) -> Caller:
+def branch_caller(
+    context: Context, state: Mapping[str, Any], temperature: float = GREEDY, top_p: float | None = None
+) -> Caller:
     """The Caller of a node of a collection: it starts at the collection's counter (which a
     training branch starts at the phase's count: see the module docstring)."""
     return caller_at(context, calls(state.get("usage")), temperature, top_p, state.get("task_id"))
@@ -177,11 +192,11 @@ async def sample_batch(state: TrainState, runtime: Runtime[Context], config: Run
     plans = state.get("plans") or [runtime.context.plan]
     iteration = len(plans) - 1
     root = state.get("session_root") or session_key(config)
-    chosen = batch_tasks(pool, runtime.context.batch_size, runtime.context.seed, iteration,
-                         runtime.context.shuffle_pool)
+    chosen = batch_tasks(
+        pool, runtime.context.batch_size, runtime.context.seed, iteration, runtime.context.shuffle_pool
+    )
     batch = [
-        BatchItem(task_id=task, session=branch_session(root, iteration, task), index=i)
-        for i, task in enumerate(chosen)
+        BatchItem(task_id=task, session=branch_session(root, iteration, task), index=i) for i, task in enumerate(chosen)
     ]
     return {"batch": batch, "plans": edit(state.get("plans") or [], plans), "session_root": root}
 

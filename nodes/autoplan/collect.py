@@ -88,12 +88,21 @@ async def _observed(state: CollectState, context: Context) -> str:
     """The latest observation as the chat shows it; the first one opens the chat with the
     task instance P_j and the custom prompt X_i (the plan, or a baseline's examples)."""
     if state.get("messages"):
-        return transcript.observation_turn(context.env, state.get("observation", ""), state.get("command", ""),
-                                           context.transcript)
+        return transcript.observation_turn(
+            context.env, state.get("observation", ""), state.get("command", ""), context.transcript
+        )
     plan, kind = state.get("plan", ""), state.get("task_type", "")
     examples = "" if plan.strip() else await few_shot.examples(context.env, context.few_shot, kind)
-    return transcript.instance_prompt(context.env, await env_interface(context), plan, state.get("opening", ""),
-                                      state.get("goal", ""), kind, examples, state.get("intro", ""))
+    return transcript.instance_prompt(
+        context.env,
+        await env_interface(context),
+        plan,
+        state.get("opening", ""),
+        state.get("goal", ""),
+        kind,
+        examples,
+        state.get("intro", ""),
+    )
 
 
 async def think(state: CollectState, runtime: Runtime[Context], config: RunnableConfig) -> dict:
@@ -105,8 +114,11 @@ async def think(state: CollectState, runtime: Runtime[Context], config: Runnable
     kind = "thought" if state.get("messages") else "opening_thought"
     chat = state.get("messages", [])
     thought = (await decoding.ask(llm, text.chat(env, [*chat, ask]), env, kind)).strip()
-    return {"messages": edit(chat, [*chat, ask, Turn(role="assistant", content=thought)]), "thought": thought,
-            "usage": llm.usage}
+    return {
+        "messages": edit(chat, [*chat, ask, Turn(role="assistant", content=thought)]),
+        "thought": thought,
+        "usage": llm.usage,
+    }
 
 
 async def act(state: CollectState, runtime: Runtime[Context], config: RunnableConfig) -> dict:
@@ -146,8 +158,9 @@ async def execute_command(state: CollectState, runtime: Runtime[Context], config
     cfg = session_config(state, config)
     env = await live_env(state, runtime.context, cfg)
     llm = branch_caller(runtime.context, state)
-    result, update = await execute(env, state, cfg, state.get("command", ""), node="execute", caller=llm,
-                                   rationale=state.get("thought", ""))
+    result, update = await execute(
+        env, state, cfg, state.get("command", ""), node="execute", caller=llm, rationale=state.get("thought", "")
+    )
     update["usage"] = llm.usage
     observation = result.observation.text
     if not result.info.get("valid", True) and observation == state.get("observation"):
@@ -177,8 +190,11 @@ async def finish(state: CollectState, runtime: Runtime[Context], config: Runnabl
     """Close the episode: the last observation joins H_T (not in the original's chat), the
     experience is recorded."""
     env, plan = runtime.context.env, state.get("plan", "")
-    final = ([Turn(role="user", content=await _observed(state, runtime.context))]
-             if transcript.keeps_last_observation(runtime.context.transcript) else [])
+    final = (
+        [Turn(role="user", content=await _observed(state, runtime.context))]
+        if transcript.keeps_last_observation(runtime.context.transcript)
+        else []
+    )
     branch = state.get("branch") or {}
     success = bool(state.get("success"))
     stop_reason = state.get("stop_reason") or "done"
@@ -201,5 +217,8 @@ async def finish(state: CollectState, runtime: Runtime[Context], config: Runnabl
         usage=state.get("usage") or {},
     )
     await release(state, cfg)
-    return {"messages": edit(state.get("messages", []), experience["messages"]), "experiences": [experience],
-            "stop_reason": stop_reason}
+    return {
+        "messages": edit(state.get("messages", []), experience["messages"]),
+        "experiences": [experience],
+        "stop_reason": stop_reason,
+    }

@@ -12,16 +12,18 @@ Length. The paper says nothing of stop sequences or token limits, so they are th
 code's, per call kind (``LIMITS``): ALFWorld's free-form action stops at a newline within
 50 tokens and every thought after the first at a newline within 100 (the opening thought
 is free); the formalizer stops at a newline; HotpotQA's thought and action stop at a
-newline (and so do every other env's: ``GENERIC_LIMITS``). Context.max_tokens (default 512, the original's ``--max-token``) is the limit of
-every call the original leaves at that setting: ALFWorld's opening thought, formalizer,
-reflection and plan update, and every HotpotQA call. Stop sequences go to the model with
+newline (and so do every other env's: ``GENERIC_LIMITS``). Context.max_tokens (default 512,
+the original's ``--max-token``) is the limit of every call the original leaves at that
+setting: ALFWorld's opening thought, formalizer, reflection and plan update, and every
+HotpotQA call. Stop sequences go to the model with
 the request and are applied to the reply as well (nodes.llm.Caller).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, Sequence
+from typing import Any, Literal
 
 from langchain_core.messages import BaseMessage
 
@@ -49,8 +51,9 @@ class Limits:
 
 LINE = ("\n",)
 # Other envs decode as HotpotQA does: each thought, action and command is one line.
-GENERIC_LIMITS: dict[CallKind, Limits] = {kind: Limits(LINE) for kind in ("opening_thought", "thought", "action",
-                                                                            "formalize")}
+GENERIC_LIMITS: dict[CallKind, Limits] = {
+    kind: Limits(LINE) for kind in ("opening_thought", "thought", "action", "formalize")
+}
 LIMITS: dict[str, dict[CallKind, Limits]] = {  # kinds not listed: Limits() (reflection, update)
     "alfworld": {
         "opening_thought": Limits(),
@@ -75,8 +78,11 @@ def limits(env: str, kind: CallKind) -> Limits:
 def acting_sampling(context: Context, training: bool) -> tuple[float, float | None]:
     """Temperature and top_p of the acting calls: Context's when set, else nucleus sampling
     while training and greedy decoding at inference (paper 4.2)."""
-    temperature = context.temperature if context.temperature is not None else (
-        DEFAULTS["train_temperature"] if training else GREEDY)
+    temperature = (
+        context.temperature
+        if context.temperature is not None
+        else (DEFAULTS["train_temperature"] if training else GREEDY)
+    )
     top_p = context.top_p if context.top_p is not None else (DEFAULTS["train_top_p"] if training else None)
     return temperature, top_p
 

@@ -28,7 +28,7 @@ import asyncio
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 
 from envs.base import DATA_ROOT, EnvError
 
@@ -47,7 +47,7 @@ REACT_TYPES = {
 }
 
 
-@lru_cache(maxsize=None)
+@cache
 def _prompts(name: str) -> dict[str, str]:
     return json.loads((DATA / name).read_text(encoding="utf-8"))
 
@@ -98,8 +98,10 @@ def _baseline(env: str) -> Baseline:
     try:
         return BASELINES[env]
     except KeyError:
-        raise EnvError(f"ReAct wrote few-shot examples for {' and '.join(BASELINES)} only, not {env}: "
-                       "use few_shot=none (ReAct zero-shot: no plan) there") from None
+        raise EnvError(
+            f"ReAct wrote few-shot examples for {' and '.join(BASELINES)} only, not {env}: "
+            "use few_shot=none (ReAct zero-shot: no plan) there"
+        ) from None
 
 
 def check(few_shot: str, plan: str, training: bool, env: str) -> None:
@@ -108,8 +110,10 @@ def check(few_shot: str, plan: str, training: bool, env: str) -> None:
     if few_shot not in (NONE, *ALFWORLD_FILES):
         raise EnvError(f"unknown few_shot {few_shot!r}; use none, react or react_autoplan")
     if few_shot != NONE and (training or plan.strip()):
-        raise EnvError(f"few_shot={few_shot} runs ReAct's baseline in place of a plan: "
-                       "use it for inference without a plan, not with --plan or in training")
+        raise EnvError(
+            f"few_shot={few_shot} runs ReAct's baseline in place of a plan: "
+            "use it for inference without a plan, not with --plan or in training"
+        )
     if few_shot != NONE:
         _baseline(env)
 

@@ -45,8 +45,14 @@ def update_prompt(env: str, interface: Interface, state: TrainState) -> str:
     )
     current = state["plans"][-1].strip()
     kinds = [str(e.get("task_type", "")) for e in experiences]
-    return text.render(env, "update", description=text.description(env, interface, kinds), plan=current or NO_PLAN,
-                       experiences=blocks, count=len(experiences))
+    return text.render(
+        env,
+        "update",
+        description=text.description(env, interface, kinds),
+        plan=current or NO_PLAN,
+        experiences=blocks,
+        count=len(experiences),
+    )
 
 
 async def plan(state: TrainState, runtime: Runtime[Context], config: RunnableConfig) -> dict:
@@ -58,22 +64,23 @@ async def plan(state: TrainState, runtime: Runtime[Context], config: RunnableCon
     iteration = iteration_of(state)
     reflections = of_iteration(state.get("reflections") or [], iteration)
     llm = caller_at(runtime.context, phase_starts(state, iteration)[2])
-    messages: list[BaseMessage] = [
-        HumanMessage(update_prompt(env, await env_interface(runtime.context), state))
-    ]
+    messages: list[BaseMessage] = [HumanMessage(update_prompt(env, await env_interface(runtime.context), state))]
     while True:
         reply = (await ask(llm, messages, env, "update")).strip()
         new_plan = clean_plan(reply) or state["plans"][-1]
         if not confirmation.wanted(runtime.context):
             break
         why = "; ".join(str(r.get("revision") or r.get("summary") or "").strip() for r in reflections).strip("; ")
-        verdict = confirmation.ask("plan", new_plan, f"revisions suggested by the batch's reflections: {why}"
-                                   if why else "", "plan")
+        verdict = confirmation.ask(
+            "plan", new_plan, f"revisions suggested by the batch's reflections: {why}" if why else "", "plan"
+        )
         if verdict.proposal is not None:
             new_plan = verdict.proposal
             break
-        messages += [AIMessage(reply), HumanMessage(f"A person rejected this plan: {verdict.reason}. "
-                                                    "Write the new plan again.")]
+        messages += [
+            AIMessage(reply),
+            HumanMessage(f"A person rejected this plan: {verdict.reason}. Write the new plan again."),
+        ]
     return {"plans": edit(state["plans"], [*state["plans"], new_plan]), "usage": llm.usage}
 
 

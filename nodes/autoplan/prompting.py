@@ -11,9 +11,10 @@ the variant's first. Every other env gets the generic prompts, filled from its I
 The experience is one growing chat, as in the paper's H_t = P ⊕ X ⊕ (o_0, ~a_0, a_0, o_1,
 ...) (written by nodes.autoplan.transcript): reflection continues that same chat.
 """
+
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 

@@ -65,13 +65,21 @@ def opening(env: str, observation: str, info: dict[str, Any], transcript: str) -
 def state_summary(env: str, scene: str, admissible: list[str]) -> str:
     """The original's opening state: where the agent is, every place it can go, no object."""
     found = LOCATION.search(scene)
-    places = [command[len("go to "):] for command in admissible if command.startswith("go to ")]
+    places = [command[len("go to ") :] for command in admissible if command.startswith("go to ")]
     location = found.group(1).strip() if found else "the middle of a room"
     return text.render(env, "state_summary", location=location, places=", ".join(places))
 
 
-def instance_prompt(env: str, interface: Interface, plan: str, opening_text: str, goal: str, task_type: str = "",
-                    examples: str = "", intro: str = "") -> str:
+def instance_prompt(
+    env: str,
+    interface: Interface,
+    plan: str,
+    opening_text: str,
+    goal: str,
+    task_type: str = "",
+    examples: str = "",
+    intro: str = "",
+) -> str:
     """P_j ⊕ X_i ⊕ o_0: the task description, the custom prompt X_i (the plan, or a
     baseline's few-shot examples), the objective and the first observation."""
     if plan.strip():
@@ -80,8 +88,14 @@ def instance_prompt(env: str, interface: Interface, plan: str, opening_text: str
         section = f"\n{text.render(env, 'examples_section', examples=examples.strip())}\n"
     else:
         section = ""
-    return text.render(env, "instance", description=text.description(env, interface, [task_type], intro),
-                       plan_section=section, observation=opening_text, objective=text.objective(env, goal))
+    return text.render(
+        env,
+        "instance",
+        description=text.description(env, interface, [task_type], intro),
+        plan_section=section,
+        observation=opening_text,
+        objective=text.objective(env, goal),
+    )
 
 
 def observation_turn(env: str, observation: str, command: str, transcript: str) -> str:
@@ -90,7 +104,7 @@ def observation_turn(env: str, observation: str, command: str, transcript: str) 
     if original(env, transcript, "no_action_sentence") and actions and not actions.fullmatch(command.strip()):
         return text.render(env, "no_action")
     if original(env, transcript, "short_look") and NEXT_TO_IT in observation:
-        observation = observation[:observation.find(". ") + 1]
+        observation = observation[: observation.find(". ") + 1]
     return text.render(env, "observation", observation=observation)
 
 
@@ -107,5 +121,8 @@ def keeps_last_observation(transcript: str) -> bool:
 def thinks_after_cap(env: str, transcript: str, state: dict[str, Any]) -> bool:
     """Whether the original ALFWorld asks one more thought, about the observation at the
     step cap (``state`` is the collection's after a step; the thought then ends it)."""
-    return (original(env, transcript, "think_at_cap") and state.get("stop_reason") == "max_actions"
-            and not state.get("success"))
+    return (
+        original(env, transcript, "think_at_cap")
+        and state.get("stop_reason") == "max_actions"
+        and not state.get("success")
+    )

@@ -10,8 +10,9 @@ conservative branch (no action, "not aligned", "not complete").
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Callable, Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 
@@ -108,7 +109,7 @@ def plan_steps(text: str) -> list[str]:
     """
     text = text or ""
     starts = [m.end() for m in _LIST.finditer(text)]
-    for part in ([text[starts[-1]:]] if starts else []) + [text]:
+    for part in ([text[starts[-1] :]] if starts else []) + [text]:
         steps = _NUMBERED.findall(part) or numbered_list(part)
         steps = [" ".join(step.split()) for step in steps if step.strip()]
         if steps:
@@ -116,6 +117,6 @@ def plan_steps(text: str) -> list[str]:
     raise ParseError("no plan found; give the steps as a numbered list (1., 2., 3., ...)")
 
 
-def caller(context: Any, state: dict[str, Any]) -> Caller:
+def caller(context: Any, state: Mapping[str, Any]) -> Caller:
     """The run's model at the paper's temperature (1.0) unless the Context sets one."""
     return caller_for(context, state, temperature=DEFAULTS["temperature"])

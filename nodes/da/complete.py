@@ -63,14 +63,15 @@ async def complete(state: DAState, runtime: Runtime[Context], config: RunnableCo
         answer = reply.value if reply.value is not None else " ".join(reply.text.split())
         env = await live_env(state, runtime.context, config)
         deliver = answer_action.format(answer=answer)
-        result, update = await execute(env, state, config, deliver, node="complete", caller=llm,
-                                       rationale=verdict.text)
+        result, update = await execute(env, state, config, deliver, node="complete", caller=llm, rationale=verdict.text)
         update["actions"] = int(state.get("actions", 0))  # delivering the answer is not an action
         if not result.info.get("valid", True):  # a person rejected the answer (Context.confirm): go on
             return {**update, "task_done": False, "usage": llm.usage}
         return {**update, "task_done": True, "answer": answer, "usage": llm.usage}
     subtask_done = await ask(
-        llm, render(prompt_name(interface, "complete_subtask"), **fields, step=subtask_text(state)), yes_no,
+        llm,
+        render(prompt_name(interface, "complete_subtask"), **fields, step=subtask_text(state)),
+        yes_no,
         reasks=reasks,
     )
     subtask = int(state.get("subtask", 0)) + (1 if subtask_done.value else 0)

@@ -93,8 +93,9 @@ async def finish(state: DAState, runtime: Runtime[Context], config: RunnableConf
         env = await live_env(state, runtime.context, config)
         llm = caller(runtime.context, state)
         early_stop = answer_action.format(answer=f"Early stop: {reason}")
-        _, stepped = await execute(env, state, config, early_stop, node="finish", caller=llm,
-                                   confirm=False)  # the budget is spent: there is nothing else to choose
+        _, stepped = await execute(
+            env, state, config, early_stop, node="finish", caller=llm, confirm=False
+        )  # the budget is spent: there is nothing else to choose
         stepped["actions"] = int(state.get("actions", 0))  # stopping is not one of the agent's actions
         update.update(stepped, usage=llm.usage)
     await release(state, config)

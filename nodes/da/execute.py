@@ -49,8 +49,7 @@ async def execute_action(state: DAState, runtime: Runtime[Context], config: Runn
     interface = await env_interface(runtime.context)
     env, rebuilt = await _rebuilt_env(state, runtime.context, config, llm, settings)
     if rebuilt is not None:
-        if interface.element_ids and not same_element(interface, action, before["observation"],
-                                                      rebuilt["observation"]):
+        if interface.element_ids and not same_element(interface, action, before["observation"], rebuilt["observation"]):
             action = await mapped_action(llm, interface, action, before, rebuilt, settings.reasks) or action
         before = rebuilt
     result, update = await execute(env, state, config, action, node="execute", caller=llm)

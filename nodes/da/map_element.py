@@ -62,9 +62,7 @@ async def mapped_action(
         screen_before=shown(before),
         screen_after=shown(after),
     )
-    answer = await ask(
-        llm, prompt, lambda text: parse_element_id(interface, text, after["observation"]), reasks=reasks
-    )
+    answer = await ask(llm, prompt, lambda text: parse_element_id(interface, text, after["observation"]), reasks=reasks)
     return interface.with_element(action, answer.value) if answer.value is not None else None
 
 
@@ -80,5 +78,8 @@ async def map_element(state: DAState, runtime: Runtime[Context], config: Runnabl
     backtracks = [dict(b) for b in state.get("backtracks") or []]
     if backtracks:
         backtracks[-1]["mapped_action"] = mapped
-    return {"popped": {**entry, "action": mapped}, "backtracks": edit(state.get("backtracks") or [], backtracks),
-            "usage": llm.usage}
+    return {
+        "popped": {**entry, "action": mapped},
+        "backtracks": edit(state.get("backtracks") or [], backtracks),
+        "usage": llm.usage,
+    }

@@ -97,8 +97,9 @@ async def backtrack(state: DAState, runtime: Runtime[Context], config: RunnableC
     }
     if entry["action"]:  # a root entry only starts an episode; an alternative is a real backtrack
         backtracks, history = state.get("backtracks") or [], state.get("history") or []
-        update["backtracks"] = edit(backtracks, [*backtracks, Backtrack(episode=episode, url=current["url"],
-                                                                        action=entry["action"])])
+        update["backtracks"] = edit(
+            backtracks, [*backtracks, Backtrack(episode=episode, url=current["url"], action=entry["action"])]
+        )
         where = f" to {current['url']}" if current["url"] else ""
         note = f"Went back{where} to try an alternative action."
         update["history"] = edit(history, [*history, HistoryItem(episode=episode, action="", text=note)])

@@ -108,7 +108,7 @@ class Settings:
     site_instructions: str
 
     @classmethod
-    def of(cls, context: Any) -> "Settings":
+    def of(cls, context: Any) -> Settings:
         backtracking = bool(context.backtracking)
         # Without backtracking no saved state is ever revisited, so remedies would never run.
         remedies = context.limit("remedies", DEFAULTS["remedies"]) if backtracking else 0

@@ -57,11 +57,7 @@ def subtask_text(state: DAState) -> str:
 
 def history_text(state: DAState, *, episode: int | None = None) -> str:
     """H as a numbered list; with ``episode`` only that episode's actions."""
-    items = [
-        item["text"]
-        for item in state.get("history") or []
-        if episode is None or item["episode"] == episode
-    ]
+    items = [item["text"] for item in state.get("history") or [] if episode is None or item["episode"] == episode]
     return numbered(items)
 
 

@@ -82,8 +82,10 @@ def backup_node(pick: Picker) -> Node:
         note = f"Rationale: backup strategy: {why}\nAction: {call_text(plan.finish.name, args)}"
         update: dict[str, Any] = {**run, "usage": llm.usage, "history": edit(before, [*history, note])}
         if feedback:
-            return {**update, "backup_problem": f"the env refused {call_text(plan.finish.name, args)} on "
-                                                f"{entry['asin']}: {feedback}"}
+            return {
+                **update,
+                "backup_problem": f"the env refused {call_text(plan.finish.name, args)} on {entry['asin']}: {feedback}",
+            }
         return {**update, "backup_used": True}
 
     return backup

@@ -69,8 +69,10 @@ def validate(name: str, args: dict[str, Any], tools: list[dict[str, Any]]) -> st
 
 def _json_mode_system(tools: list[dict[str, Any]]) -> str:
     functions = "\n".join(json.dumps(t["function"]) for t in tools)
-    return prompts.render("laser/action") + "\n\n" + prompts.render(
-        "laser/json_actions", functions=functions, example=names(tools)[0]
+    return (
+        prompts.render("laser/action")
+        + "\n\n"
+        + prompts.render("laser/json_actions", functions=functions, example=names(tools)[0])
     )
 
 
@@ -88,23 +90,26 @@ def _read_reply(reply: AIMessage, mode: str) -> tuple[str | None, dict[str, Any]
     if not reply.tool_calls:
         if reply.invalid_tool_calls:  # arguments that are not JSON, e.g. a reply cut off by the token limit
             bad = reply.invalid_tool_calls[0]
-            return None, {}, (f"The arguments of {bad.get('name')!r} are not valid JSON: "
-                              f"{str(bad.get('args') or '')[:200]!r}.")
+            return (
+                None,
+                {},
+                (f"The arguments of {bad.get('name')!r} are not valid JSON: {str(bad.get('args') or '')[:200]!r}."),
+            )
         return None, {}, "You did not call a function."
     call = reply.tool_calls[0]
     return call["name"], dict(call.get("args") or {}), ""
 
 
-async def choose_function(
-    llm: Caller, observation: str, why: str, tools: list[dict[str, Any]], mode: str
-) -> Choice:
+async def choose_function(llm: Caller, observation: str, why: str, tools: list[dict[str, Any]], mode: str) -> Choice:
     """Table 7: turn the rationale into one of ``tools``, re-asking on a refusal."""
     user = prompts.render("laser/action_input", observation=observation, rationale=why)
     system = _json_mode_system(tools) if mode == "json" else prompts.render("laser/action")
     messages: list[BaseMessage] = [SystemMessage(system), HumanMessage(user)]
     problem = ""
     for _ in range(ATTEMPTS):
-        reply = await llm(messages, tools=None if mode == "json" else tools, tool_choice=None if mode == "json" else "any")
+        reply = await llm(
+            messages, tools=None if mode == "json" else tools, tool_choice=None if mode == "json" else "any"
+        )
         name, args, problem = _read_reply(reply, mode)
         if name is not None:
             problem = validate(name, args, tools)

@@ -60,14 +60,21 @@ def classify(observation: Observation) -> Page:
         elif role == "link" and name == STORE:
             controls.setdefault("home", element_id)
     if _RESULTS.match(path):
-        priced = [a[0] for a, b in pairwise(elements) if a[1] == "link" and b[1] == "StaticText"
-                  and b[2].startswith("$")]
+        priced = [
+            a[0] for a, b in pairwise(elements) if a[1] == "link" and b[1] == "StaticText" and b[2].startswith("$")
+        ]
         return Page(state="results", elements=controls, item_ids=priced)
     if _PRODUCT.match(path):
         title = next((name for _, role, name in elements if role == "heading"), "")
         price = next((name for _, role, name in elements if role == "StaticText" and name.startswith("$")), "")
-        return Page(state="item", elements=controls, item_ids=[], asin=path.strip("/").removesuffix(".html"),
-                    title=title, price=price)
+        return Page(
+            state="item",
+            elements=controls,
+            item_ids=[],
+            asin=path.strip("/").removesuffix(".html"),
+            title=title,
+            price=price,
+        )
     return Page(state="search", elements=controls, item_ids=[])
 
 
@@ -81,30 +88,44 @@ def _search(args: dict[str, Any], page: Page) -> list[str]:
 
 
 SEARCH = Tool(
-    "Search", "Use this function to search the store for the target item based on keywords", "results", _search,
+    "Search",
+    "Use this function to search the store for the target item based on keywords",
+    "results",
+    _search,
     parameters=lambda page: parameters(
-        {"keywords": string_parameter("The keywords that describe the item to be searched for")}, ["keywords"]),
+        {"keywords": string_parameter("The keywords that describe the item to be searched for")}, ["keywords"]
+    ),
     target=True,
 )
 SELECT = Tool(
-    "select_item", "Use this function to open one of the items listed on the page and check its details", "item",
+    "select_item",
+    "Use this function to open one of the items listed on the page and check its details",
+    "item",
     lambda args, page: [f"click [{args['item_id']}]"],
     parameters=lambda page: parameters(
-        {"item_id": string_parameter("The element id of the item's link", page.get("item_ids", []))}, ["item_id"]),
+        {"item_id": string_parameter("The element id of the item's link", page.get("item_ids", []))}, ["item_id"]
+    ),
 )
 ANSWER = Tool(
-    "Answer", "Use this function when the current page is what the user instruction asks for: it ends the task. "
+    "Answer",
+    "Use this function when the current page is what the user instruction asks for: it ends the task. "
     "If the instruction asks a question, give its answer; otherwise give a short note of what was found.",
-    FINISH, lambda args, page: [f"stop [{args.get('answer', '')}]"],
+    FINISH,
+    lambda args, page: [f"stop [{args.get('answer', '')}]"],
     parameters=lambda page: parameters({"answer": string_parameter("The answer to the user instruction")}, ["answer"]),
 )
 BACK_TO_SEARCH = Tool(
-    "Back_to_Search", "Use this function to go back to the store's home page to search again, if none of the "
-    "items match the user instruction.", "search", lambda args, page: [f"click [{_control(page, 'home')}]"],
+    "Back_to_Search",
+    "Use this function to go back to the store's home page to search again, if none of the "
+    "items match the user instruction.",
+    "search",
+    lambda args, page: [f"click [{_control(page, 'home')}]"],
 )
 PREV = Tool(
-    "Prev", "Use this function to go back to the list of items, if the current item does not match the user "
-    "instruction", "results", lambda args, page: ["go_back"],
+    "Prev",
+    "Use this function to go back to the list of items, if the current item does not match the user instruction",
+    "results",
+    lambda args, page: ["go_back"],
 )
 
 LOCAL_SHOP = StateSpace(

@@ -139,8 +139,10 @@ class StateSpace:
         for state in self.states:
             for tool in state.tools:
                 if tool.to not in (*names, FINISH):
-                    raise ValueError(f"state space {self.name!r}: {state.name}.{tool.name} leads to "
-                                     f"{tool.to!r}, which is not a state")
+                    raise ValueError(
+                        f"state space {self.name!r}: {state.name}.{tool.name} leads to "
+                        f"{tool.to!r}, which is not a state"
+                    )
 
     def state(self, name: str) -> State:
         return next(state for state in self.states if state.name == name)

@@ -21,8 +21,10 @@ def space_for(context: Context) -> StateSpace:
     try:
         return SPACES[context.env]
     except KeyError:
-        raise EnvError(f"LASER has no state space for env {context.env!r}; "
-                       f"declared: {', '.join(SPACES)} (or build the graph with space=...)") from None
+        raise EnvError(
+            f"LASER has no state space for env {context.env!r}; "
+            f"declared: {', '.join(SPACES)} (or build the graph with space=...)"
+        ) from None
 
 
 def fixed(space: StateSpace) -> Picker:

@@ -91,8 +91,13 @@ def current_item(state: LaserState, space: StateSpace) -> BufferItem | None:
     page = state.get("page", {})
     if state.get("laser_state") != space.item_state or not page.get("asin"):
         return None
-    return BufferItem(asin=page["asin"], title=page.get("title", ""), price=page.get("price", ""),
-                      rationale="", snapshot=state.get("env_snapshot", {}))
+    return BufferItem(
+        asin=page["asin"],
+        title=page.get("title", ""),
+        price=page.get("price", ""),
+        rationale="",
+        snapshot=state.get("env_snapshot", {}),
+    )
 
 
 def candidates(state: LaserState, space: StateSpace) -> list[BufferItem]:
@@ -146,8 +151,14 @@ def call_text(name: str, args: dict[str, Any]) -> str:
 
 
 async def run_actions(
-    env: Env, state: LaserState, config: RunnableConfig, llm: Caller, space: StateSpace, actions: list[str],
-    why: str, node: str,
+    env: Env,
+    state: LaserState,
+    config: RunnableConfig,
+    llm: Caller,
+    space: StateSpace,
+    actions: list[str],
+    why: str,
+    node: str,
 ) -> tuple[dict[str, Any], str]:
     """Execute env actions in order; stop at the first refusal. Returns (update, feedback)."""
     update: dict[str, Any] = {"trajectory": []}
@@ -179,8 +190,12 @@ def state_node(pick: Picker) -> Node:
         if choice.name is None:
             note = f"Rationale: {why}\nAction: none (the answer was refused: {choice.problem})"
             history = list(state.get("history", []))
-            return {"usage": llm.usage, "call": None, "refusals": int(state.get("refusals", 0)) + 1,
-                    "history": edit(history, [*history, note])}
+            return {
+                "usage": llm.usage,
+                "call": None,
+                "refusals": int(state.get("refusals", 0)) + 1,
+                "history": edit(history, [*history, note]),
+            }
         return {"usage": llm.usage, "call": Call(name=choice.name, args=choice.args, rationale=why, state=here)}
 
     return act
@@ -202,12 +217,14 @@ def execute_node(pick: Picker) -> Node:
         env = await live_env(state, ctx, config)
         buffer = list(state.get("buffer", []))
         target = dict(state.get("target", {}))
-        run, feedback = await run_actions(env, state, config, llm, space, tool.actions(call["args"], page), why,
-                                          "execute")
+        run, feedback = await run_actions(
+            env, state, config, llm, space, tool.actions(call["args"], page), why, "execute"
+        )
         if tool.reads_then and not feedback:  # keep the detail page's text, go back to the item
             text = detail_text(run["page"].get("section", ""), ctx.detail_text)
-            back, feedback = await run_actions(env, {**state, **run}, config, llm, space, list(tool.reads_then),
-                                               why, "execute")
+            back, feedback = await run_actions(
+                env, {**state, **run}, config, llm, space, list(tool.reads_then), why, "execute"
+            )
             run = {**run, **back, "trajectory": run["trajectory"] + back["trajectory"]}
             if not feedback:
                 details[name] = text

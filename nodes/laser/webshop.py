@@ -42,8 +42,10 @@ _DESCRIPTIONS: dict[str, str] = {
     "Prev": "Use this function to go back to the results page, if the current item does not match the user instruction",
 }
 # The backup's Buy_Now, which the original calls once the item is chosen (buy_item_final).
-BUY_FINAL = ("Use this function to buy the current item, if the current item perfectly matches the user "
-             "instruction. Additionally, you should also provide the customizations of the item (if any)")
+BUY_FINAL = (
+    "Use this function to buy the current item, if the current item perfectly matches the user "
+    "instruction. Additionally, you should also provide the customizations of the item (if any)"
+)
 # WebShop page kind -> LASER state; an item's sub-pages belong to the item state.
 STATE_OF_PAGE = {"search": "search", "results": "results", "item": "item", "item_sub": "item", "done": "item"}
 
@@ -62,10 +64,16 @@ def classify(observation: Observation) -> Page:
 
 
 def _search(page: Page) -> dict[str, Any]:
-    return parameters({
-        "keywords": {"type": "string", "description": "The keywords that describe the item to be searched for"},
-        "max_price": {"type": "string", "description": "The upper bound of the item price, if the upper bound is not specified, then set to 1000000."},
-    }, ["keywords"])
+    return parameters(
+        {
+            "keywords": {"type": "string", "description": "The keywords that describe the item to be searched for"},
+            "max_price": {
+                "type": "string",
+                "description": "The upper bound of the item price, if the upper bound is not specified, then set to 1000000.",
+            },
+        },
+        ["keywords"],
+    )
 
 
 def select_parameters(item_ids: Sequence[str]) -> dict[str, Any]:
@@ -74,7 +82,9 @@ def select_parameters(item_ids: Sequence[str]) -> dict[str, Any]:
 
 def buy_parameters(options: Mapping[str, Sequence[str]]) -> dict[str, Any]:
     """Buy Now with one required value per customization type of the item."""
-    properties = {name: string_parameter(f"The {name} of the item", values) for name, values in options.items() if values}
+    properties = {
+        name: string_parameter(f"The {name} of the item", values) for name, values in options.items() if values
+    }
     return parameters(properties, list(properties))
 
 
@@ -87,27 +97,43 @@ def _tool(name: str, to: str, actions: Any, **more: Any) -> Tool:
 
 
 SEARCH = _tool("Search", "results", lambda args, page: [f"search[{args['keywords']}]"], parameters=_search, target=True)
-SELECT = _tool("select_item", "item", lambda args, page: [f"click[{args['item_id']}]"],
-               parameters=lambda page: select_parameters(page.get("item_ids", [])))
+SELECT = _tool(
+    "select_item",
+    "item",
+    lambda args, page: [f"click[{args['item_id']}]"],
+    parameters=lambda page: select_parameters(page.get("item_ids", [])),
+)
 # Buy Now: one click per customization value, then the purchase.
-BUY = _tool("Buy_Now", FINISH, lambda args, page: [f"click[{value}]" for value in args.values()] + ["click[Buy Now]"],
-            parameters=lambda page: buy_parameters(page.get("options", {})))
+BUY = _tool(
+    "Buy_Now",
+    FINISH,
+    lambda args, page: [f"click[{value}]" for value in args.values()] + ["click[Buy Now]"],
+    parameters=lambda page: buy_parameters(page.get("options", {})),
+)
 DETAIL_PAGES = ("Description", "Features", "Reviews")
 
 WEBSHOP = StateSpace(
     name="webshop",
     states=(
         State("search", "laser/search_state", (SEARCH,)),
-        State("results", "laser/results_state", (
-            SELECT,
-            _tool("Next", "results", _click("Next >")),
-            _tool("Back_to_Search", "search", _click("Back to Search")),
-        )),
-        State("item", "laser/item_state", (
-            *(_tool(name, "item", _click(name), reads_then=("click[< Prev]",)) for name in DETAIL_PAGES),
-            BUY,
-            _tool("Prev", "results", _click("< Prev")),
-        )),
+        State(
+            "results",
+            "laser/results_state",
+            (
+                SELECT,
+                _tool("Next", "results", _click("Next >")),
+                _tool("Back_to_Search", "search", _click("Back to Search")),
+            ),
+        ),
+        State(
+            "item",
+            "laser/item_state",
+            (
+                *(_tool(name, "item", _click(name), reads_then=("click[< Prev]",)) for name in DETAIL_PAGES),
+                BUY,
+                _tool("Prev", "results", _click("< Prev")),
+            ),
+        ),
     ),
     classify=classify,
     backup=Backup(

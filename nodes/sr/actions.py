@@ -28,8 +28,15 @@ from dataclasses import dataclass
 
 from envs.base import ActionParseError, Interface
 
-_PAST = {"clicked": "click", "tapped": "click", "entered": "enter", "typed": "type",
-         "pressed": "press", "held": "hold", "released": "release"}
+_PAST = {
+    "clicked": "click",
+    "tapped": "click",
+    "entered": "enter",
+    "typed": "type",
+    "pressed": "press",
+    "held": "hold",
+    "released": "release",
+}
 
 _MARKER = re.compile(r"^\s*(?:(?:step\s*)?\d+\s*[.):]|[-*\u2022>])\s*", re.I)
 _QUOTES = "\"'`\u201c\u201d"

@@ -41,8 +41,14 @@ async def describe(state: SRState, runtime: Runtime[Context], config: RunnableCo
     ctx = runtime.context
     interface = await env_interface(ctx)
     llm = caller_for(ctx, state, temperature=DEFAULTS["temperature"])
-    prompt = render(interface, "paraphrase", screen=screen, action=steps[-1]["action"],
-                    intro=state.get("intro", interface.intro), result=state.get("observation", ""))
+    prompt = render(
+        interface,
+        "paraphrase",
+        screen=screen,
+        action=steps[-1]["action"],
+        intro=state.get("intro", interface.intro),
+        result=state.get("observation", ""),
+    )
     summary = await ask(llm, prompt)
     steps[-1] = StepRecord(**steps[-1], description=summary.strip().removeprefix("Summary:").strip())
     return {"steps": edit(state["steps"], steps), "usage": llm.usage}

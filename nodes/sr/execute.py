@@ -49,15 +49,29 @@ async def execute_action(state: SRState, runtime: Runtime[Context], config: Runn
     update: dict[str, Any] = await constrain_step(state, ctx, config, len(steps))
     state = {**state, **update}  # type: ignore[assignment]
     screens = list(state.get("screens", []))
-    record = StepRecord(action=item["action"], source=item["source"], valid=True, screen=state.get("observation", ""),
-                        disabled=list(state.get("disabled", [])), stage=int(state.get("stage", 0)))
+    record = StepRecord(
+        action=item["action"],
+        source=item["source"],
+        valid=True,
+        screen=state.get("observation", ""),
+        disabled=list(state.get("disabled", [])),
+        stage=int(state.get("stage", 0)),
+    )
     if item.get("description") or kind(item["action"]) in SELF_DESCRIBING:
         record["description"] = item.get("description") or item["action"]
     if item.get("error"):
         record.update(valid=False, feedback=item["error"])
-        update["trajectory"] = [Step(node="execute", action=item["action"], rationale=item["source"],
-                                     observation=state.get("observation", ""), reward=0.0, valid=False,
-                                     feedback=item["error"])]
+        update["trajectory"] = [
+            Step(
+                node="execute",
+                action=item["action"],
+                rationale=item["source"],
+                observation=state.get("observation", ""),
+                reward=0.0,
+                valid=False,
+                feedback=item["error"],
+            )
+        ]
         update["actions"] = int(state.get("actions", 0)) + 1
     else:
         env = await live_env(state, ctx, config)

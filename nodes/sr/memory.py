@@ -111,8 +111,15 @@ def disables(taken_id: str, suggestion: Suggestion, failed: list[str], rule: Dis
     return not (interface.action_element(suggestion.action) == taken_id and suggestion.action not in failed)
 
 
-def update(memory: Memory, suggestion: Suggestion, steps: list[StepRecord], reflection: str,
-           disable: DisableRule = "failed", *, interface: Interface) -> Memory:
+def update(
+    memory: Memory,
+    suggestion: Suggestion,
+    steps: list[StepRecord],
+    reflection: str,
+    disable: DisableRule = "failed",
+    *,
+    interface: Interface,
+) -> Memory:
     """The memory after a reflection on the trial that executed ``steps``."""
     a = suggestion.step
     entries = {k: v for k, v in memory["entries"].items() if int(k) < a}  # later ones are outdated
@@ -124,11 +131,21 @@ def update(memory: Memory, suggestion: Suggestion, steps: list[StepRecord], refl
         if taken not in failed:  # it was part of a failed trial, even if B repeats it
             failed.append(taken)
         taken_id = clicked_element(taken, interface)
-        if taken_id is not None and taken_id not in disabled and disables(taken_id, suggestion, failed, disable,
-                                                                          interface):
+        if (
+            taken_id is not None
+            and taken_id not in disabled
+            and disables(taken_id, suggestion, failed, disable, interface)
+        ):
             disabled.append(taken_id)
     entries[str(a)] = MemoryEntry(reflection=reflection, action=suggestion.action, failed=failed, disabled=disabled)
-    replay = [StepRecord(action=s["action"], source="replay", description=s.get("description", ""), valid=True,
-                         stage=int(s.get("stage", 0))) for s in steps[:a]]
+    replay = [
+        StepRecord(
+            action=s["action"],
+            source="replay",
+            description=s.get("description", ""),
+            valid=True,
+            stage=int(s.get("stage", 0)),
+        )
+        for s in steps[:a]
+    ]
     return Memory(replay=replay, entries=entries, reflections=[*memory.get("reflections", []), reflection])
-

@@ -86,8 +86,10 @@ async def plan(state: SRState, runtime: Runtime[Context], config: RunnableConfig
     update: dict[str, Any] = {
         "usage": llm.usage,
         "planning_calls": int(state.get("planning_calls", 0)) + 1,
-        "pending": [PlannedAction(action=line.action, source="plan", **({"error": line.error} if line.error else {}))
-                    for line in lines],
+        "pending": [
+            PlannedAction(action=line.action, source="plan", **({"error": line.error} if line.error else {}))
+            for line in lines
+        ],
     }
     if not lines:
         update["status"] = status(state, ctx, interface, exception=False, stopped=True)

@@ -17,6 +17,7 @@ from envs.base import Interface
 
 METHOD = "structured_reflection"
 
+
 def prompt_name(interface: Interface, name: str) -> str:
     """``structured_reflection/<view>/<name>`` when the paper wrote that prompt for the env's view."""
     return prompts.variant(METHOD, interface.name, name)

@@ -54,9 +54,13 @@ def trajectory(steps: list[StepRecord], screen_now: str, first_screen_only: bool
         return f"<screen>\n{screen_now}\n</screen>\nYou did not take any action.\n"
     if first_screen_only:
         return f"<screen>\n{steps[0].get('screen', '')}\n</screen>\n" + "".join(
-            f"Your index={k} action: {step['action']}\n" for k, step in enumerate(steps, 1))
-    return "".join(f"The index={k} screen:\n<screen>\n{step.get('screen', '')}\n</screen>\n"
-                   f"Your index={k} action: {step['action']}\n\n" for k, step in enumerate(steps, 1))
+            f"Your index={k} action: {step['action']}\n" for k, step in enumerate(steps, 1)
+        )
+    return "".join(
+        f"The index={k} screen:\n<screen>\n{step.get('screen', '')}\n</screen>\n"
+        f"Your index={k} action: {step['action']}\n\n"
+        for k, step in enumerate(steps, 1)
+    )
 
 
 def reflection_prompt(state: SRState, context: Context, interface: Interface) -> str:
@@ -69,8 +73,9 @@ def reflection_prompt(state: SRState, context: Context, interface: Interface) ->
         intro=state.get("intro", interface.intro),
         actions=actions_text(interface),
         last_screen=state.get("observation", ""),
-        trajectory=trajectory(state.get("steps", []), state.get("observation", ""),
-                              context.reflection_screens == "first"),
+        trajectory=trajectory(
+            state.get("steps", []), state.get("observation", ""), context.reflection_screens == "first"
+        ),
         goal=state.get("goal", ""),
         previous=previous if earlier else "",
         status=prompts.load(f"structured_reflection/status_{state['status'].replace(' ', '_')}"),

@@ -35,8 +35,10 @@ def queued_from_memory(state: SRState, interface: Interface, *, enforce: bool) -
     prefix = memory["replay"][step:]
     if prefix:
         stage = prefix[0].get("stage", 0)
-        return [PlannedAction(action=s["action"], source="replay", description=s.get("description", ""))
-                for s in takewhile(lambda s: s.get("stage", 0) == stage, prefix)]
+        return [
+            PlannedAction(action=s["action"], source="replay", description=s.get("description", ""))
+            for s in takewhile(lambda s: s.get("stage", 0) == stage, prefix)
+        ]
     action = enforced_action(memory, step, interface) if enforce else ""
     return [PlannedAction(action=action, source="enforce")] if action else []
 

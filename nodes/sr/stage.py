@@ -53,7 +53,7 @@ def stage_screens(state: SRState, interface: Interface) -> list[str]:
     """The current stage's screens (its first, then one after each action), comparable."""
     stage = int(state.get("stage", 0))
     hidden = sorted({i for s in state.get("steps", []) if s.get("stage", 0) == stage for i in s.get("disabled", [])})
-    screens = state.get("screens", [])[int(state.get("stage_start", 0)):]
+    screens = state.get("screens", [])[int(state.get("stage_start", 0)) :]
     return [interface.without_elements(screen, hidden) for screen in screens]
 
 

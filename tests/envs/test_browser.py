@@ -73,8 +73,13 @@ def test_only_urls_outside_the_allowlist_reach_the_route_filter(tmp_path: Path) 
     assert not routed.search("http://127.0.0.1:7770/shop?q=1")
     assert not routed.search((plain / "page.html").as_uri())
     assert routed.search((linked / "page.html").as_uri())  # its links are resolved by the filter
-    for url in ("http://127.0.0.1:7771/", "http://127.0.0.1:7770.evil.com/", "file:///etc/passwd",
-                (tmp_path / "plainer" / "x.html").as_uri(), "about:blank"):
+    for url in (
+        "http://127.0.0.1:7771/",
+        "http://127.0.0.1:7770.evil.com/",
+        "file:///etc/passwd",
+        (tmp_path / "plainer" / "x.html").as_uri(),
+        "about:blank",
+    ):
         assert routed.search(url), url
 
 

@@ -28,29 +28,28 @@ IN_PAGE = {
     "xhr": "(() => { const x = new XMLHttpRequest(); x.open('GET', S + '/xhr'); x.send(); })()",
     "beacon": "navigator.sendBeacon(S + '/beacon', 'data')",
     "prefetch": "(() => { const l = document.createElement('link'); l.rel = 'prefetch';"
-                " l.href = S + '/prefetch'; document.head.appendChild(l); })()",
+    " l.href = S + '/prefetch'; document.head.appendChild(l); })()",
     "image": "(() => { new Image().src = S + '/img'; })()",
     "iframe": "(() => { const f = document.createElement('iframe'); f.src = S + '/frame';"
-              " document.body.appendChild(f); })()",
+    " document.body.appendChild(f); })()",
     "ping": "(() => { const a = document.createElement('a'); a.href = '#x'; a.ping = S + '/ping';"
-            " document.body.appendChild(a); a.click(); })()",
+    " document.body.appendChild(a); a.click(); })()",
     "eventsource": "new EventSource(S + '/events')",
     "websocket": "(() => { const w = new WebSocket(W + '/ws'); w.onopen = () => w.send('secret'); })()",
     "worker": "new Worker('/worker.js?port=' + P)",
     "shared_worker": "new SharedWorker('/worker.js?port=' + P + '&shared=1')",
-    "service_worker": "navigator.serviceWorker && navigator.serviceWorker"
-                      ".register('/sw.js?port=' + P).catch(() => {})",
+    "service_worker": "navigator.serviceWorker && navigator.serviceWorker.register('/sw.js?port=' + P).catch(() => {})",
     "webrtc_stun": "(() => { const pc = new RTCPeerConnection({iceServers: [{urls: 'stun:127.0.0.1:' + P}]});"
-                   " pc.createDataChannel('x'); pc.createOffer().then((o) => pc.setLocalDescription(o)); })()",
+    " pc.createDataChannel('x'); pc.createOffer().then((o) => pc.setLocalDescription(o)); })()",
     "webrtc_turn_tcp": "(() => { const pc = new RTCPeerConnection({iceServers: [{urls: 'turn:127.0.0.1:' + P"
-                       " + '?transport=tcp', username: 'u', credential: 'c'}]}); pc.createDataChannel('x');"
-                       " pc.createOffer().then((o) => pc.setLocalDescription(o)); })()",
+    " + '?transport=tcp', username: 'u', credential: 'c'}]}); pc.createDataChannel('x');"
+    " pc.createOffer().then((o) => pc.setLocalDescription(o)); })()",
     "webrtc_fresh_frame": "(() => { const f = document.createElement('iframe'); document.body.appendChild(f);"
-                          " const pc = new f.contentWindow.RTCPeerConnection({iceServers: [{urls:"
-                          " 'stun:127.0.0.1:' + P}]}); pc.createDataChannel('x');"
-                          " pc.createOffer().then((o) => pc.setLocalDescription(o)); })()",
+    " const pc = new f.contentWindow.RTCPeerConnection({iceServers: [{urls:"
+    " 'stun:127.0.0.1:' + P}]}); pc.createDataChannel('x');"
+    " pc.createOffer().then((o) => pc.setLocalDescription(o)); })()",
     "webtransport": "(() => { try { new WebTransport('https://127.0.0.1:' + P + '/wt').ready"
-                    ".catch(() => {}); } catch (e) {} })()",
+    ".catch(() => {}); } catch (e) {} })()",
     # Playwright's routing sees only the first URL of a redirect chain.
     "redirected_fetch": "fetch('/redirect?port=' + P, {mode: 'no-cors'}).catch(() => {})",
 }
@@ -58,7 +57,7 @@ IN_PAGE = {
 NAVIGATING = {
     "location": "location.href = S + '/away'",
     "form_post": "(() => { const f = document.createElement('form'); f.method = 'post';"
-                 " f.action = S + '/form'; document.body.appendChild(f); f.submit(); })()",
+    " f.action = S + '/form'; document.body.appendChild(f); f.submit(); })()",
     "popup": "window.open(S + '/popup')",
     "redirected_navigation": "location.href = '/redirect?port=' + P",
 }
@@ -83,11 +82,11 @@ class Sink:
     def __init__(self) -> None:
         self.hits: list[str] = []
 
-    async def start(self) -> "Sink":
+    async def start(self) -> Sink:
         async def on_connection(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
             try:
                 data = await asyncio.wait_for(reader.read(200), 1.0)
-            except (asyncio.TimeoutError, OSError):
+            except (TimeoutError, OSError):
                 data = b""
             self.hits.append(f"tcp {data[:60]!r}")
             writer.close()

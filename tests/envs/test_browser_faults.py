@@ -40,9 +40,11 @@ BIG_LINKS = 200_000  # about 10.5 MB of HTML, 400,000 elements
 @pytest.fixture(scope="module")
 async def site():
     release = asyncio.Event()
-    big = "<html><head><title>Big</title></head><body>" + "".join(
-        f"<p><a href='/p{i}'>link number {i}</a> text {i}</p>" for i in range(BIG_LINKS)
-    ) + "</body></html>"
+    big = (
+        "<html><head><title>Big</title></head><body>"
+        + "".join(f"<p><a href='/p{i}'>link number {i}</a> text {i}</p>" for i in range(BIG_LINKS))
+        + "</body></html>"
+    )
     assert len(big) > 10_000_000
 
     def page(text: str):
@@ -167,7 +169,7 @@ async def test_miniwob_dialogs_are_reported_and_the_action_is_kept() -> None:
         obs = await env.reset("click-test/0")
         button = re.search(r"<button id=(\d+)", obs.text)[1]  # type: ignore[index]
         await env.page.evaluate(
-            "(id) => { document.querySelector(`[data-introspect-id=\"${id}\"]`)"
+            '(id) => { document.querySelector(`[data-introspect-id="${id}"]`)'
             ".addEventListener('click', () => { window.answer = confirm('Sure?'); }, true); }",
             button,
         )
@@ -184,8 +186,10 @@ async def test_miniwob_step_after_the_page_crashed_rebuilds_the_episode() -> Non
     env = MiniWoBEnv()
     try:
         obs = await env.reset("click-button-sequence/0")
-        first, second = (re.search(rf"<button id=(\d+)[^>]*>{word}<", obs.text)[1]  # type: ignore[index]
-                         for word in ("ONE", "TWO"))
+        first, second = (
+            re.search(rf"<button id=(\d+)[^>]*>{word}<", obs.text)[1]  # type: ignore[index]
+            for word in ("ONE", "TWO")
+        )
         assert (await env.step(f"click id={first}")).info["valid"]
         with pytest.raises(PlaywrightTimeoutError):  # the renderer dies without answering
             await env._session.cdp("Page.crash", timeout_ms=500)  # type: ignore[union-attr]

@@ -93,10 +93,14 @@ async def test_a_search_miss_can_read_as_autoplans_code_words_it():
     env = make_env("hotpotqa", augmented_feedback=True)  # the paper keeps ReAct's (the default above)
     await env.reset(FIRST)
     text = (await env.step("search[Derrickson horror director]")).observation.text
-    assert text.startswith('Could not find exact match of "Derrickson horror director". '
-                           'Available entities in the database: "Scott Derrickson"')
-    assert text.endswith("The search API only returns the paragraph if the search query matches every character "
-                         "to an entity in the database.")
+    assert text.startswith(
+        'Could not find exact match of "Derrickson horror director". '
+        'Available entities in the database: "Scott Derrickson"'
+    )
+    assert text.endswith(
+        "The search API only returns the paragraph if the search query matches every character "
+        "to an entity in the database."
+    )
 
 
 async def test_lookup_steps_through_results_then_ends(env):
@@ -191,7 +195,11 @@ async def test_wikipedia_backend_against_a_local_api_stub():
     async def api(request: web.Request) -> web.Response:
         q = request.query
         if q.get("prop") == "extracts" and q.get("titles") == "Ed Wood":
-            page = {"pageid": 1, "title": "Ed Wood", "extract": "Ed Wood was a filmmaker. He was American.\nHe died in 1978."}
+            page = {
+                "pageid": 1,
+                "title": "Ed Wood",
+                "extract": "Ed Wood was a filmmaker. He was American.\nHe died in 1978.",
+            }
             return web.json_response({"query": {"pages": [page]}})
         if q.get("prop") == "extracts":
             return web.json_response({"query": {"pages": [{"title": q.get("titles"), "missing": True}]}})
@@ -229,8 +237,10 @@ async def test_judge_asks_the_model_only_when_the_answer_is_not_an_exact_match(w
     calls = model_for(spec, 0.0, JUDGE_MAX_TOKENS).calls
     assert len(calls) == 2 and caller.usage["model_calls"] == 2
     shown = calls[0]["messages"][0].content
-    assert shown == (f'Question: "{question}"\n\nGold Answer: "New York City"\n\nMy Prediction: "NYC"\n\n'
-                     "Verify whether my prediction to the question is equivalent to gold answer. Respond with yes/no.")
+    assert shown == (
+        f'Question: "{question}"\n\nGold Answer: "New York City"\n\nMy Prediction: "NYC"\n\n'
+        "Verify whether my prediction to the question is equivalent to gold answer. Respond with yes/no."
+    )
 
 
 def test_the_judges_verdict_is_its_yes_or_no():

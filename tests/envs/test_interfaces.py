@@ -56,7 +56,11 @@ READS = [
     (WEBARENA, "type [7] [size [8]] [press_enter_after=1]", "type [7] [size [8]] [1]"),
     (WEBARENA, "scroll [Down]", "scroll [down]"),
     (WEBARENA, "scroll [direction=up]", "scroll [up]"),
-    (WEBARENA, "goto [http://127.0.0.1:7770/sales/order/history/]", "goto [http://127.0.0.1:7770/sales/order/history/]"),
+    (
+        WEBARENA,
+        "goto [http://127.0.0.1:7770/sales/order/history/]",
+        "goto [http://127.0.0.1:7770/sales/order/history/]",
+    ),
     (WEBARENA, "go_back", "go_back"),
     (WEBARENA, "I will go_forward now", "go_forward"),
     (WEBARENA, "note_down [Order 174 has the frame, color Gold]", "note_down [Order 174 has the frame, color Gold]"),
@@ -95,7 +99,8 @@ def test_every_action_starts_with_one_of_the_interfaces_verbs(interface, reply, 
 
 def test_only_miniwob_hides_disabled_ids():
     assert MINIWOB.without_elements("<button id=3>OK</button>\n<a id=31>x</a>", ["3"]) == (
-        "<button>OK</button>\n<a id=31>x</a>")
+        "<button>OK</button>\n<a id=31>x</a>"
+    )
     assert WEBARENA.without_elements("[3] button 'OK'", ["3"]) == "[3] button 'OK'"  # no DisablesElements
 
 
@@ -147,7 +152,7 @@ URL: http://shop/orders
 
 
 def test_webarena_signatures_are_role_and_name_with_the_lines_above():
-    assert WEBARENA.element_signature(SCREEN, "60")[-1] == "link \"Women's Lightweight Running Shoes\""
+    assert WEBARENA.element_signature(SCREEN, "60")[-1] == 'link "Women\'s Lightweight Running Shoes"'
     assert WEBARENA.element_signature(SCREEN, "4") == ("RootWebArea 'My Orders'",)  # properties left out
     # two identical links tell apart by the cells above them
     assert WEBARENA.element_signature(SCREEN, "268") != WEBARENA.element_signature(SCREEN, "275")
@@ -189,7 +194,9 @@ async def test_browser_envs_give_goal_intro_and_element_signatures_on_real_scree
     webarena, first, _ = await SESSIONS.start("interface-webarena", "webarena", {}, "shop-0")
     try:
         assert first.info["goal"] == first.info["intent"]
-        assert first.info["intro"].startswith("An online shopping site (One Stop Market, served locally by the project): http")
+        assert first.info["intro"].startswith(
+            "An online shopping site (One Stop Market, served locally by the project): http"
+        )
         eid = next(line.split("]")[0].strip("\t[") for line in first.text.splitlines() if "] link '" in line)
         assert WEBARENA.element_signature(first.text, eid)[-1].startswith("link '")
     finally:

@@ -29,10 +29,22 @@ def test_validation_and_test_ranges_are_disjoint_and_n_means_zero_to_n() -> None
     assert len(split_ids("1-screen-1-step@100:101")) == 10
 
 
-@pytest.mark.parametrize("split", [
-    "paper-43@5:2", "paper-43@3:3", "paper-43@0", "paper-43@", "paper-43@-1:4", "paper-43@1:", "paper-43@:4",
-    "paper-43@a:b", "paper-43@1:2:3", "paper-43@1.5", "paper-43@\u00b2",
-])
+@pytest.mark.parametrize(
+    "split",
+    [
+        "paper-43@5:2",
+        "paper-43@3:3",
+        "paper-43@0",
+        "paper-43@",
+        "paper-43@-1:4",
+        "paper-43@1:",
+        "paper-43@:4",
+        "paper-43@a:b",
+        "paper-43@1:2:3",
+        "paper-43@1.5",
+        "paper-43@\u00b2",
+    ],
+)
 def test_bad_ranges_are_one_line_env_errors(split: str) -> None:
     with pytest.raises(EnvError, match="bad seed range") as info:
         split_ids(split)

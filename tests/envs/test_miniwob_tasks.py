@@ -8,8 +8,8 @@ hard-coded per seed. A task counts as solved when the page itself gives reward 1
 from __future__ import annotations
 
 import re
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Awaitable, Callable
 
 import pytest
 
@@ -48,8 +48,14 @@ def elements(obs: Observation) -> list[El]:
     return out
 
 
-def find(obs: Observation, *, text: str | None = None, tag: str | None = None,
-         cls: str | None = None, type_: str | None = None) -> El:
+def find(
+    obs: Observation,
+    *,
+    text: str | None = None,
+    tag: str | None = None,
+    cls: str | None = None,
+    type_: str | None = None,
+) -> El:
     """The first element with an id matching every given criterion."""
     for el in elements(obs):
         if el.id is None:
@@ -92,9 +98,7 @@ def labelled_boxes(obs: Observation, input_type: str) -> dict[str, El]:
     """Checkbox/radio -> the text shown right after it (its label)."""
     els = elements(obs)
     return {
-        els[i + 1].text: el
-        for i, el in enumerate(els[:-1])
-        if el.tag == "input" and el.attrs.get("type") == input_type
+        els[i + 1].text: el for i, el in enumerate(els[:-1]) if el.tag == "input" and el.attrs.get("type") == input_type
     }
 
 
@@ -227,8 +231,11 @@ async def solve_click_collapsible_2(env: MiniWoBEnv, obs: Observation) -> StepRe
 async def solve_navigate_tree(env: MiniWoBEnv, obs: Observation) -> StepResult:
     target, opened = quoted(obs), set()
     while not has(obs, text=target, tag="span"):
-        closed = [el for el in elements(obs) if "expandable-hitarea" in el.attrs.get("class", "").split()
-                  and el.id not in opened]
+        closed = [
+            el
+            for el in elements(obs)
+            if "expandable-hitarea" in el.attrs.get("class", "").split() and el.id not in opened
+        ]
         assert closed, f"{target!r} not found and no folder left to open"
         opened.add(closed[0].id)
         obs = (await click(env, closed[0])).observation
@@ -254,8 +261,11 @@ async def solve_email_inbox(env: MiniWoBEnv, obs: Observation) -> StepResult:
 async def solve_use_autocomplete(env: MiniWoBEnv, obs: Observation) -> StepResult:
     start, end = re.findall(r'"(.*?)"', obs.info["utterance"])[:2]
     obs = (await act(env, f'enter "{start}" to id={find(obs, tag="input").id}')).observation
-    item = next(el for el in elements(obs) if "ui-menu-item-wrapper" in el.attrs.get("class", "")
-                and el.text.startswith(start) and el.text.endswith(end))
+    item = next(
+        el
+        for el in elements(obs)
+        if "ui-menu-item-wrapper" in el.attrs.get("class", "") and el.text.startswith(start) and el.text.endswith(end)
+    )
     obs = (await click(env, item)).observation
     assert find(obs, tag="input").attrs["value"] == item.text
     return await click(env, find(obs, tag="button", text="Submit"))
@@ -296,7 +306,7 @@ async def solve_social_media(env: MiniWoBEnv, obs: Observation) -> StepResult:
     els = elements(obs)
     users = [i for i, el in enumerate(els) if el.attrs.get("class") == "username"] + [len(els)]
     start = next(i for i in users if els[i].text == user)
-    post = els[start:users[users.index(start) + 1]]
+    post = els[start : users[users.index(start) + 1]]
     by_class = {el.attrs.get("class"): el for el in post}
     if label.lower() in by_class:  # Reply, Retweet and Like are icons
         return await click(env, by_class[label.lower()])

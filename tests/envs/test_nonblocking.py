@@ -16,8 +16,9 @@ from envs.alfworld.feedback import REFUSED
 from envs.hotpotqa.corpus import SHIPPED_QUESTIONS
 from envs.sessions import SESSIONS
 
-HEAT_GAME = ("json_2.1.1/valid_unseen/pick_heat_then_place_in_recep-Apple-None-GarbageCan-10/"
-             "trial_T20190908_145050_918567")
+HEAT_GAME = (
+    "json_2.1.1/valid_unseen/pick_heat_then_place_in_recep-Apple-None-GarbageCan-10/trial_T20190908_145050_918567"
+)
 QUESTION = "5a8b57f25542995d1e6f1371"  # Were Scott Derrickson and Ed Wood of the same nationality? -> yes
 
 

@@ -40,10 +40,19 @@ def get(path: str, *, cookie: str = SIGNED_IN) -> tuple[int, str]:
 
 
 def test_every_page_of_the_site_map_renders_with_the_shared_layout() -> None:
-    for path in ["/", "/customer/account/", "/sales/order/history/", "/sales/order/history/?p=2",
-                 "/sales/order/view/order_id/171/", "/contact/", "/catalogsearch/result/?q=frame",
-                 "/solid-wood-picture-frame.html", "/category/home-kitchen.html", "/wishlist/",
-                 "/customer/account/edit/"]:
+    for path in [
+        "/",
+        "/customer/account/",
+        "/sales/order/history/",
+        "/sales/order/history/?p=2",
+        "/sales/order/view/order_id/171/",
+        "/contact/",
+        "/catalogsearch/result/?q=frame",
+        "/solid-wood-picture-frame.html",
+        "/category/home-kitchen.html",
+        "/wishlist/",
+        "/customer/account/edit/",
+    ]:
         status, html = get(path)
         assert status == 200, path
         assert '<a href="/sales/order/history/">My Orders</a>' in html, path
@@ -75,8 +84,9 @@ def test_several_orders_share_a_month_and_only_one_has_the_picture_frame() -> No
     assert months["2022-09"] == 2 and months["2022-11"] == 3
     for month, colour in (("2022-09", "Walnut"), ("2022-11", "Gold")):
         with_frame = [
-            o for o in store.orders if o.placed.strftime("%Y-%m") == month
-            and any("Picture Frame" in i.product.name for i in o.items)
+            o
+            for o in store.orders
+            if o.placed.strftime("%Y-%m") == month and any("Picture Frame" in i.product.name for i in o.items)
         ]
         assert len(with_frame) == 1
         assert [i.options["Color"] for i in with_frame[0].items if "Picture Frame" in i.product.name] == [colour]
@@ -115,11 +125,18 @@ def test_contact_form_has_its_fields_prefilled_and_posting_thanks_the_sender() -
 
 
 def test_account_pages_send_a_guest_to_sign_in_and_back() -> None:
-    for path in ["/customer/account/", "/sales/order/history/?p=2", "/sales/order/view/order_id/171/",
-                 "/wishlist/", "/customer/account/edit/"]:
+    for path in [
+        "/customer/account/",
+        "/sales/order/history/?p=2",
+        "/sales/order/view/order_id/171/",
+        "/wishlist/",
+        "/customer/account/edit/",
+    ]:
         status, _, headers = fetch(path, cookie="")
         assert status == 302, path
-        assert headers["location"] == ["/customer/account/login/?referer=" + path.replace("?", "%3F").replace("=", "%3D")]
+        assert headers["location"] == [
+            "/customer/account/login/?referer=" + path.replace("?", "%3F").replace("=", "%3D")
+        ]
     for path in ["/", "/contact/", "/catalogsearch/result/?q=frame", "/solid-wood-picture-frame.html"]:
         assert get(path, cookie="")[0] == 200, path  # the catalogue is public
     status, page = get("/customer/account/login/?referer=/sales/order/history/", cookie="")
@@ -142,11 +159,14 @@ def test_the_sign_in_form_sets_a_session_that_opens_the_account_pages() -> None:
     assert "Max-Age=0" in out["set-cookie"][0]
 
 
-@pytest.mark.parametrize("form", [
-    b"login%5Busername%5D=emma.lopez%40example.com&login%5Bpassword%5D=wrong",
-    b"login%5Busername%5D=someone%40example.com&login%5Bpassword%5D=Password.123",
-    b"",
-])
+@pytest.mark.parametrize(
+    "form",
+    [
+        b"login%5Busername%5D=emma.lopez%40example.com&login%5Bpassword%5D=wrong",
+        b"login%5Busername%5D=someone%40example.com&login%5Bpassword%5D=Password.123",
+        b"",
+    ],
+)
 def test_wrong_credentials_stay_on_the_sign_in_page_with_magentos_message(form: bytes) -> None:
     status, page, headers = fetch("/customer/account/loginPost/", cookie="", data=form)
     assert status == 200 and "set-cookie" not in headers
@@ -156,8 +176,12 @@ def test_wrong_credentials_stay_on_the_sign_in_page_with_magentos_message(form: 
 def test_forged_or_foreign_sessions_are_guests() -> None:
     good = session.issue("emma.lopez@example.com")
     forged = good[:-1] + ("0" if good[-1] != "0" else "1")
-    for cookie in [f"{session.SESSION_COOKIE}={forged}", f"{session.SESSION_COOKIE}={session.issue('eve@example.com')}",
-                   f"{session.SESSION_COOKIE}=garbage", "bad cookie ;;; =="]:
+    for cookie in [
+        f"{session.SESSION_COOKIE}={forged}",
+        f"{session.SESSION_COOKIE}={session.issue('eve@example.com')}",
+        f"{session.SESSION_COOKIE}=garbage",
+        "bad cookie ;;; ==",
+    ]:
         assert fetch("/sales/order/history/", cookie=cookie)[0] == 302, cookie
 
 
@@ -194,6 +218,7 @@ def test_shared_site_is_reused_and_unknown_sites_are_refused() -> None:
 def test_the_shop_keeps_a_record_of_each_submission_but_no_password(tmp_path) -> None:
     file = tmp_path / "records.jsonl"
     with SiteServer("shop", records=file) as server:
+
         def post(path: str, data: bytes) -> int:
             request = urllib.request.Request(server.url + path, data=data, headers={"Cookie": SIGNED_IN})
             with urllib.request.urlopen(request, timeout=10) as resp:
@@ -203,8 +228,10 @@ def test_the_shop_keeps_a_record_of_each_submission_but_no_password(tmp_path) ->
         assert post("/customer/account/editPost/", b"firstname=Emma&current_password=Password.123") == 200
         with urllib.request.urlopen(server.url + "/contact/", timeout=10):
             pass  # reading a page is not a submission
-    expected = [{"form": "/contact/post", "fields": {"comment": "Has it shipped?", "name": "Emma Lopez"}},
-                {"form": "/customer/account/editPost", "fields": {"firstname": "Emma"}}]
+    expected = [
+        {"form": "/contact/post", "fields": {"comment": "Has it shipped?", "name": "Emma Lopez"}},
+        {"form": "/customer/account/editPost", "fields": {"firstname": "Emma"}},
+    ]
     assert server.records == expected
     assert [json.loads(line) for line in file.read_text().splitlines()] == expected
 

@@ -8,7 +8,7 @@ would, never hard-coded.
 from __future__ import annotations
 
 import re
-from typing import Callable
+from collections.abc import Callable
 
 import pytest
 
@@ -71,7 +71,7 @@ async def test_observation_has_tab_header_url_and_tree_lines_of_the_viewport_onl
     assert lines[0] == "Tab 0 (current): One Stop Market"
     assert lines[2] == f"URL: {obs.url}" and obs.url.startswith("http://127.0.0.1:")
     assert lines[4].startswith("[") and "] RootWebArea 'One Stop Market' focused: True" in lines[4]
-    assert all(LINE.match(line) for line in lines[4:]), [l for l in lines[4:] if not LINE.match(l)]
+    assert all(LINE.match(line) for line in lines[4:]), [bad for bad in lines[4:] if not LINE.match(bad)]
     assert "\t[" in obs.text and element(obs.text, "link", "My Orders")
     assert obs.info["intent"] == webarena_tasks.config("shop-0")["intent"]
     assert obs.info["tabs"] == ["One Stop Market"] and obs.info["notes"] == []
@@ -108,8 +108,20 @@ async def test_goto_outside_the_allowlist_is_refused_with_feedback(env) -> None:
 async def test_malformed_and_impossible_actions_never_raise(env) -> None:
     obs = await start(env, "shop-0")
     stale = element(obs, "link", "Contact Us")
-    for action in ["", "click", "click [abc]", "fly [1]", "type [3]", "tab_focus [7]", "scroll [left]",
-                   "go_forward", "click [999999]", "press [NoSuchKey]", "new_tab extra", "```"]:
+    for action in [
+        "",
+        "click",
+        "click [abc]",
+        "fly [1]",
+        "type [3]",
+        "tab_focus [7]",
+        "scroll [left]",
+        "go_forward",
+        "click [999999]",
+        "press [NoSuchKey]",
+        "new_tab extra",
+        "```",
+    ]:
         result = await env.step(action)
         assert result.info["valid"] is False and result.info["feedback"], action
         assert result.done is False
@@ -179,7 +191,9 @@ async def test_a_restored_snapshot_keeps_what_was_typed_ticked_and_chosen(env) -
     contact = await start(env, "shop-11")
     site = contact.split("URL: ", 1)[1].split("/contact/", 1)[0]
     await ok(env, f"type [{element(contact, 'textbox', 'Phone Number')}] [555-0142] [0]")
-    draft = await ok(env, f"type [{element(contact, 'textbox', 'What’s on your mind?')}] [Please refund order 174.] [0]")
+    draft = await ok(
+        env, f"type [{element(contact, 'textbox', 'What’s on your mind?')}] [Please refund order 174.] [0]"
+    )
     typed = await env.snapshot()
     product = (await ok(env, f"goto [{site}/solid-wood-picture-frame.html]")).observation.text
     await ok(env, f"type [{element(product, 'combobox', 'Color')}] [Walnut]")
@@ -231,7 +245,9 @@ async def test_shop_0_frame_colour_with_backtracking(env) -> None:
     wrong = await open_order(env, home, "000000172")  # the other Sep 2022 order: no frame
     assert "Picture Frame" not in wrong
     history = (await ok(env, "go_back")).observation.text
-    detail = (await ok(env, f"click [{element(history, 'link', 'View Order', after=repr('000000171'))}]")).observation.text
+    detail = (
+        await ok(env, f"click [{element(history, 'link', 'View Order', after=repr('000000171'))}]")
+    ).observation.text
     assert "Solid Wood Picture Frame" in detail and "StaticText 'Walnut'" in detail
     await finish(env, "Walnut")
 
@@ -281,7 +297,9 @@ async def test_shop_9_product_page_of_the_shoes(env) -> None:
     detail = await open_order(env, await start(env, "shop-9"), "000000177")
     assert "Women's Lightweight Running Shoes" in detail
     results = await ok(env, f"type [{element(detail, 'textbox', 'Search')}] [running shoes]")
-    await ok(env, f"click [{element(results.observation.text, 'link', 'Women' + chr(39) + 's Lightweight Running Shoes')}]")
+    await ok(
+        env, f"click [{element(results.observation.text, 'link', 'Women' + chr(39) + 's Lightweight Running Shoes')}]"
+    )
     await finish(env)
 
 
@@ -312,8 +330,11 @@ async def test_shop_10_contact_draft_is_checked_unsent(env) -> None:
     obs = await start(env, "shop-10")
     form = (await ok(env, f"click [{element(obs, 'link', 'Contact Us')}]")).observation.text
     await ok(env, f"type [{element(form, 'textbox', 'Order Number')}] [000000174] [0]")
-    await ok(env, f"type [{element(form, 'textbox', 'What’s on your mind?')}] "
-                  "[The taper candles arrived broken. I would like a replacement.] [0]")
+    await ok(
+        env,
+        f"type [{element(form, 'textbox', 'What’s on your mind?')}] "
+        "[The taper candles arrived broken. I would like a replacement.] [0]",
+    )
     final = await finish(env)
     assert final.observation.url.endswith("/contact/")
 
@@ -376,8 +397,11 @@ async def test_a_page_a_form_submission_returned_is_restored_without_submitting_
 async def test_shop_11_phone_and_question_draft(env) -> None:
     form = await start(env, "shop-11")
     await ok(env, f"type [{element(form, 'textbox', 'Phone Number')}] [555-0142] [0]")
-    await ok(env, f"type [{element(form, 'textbox', 'What’s on your mind?')}] "
-                  "[Is the Solid Wood Picture Frame available in grey?] [0]")
+    await ok(
+        env,
+        f"type [{element(form, 'textbox', 'What’s on your mind?')}] "
+        "[Is the Solid Wood Picture Frame available in grey?] [0]",
+    )
     await finish(env)
 
 
@@ -398,8 +422,24 @@ async def test_shop_13_fuzzy_match_needs_a_judge(env, write_script: Callable[...
 
 
 def test_every_local_task_has_a_solution_here() -> None:
-    solved = {"shop-0", "shop-1", "shop-2", "shop-3", "shop-4", "shop-5", "shop-6", "shop-7", "shop-8",
-              "shop-9", "shop-10", "shop-11", "shop-12", "shop-13", "shop-14", "shop-15"}
+    solved = {
+        "shop-0",
+        "shop-1",
+        "shop-2",
+        "shop-3",
+        "shop-4",
+        "shop-5",
+        "shop-6",
+        "shop-7",
+        "shop-8",
+        "shop-9",
+        "shop-10",
+        "shop-11",
+        "shop-12",
+        "shop-13",
+        "shop-14",
+        "shop-15",
+    }
     assert set(webarena_tasks.task_ids("local")) == solved
 
 
@@ -438,9 +478,11 @@ async def test_a_webarena_task_runs_on_the_site_its_variable_names(env, monkeypa
     shop = shared_site("shop").url
     monkeypatch.setenv("WEBARENA_SHOPPING", shop + "/")
     monkeypatch.setenv("WEBARENA_AUTH_DIR", str(tmp_path))
-    task_id = next(t for t in webarena_tasks.task_ids("webarena")
-                   if webarena_tasks.config(t)["start_url"] == "__SHOPPING__"
-                   and webarena_tasks.config(t)["sites"] == ["shopping"])
+    task_id = next(
+        t
+        for t in webarena_tasks.task_ids("webarena")
+        if webarena_tasks.config(t)["start_url"] == "__SHOPPING__" and webarena_tasks.config(t)["sites"] == ["shopping"]
+    )
     assert webarena_tasks.config(task_id)["storage_state"] == "./.auth/shopping_state.json"
     with pytest.raises(EnvError, match="introspect webarena login"):
         await env.reset(task_id)  # no login stored yet: never a silent signed-out run

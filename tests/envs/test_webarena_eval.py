@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import pytest
 
@@ -80,13 +81,15 @@ async def test_fuzzy_match_asks_webarenas_prompt_and_reads_its_verdict(write_scr
     assert [m.type for m in call["messages"]] == ["system", "human"]
     assert call["messages"][0].content == "You are a helpful assistant"
     assert call["messages"][1].content == FUZZY.format(
-        q="What did I buy?", ref="yoga mat and water bottle", pred="a yoga mat plus a bottle")
+        q="What did I buy?", ref="yoga mat and water bottle", pred="a yoga mat plus a bottle"
+    )
     assert (await ev.string_match(task, "a mat", caller)).passed is False
     assert (await ev.string_match(task, "a kettle", caller)).passed is False
     # an empty answer is judged too (WebArena asks the model whatever the answer)
     assert (await ev.string_match(task, "", caller)).passed is True
     assert judged_calls(caller)[-1]["messages"][1].content.endswith(
-        "student answer: \nConclude the judgement by correct/incorrect/partially correct.")
+        "student answer: \nConclude the judgement by correct/incorrect/partially correct."
+    )
 
 
 async def test_a_judge_reply_without_a_verdict_is_undecided(write_script) -> None:
@@ -105,14 +108,17 @@ async def test_fuzzy_match_without_a_model_is_undecided_not_passed() -> None:
 
 
 async def test_unachievable_tasks_accept_na_and_judge_other_reports(write_script) -> None:
-    task = cfg({"reference_answers": {"fuzzy_match": "N/A"}, "string_note": "no sofa was bought"},
-               intent="What colour is the sofa I bought?")
+    task = cfg(
+        {"reference_answers": {"fuzzy_match": "N/A"}, "string_note": "no sofa was bought"},
+        intent="What colour is the sofa I bought?",
+    )
     assert (await ev.string_match(task, "N/A", None)).passed is True
     assert (await ev.string_match(task, "I never bought a sofa", None)).passed is None
     caller = judge(write_script, "[same]", "They are different.")
     assert (await ev.string_match(task, "I never bought a sofa", caller)).passed is True
     assert judged_calls(caller)[0]["messages"][1].content == UA.format(
-        q="What colour is the sofa I bought?", ref="no sofa was bought", pred="i never bought a sofa")
+        q="What colour is the sofa I bought?", ref="no sofa was bought", pred="i never bought a sofa"
+    )
     assert (await ev.string_match(task, "It is red", caller)).passed is False
 
 
@@ -137,12 +143,22 @@ async def test_unachievable_tasks_accept_na_and_judge_other_reports(write_script
         ("http://g:8023/byteblaze/dotfiles/-/issues", "http://g:8023/byteblaze/dotfiles/-/issues/31", True),
         # task 682: the post made in one of the subreddits (case matters, as in WebArena)
         ("http://r:9999/f/machinelearning |OR| http://r:9999/f/singularity", "http://r:9999/f/singularity/118/x", True),
-        ("http://r:9999/f/machinelearning |OR| http://r:9999/f/singularity", "http://r:9999/f/MachineLearning/1", False),
+        (
+            "http://r:9999/f/machinelearning |OR| http://r:9999/f/singularity",
+            "http://r:9999/f/MachineLearning/1",
+            False,
+        ),
         # task 45: only the whole URL loses its trailing "/", so "issues/" is not in "issues"
-        ("http://g:8023/a/b/-/issues/?sort=created_asc&state=opened",
-         "http://g:8023/a/b/-/issues?sort=created_asc&state=opened", False),
-        ("http://g:8023/a/b/-/issues/?sort=created_asc&state=opened",
-         "http://g:8023/a/b/-/issues/?state=opened&sort=created_asc", True),
+        (
+            "http://g:8023/a/b/-/issues/?sort=created_asc&state=opened",
+            "http://g:8023/a/b/-/issues?sort=created_asc&state=opened",
+            False,
+        ),
+        (
+            "http://g:8023/a/b/-/issues/?sort=created_asc&state=opened",
+            "http://g:8023/a/b/-/issues/?state=opened&sort=created_asc",
+            True,
+        ),
         # query values are pooled over the alternatives, key by key
         ("http://h:1/a?x=1 |OR| http://h:1/b?x=2", "http://h:1/b?x=1", True),
         ("http://h:1/a?x=1 |OR| http://h:1/b?y=2", "http://h:1/b?x=1", False),
@@ -156,8 +172,10 @@ def test_url_match_is_gold_in_pred(reference: str, page: str, ok: bool) -> None:
 
 def url_match_configs() -> list[dict[str, Any]]:
     """Every url_match task of the 812, its placeholders resolved to made-up site URLs."""
-    environ = {var: f"http://{site.replace('_', '-')}.test:{7000 + i}"
-               for i, (site, var) in enumerate(webarena_tasks.WEBARENA_SITES.values())}
+    environ = {
+        var: f"http://{site.replace('_', '-')}.test:{7000 + i}"
+        for i, (site, var) in enumerate(webarena_tasks.WEBARENA_SITES.values())
+    }
     out = []
     for task_id in webarena_tasks.task_ids("webarena"):
         raw = webarena_tasks.config(task_id)
@@ -216,7 +234,9 @@ def test_url_match_on_every_url_match_config_of_webarena() -> None:
 
 def test_helpers_are_parsed_not_evaluated() -> None:
     assert helpers.parse_call("shopping_get_sku_latest_review_author('B00J8RZL7I')") == (
-        "shopping_get_sku_latest_review_author", ["B00J8RZL7I"])
+        "shopping_get_sku_latest_review_author",
+        ["B00J8RZL7I"],
+    )
     assert helpers.parse_call("gitlab_get_project_memeber_role(__page__, 'yjlou')")[1] == [None, "yjlou"]
     post = helpers.call_url("reddit_get_post_url('__last_url__')", "http://r:9/f/books/12/some-title/c/3")
     assert post == "http://r:9/f/books/12/"
@@ -228,8 +248,13 @@ def test_helpers_are_parsed_not_evaluated() -> None:
 
 
 def test_every_func_helper_in_the_webarena_configs_parses() -> None:
-    known = {"reddit_get_post_url", "shopping_get_latest_order_url", "gitlab_get_project_memeber_role",
-             "shopping_get_sku_latest_review_author", "shopping_get_sku_latest_review_rating"}
+    known = {
+        "reddit_get_post_url",
+        "shopping_get_latest_order_url",
+        "gitlab_get_project_memeber_role",
+        "shopping_get_sku_latest_review_author",
+        "shopping_get_sku_latest_review_rating",
+    }
     seen = 0
     for task_id in webarena_tasks.task_ids("webarena"):
         for target in webarena_tasks.config(task_id)["eval"].get("program_html") or []:
@@ -248,8 +273,9 @@ async def test_program_html_reads_form_fields_on_the_last_page_and_other_urls() 
     url = shared_site("shop").url
     task = webarena_tasks.resolve(webarena_tasks.config("shop-10"), {"__SHOP__": url})
     signed_in = await webarena_login.local_state("shop", url)
-    session = await BrowserSession.open(UrlPolicy(origins=(url,)), viewport={"width": 1280, "height": 720},
-                                        allow_tabs=True, storage_state=signed_in)
+    session = await BrowserSession.open(
+        UrlPolicy(origins=(url,)), viewport={"width": 1280, "height": 720}, allow_tabs=True, storage_state=signed_in
+    )
     try:
         await session.goto(url + "/contact/")
         page = session.page
@@ -260,13 +286,22 @@ async def test_program_html_reads_form_fields_on_the_last_page_and_other_urls() 
         await page.fill("#comment", "My candles arrived late.")
         outcome = await ev.program_html(task, page, session.context)
         assert outcome.passed is False and "FAIL" in outcome.detail
-        elsewhere = {"eval": {"program_html": [
-            {"url": url + "/sales/order/view/order_id/175/",
-             "locator": "document.querySelector('.order-status').textContent",
-             "required_contents": {"exact_match": "Canceled"}},
-            {"url": "last", "locator": "document.querySelector('#missing').value",
-             "required_contents": {"must_include": ["x"]}},
-        ]}}
+        elsewhere = {
+            "eval": {
+                "program_html": [
+                    {
+                        "url": url + "/sales/order/view/order_id/175/",
+                        "locator": "document.querySelector('.order-status').textContent",
+                        "required_contents": {"exact_match": "Canceled"},
+                    },
+                    {
+                        "url": "last",
+                        "locator": "document.querySelector('#missing').value",
+                        "required_contents": {"must_include": ["x"]},
+                    },
+                ]
+            }
+        }
         outcome = await ev.program_html(elsewhere, page, session.context)
         assert outcome.passed is False  # the first target passes, the missing element fails
         assert outcome.detail.startswith("ok exact_match 'Canceled'")
@@ -279,16 +314,30 @@ async def test_program_html_reads_form_fields_on_the_last_page_and_other_urls() 
 async def test_program_html_with_an_unreachable_rest_helper_is_undecided(monkeypatch) -> None:
     monkeypatch.delenv("WEBARENA_SHOPPING", raising=False)
     url = shared_site("shop").url
-    session = await BrowserSession.open(UrlPolicy(origins=(url,)), viewport={"width": 1280, "height": 720}, allow_tabs=True)
+    session = await BrowserSession.open(
+        UrlPolicy(origins=(url,)), viewport={"width": 1280, "height": 720}, allow_tabs=True
+    )
     try:
         await session.goto(url + "/")
-        task = {"eval": {"program_html": [{
-            "url": "last", "locator": "func:shopping_get_sku_latest_review_rating('B00J8RZL7I')",
-            "required_contents": {"must_include": ["80"]}}]}}
+        task = {
+            "eval": {
+                "program_html": [
+                    {
+                        "url": "last",
+                        "locator": "func:shopping_get_sku_latest_review_rating('B00J8RZL7I')",
+                        "required_contents": {"must_include": ["80"]},
+                    }
+                ]
+            }
+        }
         outcome = await ev.program_html(task, session.page, session.context)
         assert outcome.passed is None and "WEBARENA_SHOPPING" in outcome.detail
-        success, outcomes = await ev.evaluate({**task, "intent": "x", "eval": {
-            **task["eval"], "eval_types": ["program_html"]}}, "", session.page, session.context)
+        success, outcomes = await ev.evaluate(
+            {**task, "intent": "x", "eval": {**task["eval"], "eval_types": ["program_html"]}},
+            "",
+            session.page,
+            session.context,
+        )
         assert success is False and outcomes[0].passed is None
     finally:
         await session.close()

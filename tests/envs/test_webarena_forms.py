@@ -38,11 +38,17 @@ async def test_changed_fields_come_back_after_a_reload_and_passwords_never_leave
         await page.keyboard.type(" my order broke.")
         fields = await forms.capture(page)
         assert "secret" not in str(fields) and all(f["type"] != "password" for f in fields)
-        changed = [(f["name"] or f["id"], f["nth"], {k: f[k] for k in ("value", "checked", "selected", "html") if k in f})
-                   for f in fields]
+        changed = [
+            (f["name"] or f["id"], f["nth"], {k: f[k] for k in ("value", "checked", "selected", "html") if k in f})
+            for f in fields
+        ]
         assert changed == [
-            ("q", 0, {"value": "yoga mat"}), ("opt", 0, {"checked": False}), ("r", 0, {"checked": False}),
-            ("r", 1, {"checked": True}), ("s", 0, {"selected": [0, 2]}), ("dup", 1, {"value": "second"}),
+            ("q", 0, {"value": "yoga mat"}),
+            ("opt", 0, {"checked": False}),
+            ("r", 0, {"checked": False}),
+            ("r", 1, {"checked": True}),
+            ("s", 0, {"selected": [0, 2]}),
+            ("dup", 1, {"value": "second"}),
             ("note", 0, {"html": "Dear shop, my order broke."}),
         ]
         await page.goto(PAGE)  # a reload resets everything

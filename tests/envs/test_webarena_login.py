@@ -43,7 +43,9 @@ def test_login_stores_the_session_and_the_env_starts_with_it(clean_env, capsys, 
     state_file = auth / "shop_state.json"
     assert f"signed in: {state_file}" in out and "WEBARENA_AUTH_DIR" in out  # not the env's default dir
     [cookie] = json.loads(state_file.read_text())["cookies"]
-    assert cookie["name"] == session.SESSION_COOKIE and session.email_of(cookie["value"]) == ACCOUNT["WEBARENA_SHOP_USER"]
+    assert (
+        cookie["name"] == session.SESSION_COOKIE and session.email_of(cookie["value"]) == ACCOUNT["WEBARENA_SHOP_USER"]
+    )
 
     clean_env.setenv("WEBARENA_AUTH_DIR", str(auth))
     asyncio.run(_starts_with_the_stored_session(cookie["value"]))
@@ -88,15 +90,21 @@ def test_wrong_password_fails_in_one_line_and_writes_nothing(clean_env, capsys, 
     assert not (tmp_path / ".auth").exists()
 
 
-@pytest.mark.parametrize(("args", "env", "message"), [
-    (["--site", "shop"], {}, "set WEBARENA_SHOP_USER and WEBARENA_SHOP_PASSWORD"),
-    (["--site", "bank"], {}, "no login for site 'bank'"),
-    (["--site", "map"], {"WEBARENA_MAP": "http://m:3000"}, "no login for site 'map'"),
-    (["--site", "gitlab"], {"WEBARENA_GITLAB_USER": "u", "WEBARENA_GITLAB_PASSWORD": "p"},
-     "site gitlab is not configured: set WEBARENA_GITLAB"),
-    ([], {}, "no WebArena site with accounts is configured"),
-    ([], {"WEBARENA_REDDIT": "http://r:9999"}, "set WEBARENA_REDDIT_USER and WEBARENA_REDDIT_PASSWORD"),
-])
+@pytest.mark.parametrize(
+    ("args", "env", "message"),
+    [
+        (["--site", "shop"], {}, "set WEBARENA_SHOP_USER and WEBARENA_SHOP_PASSWORD"),
+        (["--site", "bank"], {}, "no login for site 'bank'"),
+        (["--site", "map"], {"WEBARENA_MAP": "http://m:3000"}, "no login for site 'map'"),
+        (
+            ["--site", "gitlab"],
+            {"WEBARENA_GITLAB_USER": "u", "WEBARENA_GITLAB_PASSWORD": "p"},
+            "site gitlab is not configured: set WEBARENA_GITLAB",
+        ),
+        ([], {}, "no WebArena site with accounts is configured"),
+        ([], {"WEBARENA_REDDIT": "http://r:9999"}, "set WEBARENA_REDDIT_USER and WEBARENA_REDDIT_PASSWORD"),
+    ],
+)
 def test_bad_input_is_one_line_and_exit_2(clean_env, capsys, tmp_path, args, env, message) -> None:
     for var, value in env.items():
         clean_env.setenv(var, value)
@@ -107,18 +115,28 @@ def test_bad_input_is_one_line_and_exit_2(clean_env, capsys, tmp_path, args, env
 
 
 def test_without_sites_named_every_configured_site_and_webarenas_pairs_are_signed_into() -> None:
-    environ = {var: f"http://{site}.test" for site, var in webarena_login.SITE_VARS.items()
-               if site in ("shopping", "shopping_admin", "reddit", "gitlab")}
+    environ = {
+        var: f"http://{site}.test"
+        for site, var in webarena_login.SITE_VARS.items()
+        if site in ("shopping", "shopping_admin", "reddit", "gitlab")
+    }
     for site in ("shopping", "shopping_admin", "reddit", "gitlab"):
         user, password = webarena_login.credential_vars(site)
         environ.update({user: "u", password: "p"})
     combos = webarena_login.plan([], environ)
     names = sorted(webarena_login.state_name(c) for c in combos)
-    assert names == sorted([
-        "shopping_state.json", "reddit_state.json", "shopping_admin_state.json", "gitlab_state.json",
-        "gitlab.reddit_state.json", "gitlab.shopping_state.json", "gitlab.shopping_admin_state.json",
-        "shopping.shopping_admin_state.json",
-    ])  # auto_login skips reddit with shopping or shopping_admin
+    assert names == sorted(
+        [
+            "shopping_state.json",
+            "reddit_state.json",
+            "shopping_admin_state.json",
+            "gitlab_state.json",
+            "gitlab.reddit_state.json",
+            "gitlab.shopping_state.json",
+            "gitlab.shopping_admin_state.json",
+            "shopping.shopping_admin_state.json",
+        ]
+    )  # auto_login skips reddit with shopping or shopping_admin
     assert webarena_login.plan(["reddit", "gitlab"], environ) == [("gitlab", "reddit")]
     with pytest.raises(EnvError, match="WEBARENA_GITLAB_PASSWORD"):
         webarena_login.plan(["gitlab"], {k: v for k, v in environ.items() if k != "WEBARENA_GITLAB_PASSWORD"})
@@ -128,8 +146,11 @@ def test_every_state_file_the_configs_name_can_be_written() -> None:
     """The logins the 812 tasks start with are among the files `login` writes."""
     from envs.webarena import tasks as webarena_tasks
 
-    named = {Path(webarena_tasks.config(t)["storage_state"]).name for t in webarena_tasks.task_ids()
-             if webarena_tasks.config(t)["storage_state"]}
+    named = {
+        Path(webarena_tasks.config(t)["storage_state"]).name
+        for t in webarena_tasks.task_ids()
+        if webarena_tasks.config(t)["storage_state"]
+    }
     environ = {var: "http://x.test" for var in webarena_login.SITE_VARS.values()}
     for site in webarena_login.SITES:
         user, password = webarena_login.credential_vars(site)

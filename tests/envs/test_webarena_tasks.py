@@ -48,8 +48,11 @@ def test_every_config_resolves_to_urls_without_placeholders() -> None:
 
 def test_placeholders_resolve_longest_first_and_glued_ones_split() -> None:
     urls = {"__SHOPPING__": "http://s:1", "__SHOPPING_ADMIN__": "http://a:2/admin", "__REDDIT__": "http://r:3"}
-    cfg = {"sites": ["shopping_admin"], "start_url": "__SHOPPING_ADMIN__/x |AND| __SHOPPING__/y",
-           "eval": {"reference_url": "__SHOPPING____REDDIT__"}}
+    cfg = {
+        "sites": ["shopping_admin"],
+        "start_url": "__SHOPPING_ADMIN__/x |AND| __SHOPPING__/y",
+        "eval": {"reference_url": "__SHOPPING____REDDIT__"},
+    }
     assert wt.placeholders_of(cfg) == ["__SHOPPING_ADMIN__", "__SHOPPING__", "__REDDIT__"]
     resolved = wt.resolve(cfg, urls)
     assert wt.start_urls(resolved) == ["http://a:2/admin/x", "http://s:1/y"]
@@ -89,8 +92,10 @@ def test_storage_state_comes_from_the_auth_dir(tmp_path, monkeypatch) -> None:
         wt.storage_state(gitlab, environ={wt.AUTH_DIR_VAR: str(tmp_path)})
     assert "gitlab_state.json" in str(err.value) and "\n" not in str(err.value)
     assert wt.storage_state(wt.config("shop-0"), environ={wt.AUTH_DIR_VAR: str(tmp_path)}) is None  # the env signs in
-    assert wt.storage_state(next(wt.config(t) for t in wt.task_ids() if not wt.config(t)["storage_state"]),
-                            environ={}) is None  # a task without a login
+    assert (
+        wt.storage_state(next(wt.config(t) for t in wt.task_ids() if not wt.config(t)["storage_state"]), environ={})
+        is None
+    )  # a task without a login
 
 
 def test_bad_env_options_are_user_errors() -> None:

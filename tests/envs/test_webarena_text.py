@@ -43,8 +43,21 @@ def test_parse_action_follows_webarenas_grammar(text: str, expected: Action) -> 
     assert parse_action(text) == expected
 
 
-@pytest.mark.parametrize("text", ["", "click", "click [x]", "type [3]", "scroll [left]", "fly [2]",
-                                  "goto []", "tab_focus [a]", "go_back [1]", "```"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        "click",
+        "click [x]",
+        "type [3]",
+        "scroll [left]",
+        "fly [2]",
+        "goto []",
+        "tab_focus [a]",
+        "go_back [1]",
+        "```",
+    ],
+)
 def test_malformed_actions_raise_action_error_with_feedback(text: str) -> None:
     with pytest.raises(ActionError) as err:
         parse_action(text)
@@ -59,10 +72,17 @@ def test_key_combinations_map_to_playwright_names() -> None:
         key_combination("Control+")
 
 
-def node(nid: str, role: str, name: str = "", children: tuple[str, ...] = (), parent: str | None = None,
-         **extra: object) -> dict:
-    out = {"nodeId": nid, "role": {"value": role}, "name": {"value": name}, "childIds": list(children),
-           "backendDOMNodeId": int(nid), **extra}
+def node(
+    nid: str, role: str, name: str = "", children: tuple[str, ...] = (), parent: str | None = None, **extra: object
+) -> dict:
+    out = {
+        "nodeId": nid,
+        "role": {"value": role},
+        "name": {"value": name},
+        "childIds": list(children),
+        "backendDOMNodeId": int(nid),
+        **extra,
+    }
     if parent:
         out["parentId"] = parent
     return out
@@ -70,20 +90,38 @@ def node(nid: str, role: str, name: str = "", children: tuple[str, ...] = (), pa
 
 def test_render_tree_keeps_the_viewport_and_reparents_children() -> None:
     nodes = [
-        node("101", "RootWebArea", "Shop", ("102", "105", "107", "109", "110"), properties=[
-            {"name": "focused", "value": {"value": True}}, {"name": "focusable", "value": {"value": True}}]),
+        node(
+            "101",
+            "RootWebArea",
+            "Shop",
+            ("102", "105", "107", "109", "110"),
+            properties=[{"name": "focused", "value": {"value": True}}, {"name": "focusable", "value": {"value": True}}],
+        ),
         node("102", "generic", "", ("103", "104"), parent="101"),  # nameless generic: no line, children move up
         node("103", "link", "My Orders", parent="102"),
         node("104", "StaticText", "My Orders", parent="102"),  # repeats the line above: dropped
         node("105", "row", "", ("106",), parent="101"),  # a big row only 120 px of which show: kept
         node("106", "cell", "000000171", parent="105"),
         node("107", "link", "Footer link", parent="101"),  # below the viewport
-        node("109", "textbox", "Name", parent="101", value={"value": "Emma"},
-             properties=[{"name": "required", "value": {"value": True}}]),
+        node(
+            "109",
+            "textbox",
+            "Name",
+            parent="101",
+            value={"value": "Emma"},
+            properties=[{"name": "required", "value": {"value": True}}],
+        ),
         node("110", "link", "No box", parent="101"),  # no layout box: no line
     ]
-    boxes = {102: (0, 0, 500, 40), 103: (0, 0, 80, 20), 104: (0, 0, 80, 20), 105: (0, 600, 1280, 900),
-             106: (0, 610, 100, 20), 107: (0, 900, 100, 20), 109: (0, 100, 200, 30)}
+    boxes = {
+        102: (0, 0, 500, 40),
+        103: (0, 0, 80, 20),
+        104: (0, 0, 80, 20),
+        105: (0, 600, 1280, 900),
+        106: (0, 610, 100, 20),
+        107: (0, 900, 100, 20),
+        109: (0, 100, 200, 30),
+    }
     screen = render_tree(nodes, boxes, 1280, 720)
     # ids number every node that can print a line, in tree order, on screen or not
     assert screen.text.splitlines() == [
@@ -94,16 +132,27 @@ def test_render_tree_keeps_the_viewport_and_reparents_children() -> None:
         "\t[7] textbox 'Name' value: 'Emma' required: True",
     ]
     assert screen.elements == {"1": 101, "2": 103, "4": 105, "5": 106, "7": 109}
-    assert element_ids(nodes) == {"101": "1", "103": "2", "104": "3", "105": "4", "106": "5", "107": "6",
-                                  "109": "7", "110": "8"}
+    assert element_ids(nodes) == {
+        "101": "1",
+        "103": "2",
+        "104": "3",
+        "105": "4",
+        "106": "5",
+        "107": "6",
+        "109": "7",
+        "110": "8",
+    }
 
 
 def test_the_same_page_gets_the_same_ids_whatever_chrome_numbers_and_wherever_it_is_scrolled() -> None:
     """Chrome's AX ids grow with every page load; the ids shown depend only on the tree."""
+
     def page(offset: int) -> list[dict]:
-        return [node(str(offset + 1), "RootWebArea", "Orders", (str(offset + 2), str(offset + 3))),
-                node(str(offset + 2), "link", "View Order", parent=str(offset + 1)),
-                node(str(offset + 3), "link", "Next", parent=str(offset + 1))]
+        return [
+            node(str(offset + 1), "RootWebArea", "Orders", (str(offset + 2), str(offset + 3))),
+            node(str(offset + 2), "link", "View Order", parent=str(offset + 1)),
+            node(str(offset + 3), "link", "Next", parent=str(offset + 1)),
+        ]
 
     def boxes(offset: int, dy: float) -> dict:
         return {offset + 2: (0, 10 - dy, 80, 20), offset + 3: (0, 800 - dy, 80, 20)}
@@ -143,7 +192,14 @@ def test_tab_header() -> None:
 
 
 def test_layout_boxes_subtract_the_scroll_offset() -> None:
-    snapshot = {"documents": [{"nodes": {"backendNodeId": [10, 11]}, "scrollOffsetX": 0, "scrollOffsetY": 224,
-                               "layout": {"nodeIndex": [0, 1, 1], "bounds": [[0, 0, 5, 5], [1, 292.5, 70, 16],
-                                                                             [9, 9, 9, 9]]}}]}
+    snapshot = {
+        "documents": [
+            {
+                "nodes": {"backendNodeId": [10, 11]},
+                "scrollOffsetX": 0,
+                "scrollOffsetY": 224,
+                "layout": {"nodeIndex": [0, 1, 1], "bounds": [[0, 0, 5, 5], [1, 292.5, 70, 16], [9, 9, 9, 9]]},
+            }
+        ]
+    }
     assert layout_boxes(snapshot) == {10: (0, -224, 5, 5), 11: (1, 68.5, 70, 16)}

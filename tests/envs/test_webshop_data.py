@@ -20,8 +20,22 @@ from envs.webshop.data import (
     search_text,
 )
 
-PROCESSED_KEYS = ["Title", "Description", "BulletPoints", "Price", "pricing", "options", "option_to_image",
-                  "Attributes", "MainImage", "query", "category", "product_category", "Rating", "Reviews"]
+PROCESSED_KEYS = [
+    "Title",
+    "Description",
+    "BulletPoints",
+    "Price",
+    "pricing",
+    "options",
+    "option_to_image",
+    "Attributes",
+    "MainImage",
+    "query",
+    "category",
+    "product_category",
+    "Rating",
+    "Reviews",
+]
 GOAL_DIGEST = (
     "import hashlib, json; from envs.webshop.catalogue import load_catalogue;"
     "c = load_catalogue(); goals = c.human_goals + [c.synthetic_goal(i) for i in range(c.n_synthetic)];"
@@ -63,8 +77,9 @@ def webshop_draws(products: list[dict], human: bool) -> list[float]:
     uppers = []
     for p in products:
         if human:
-            uppers += [price_upper(prices[p["asin"]], rng) for r in p.get("instructions", [])
-                       if r["instruction_attributes"]]
+            uppers += [
+                price_upper(prices[p["asin"]], rng) for r in p.get("instructions", []) if r["instruction_attributes"]
+            ]
         elif p.get("instruction_text") is not None:
             uppers.append(price_upper(prices[p["asin"]], rng))
     return uppers
@@ -86,7 +101,8 @@ def test_human_goals_are_webshops_with_laser_seed():
         assert goal["goal_options"] == record["instruction_options"]
         assert goal["price_upper"] == uppers[original]
         assert goal["instruction_text"] == record["instruction"].strip(".") + (
-            f", and price lower than {uppers[original]:.2f} dollars" if uppers[original] < 1000000 else "")
+            f", and price lower than {uppers[original]:.2f} dollars" if uppers[original] < 1000000 else ""
+        )
 
 
 def test_synthetic_goals_are_built_like_webshop():
@@ -110,8 +126,11 @@ def test_synthetic_goals_are_built_like_webshop():
         assert sorted(combos) == sorted(itertools.product(*(options[n] for n in sorted(options))))
     # The budgets: the seeded draws, one per product in catalogue order.
     products = list(catalogue.products())
-    uppers = dict(zip([p["asin"] for p in products if p.get("instruction_text") is not None],
-                      webshop_draws(products, human=False)))
+    uppers = dict(
+        zip(
+            [p["asin"] for p in products if p.get("instruction_text") is not None], webshop_draws(products, human=False)
+        )
+    )
     assert all(goal["price_upper"] == uppers[goal["asin"]] for goal in goals)
     # A range-priced product is charged a price inside its range.
     ranged = next(p for p in products if len(p["pricing"]) == 2)
@@ -124,8 +143,14 @@ def test_goals_are_stable_across_processes_and_builds(tmp_path):
     fresh one, list the same goals with the same budgets."""
     shared = str(load_catalogue().folder.parents[1])
     digests = {
-        subprocess.run([sys.executable, "-c", GOAL_DIGEST], cwd=ROOT, capture_output=True, text=True, check=True,
-                       env={"PYTHONHASHSEED": seed, "INTROSPECT_CACHE": cache, "PYTHONPATH": str(ROOT)}).stdout.strip()
+        subprocess.run(
+            [sys.executable, "-c", GOAL_DIGEST],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            check=True,
+            env={"PYTHONHASHSEED": seed, "INTROSPECT_CACHE": cache, "PYTHONPATH": str(ROOT)},
+        ).stdout.strip()
         for seed, cache in (("1", shared), ("2", str(tmp_path)))
     }
     assert len(digests) == 1 and len(digests.pop()) == 64

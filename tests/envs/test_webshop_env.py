@@ -150,8 +150,10 @@ async def test_item_page_shows_options_one_per_line_and_clicked_ones(env):
     assert info["asin"] == "B08JD14GJF" and info["selected_options"] == {"size": "x-large"}
     assert "x-large" in info["options"]["size"] and "b-purple-thumbhole" in info["options"]["color"]
     assert text.startswith("You have clicked x-large.\nInstruction:\n")
-    assert ("\nsize\n  [button] small [button_]\n  [button] medium [button_]\n  [button] large [button_]\n"
-            "  [clicked button] x-large [clicked button_]\n  [button] xx-large [button_]\n") in text
+    assert (
+        "\nsize\n  [button] small [button_]\n  [button] medium [button_]\n  [button] large [button_]\n"
+        "  [clicked button] x-large [clicked button_]\n  [button] xx-large [button_]\n"
+    ) in text
     assert info["clickables"][:2] == ["Back to Search", "< Prev"]
     assert info["clickables"][-4:] == ["Description", "Features", "Reviews", "Buy Now"]
 
@@ -208,9 +210,19 @@ async def test_actions_after_the_purchase_and_before_reset_are_refused(env):
 
 async def test_snapshot_restores_the_same_page_on_a_fresh_instance(env):
     current = await env.reset(GOAL_12)
-    actions = ["search[women long sleeve shirt]", "click[Next >]", "click[< Prev]",
-               "click[B08JD14GJF]", "click[c-black]", "click[large]", "click[Reviews]", "click[< Prev]",
-               "click[Features]", "click[< Prev]", "click[Buy Now]"]
+    actions = [
+        "search[women long sleeve shirt]",
+        "click[Next >]",
+        "click[< Prev]",
+        "click[B08JD14GJF]",
+        "click[c-black]",
+        "click[large]",
+        "click[Reviews]",
+        "click[< Prev]",
+        "click[Features]",
+        "click[< Prev]",
+        "click[Buy Now]",
+    ]
     seen = set()
     for action in [None, *actions]:
         if action is not None:
@@ -229,10 +241,19 @@ async def test_snapshot_restores_the_same_page_on_a_fresh_instance(env):
 async def test_task_ids_splits_and_unknown_tasks(env):
     assert len(env.task_ids()) == 6923 and env.task_ids()[:2] == ["0", "1"]
     assert env.task_ids()[13] == "synthetic-0"
-    sizes = {s: len(env.task_ids(s)) for s in ("all", "human", "test", "synthetic", "synthetic-test",
-                                                 "synthetic-eval", "synthetic-train")}
-    assert sizes == {"all": 6923, "human": 13, "test": 13, "synthetic": 6910, "synthetic-test": 500,
-                     "synthetic-eval": 1000, "synthetic-train": 5410}
+    sizes = {
+        s: len(env.task_ids(s))
+        for s in ("all", "human", "test", "synthetic", "synthetic-test", "synthetic-eval", "synthetic-train")
+    }
+    assert sizes == {
+        "all": 6923,
+        "human": 13,
+        "test": 13,
+        "synthetic": 6910,
+        "synthetic-test": 500,
+        "synthetic-eval": 1000,
+        "synthetic-train": 5410,
+    }
     assert env.task_ids("test") == [str(i) for i in range(13)]  # WebShop's test: the human goals
     assert env.task_ids("synthetic-eval")[0] == "synthetic-500"
     for empty in ("eval", "train"):  # 13 human goals: nothing past index 499
@@ -327,8 +348,13 @@ def test_nothing_blocks_the_event_loop(tmp_path):
     for name in ("items_shuffle_1000.json.gz", "items_ins_v2_1000.json.gz", "items_human_ins.json"):
         (data / name).write_bytes((webshop_catalogue.DATA_DIR / name).read_bytes())
     root = Path(__file__).resolve().parents[2]
-    done = subprocess.run([sys.executable, "-c", BLOCKING_CHECK, str(data)], cwd=root, capture_output=True, text=True,
-                          env={**os.environ, "INTROSPECT_CACHE": str(tmp_path / "cache"), "PYTHONPATH": str(root)})
+    done = subprocess.run(
+        [sys.executable, "-c", BLOCKING_CHECK, str(data)],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "INTROSPECT_CACHE": str(tmp_path / "cache"), "PYTHONPATH": str(root)},
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     assert done.stdout.strip() == "reward 1.0"
 

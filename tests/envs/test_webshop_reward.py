@@ -16,18 +16,28 @@ CATEGORY = "Clothing › Men › Shirts › Casual"
 
 def shirt(**changes):
     product = {
-        "asin": "B000000001", "name": "Cotton Shirt", "Title": "Cotton Shirt", "query": "shirts",
-        "product_category": CATEGORY, "Attributes": ["machine wash"], "BulletPoints": ["Soft fabric"],
-        "Description": "A shirt.", "options": {},
+        "asin": "B000000001",
+        "name": "Cotton Shirt",
+        "Title": "Cotton Shirt",
+        "query": "shirts",
+        "product_category": CATEGORY,
+        "Attributes": ["machine wash"],
+        "BulletPoints": ["Soft fabric"],
+        "Description": "A shirt.",
+        "options": {},
     }
     return {**product, **changes}
 
 
 def shirt_goal(**changes):
     goal = {
-        "asin": "B000000001", "name": "Cotton Shirt", "query": "shirts", "product_category": CATEGORY,
+        "asin": "B000000001",
+        "name": "Cotton Shirt",
+        "query": "shirts",
+        "product_category": CATEGORY,
         "attributes": ["machine wash", "long sleeve", "soft fabric"],
-        "goal_options": {"color": "black", "size": "large"}, "price_upper": 30.0,
+        "goal_options": {"color": "black", "size": "large"},
+        "price_upper": 30.0,
     }
     return {**goal, **changes}
 
@@ -68,8 +78,12 @@ def test_human_goal_options_are_texts():
 
 
 def test_unrelated_item_gets_type_zero():
-    other = shirt(name="Reclaimed Wood Console Table", Title="Reclaimed Wood Console Table", query="tables",
-                  product_category="Home & Kitchen › Furniture › Tables")
+    other = shirt(
+        name="Reclaimed Wood Console Table",
+        Title="Reclaimed Wood Console Table",
+        query="tables",
+        product_category="Home & Kitchen › Furniture › Tables",
+    )
     total, info = reward(shirt_goal(), other, 10.0, {"color": "black", "size": "large"}, verbose=True)
     assert info["title_score"] == 0.0 and info["r_type"] == 0.0 and total == 0.0
 
@@ -88,8 +102,9 @@ def test_unrelated_item_gets_type_zero():
 def test_type_reward_thresholds(monkeypatch, query, category, noun_sets, r_type):
     wanted, got = noun_sets
     monkeypatch.setattr(webshop_reward, "nouns", lambda text: tuple(wanted if text == "goal" else got))
-    info = webshop_reward.type_reward(shirt(name="bought", query=query, product_category=category),
-                                      shirt_goal(name="goal"))
+    info = webshop_reward.type_reward(
+        shirt(name="bought", query=query, product_category=category), shirt_goal(name="goal")
+    )
     assert info["r_type"] == r_type
 
 

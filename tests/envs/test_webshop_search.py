@@ -60,7 +60,16 @@ def test_analyzer_steps():
     # standard tokenizer (apostrophes and dots inside words kept, hyphens split), possessive,
     # lower case, Lucene's stop words, Porter as Lucene's (short words unstemmed; "logi" -> "log")
     assert analyze("Women's Wi-Fi U.S.A. 3.5 don't The technology US ★") == [
-        "women", "wi", "fi", "u.s.a", "3.5", "don't", "technolog", "us", "★"]
+        "women",
+        "wi",
+        "fi",
+        "u.s.a",
+        "3.5",
+        "don't",
+        "technolog",
+        "us",
+        "★",
+    ]
     assert analyze("Running shoes, and the pillows") == ["run", "shoe", "pillow"]
 
 
@@ -73,12 +82,15 @@ def build(tmp_path: Path, docs: dict[str, str]) -> SearchIndex:
 
 
 def test_ranking_depends_on_k1_b_stemming_and_stop_words(tmp_path):
-    index = build(tmp_path, {
-        "X1": "shirt shirt wool soft warm",  # tf 2, 5 terms
-        "Y2": "shirt",  # tf 1, 1 term
-        "Z3": "p q r",
-        "Z4": "s t u",
-    })
+    index = build(
+        tmp_path,
+        {
+            "X1": "shirt shirt wool soft warm",  # tf 2, 5 terms
+            "Y2": "shirt",  # tf 1, 1 term
+            "Z3": "p q r",
+            "Z4": "s t u",
+        },
+    )
     # The average length is 3. With pyserini's k1 = 0.9, b = 0.4, X1 (0.637) beats Y2 (0.602);
     # with SQLite FTS5's k1 = 1.2, b = 0.75 (the engine this replaced) Y2 would win (0.625 vs 0.526).
     assert index.search("shirt") == ("X1", "Y2")
@@ -106,7 +118,16 @@ def test_k1_saturates_term_frequency_as_lucene(tmp_path):
 
 def test_document_lengths_are_rounded_as_lucene_stores_them():
     assert [lucene_length(lucene_norm(n)) for n in (0, 5, 23, 24, 25, 40, 41, 100, 1000)] == [
-        0, 5, 23, 24, 25, 40, 40, 96, 984]
+        0,
+        5,
+        23,
+        24,
+        25,
+        40,
+        40,
+        96,
+        984,
+    ]
     assert all(lucene_length(lucene_norm(n)) <= n for n in range(5000))
 
 

@@ -45,15 +45,24 @@ def tour_script(goal: dict[str, Any], first_page_ids: list[str]) -> list[dict[st
     """A run that takes every edge of LASER's Figure 1 and then buys the goal product."""
     other = next(i for i in first_page_ids if i != goal["asin"])
     return [
-        think("search for the product"), call("Search", keywords=goal["name"], max_price="1000000"),
-        think("this other item might match"), call("select_item", item_id=other),
-        think("check the description"), call("Description"),
-        think("it does not match, go back"), call("Prev"),
-        think("look at the next page"), call("Next"),
-        think("nothing here, search again"), call("Back_to_Search"),
-        think("search once more"), call("Search", keywords=goal["name"]),
-        think("the first item matches"), call("select_item", item_id=goal["asin"]),
-        think("it matches, buy it with the options"), buy(goal),
+        think("search for the product"),
+        call("Search", keywords=goal["name"], max_price="1000000"),
+        think("this other item might match"),
+        call("select_item", item_id=other),
+        think("check the description"),
+        call("Description"),
+        think("it does not match, go back"),
+        call("Prev"),
+        think("look at the next page"),
+        call("Next"),
+        think("nothing here, search again"),
+        call("Back_to_Search"),
+        think("search once more"),
+        call("Search", keywords=goal["name"]),
+        think("the first item matches"),
+        call("select_item", item_id=goal["asin"]),
+        think("it matches, buy it with the options"),
+        buy(goal),
     ]
 
 
@@ -62,8 +71,9 @@ async def run(spec: str, task_id: str, thread: str, **context: Any) -> tuple[lis
     graph = build_graph(checkpointer=InMemorySaver())
     config = {"configurable": {"thread_id": thread}, "recursion_limit": 200}
     nodes: list[str] = []
-    async for chunk in graph.astream({"task_id": task_id}, config, context=Context(model=spec, env="webshop", **context),
-                                     stream_mode="updates"):
+    async for chunk in graph.astream(
+        {"task_id": task_id}, config, context=Context(model=spec, env="webshop", **context), stream_mode="updates"
+    ):
         nodes.extend(chunk)
     state = (await graph.aget_state(config)).values
     return nodes, state

@@ -97,9 +97,14 @@ class FakePageEnv(Env):
             lines += [tag(i, "checkbox", LABELS[i], f' value="{str(i in self.checked).lower()}"') for i in LABELS]
         else:
             lines += [tag(1, "button", "Cancel"), tag(3, "button", "Help")]
-        lines += [tag(5, "button", "Submit"), tag(6, "span", "Instructions"),
-                  tag(7, "tab", "Tab 1"), tag(8, "tab", "Tab 2"), f"<p>Content of tab {self.tab}</p>",
-                  tag(9, "input_text", "", f' value="{self.text}"')]
+        lines += [
+            tag(5, "button", "Submit"),
+            tag(6, "span", "Instructions"),
+            tag(7, "tab", "Tab 1"),
+            tag(8, "tab", "Tab 2"),
+            f"<p>Content of tab {self.tab}</p>",
+            tag(9, "input_text", "", f' value="{self.text}"'),
+        ]
         return "\n".join(lines)
 
     def _obs(self) -> Observation:

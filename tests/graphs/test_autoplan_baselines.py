@@ -37,11 +37,17 @@ async def run(spec: str, env: str, task: str, **overrides):
     return await runner.ainvoke({"task_id": task}, config, context=context)
 
 
-@pytest.mark.parametrize(("task_type", "name"), [
-    ("pick_and_place_simple", "put"), ("look_at_obj_in_light", "examine"),
-    ("pick_clean_then_place_in_recep", "clean"), ("pick_heat_then_place_in_recep", "heat"),
-    ("pick_cool_then_place_in_recep", "cool"), ("pick_two_obj_and_place", "puttwo"),
-])
+@pytest.mark.parametrize(
+    ("task_type", "name"),
+    [
+        ("pick_and_place_simple", "put"),
+        ("look_at_obj_in_light", "examine"),
+        ("pick_clean_then_place_in_recep", "clean"),
+        ("pick_heat_then_place_in_recep", "heat"),
+        ("pick_cool_then_place_in_recep", "cool"),
+        ("pick_two_obj_and_place", "puttwo"),
+    ],
+)
 def test_two_alfworld_examples_per_task_type_as_react_picks_them(task_type, name):
     shown = few_shot.examples_now("alfworld", "react", task_type)
     table = react_file("alfworld_3prompts.json")
@@ -56,11 +62,19 @@ def test_two_alfworld_examples_per_task_type_as_react_picks_them(task_type, name
 async def test_alfworld_react_two_shot_shows_the_task_types_examples_and_acts_without_formalizer(
     toy_alfworld, write_script
 ):
-    spec = write_script([reply("Heat the egg."), reply("heat egg 1 with microwave 1"),
-                         reply("Put it down."), reply("put egg 1 in countertop 2")])
+    spec = write_script(
+        [
+            reply("Heat the egg."),
+            reply("heat egg 1 with microwave 1"),
+            reply("Put it down."),
+            reply("put egg 1 in countertop 2"),
+        ]
+    )
     state = await run(spec, "alfworld", "heat/2", few_shot="react")
     assert state["success"] and [s["action"] for s in state["trajectory"]] == [
-        "heat egg 1 with microwave 1", "put egg 1 in/on countertop 2"]
+        "heat egg 1 with microwave 1",
+        "put egg 1 in/on countertop 2",
+    ]
     first = prompts_of(spec)[0]
     assert "Here are some examples.\nYou are in the middle of a room." in first
     assert "Your task is to: put a hot apple in fridge." in first  # react_heat_1
@@ -88,8 +102,9 @@ async def test_hotpotqa_react_six_shot_shows_webthink_simple6(write_script):
     examples = react_file("prompts_naive.json")["webthink_simple6"].strip()
     assert f"Here are some examples:\n{examples}\n" in first
     assert first.count("\nQuestion: ") == 7  # six examples, then this task's question
-    assert first.rstrip().endswith("Question: Were Scott Derrickson and Ed Wood of the same nationality?\n"
-                                   "Show your thought about the next action.")
+    assert first.rstrip().endswith(
+        "Question: Were Scott Derrickson and Ed Wood of the same nationality?\nShow your thought about the next action."
+    )
     assert any("Formalized First Action:" in p for p in prompts_of(spec))  # HotpotQA keeps the formalizer
 
 
@@ -98,15 +113,34 @@ async def test_a_baseline_with_a_plan_or_in_training_is_refused(toy_alfworld, wr
     with pytest.raises(EnvError, match="in place of a plan"):
         await run(spec, "alfworld", "heat/2", few_shot="react", plan="1. heat it")
     with pytest.raises(EnvError, match="in place of a plan"):
-        await train(autoplan.METHOD, Context(model=spec, env="alfworld", few_shot="react"), task_ids=["heat/1"],
-                             plan_out=tmp_path / "p.json", thread_id="t")
+        await train(
+            autoplan.METHOD,
+            Context(model=spec, env="alfworld", few_shot="react"),
+            task_ids=["heat/1"],
+            plan_out=tmp_path / "p.json",
+            thread_id="t",
+        )
 
 
 def test_the_cli_refuses_a_baseline_with_a_plan_in_one_line(toy_alfworld, write_script, tmp_path, capsys):
     spec = write_script([reply("x")])
     plan = tmp_path / "plan.txt"
     plan.write_text("1. heat it\n")
-    code = main(["run", "autoplan", "--task", "heat/2", "--model", spec, "--plan", str(plan),
-                 "--set", "few_shot=react", "--checkpoint", "memory"])
+    code = main(
+        [
+            "run",
+            "autoplan",
+            "--task",
+            "heat/2",
+            "--model",
+            spec,
+            "--plan",
+            str(plan),
+            "--set",
+            "few_shot=react",
+            "--checkpoint",
+            "memory",
+        ]
+    )
     err = capsys.readouterr().err
     assert code == 2 and err.count("\n") == 1 and "few_shot=react runs ReAct's baseline" in err

@@ -30,14 +30,32 @@ def script(tmp_path: Path, *lines: str) -> str:
 def test_train_on_a_task_type_uses_the_training_games_and_reports_a_small_pool(capsys, tmp_path):
     spec = script(tmp_path, "Look around.", "look", "look", "Summary.", "Flaw.", "1. find the object\n2. heat it")
     out_file = tmp_path / "heat.json"
-    code, out, err = run_cli(capsys, "train", "autoplan", "--task-type", "heat", "--batch", "4", "--iterations", "1",
-                             "--set", "max_actions=1", "--model", spec, "--plan-out", str(out_file),
-                             "--checkpoint", "memory")
+    code, out, err = run_cli(
+        capsys,
+        "train",
+        "autoplan",
+        "--task-type",
+        "heat",
+        "--batch",
+        "4",
+        "--iterations",
+        "1",
+        "--set",
+        "max_actions=1",
+        "--model",
+        spec,
+        "--plan-out",
+        str(out_file),
+        "--checkpoint",
+        "memory",
+    )
     assert code == 0, err
     training = make_env("alfworld").task_ids("valid_train:heat")
     assert len(training) == 2
-    assert ("note: the training pool has only 2 tasks, fewer than --batch 4: every batch is the whole pool"
-            in out.splitlines())
+    assert (
+        "note: the training pool has only 2 tasks, fewer than --batch 4: every batch is the whole pool"
+        in out.splitlines()
+    )
     record = json.loads(out_file.read_text())
     assert record["task_ids"] == training  # never a valid_unseen (evaluation) game
     assert record["batch_size"] == 2 and record["batch_size_requested"] == 4 and record["pool_size"] == 2
@@ -48,8 +66,21 @@ def test_train_on_a_task_type_uses_the_training_games_and_reports_a_small_pool(c
 def test_train_refuses_an_evaluation_split(capsys, tmp_path):
     spec = script(tmp_path, "x")
     for env, split in (("hotpotqa", "dev[:4]"), ("hotpotqa", "test"), ("alfworld", "valid_unseen")):
-        code, out, err = run_cli(capsys, "train", "autoplan", "--env", env, "--split", split, "--model", spec,
-                                 "--plan-out", str(tmp_path / "p.json"), "--checkpoint", "memory")
+        code, out, err = run_cli(
+            capsys,
+            "train",
+            "autoplan",
+            "--env",
+            env,
+            "--split",
+            split,
+            "--model",
+            spec,
+            "--plan-out",
+            str(tmp_path / "p.json"),
+            "--checkpoint",
+            "memory",
+        )
         assert code == 2 and err.count("\n") == 1 and "trains on a training split" in err, (env, split, err)
     assert not (tmp_path / "p.json").exists()
 
@@ -57,9 +88,25 @@ def test_train_refuses_an_evaluation_split(capsys, tmp_path):
 def test_hotpotqa_training_draws_from_its_training_questions(capsys, tmp_path):
     spec = script(tmp_path, "Answer.", "finish yes", "finish[yes]", "Summary.", "1. search each entity")
     out_file = tmp_path / "qa.json"
-    code, out, err = run_cli(capsys, "train", "autoplan", "--env", "hotpotqa", "--batch", "2", "--iterations", "1",
-                             "--set", "max_actions=1", "--model", spec, "--plan-out", str(out_file),
-                             "--checkpoint", "memory")
+    code, out, err = run_cli(
+        capsys,
+        "train",
+        "autoplan",
+        "--env",
+        "hotpotqa",
+        "--batch",
+        "2",
+        "--iterations",
+        "1",
+        "--set",
+        "max_actions=1",
+        "--model",
+        spec,
+        "--plan-out",
+        str(out_file),
+        "--checkpoint",
+        "memory",
+    )
     assert code == 0, err
     env = make_env("hotpotqa")
     record = json.loads(out_file.read_text())
@@ -72,13 +119,34 @@ def test_eval_with_the_hotpotqa_judge_writes_em_f1_and_the_verdict(capsys, tmp_p
     # thought, free-form action, formalized command, then the judge (the run's own model)
     spec = script(tmp_path, "Both were American.", "finish with American", "finish[American]", "Yes.")
     results = tmp_path / "results.jsonl"
-    code, out, err = run_cli(capsys, "eval", "autoplan", "--env", "hotpotqa", "--env-option", "judge=run",
-                             "--tasks", "5a8b57f25542995d1e6f1371", "--model", spec, "--results", str(results),
-                             "--checkpoint", "memory")
+    code, out, err = run_cli(
+        capsys,
+        "eval",
+        "autoplan",
+        "--env",
+        "hotpotqa",
+        "--env-option",
+        "judge=run",
+        "--tasks",
+        "5a8b57f25542995d1e6f1371",
+        "--model",
+        spec,
+        "--results",
+        str(results),
+        "--checkpoint",
+        "memory",
+    )
     assert code == 0, err
     row = json.loads(results.read_text())
-    assert row["evaluation"] == {"answer": "American", "gold": "yes", "em": 0.0, "f1": 0.0, "judge": True,
-                                 "success": True, "judged_by": spec}
+    assert row["evaluation"] == {
+        "answer": "American",
+        "gold": "yes",
+        "em": 0.0,
+        "f1": 0.0,
+        "judge": True,
+        "success": True,
+        "judged_by": spec,
+    }
     assert row["success"] is True and row["reward"] == 0.0  # judged correct; EM stays the reward
     assert row["model_calls"] == 4  # the judge's call is the run's cost
     assert "success rate  100.0%" in out

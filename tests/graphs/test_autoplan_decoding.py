@@ -45,8 +45,10 @@ def stub(monkeypatch):
 
 
 def one_step(*after: str) -> list[Reply]:
-    return [Reply(content=c) for c in ("I will heat the egg.", "heat the egg 1 with microwave 1",
-                                       "heat egg 1 with microwave 1", *after)]
+    return [
+        Reply(content=c)
+        for c in ("I will heat the egg.", "heat the egg 1 with microwave 1", "heat egg 1 with microwave 1", *after)
+    ]
 
 
 async def train_once(**overrides) -> dict:
@@ -70,8 +72,12 @@ async def test_training_samples_the_acting_calls_and_decodes_the_rest_greedily(t
     state = await train_once()
     assert state["plans"] == ["", "1. heat the egg"]
     assert sampling(stub) == [
-        ("thought", 1.0, 0.9), ("action", 1.0, 0.9),  # nucleus sampling, p=0.9 (paper 4.2)
-        ("formalize", 0.0, None), ("summary", 0.0, None), ("flaw", 0.0, None), ("update", 0.0, None),
+        ("thought", 1.0, 0.9),
+        ("action", 1.0, 0.9),  # nucleus sampling, p=0.9 (paper 4.2)
+        ("formalize", 0.0, None),
+        ("summary", 0.0, None),
+        ("flaw", 0.0, None),
+        ("update", 0.0, None),
     ]
 
 
@@ -79,8 +85,12 @@ async def test_temperature_and_top_p_set_the_acting_calls_only(toy_alfworld, stu
     stub.replies.extend(one_step("SUMMARY", "FLAW", "REVISION", "1. heat the egg"))
     await train_once(temperature=0.7, top_p=0.5, plan="1. find the egg")
     assert sampling(stub) == [
-        ("thought", 0.7, 0.5), ("action", 0.7, 0.5),
-        ("formalize", 0.0, None), ("summary", 0.0, None), ("flaw", 0.0, None), ("revision", 0.0, None),
+        ("thought", 0.7, 0.5),
+        ("action", 0.7, 0.5),
+        ("formalize", 0.0, None),
+        ("summary", 0.0, None),
+        ("flaw", 0.0, None),
+        ("revision", 0.0, None),
         ("update", 0.0, None),
     ]
 
@@ -101,19 +111,30 @@ def limits(stub: OpenAIStub) -> list[tuple[str, list[str] | None, int | None]]:
 
 async def test_alfworld_calls_stop_and_are_limited_as_the_original(toy_alfworld, stub):
     # the stub ignores stop sequences, as some servers do: the client still cuts the replies
-    stub.replies.extend([Reply(content="I will heat the egg.\nThen I will put it down."),
-                         Reply(content="heat the egg 1 with microwave 1\nthen go to countertop 1"),
-                         Reply(content="heat egg 1 with microwave 1\ngo to countertop 1"),
-                         Reply(content="Now put it down.\nThat ends the job."),
-                         Reply(content="put egg 1 in/on countertop 1"), Reply(content="put egg 1 in/on countertop 1"),
-                         Reply(content="SUMMARY\nmore"), Reply(content="FLAW"), Reply(content="1. heat\n2. put")])
+    stub.replies.extend(
+        [
+            Reply(content="I will heat the egg.\nThen I will put it down."),
+            Reply(content="heat the egg 1 with microwave 1\nthen go to countertop 1"),
+            Reply(content="heat egg 1 with microwave 1\ngo to countertop 1"),
+            Reply(content="Now put it down.\nThat ends the job."),
+            Reply(content="put egg 1 in/on countertop 1"),
+            Reply(content="put egg 1 in/on countertop 1"),
+            Reply(content="SUMMARY\nmore"),
+            Reply(content="FLAW"),
+            Reply(content="1. heat\n2. put"),
+        ]
+    )
     state = await train_once(max_actions=2, max_tokens=300)
     assert limits(stub) == [
         ("thought", None, 300),  # the opening thought: no stop, Context.max_tokens
-        ("action", ["\n"], 50), ("formalize", ["\n"], 300),
+        ("action", ["\n"], 50),
+        ("formalize", ["\n"], 300),
         ("thought", ["\n"], 100),  # every later thought
-        ("action", ["\n"], 50), ("formalize", ["\n"], 300),
-        ("summary", None, 300), ("flaw", None, 300), ("update", None, 300),
+        ("action", ["\n"], 50),
+        ("formalize", ["\n"], 300),
+        ("summary", None, 300),
+        ("flaw", None, 300),
+        ("update", None, 300),
     ]
     said = [t["content"] for t in state["experiences"][0]["messages"] if t["role"] == "assistant"]
     assert said[0] == "I will heat the egg.\nThen I will put it down."
@@ -124,8 +145,13 @@ async def test_alfworld_calls_stop_and_are_limited_as_the_original(toy_alfworld,
 
 
 async def test_hotpotqa_calls_stop_at_a_newline(stub):
-    stub.replies.extend([Reply(content="Search Scott Derrickson.\nThen Ed Wood."), Reply(content="search him"),
-                         Reply(content="search[Scott Derrickson]\nsearch[Ed Wood]")])
+    stub.replies.extend(
+        [
+            Reply(content="Search Scott Derrickson.\nThen Ed Wood."),
+            Reply(content="search him"),
+            Reply(content="search[Scott Derrickson]\nsearch[Ed Wood]"),
+        ]
+    )
     state = await infer(env="hotpotqa", max_actions=1, task_id="5a8b57f25542995d1e6f1371")
     assert limits(stub) == [("thought", ["\n"], 512), ("action", ["\n"], 512), ("formalize", ["\n"], 512)]
     assert state["thought"] == "Search Scott Derrickson."

@@ -15,8 +15,9 @@ from nodes.llm import model_for
 from tests.graphs.test_autoplan_kit import step_replies, toy_alfworld  # noqa: F401 (fixture)
 
 WIN = [
-    *step_replies("The egg must be heated.", "I think I'll warm up the egg 1 in the microwave 1",
-                  "heat egg 1 with microwave 1"),
+    *step_replies(
+        "The egg must be heated.", "I think I'll warm up the egg 1 in the microwave 1", "heat egg 1 with microwave 1"
+    ),
     *step_replies("Put it down.", "place the egg onto countertop 2", "put egg 1 in countertop 2"),
 ]
 
@@ -41,8 +42,10 @@ async def test_react_zero_shot_is_the_collection_with_an_empty_plan(toy_alfworld
     assert "Game Plan:" not in first and "Identify which step of plan" not in first
     assert first.rstrip().endswith("Show your thought about the next action.")
     # P_j states the objective; o_0 is the game's first observation without its task line
-    assert ("Game Starts:\nGame Objective: heat some egg and put it in countertop 2.\n"
-            "You are in the middle of a room. Looking quickly around you, you see a microwave 1,") in first
+    assert (
+        "Game Starts:\nGame Objective: heat some egg and put it in countertop 2.\n"
+        "You are in the middle of a room. Looking quickly around you, you see a microwave 1,"
+    ) in first
     assert "Your task is to" not in first
     assert model_for(spec, 1.0, 512).calls == []  # inference decodes greedily
     extra = autoplan.result(state)
@@ -65,8 +68,11 @@ async def test_the_formalizer_turns_a_free_form_action_into_a_command(toy_alfwor
     assert [s["action"] for s in state["trajectory"]] == ["heat egg 1 with microwave 1", "put egg 1 in/on countertop 2"]
     assert all(s["valid"] for s in state["trajectory"])
     formalizer = [p for p in prompts_of(spec) if "Formalized First Action:" in p]
-    assert formalizer[0].rstrip().endswith(
-        "Action: I think I'll warm up the egg 1 in the microwave 1\nFormalized First Action:")
+    assert (
+        formalizer[0]
+        .rstrip()
+        .endswith("Action: I think I'll warm up the egg 1 in the microwave 1\nFormalized First Action:")
+    )
     # the chat keeps the formalized command (a_t), not the free-form reply
     said = [t["content"] for t in state["messages"] if t["role"] == "assistant"]
     assert "heat egg 1 with microwave 1" in said and not any("warm up" in s for s in said)
@@ -87,8 +93,10 @@ async def test_a_refused_command_comes_back_as_feedback(toy_alfworld, write_scri
     refused = state["trajectory"][0]
     assert refused["valid"] is False and "not a valid action" in refused["feedback"]
     second_thought = prompts_of(spec)[3]
-    assert ("Observation: Action failed. System Message: i don't know is not a valid action in this household."
-            in second_thought)
+    assert (
+        "Observation: Action failed. System Message: i don't know is not a valid action in this household."
+        in second_thought
+    )
     assert state["success"]  # the run goes on after the refusal
 
 
@@ -99,12 +107,22 @@ async def test_react_few_shot_is_refused_where_react_wrote_no_examples(write_scr
 
 async def test_module_api_for_the_cli(tmp_path):
     assert autoplan.METHOD.default_env == "alfworld" and autoplan.METHOD.envs == (
-        "alfworld", "hotpotqa", "webshop", "miniwob", "webarena")
+        "alfworld",
+        "hotpotqa",
+        "webshop",
+        "miniwob",
+        "webarena",
+    )
     assert autoplan.METHOD.defaults["max_actions"] == {"alfworld": 35, "hotpotqa": 10}
     assert autoplan.recursion_limit(Context(env="alfworld")) >= 4 * 35 + 2
     assert set(autoplan.graph.get_graph().nodes) >= {"start", "think", "act", "formalize", "execute", "finish"}
-    assert set(autoplan.training_graph.get_graph().nodes) >= {"sample_batch", "collect", "score_batch", "reflect",
-                                                              "plan"}
+    assert set(autoplan.training_graph.get_graph().nodes) >= {
+        "sample_batch",
+        "collect",
+        "score_batch",
+        "reflect",
+        "plan",
+    }
     bad = tmp_path / "bad.json"
     bad.write_text('{"plans": []}')
     with pytest.raises(ValueError, match="final_plan"):

@@ -23,7 +23,7 @@ TASKS = ("heat/1", "heat/2", "heat/3")
 class ToyHousehold(Env):
     name = "alfworld"
     interface = ALFWORLD
-    created: list["ToyHousehold"] = []  # every instance, to count env sessions
+    created: list[ToyHousehold] = []  # every instance, to count env sessions
 
     def __init__(self, **options: Any) -> None:
         self.task: str | None = None
@@ -36,17 +36,27 @@ class ToyHousehold(Env):
 
     def _admissible(self) -> list[str]:
         places = ["microwave 1"] + [f"countertop {n}" for n in (1, 2, 3)]
-        return ([f"go to {p}" for p in places] + ["look", "heat egg 1 with microwave 1"]
-                + [f"put egg 1 in/on countertop {n}" for n in (1, 2, 3)])
+        return (
+            [f"go to {p}" for p in places]
+            + ["look", "heat egg 1 with microwave 1"]
+            + [f"put egg 1 in/on countertop {n}" for n in (1, 2, 3)]
+        )
 
     def _first(self) -> Observation:
         target = f"countertop {self.task.split('/')[1]}"
-        text = ("You are in the middle of a room. Looking quickly around you, you see a microwave 1, "
-                f"a countertop 1, a countertop 2, and a countertop 3.\n"
-                f"Your task is to: heat some egg and put it in {target}.")
-        return Observation(text, info={"goal": f"heat some egg and put it in {target}.",
-                                       "task_type": "pick_heat_then_place_in_recep",
-                                       "admissible_commands": self._admissible()})
+        text = (
+            "You are in the middle of a room. Looking quickly around you, you see a microwave 1, "
+            f"a countertop 1, a countertop 2, and a countertop 3.\n"
+            f"Your task is to: heat some egg and put it in {target}."
+        )
+        return Observation(
+            text,
+            info={
+                "goal": f"heat some egg and put it in {target}.",
+                "task_type": "pick_heat_then_place_in_recep",
+                "admissible_commands": self._admissible(),
+            },
+        )
 
     async def reset(self, task_id: str) -> Observation:
         if task_id not in TASKS:
@@ -59,8 +69,9 @@ class ToyHousehold(Env):
         info: dict[str, Any] = {"admissible_commands": self._admissible()}
         if action not in self._admissible():
             sentence = f"{action or 'That'} is not a valid action in this household."
-            return StepResult(Observation(REFUSED + sentence), 0.0, False,
-                              {**info, "valid": False, "feedback": sentence})
+            return StepResult(
+                Observation(REFUSED + sentence), 0.0, False, {**info, "valid": False, "feedback": sentence}
+            )
         target = f"countertop {self.task.split('/')[1]}"
         heated = "heat egg 1 with microwave 1" in self.done_commands
         self.won = heated and action == f"put egg 1 in/on {target}"

@@ -19,8 +19,13 @@ pytestmark = pytest.mark.slow
 UNSEEN = "json_2.1.1/valid_unseen/"
 HEAT_GAME = UNSEEN + "pick_heat_then_place_in_recep-Apple-None-GarbageCan-10/trial_T20190908_145050_918567"
 HEAT_WIN = [  # the env tests' known-correct sequence for this game
-    "go to countertop 1", "take apple 1 from countertop 1", "go to microwave 1", "open microwave 1",
-    "heat apple 1 with microwave 1", "go to garbagecan 1", "put apple 1 in/on garbagecan 1",
+    "go to countertop 1",
+    "take apple 1 from countertop 1",
+    "go to microwave 1",
+    "open microwave 1",
+    "heat apple 1 with microwave 1",
+    "go to garbagecan 1",
+    "put apple 1 in/on garbagecan 1",
 ]
 QUESTION = "5a8b57f25542995d1e6f1371"  # Were Scott Derrickson and Ed Wood of the same nationality? -> yes
 
@@ -42,8 +47,9 @@ async def run(spec: str, env: str, task: str, thread: str, **overrides):
 
 
 async def test_alfworld_game_won_from_free_form_actions(write_script):
-    refused = step_replies("Take the apple first.", "grab the apple 1 off countertop 1",
-                           "take apple 1 from countertop 1")
+    refused = step_replies(
+        "Take the apple first.", "grab the apple 1 off countertop 1", "take apple 1 from countertop 1"
+    )
     steps = [step_replies(f"Next: {c}.", f"I want to {c} now", sloppy(c)) for c in HEAT_WIN]
     spec = write_script(refused + [r for s in steps for r in s])
     state = await run(spec, "alfworld", HEAT_GAME, "real-alf", plan="1. find the object\n2. heat it")
@@ -64,13 +70,19 @@ async def test_alfworld_game_won_from_free_form_actions(write_script):
 # Two real games stepped concurrently (textworld's shared parser is guarded by the env's lock).
 async def test_alfworld_training_iteration_on_two_real_games(write_script):
     games = make_env("alfworld").task_ids("valid_unseen:heat")[:2]
-    script = [*step_replies("Look around.", "look", "look"), *step_replies("Check hands.", "inventory", "inventory"),
-              reply("S"), reply("F"), reply("1. go to the object\n2. heat it with microwave 1")]  # no plan: no Rev
+    script = [
+        *step_replies("Look around.", "look", "look"),
+        *step_replies("Check hands.", "inventory", "inventory"),
+        reply("S"),
+        reply("F"),
+        reply("1. go to the object\n2. heat it with microwave 1"),
+    ]  # no plan: no Rev
     spec = write_script(script)
     runner = autoplan.build_training_graph(checkpointer=InMemorySaver())
     context = Context(model=spec, env="alfworld", batch_size=2, iterations=1, max_actions=2)
-    state = await runner.ainvoke({"task_ids": games}, {"configurable": {"thread_id": "real-train"},
-                                                      "recursion_limit": 100}, context=context)
+    state = await runner.ainvoke(
+        {"task_ids": games}, {"configurable": {"thread_id": "real-train"}, "recursion_limit": 100}, context=context
+    )
     assert sorted(e["task_id"] for e in state["experiences"]) == sorted(games)
     assert all(e["stop_reason"] == "max_actions" and e["steps"] == 2 for e in state["experiences"])
     assert state["plans"] == ["", "1. go to the object\n2. heat it with microwave 1"]
@@ -83,12 +95,15 @@ async def test_alfworld_training_iteration_on_two_real_games(write_script):
 
 
 async def test_hotpotqa_question_answered_through_the_formalizer(write_script):
-    spec = write_script([
-        *step_replies("Find Scott Derrickson's nationality.", "Search for Scott Derrickson",
-                      "search[Scott Derrickson]"),
-        *step_replies("Now Ed Wood.", "search Ed Wood", "Formalized First Action: Search[Ed Wood]"),
-        *step_replies("Both are American.", "finish with yes", "finish[yes]"),
-    ])
+    spec = write_script(
+        [
+            *step_replies(
+                "Find Scott Derrickson's nationality.", "Search for Scott Derrickson", "search[Scott Derrickson]"
+            ),
+            *step_replies("Now Ed Wood.", "search Ed Wood", "Formalized First Action: Search[Ed Wood]"),
+            *step_replies("Both are American.", "finish with yes", "finish[yes]"),
+        ]
+    )
     state = await run(spec, "hotpotqa", QUESTION, "real-qa")
     assert state["success"] and state["reward"] == 1.0 and state["actions"] == 3
     assert [s["action"] for s in state["trajectory"]] == ["search[Scott Derrickson]", "search[Ed Wood]", "finish[yes]"]
@@ -101,16 +116,27 @@ async def test_hotpotqa_question_answered_through_the_formalizer(write_script):
 async def test_hotpotqa_training_reflection_sees_the_gold_answer(write_script):
     env = make_env("hotpotqa")
     other = env.task_ids()[4]  # gold: "Greenwich Village, New York City"
-    spec = write_script([*step_replies("Answer.", "finish yes", "finish[yes]"),
-                         reply("S"), reply("New Task Plan:\n1. search each entity")])
+    spec = write_script(
+        [
+            *step_replies("Answer.", "finish yes", "finish[yes]"),
+            reply("S"),
+            reply("New Task Plan:\n1. search each entity"),
+        ]
+    )
     runner = autoplan.build_training_graph(checkpointer=InMemorySaver())
     context = Context(model=spec, env="hotpotqa", batch_size=2, iterations=1)
-    state = await runner.ainvoke({"task_ids": [QUESTION, other]}, {"configurable": {"thread_id": "qa-train"},
-                                                                  "recursion_limit": 100}, context=context)
+    state = await runner.ainvoke(
+        {"task_ids": [QUESTION, other]},
+        {"configurable": {"thread_id": "qa-train"}, "recursion_limit": 100},
+        context=context,
+    )
     assert {e["task_id"]: e["success"] for e in state["experiences"]} == {QUESTION: True, other: False}
     summaries = [p for p in prompts_of(spec, 0.0) if "Summarize the interaction history concisely." in p]
-    assert any('Task finished. The ground truth answer is "yes" and the correct entities to search are '
-               '"Scott Derrickson" and "Ed Wood".' in p for p in summaries)
+    assert any(
+        'Task finished. The ground truth answer is "yes" and the correct entities to search are '
+        '"Scott Derrickson" and "Ed Wood".' in p
+        for p in summaries
+    )
     assert any('The ground truth answer is "Greenwich Village, New York City"' in p for p in summaries)
     # HotpotQA's Flaw prompt asks about the plan only: without a plan neither it nor Rev is asked
     assert not any("Identify all flawed parts" in p for p in prompts_of(spec, 0.0))

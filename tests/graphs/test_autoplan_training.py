@@ -26,12 +26,18 @@ def iteration_script(new_plan: str, tag: str, revision: bool = True) -> list[dic
     same lines; heat/1 is won at step 2, heat/2 (countertop 2) runs into the cap at step 3.
     The Rev prompt is asked only when the iteration has a plan (``revision``)."""
     return [
-        *step_replies("I should heat the egg first.", "I will heat the egg 1 using the microwave 1",
-                      "Formalized First Action: heat egg 1 with microwave 1"),
-        *step_replies("Now put the egg on countertop 1.", "put the egg 1 on the countertop 1",
-                      "put egg 1 on countertop 1"),
+        *step_replies(
+            "I should heat the egg first.",
+            "I will heat the egg 1 using the microwave 1",
+            "Formalized First Action: heat egg 1 with microwave 1",
+        ),
+        *step_replies(
+            "Now put the egg on countertop 1.", "put the egg 1 on the countertop 1", "put egg 1 on countertop 1"
+        ),
         *step_replies("Maybe look around.", "look around the room", "look"),
-        reply(f"SUMMARY-{tag}"), reply(f"FLAW-{tag}"), *([reply(f"REVISION-{tag}")] if revision else []),
+        reply(f"SUMMARY-{tag}"),
+        reply(f"FLAW-{tag}"),
+        *([reply(f"REVISION-{tag}")] if revision else []),
         reply(f"New Game Plan:\n{new_plan}"),
     ]
 
@@ -82,17 +88,16 @@ async def test_batch_is_collected_in_parallel_branches_with_own_sessions(toy_alf
     assert not any(key.startswith("train-t/") for key in SESSIONS._sessions)  # every branch released
 
 
-async def test_one_iteration_yields_two_reflections_and_a_plan_the_next_iteration_reads(
-    toy_alfworld, two_iterations
-):
+async def test_one_iteration_yields_two_reflections_and_a_plan_the_next_iteration_reads(toy_alfworld, two_iterations):
     _, _, state = await run_training(two_iterations)
     assert state["plans"] == ["", PLAN_1, PLAN_2]
     first = [r for r in state["reflections"] if r["iteration"] == 0]
     assert [(r["summary"], r["flaw"], r["revision"]) for r in first] == [("SUMMARY-0", "FLAW-0", "")] * 2
     second = [r for r in state["reflections"] if r["iteration"] == 1]
     assert [(r["summary"], r["flaw"], r["revision"]) for r in second] == [("SUMMARY-1", "FLAW-1", "REVISION-1")] * 2
-    outcomes = {e["task_id"]: (e["success"], e["steps"], e["stop_reason"])
-                for e in state["experiences"] if e["iteration"] == 0}
+    outcomes = {
+        e["task_id"]: (e["success"], e["steps"], e["stop_reason"]) for e in state["experiences"] if e["iteration"] == 0
+    }
     assert outcomes == {"heat/1": (True, 2, "done"), "heat/2": (False, 3, "max_actions")}
     assert state["scores"] == [{"iteration": 0, "successes": 1, "size": 2}, {"iteration": 1, "successes": 1, "size": 2}]
 
@@ -113,13 +118,20 @@ async def test_reflection_and_update_prompts_carry_the_batch(toy_alfworld, two_i
     summaries = calls_at(two_iterations, 0.0, 9)
     assert len(summaries) == 2
     texts = sorted(prompt_text(c) for c in summaries)
-    assert any("Job failed. Maximum number of steps reached. Summarize the interaction history in steps." in t
-               for t in texts)
+    assert any(
+        "Job failed. Maximum number of steps reached. Summarize the interaction history in steps." in t for t in texts
+    )
     assert any("Job succeeded. Summarize the interaction history in steps." in t for t in texts)
     update = prompt_text(calls_at(two_iterations, 0.0, 11)[0])
     assert "Current Game Plan:\nNone" in update
-    for label in ("Job 0:", "Job 1:", "Summary of Job 1:\nSUMMARY-0", "Flawed Actions of Job 0:\nFLAW-0",
-                  "Succeeded", "Failed"):  # jobs numbered from 0, as the original numbers them
+    for label in (
+        "Job 0:",
+        "Job 1:",
+        "Summary of Job 1:\nSUMMARY-0",
+        "Flawed Actions of Job 0:\nFLAW-0",
+        "Succeeded",
+        "Failed",
+    ):  # jobs numbered from 0, as the original numbers them
         assert label in update
     assert "Job 2:" not in update
     assert "Suggested Revision" not in update  # no plan yet: nothing was revised (the original)
@@ -156,8 +168,14 @@ async def test_reflection_without_flaw_and_revision(toy_alfworld, write_script):
 
 async def test_train_writes_every_plan_and_load_plan_reads_the_final_one(toy_alfworld, two_iterations, tmp_path):
     out = tmp_path / "plans" / "heat.json"
-    record = await train(autoplan.METHOD, context(two_iterations), task_ids=["heat/1", "heat/2"], plan_out=out,
-                                  checkpointer=InMemorySaver(), thread_id="cli-train")
+    record = await train(
+        autoplan.METHOD,
+        context(two_iterations),
+        task_ids=["heat/1", "heat/2"],
+        plan_out=out,
+        checkpointer=InMemorySaver(),
+        thread_id="cli-train",
+    )
     written = json.loads(out.read_text())
     assert written["plans"] == ["", PLAN_1, PLAN_2] and written["final_plan"] == PLAN_2
     assert [h["iteration"] for h in written["history"]] == [0, 1]
@@ -189,14 +207,21 @@ async def test_train_resumes_a_failed_run_and_closes_its_sessions(toy_alfworld, 
     spec = write_script(full[:16], name="train-resume.jsonl")
     saver, out = InMemorySaver(), tmp_path / "plan.json"
     with pytest.raises(Exception, match="replies"):
-        await train(autoplan.METHOD, context(spec), task_ids=["heat/1", "heat/2"], plan_out=out, checkpointer=saver,
-                             thread_id="tr")
+        await train(
+            autoplan.METHOD,
+            context(spec),
+            task_ids=["heat/1", "heat/2"],
+            plan_out=out,
+            checkpointer=saver,
+            thread_id="tr",
+        )
     assert not out.exists()
     assert not any(key.startswith("tr/") for key in SESSIONS._sessions)  # the dead batch's envs closed
     write_script(full, name="train-resume.jsonl")
     clear_models()
-    record = await train(autoplan.METHOD, context(spec), task_ids=[], plan_out=out, checkpointer=saver, thread_id="tr",
-                                  resume=True)
+    record = await train(
+        autoplan.METHOD, context(spec), task_ids=[], plan_out=out, checkpointer=saver, thread_id="tr", resume=True
+    )
     assert record["plans"] == ["", PLAN_1, PLAN_2] and json.loads(out.read_text())["final_plan"] == PLAN_2
 
 

@@ -37,19 +37,24 @@ async def test_unknown_checkpointer_is_refused():
             pass
 
 
-@pytest.mark.skipif(not os.environ.get("INTROSPECT_TEST_POSTGRES"), reason="needs INTROSPECT_TEST_POSTGRES (CI starts one)")
+@pytest.mark.skipif(
+    not os.environ.get("INTROSPECT_TEST_POSTGRES"), reason="needs INTROSPECT_TEST_POSTGRES (CI starts one)"
+)
 async def test_postgres():
     async with open_checkpointer(os.environ["INTROSPECT_TEST_POSTGRES"]) as saver:
         await _roundtrip(saver)
 
 
-@pytest.mark.parametrize("url,path", [
-    ("sqlite:///root/x.sqlite", "/root/x.sqlite"),  # three slashes: an absolute path, as in SQLite's URIs
-    ("sqlite:////root/x.sqlite", "/root/x.sqlite"),  # SQLAlchemy's absolute form means the same file
-    ("sqlite://localhost/root/x.sqlite", "/root/x.sqlite"),
-    ("sqlite:/root/x.sqlite", "/root/x.sqlite"),
-    ("sqlite:runs/x.sqlite", "runs/x.sqlite"),  # no slash: relative to the current directory
-])
+@pytest.mark.parametrize(
+    "url,path",
+    [
+        ("sqlite:///root/x.sqlite", "/root/x.sqlite"),  # three slashes: an absolute path, as in SQLite's URIs
+        ("sqlite:////root/x.sqlite", "/root/x.sqlite"),  # SQLAlchemy's absolute form means the same file
+        ("sqlite://localhost/root/x.sqlite", "/root/x.sqlite"),
+        ("sqlite:/root/x.sqlite", "/root/x.sqlite"),
+        ("sqlite:runs/x.sqlite", "runs/x.sqlite"),  # no slash: relative to the current directory
+    ],
+)
 def test_sqlite_urls_follow_sqlite_uri_filenames(url, path):
     assert sqlite_path(url) == Path(path)
 
@@ -117,7 +122,8 @@ async def test_sqlite_stores_a_step_in_one_trip_to_its_thread_and_langgraphs_sav
 
         saver.conn._execute = counted
         stored = await saver.aput_writes(  # type: ignore[func-returns-value]
-            {"configurable": {"thread_id": "x", "checkpoint_ns": "", "checkpoint_id": "1"}}, [("a", 1), ("b", 2)], "t")
+            {"configurable": {"thread_id": "x", "checkpoint_ns": "", "checkpoint_id": "1"}}, [("a", 1), ("b", 2)], "t"
+        )
         assert stored is None and trips == 1
         saver.conn._execute = execute
         done = await drive("laser", context, "t", saver, {"task_id": DEMO["task_id"]})

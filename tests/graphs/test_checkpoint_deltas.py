@@ -26,8 +26,19 @@ from tests.support.laser_demo import DEMO, write_demo_script
 GROWING = {
     laser.graph: ("trajectory", "history", "buffer", "observation", "env_snapshot", "page", "details"),
     structured_reflection.graph: ("trajectory", "screens", "steps", "memory", "trials", "observation"),
-    devils_advocate.graph: ("trajectory", "stack", "history", "initial", "current", "previous", "popped",
-                            "episode_actions", "plans", "notes", "backtracks"),
+    devils_advocate.graph: (
+        "trajectory",
+        "stack",
+        "history",
+        "initial",
+        "current",
+        "previous",
+        "popped",
+        "episode_actions",
+        "plans",
+        "notes",
+        "backtracks",
+    ),
     autoplan.graph: ("trajectory", "messages", "experiences", "observation", "env_snapshot"),
     autoplan.training_graph: ("experiences", "reflections", "plans", "scores", "task_ids"),
 }
@@ -88,8 +99,7 @@ async def test_time_travel_edits_and_runs_from_an_old_checkpoint(tmp_path, kind)
         assert (await graph.aget_state(middle.config)).values["history"] == middle.values["history"]
 
 
-async def test_a_copied_training_thread_keeps_its_parallel_appends_in_order(
-        tmp_path, toy_alfworld, write_script):  # noqa: F811 (a fixture)
+async def test_a_copied_training_thread_keeps_its_parallel_appends_in_order(tmp_path, toy_alfworld, write_script):  # noqa: F811 (a fixture)
     spec = write_script(two_iterations_script())
     context = Context(model=spec, env="alfworld", batch_size=2, iterations=2, max_actions=3, seed=7)
     async with open_checkpointer(f"sqlite:///{tmp_path / 'train.sqlite'}") as saver:

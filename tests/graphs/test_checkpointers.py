@@ -25,8 +25,10 @@ POSTGRES = os.environ.get("INTROSPECT_TEST_POSTGRES")
 def checkpoint_url(request, tmp_path) -> str:
     if request.param == "postgres":
         if not POSTGRES:
-            pytest.skip("INTROSPECT_TEST_POSTGRES is unset: no PostgreSQL server to test against "
-                        "(.ci/setup starts one and sets it)")
+            pytest.skip(
+                "INTROSPECT_TEST_POSTGRES is unset: no PostgreSQL server to test against "
+                "(.ci/setup starts one and sets it)"
+            )
         return POSTGRES
     return f"sqlite:///{tmp_path / 'runs.sqlite'}"
 
@@ -88,8 +90,12 @@ async def test_an_evaluation_of_16_tasks_at_once(checkpoint_url, tmp_path):
     """Each task searches, turns the page and runs out of its 2 transitions (reward 0, no error):
     the same script serves any goal."""
     spec = tmp_path / "any.jsonl"  # a new path per test run: a new configuration, new threads
-    spec.write_text("".join(json.dumps(r) + "\n" for r in [
-        think("search"), call("Search", keywords="pillow"), think("next page"), call("Next")]))
+    spec.write_text(
+        "".join(
+            json.dumps(r) + "\n"
+            for r in [think("search"), call("Search", keywords="pillow"), think("next page"), call("Next")]
+        )
+    )
     context = Context(model=f"scripted:{spec}", env="webshop", max_actions=2, backup=False)
     tasks = [f"synthetic-{i}" for i in range(100, 116)]
     results = tmp_path / "rows.jsonl"

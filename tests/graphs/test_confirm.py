@@ -24,7 +24,7 @@ BUY = "click[Buy Now]"
 def laser_again(tmp_path, choices: int) -> str:
     """The LASER demo, then its last ``choices`` choices (rationale, call) once more."""
     replies = SCENARIOS["laser"].replies
-    return replace(SCENARIOS["laser"], replies=replies + replies[-2 * choices:]).write_script(tmp_path / "laser.jsonl")
+    return replace(SCENARIOS["laser"], replies=replies + replies[-2 * choices :]).write_script(tmp_path / "laser.jsonl")
 
 
 async def run_until_paused(graph: Any, graph_input: Any, config: dict, context: Context) -> list[Any]:
@@ -44,16 +44,18 @@ async def test_laser_pauses_before_buy_now_and_a_rejection_is_feedback(tmp_path)
     state = (await graph.aget_state(config)).values
     assert state["done"] is False and all(s["action"] != BUY for s in state["trajectory"])
 
-    asked = await run_until_paused(graph, Command(resume={asked[0].id: {"decision": "reject", "reason": "too dear"}}),
-                                   config, context)
+    asked = await run_until_paused(
+        graph, Command(resume={asked[0].id: {"decision": "reject", "reason": "too dear"}}), config, context
+    )
     state = (await graph.aget_state(config)).values
     refused = [s for s in state["trajectory"] if s["action"] == BUY]
     assert len(refused) == 1 and refused[0]["valid"] is False and "too dear" in refused[0]["feedback"]
     assert "Feedback: A person rejected the action click[Buy Now]: too dear" in state["history"][-1]
     assert len(asked) == 1 and asked[0].value["proposal"] == BUY  # the agent chose again: Buy Now again
 
-    assert await run_until_paused(graph, Command(resume={"decision": "approve", "proposal": BUY}),
-                                  config, context) == []
+    assert (
+        await run_until_paused(graph, Command(resume={"decision": "approve", "proposal": BUY}), config, context) == []
+    )
     state = (await graph.aget_state(config)).values
     assert state["success"] is True and state["reward"] == 1.0 and state["trajectory"][-1]["action"] == BUY
 
@@ -74,8 +76,9 @@ async def test_an_edit_carries_out_the_edited_action_and_an_unreadable_answer_as
     await run_until_paused(graph, {"task_id": "synthetic-0"}, config, context)
     asked = await run_until_paused(graph, Command(resume={"decision": "maybe"}), config, context)
     assert len(asked) == 1 and "expected" in asked[0].value["problem"] and asked[0].value["proposal"] == BUY
-    asked = await run_until_paused(graph, Command(resume={"decision": "edit", "proposal": "click[< Prev]"}),
-                                   config, context)
+    asked = await run_until_paused(
+        graph, Command(resume={"decision": "edit", "proposal": "click[< Prev]"}), config, context
+    )
     state = (await graph.aget_state(config)).values
     actions = [s["action"] for s in state["trajectory"]]
     assert actions[-2:] == ["click[< Prev]", "click[B0743JKHBV]"] and BUY not in actions and not state["done"]
@@ -93,8 +96,9 @@ async def test_autoplan_training_asks_before_the_plan_update_and_rewrites_it_whe
     context = Context(model=spec, env="hotpotqa", confirm=True, **scenario.context)
     asked = await run_until_paused(graph, scenario.graph_input, config, context)
     assert len(asked) == 1 and asked[0].value["kind"] == "plan" and asked[0].value["proposal"] == NEW_PLAN
-    asked = await run_until_paused(graph, Command(resume={"decision": "reject", "reason": "use lookup"}), config,
-                                   context)
+    asked = await run_until_paused(
+        graph, Command(resume={"decision": "reject", "reason": "use lookup"}), config, context
+    )
     second = again.removeprefix("Plan:\n")
     assert len(asked) == 1 and asked[0].value["proposal"] in (again, second)
     approve = {"decision": "approve", "proposal": asked[0].value["proposal"]}
@@ -107,8 +111,15 @@ async def test_autoplan_training_asks_before_the_plan_update_and_rewrites_it_whe
 def test_the_envs_declare_their_irreversible_actions():
     assert WEBSHOP.irreversible("click[Buy Now]", "") and WEBSHOP.irreversible("click[buy  now]", "")
     assert not WEBSHOP.irreversible("click[Next >]", "") and not WEBSHOP.irreversible("search[buy now]", "")
-    screen = "\n".join(["[3] searchbox 'Search entire store here...'", "[4] button 'Search'",
-                        "[45] textbox 'Order Number'", "[52] button 'Submit'", "[60] link 'Contact Us'"])
+    screen = "\n".join(
+        [
+            "[3] searchbox 'Search entire store here...'",
+            "[4] button 'Search'",
+            "[45] textbox 'Order Number'",
+            "[52] button 'Submit'",
+            "[60] link 'Contact Us'",
+        ]
+    )
     assert WEBARENA.irreversible("stop [The message was sent.]", screen)
     assert WEBARENA.irreversible("click [52]", screen)
     assert WEBARENA.irreversible("type [45] [000000174]", screen)  # Enter is pressed: the form goes
@@ -117,13 +128,16 @@ def test_the_envs_declare_their_irreversible_actions():
     assert not WEBARENA.irreversible("click [60]", screen) and not WEBARENA.irreversible("scroll [down]", screen)
 
 
-@pytest.mark.parametrize("answer,verdict", [
-    ("approve", Verdict("A")),
-    ({"decision": "approve", "proposal": "B"}, Verdict("B")),
-    ({"decision": "edit", "proposal": " C "}, Verdict("C")),
-    ({"decision": "reject", "reason": "no"}, Verdict(None, "no")),
-    ({"decision": "reject"}, Verdict(None, "no reason given")),
-])
+@pytest.mark.parametrize(
+    "answer,verdict",
+    [
+        ("approve", Verdict("A")),
+        ({"decision": "approve", "proposal": "B"}, Verdict("B")),
+        ({"decision": "edit", "proposal": " C "}, Verdict("C")),
+        ({"decision": "reject", "reason": "no"}, Verdict(None, "no")),
+        ({"decision": "reject"}, Verdict(None, "no reason given")),
+    ],
+)
 def test_answers_are_read(answer, verdict):
     assert read_answer(answer, "A") == verdict
 

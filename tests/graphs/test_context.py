@@ -10,21 +10,24 @@ import pytest
 from nodes.context import Context, ContextError
 
 
-@pytest.mark.parametrize("values,message", [
-    ({"max_actions": "abc"}, "max_actions='abc' is not allowed: expected an integer >= 1, or null"),
-    ({"max_actions": -3}, "max_actions=-3 is not allowed: expected an integer >= 1"),
-    ({"max_actions": 2.5}, "expected an integer >= 1"),
-    ({"tool_mode": "bogus"}, "tool_mode='bogus' is not allowed: expected one of tools, json"),
-    ({"planning": "random"}, "expected one of staged, iterative"),
-    ({"max_tokens": -5}, "max_tokens=-5 is not allowed: expected an integer >= 1"),
-    ({"max_tokens": None}, "expected an integer >= 1"),
-    ({"temperature": -0.5}, "temperature=-0.5 is not allowed: expected a number >= 0.0, or null"),
-    ({"backup": "yes"}, "backup='yes' is not allowed: expected true or false"),
-    ({"env_options": ["a"]}, "env_options=['a'] is not allowed: expected an object"),
-    ({"timeout": 0}, "timeout=0 is not allowed"),
-    ({"retries": 99}, "retries=99 is not allowed: expected an integer from 0 to 50"),
-    ({"model": "gpt-4o"}, "model: malformed model spec 'gpt-4o'"),
-])
+@pytest.mark.parametrize(
+    "values,message",
+    [
+        ({"max_actions": "abc"}, "max_actions='abc' is not allowed: expected an integer >= 1, or null"),
+        ({"max_actions": -3}, "max_actions=-3 is not allowed: expected an integer >= 1"),
+        ({"max_actions": 2.5}, "expected an integer >= 1"),
+        ({"tool_mode": "bogus"}, "tool_mode='bogus' is not allowed: expected one of tools, json"),
+        ({"planning": "random"}, "expected one of staged, iterative"),
+        ({"max_tokens": -5}, "max_tokens=-5 is not allowed: expected an integer >= 1"),
+        ({"max_tokens": None}, "expected an integer >= 1"),
+        ({"temperature": -0.5}, "temperature=-0.5 is not allowed: expected a number >= 0.0, or null"),
+        ({"backup": "yes"}, "backup='yes' is not allowed: expected true or false"),
+        ({"env_options": ["a"]}, "env_options=['a'] is not allowed: expected an object"),
+        ({"timeout": 0}, "timeout=0 is not allowed"),
+        ({"retries": 99}, "retries=99 is not allowed: expected an integer from 0 to 50"),
+        ({"model": "gpt-4o"}, "model: malformed model spec 'gpt-4o'"),
+    ],
+)
 def test_bad_values_name_the_field_and_what_is_allowed(values, message):
     with pytest.raises(ContextError, match=message.replace("(", r"\(").replace("[", r"\[")) as info:
         Context(**values)

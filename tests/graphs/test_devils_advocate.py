@@ -73,7 +73,9 @@ class FakeShop(Env):
             lines.append(f"{'' if i == 0 else chr(9)}[{eid}] {role} '{name}'")
         if self.scroll:
             lines.append(f"(scrolled down {self.scroll})")
-        return Observation("\n".join(lines), url=ORIGIN + self.path, info={"goal": GOAL, "intro": site_intro(["shopping"], {})})
+        return Observation(
+            "\n".join(lines), url=ORIGIN + self.path, info={"goal": GOAL, "intro": site_intro(["shopping"], {})}
+        )
 
     async def reset(self, task_id: str) -> Observation:
         self.check_task(task_id)
@@ -218,8 +220,10 @@ async def test_remedy_hint_is_an_option(tmp_path):
     spec = write_script(tmp_path, PICTURE_FRAME)
     await run(spec, remedy_hint=True)
     question = model_for(spec, 1.0, 512).calls[2]["messages"][2].content
-    assert question == ("If your answer above is not correct, instead, the next action should be:\n"
-                        "(give one different action, in the same format)")
+    assert question == (
+        "If your answer above is not correct, instead, the next action should be:\n"
+        "(give one different action, in the same format)"
+    )
 
 
 async def test_empty_stack_reflects_and_starts_a_new_episode(tmp_path):
@@ -254,7 +258,8 @@ async def test_empty_stack_reflects_and_starts_a_new_episode(tmp_path):
         "To be successful in generating a new plan, you need to provide a list (1, 2, 3, ...), in which each "
         "item is a natural language description of one playwright action that is necessary to complete the "
         "task (e.g., click on the 'Account' button; scroll down; use the search bar to search for iPhone 13). "
-        "You should use the information from the past experiences to save unnecessary steps!")
+        "You should use the information from the past experiences to save unnecessary steps!"
+    )
     assert "Notes taken" not in prompts[8] and "what went wrong" not in prompts[8]
     assert out["plans"] == [["Click on 'My Account'."], ["Click on 'Order History'.", "Open order 175."]]
     assert out["episode"] == 2
@@ -281,10 +286,12 @@ async def test_revision_notes_and_review_are_options(tmp_path):
     spec = write_script(tmp_path, replies)
     await run(spec, remedies=0, max_episodes=2, revision_notes=True, revision_review=True)
     reflect = prompts_seen(spec)[4]
-    assert ("Past experience:\nEpisode 1:\n1. The action is to note that down.\n\n"
-            "Notes taken in previous trials:\n1. the account page has no orders\n\n"
-            "First review the actions executed and the notes taken above, and say in a few sentences what "
-            "went wrong with the failed plan. Then give the new plan.\n\nTo be successful") in reflect
+    assert (
+        "Past experience:\nEpisode 1:\n1. The action is to note that down.\n\n"
+        "Notes taken in previous trials:\n1. the account page has no orders\n\n"
+        "First review the actions executed and the notes taken above, and say in a few sentences what "
+        "went wrong with the failed plan. Then give the new plan.\n\nTo be successful"
+    ) in reflect
 
 
 async def test_action_cap_ends_the_run(tmp_path):

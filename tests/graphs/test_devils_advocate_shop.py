@@ -8,7 +8,8 @@ the scripted replies name plain ids, and the restored page needs no element mapp
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import pytest
 from langgraph.checkpoint.memory import InMemorySaver
@@ -109,9 +110,11 @@ async def test_a_fuzzy_match_task_is_judged_by_the_runs_own_model_by_default(wri
     assert outcome["evaluator"] == "string_match" and outcome["passed"] is True
     [judged] = model_for(spec, 0.0, 768).calls  # the judge: the run's model at temperature 0
     assert judged["messages"][1].content.startswith("Help a teacher to grade the answer of a student")
-    assert ("reference answer: Non-Slip Yoga Mat and Insulated Stainless Steel Water Bottle\n"
-            "all the string 'N/A' that you see is a special sequence that means 'not achievable'\n"
-            "student answer: a non-slip yoga mat (6mm) and an insulated stainless steel water bottle\n") in judged["messages"][1].content
+    assert (
+        "reference answer: Non-Slip Yoga Mat and Insulated Stainless Steel Water Bottle\n"
+        "all the string 'N/A' that you see is a special sequence that means 'not achievable'\n"
+        "student answer: a non-slip yoga mat (6mm) and an insulated stainless steel water bottle\n"
+    ) in judged["messages"][1].content
     assert out["usage"]["model_calls"] == len(JAN_2023_ORDER)  # the judge's call counts with the run's
 
 

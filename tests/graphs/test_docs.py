@@ -23,8 +23,10 @@ def test_every_method_page_shows_its_compiled_graph_prompts_and_options():
             name = prompt.relative_to(ROOT / "prompts" / method).with_suffix("").as_posix()
             assert f'??? note "`{name}`"' in page, (method, name)
             assert prompt.read_text().strip().splitlines()[0].strip() in page
-    assert '| `planning` | `staged` \\| `iterative` | `"staged"` |' in (
-        ROOT / "docs" / "methods" / "structured_reflection.md").read_text()
+    assert (
+        '| `planning` | `staged` \\| `iterative` | `"staged"` |'
+        in (ROOT / "docs" / "methods" / "structured_reflection.md").read_text()
+    )
 
 
 def test_the_cli_reference_has_every_command_and_option_of_the_parser():
@@ -45,11 +47,14 @@ def docs(tmp_path, monkeypatch):
     return copy
 
 
-@pytest.mark.parametrize("page,old,new", [
-    ("methods/laser.md", "item -. &nbsp;call&nbsp; .-> execute;", "item --> execute;"),  # a diagram
-    ("methods/autoplan.md", "    ```\n", "    (an old line of a prompt)\n    ```\n"),  # a prompt
-    ("cli.md", "| `--plots DIR` | write PNG figures into this folder |", "| `--plots DIR` | old help |"),
-])
+@pytest.mark.parametrize(
+    "page,old,new",
+    [
+        ("methods/laser.md", "item -. &nbsp;call&nbsp; .-> execute;", "item --> execute;"),  # a diagram
+        ("methods/autoplan.md", "    ```\n", "    (an old line of a prompt)\n    ```\n"),  # a prompt
+        ("cli.md", "| `--plots DIR` | write PNG figures into this folder |", "| `--plots DIR` | old help |"),
+    ],
+)
 def test_a_stale_page_is_reported_and_rewritten(docs, page, old, new):
     path = docs / page
     text = path.read_text()

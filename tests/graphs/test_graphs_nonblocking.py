@@ -39,13 +39,29 @@ async def test_graph_never_blocks_the_event_loop(graph, run_graph, tmp_path):
     with no_blocking():
         if attribute == "graph":
             with pytest.raises(Stop):
-                await run_graph(graph, scenario.graph_input, model=spec, env=scenario.env, checkpointer=saver,
-                                thread="guarded", on_update=stop_after_two, **scenario.context)
-            outcome = await run_graph(graph, None, model=spec, env=scenario.env, checkpointer=saver,
-                                      thread="guarded", **scenario.context)
+                await run_graph(
+                    graph,
+                    scenario.graph_input,
+                    model=spec,
+                    env=scenario.env,
+                    checkpointer=saver,
+                    thread="guarded",
+                    on_update=stop_after_two,
+                    **scenario.context,
+                )
+            outcome = await run_graph(
+                graph, None, model=spec, env=scenario.env, checkpointer=saver, thread="guarded", **scenario.context
+            )
         else:
-            outcome = await run_graph(graph, scenario.graph_input, model=spec, env=scenario.env,
-                                      checkpointer=saver, thread="guarded", **scenario.context)
+            outcome = await run_graph(
+                graph,
+                scenario.graph_input,
+                model=spec,
+                env=scenario.env,
+                checkpointer=saver,
+                thread="guarded",
+                **scenario.context,
+            )
     assert outcome.finished
     scenario.check(outcome.state)
     assert len(steps) in (0, 2)

@@ -47,8 +47,15 @@ async def test_every_figure_1_edge_and_a_perfect_purchase(shop_goal, write_scrip
     assert all(after == "execute" for before, after in zip(nodes, nodes[1:]) if before in ("search", "results"))
     visited = [node for node in nodes if node != "execute"]  # each state's call goes through execute
     edges = set(zip(visited, visited[1:]))
-    for edge in [("search", "results"), ("results", "item"), ("item", "item"), ("item", "results"),
-                 ("results", "results"), ("results", "search"), ("item", "finish")]:
+    for edge in [
+        ("search", "results"),
+        ("results", "item"),
+        ("item", "item"),
+        ("item", "results"),
+        ("results", "results"),
+        ("results", "search"),
+        ("item", "finish"),
+    ]:
         assert edge in edges, edge
     assert state["success"] is True and state["reward"] == pytest.approx(1.0)
     # 9 steps, 8 transitions: reading the description is not one (as in laser_agent.py).
@@ -88,26 +95,41 @@ async def test_visited_items_are_shown_as_clicked(shop_goal, write_script):
 
 async def test_search_arguments_become_the_item_states_target_details(shop_goal, write_script):
     task_id, goal, ids = shop_goal
-    script = [think("search"), call("Search", keywords=goal["name"], max_price="50.00"),
-              think("open"), call("select_item", item_id=goal["asin"]),
-              think("buy"), buy(goal)]
+    script = [
+        think("search"),
+        call("Search", keywords=goal["name"], max_price="50.00"),
+        think("open"),
+        call("select_item", item_id=goal["asin"]),
+        think("buy"),
+        buy(goal),
+    ]
     spec = write_script(script)
     _, state = await run(spec, task_id, "target")
     assert state["target"] == {"keywords": goal["name"], "max_price": "50.00"}
     item_view = shown(model_for(spec, 0.0, 512).calls, 4)
-    assert item_view.endswith("Target item details (what the user is looking for):\n"
-                              f"keywords: {goal['name']}\nmax_price: 50.00\n\nHistory of past rationales and actions:\n"
-                              + "\n".join(state["history"][:2]))
+    assert item_view.endswith(
+        "Target item details (what the user is looking for):\n"
+        f"keywords: {goal['name']}\nmax_price: 50.00\n\nHistory of past rationales and actions:\n"
+        + "\n".join(state["history"][:2])
+    )
     assert "Action: Search(" in state["history"][0] and '"max_price": "50.00"' in state["history"][0]
 
 
 async def test_a_detail_page_adds_only_its_own_text_once(shop_goal, write_script):
     task_id, goal, ids = shop_goal
-    script = [think("search"), call("Search", keywords=goal["name"]),
-              think("open"), call("select_item", item_id=goal["asin"]),
-              think("features?"), call("Features"),
-              think("features again"), call("Features"), call("Description"),
-              think("buy"), buy(goal)]
+    script = [
+        think("search"),
+        call("Search", keywords=goal["name"]),
+        think("open"),
+        call("select_item", item_id=goal["asin"]),
+        think("features?"),
+        call("Features"),
+        think("features again"),
+        call("Features"),
+        call("Description"),
+        think("buy"),
+        buy(goal),
+    ]
     spec = write_script(script)
     _, state = await run(spec, task_id, "details")
     calls = model_for(spec, 0.0, 512).calls
@@ -129,10 +151,16 @@ async def test_a_detail_page_adds_only_its_own_text_once(shop_goal, write_script
 
 async def test_detail_text_first_line_as_the_original(shop_goal, write_script):
     task_id, goal, ids = shop_goal
-    script = [think("search"), call("Search", keywords=goal["name"]),
-              think("open"), call("select_item", item_id=goal["asin"]),
-              think("features?"), call("Features"),
-              think("buy"), buy(goal)]
+    script = [
+        think("search"),
+        call("Search", keywords=goal["name"]),
+        think("open"),
+        call("select_item", item_id=goal["asin"]),
+        think("features?"),
+        call("Features"),
+        think("buy"),
+        buy(goal),
+    ]
     full_spec, first_spec = write_script(script), write_script(script)
     await run(full_spec, task_id, "full")
     await run(first_spec, task_id, "first", detail_text="first_line")
@@ -145,10 +173,16 @@ async def test_buy_now_needs_one_value_per_customization_type(shop_goal, write_s
     task_id, goal, ids = shop_goal
     names = sorted(goal["goal_options"])
     partial = {names[0]: goal["goal_options"][names[0]]}
-    script = [think("search"), call("Search", keywords=goal["name"]),
-              think("open"), call("select_item", item_id=goal["asin"]),
-              think("buy"), call("Buy_Now", **partial), call("Buy_Now", **{**goal["goal_options"], "colour": "x"}),
-              buy(goal)]
+    script = [
+        think("search"),
+        call("Search", keywords=goal["name"]),
+        think("open"),
+        call("select_item", item_id=goal["asin"]),
+        think("buy"),
+        call("Buy_Now", **partial),
+        call("Buy_Now", **{**goal["goal_options"], "colour": "x"}),
+        buy(goal),
+    ]
     spec = write_script(script)
     _, state = await run(spec, task_id, "one-per-type")
     calls = model_for(spec, 0.0, 512).calls
@@ -157,16 +191,25 @@ async def test_buy_now_needs_one_value_per_customization_type(shop_goal, write_s
     assert state["success"] is True and state["transitions"] == 3
     assert all(s["node"] == "execute" for s in state["trajectory"])  # every env step is execute's
     assert [s["action"] for s in state["trajectory"]] == [
-        f"search[{goal['name']}]", f"click[{goal['asin']}]",
-        *[f"click[{goal['goal_options'][n]}]" for n in goal["goal_options"]], "click[Buy Now]"]
+        f"search[{goal['name']}]",
+        f"click[{goal['asin']}]",
+        *[f"click[{goal['goal_options'][n]}]" for n in goal["goal_options"]],
+        "click[Buy Now]",
+    ]
 
 
 async def test_a_function_of_another_state_is_refused_and_asked_again(shop_goal, write_script):
     task_id, goal, ids = shop_goal
-    script = [think("buy right away"), call("Buy_Now"), call("select_item", item_id="X"),
-              call("Search", keywords=goal["name"]),
-              think("open it"), call("select_item", item_id=goal["asin"]),
-              think("buy"), buy(goal)]
+    script = [
+        think("buy right away"),
+        call("Buy_Now"),
+        call("select_item", item_id="X"),
+        call("Search", keywords=goal["name"]),
+        think("open it"),
+        call("select_item", item_id=goal["asin"]),
+        think("buy"),
+        buy(goal),
+    ]
     spec = write_script(script)
     _, state = await run(spec, task_id, "refused")
     calls = model_for(spec, 0.0, 512).calls
@@ -180,9 +223,15 @@ async def test_a_function_of_another_state_is_refused_and_asked_again(shop_goal,
 
 async def test_an_item_id_not_on_the_page_is_refused(shop_goal, write_script):
     task_id, goal, ids = shop_goal
-    script = [think("search"), call("Search", keywords=goal["name"]),
-              think("pick"), call("select_item", item_id="B000NOTHERE"), call("select_item", item_id=goal["asin"]),
-              think("buy"), buy(goal)]
+    script = [
+        think("search"),
+        call("Search", keywords=goal["name"]),
+        think("pick"),
+        call("select_item", item_id="B000NOTHERE"),
+        call("select_item", item_id=goal["asin"]),
+        think("buy"),
+        buy(goal),
+    ]
     spec = write_script(script)
     _, state = await run(spec, task_id, "bad-id")
     retry = [str(m.content) for m in model_for(spec, 0.0, 512).calls[4]["messages"]]
@@ -206,8 +255,14 @@ async def test_without_backup_the_cap_ends_the_run_unbought(shop_goal, write_scr
     task_id, goal, ids = shop_goal
     script = [think("search"), call("Search", keywords=goal["name"])]
     for _ in range(7):
-        script += [think("next page"), call("Next"), think("back"), call("Back_to_Search"),
-                   think("search"), call("Search", keywords=goal["name"])]
+        script += [
+            think("next page"),
+            call("Next"),
+            think("back"),
+            call("Back_to_Search"),
+            think("search"),
+            call("Search", keywords=goal["name"]),
+        ]
     spec = write_script(script[:30])
     nodes, state = await run(spec, task_id, "cap", backup=False)
     assert state["transitions"] == 15 and nodes[-1] == "finish"
@@ -217,10 +272,19 @@ async def test_without_backup_the_cap_ends_the_run_unbought(shop_goal, write_scr
 
 async def test_json_mode_offers_no_tools_and_parses_the_reply(shop_goal, write_script):
     task_id, goal, ids = shop_goal
-    script = [think("search"), {"content": json.dumps({"name": "Search", "arguments": {"keywords": goal["name"]}})},
-              think("open"), {"content": "I choose ```json\n" + json.dumps({"name": "select_item", "arguments": {"item_id": goal["asin"]}}) + "\n```"},
-              think("buy"), {"content": "not json at all"},
-              {"content": json.dumps({"name": "Buy_Now", "arguments": goal["goal_options"]})}]
+    script = [
+        think("search"),
+        {"content": json.dumps({"name": "Search", "arguments": {"keywords": goal["name"]}})},
+        think("open"),
+        {
+            "content": "I choose ```json\n"
+            + json.dumps({"name": "select_item", "arguments": {"item_id": goal["asin"]}})
+            + "\n```"
+        },
+        think("buy"),
+        {"content": "not json at all"},
+        {"content": json.dumps({"name": "Buy_Now", "arguments": goal["goal_options"]})},
+    ]
     spec = write_script(script)
     _, state = await run(spec, task_id, "json", tool_mode="json")
     calls = model_for(spec, 0.0, 512).calls

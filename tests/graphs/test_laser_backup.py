@@ -22,10 +22,19 @@ def wander(goal: dict, ids: list[str], end_on_goal: bool) -> list[dict]:
     script = [think("search"), call("Search", keywords=goal["name"], max_price="1000000")]
     for other in others:
         script += [think("maybe"), call("select_item", item_id=other), think("no"), call("Prev")]
-    script += [think("next"), call("Next"), think("back"), call("Back_to_Search"),
-               think("search"), call("Search", keywords=goal["name"])]
-    script += [think("this one"), call("select_item", item_id=goal["asin"])] if end_on_goal else \
-              [think("nothing"), call("Next")]
+    script += [
+        think("next"),
+        call("Next"),
+        think("back"),
+        call("Back_to_Search"),
+        think("search"),
+        call("Search", keywords=goal["name"]),
+    ]
+    script += (
+        [think("this one"), call("select_item", item_id=goal["asin"])]
+        if end_on_goal
+        else [think("nothing"), call("Next")]
+    )
     return script
 
 
@@ -50,8 +59,11 @@ async def test_the_item_being_examined_is_chosen_reopened_and_bought_with_its_op
     task_id, goal, ids = shop_goal
     name, wrong = foreign_value(goal, ids)
     script = wander(goal, ids, end_on_goal=True) + [
-        think("the goal item is the best"), call("select_item", item_id=goal["asin"]),
-        think("choose its options"), call("Buy_Now", **{**goal["goal_options"], name: wrong}), buy(goal),
+        think("the goal item is the best"),
+        call("select_item", item_id=goal["asin"]),
+        think("choose its options"),
+        call("Buy_Now", **{**goal["goal_options"], name: wrong}),
+        buy(goal),
     ]
     spec = write_script(script)
     nodes, state = await run(spec, task_id, "backup-current")
@@ -61,10 +73,14 @@ async def test_the_item_being_examined_is_chosen_reopened_and_bought_with_its_op
     # the buffer held four items; the item being examined was offered and chosen
     assert len(state["buffer"]) == 4 and goal["asin"] not in [b["asin"] for b in state["buffer"]]
     listing = str(calls[-5]["messages"][1].content)
-    assert f"[button] {goal['asin']} [button_]" in listing and all(f"[button] {b['asin']}" in listing for b in state["buffer"])
+    assert f"[button] {goal['asin']} [button_]" in listing and all(
+        f"[button] {b['asin']}" in listing for b in state["buffer"]
+    )
     # only that item's values are accepted: another item's value is refused and asked again
     assert any(f"{wrong!r} is not a valid {name} here" in str(m.content) for m in calls[-1]["messages"])
-    assert backup_steps(state) == [f"click[{goal['goal_options'][n]}]" for n in goal["goal_options"]] + ["click[Buy Now]"]
+    assert backup_steps(state) == [f"click[{goal['goal_options'][n]}]" for n in goal["goal_options"]] + [
+        "click[Buy Now]"
+    ]
     assert state["success"] is True and state["backup_used"] is True and state["stop_reason"] == "bought (backup)"
 
 
@@ -86,8 +102,11 @@ async def test_a_buffer_item_is_reopened_before_its_options_are_clicked(shop_goa
 async def test_an_invalid_backup_answer_is_asked_again(shop_goal, write_script):
     task_id, goal, ids = shop_goal
     script = wander(goal, ids, end_on_goal=True) + [
-        think("pick"), call("select_item", item_id="B000NOTHERE"), call("select_item", item_id=goal["asin"]),
-        think("options"), buy(goal),
+        think("pick"),
+        call("select_item", item_id="B000NOTHERE"),
+        call("select_item", item_id=goal["asin"]),
+        think("options"),
+        buy(goal),
     ]
     spec = write_script(script)
     _, state = await run(spec, task_id, "backup-retry")
@@ -99,7 +118,10 @@ async def test_an_invalid_backup_answer_is_asked_again(shop_goal, write_script):
 async def test_no_valid_backup_answer_buys_nothing_and_says_so(shop_goal, write_script):
     task_id, goal, ids = shop_goal
     script = wander(goal, ids, end_on_goal=False) + [
-        think("pick"), call("select_item", item_id="B000NOTHERE"), call("Prev"), {"content": "no function"},
+        think("pick"),
+        call("select_item", item_id="B000NOTHERE"),
+        call("Prev"),
+        {"content": "no function"},
     ]
     spec = write_script(script)
     nodes, state = await run(spec, task_id, "backup-fails")
@@ -113,10 +135,17 @@ async def test_without_examined_items_the_cap_is_reached(shop_goal, write_script
     task_id, goal, ids = shop_goal
     script = [think("search"), call("Search", keywords=goal["name"])]
     for _ in range(7):
-        script += [think("next"), call("Next"), think("back"), call("Back_to_Search"),
-                   think("search"), call("Search", keywords=goal["name"])]
+        script += [
+            think("next"),
+            call("Next"),
+            think("back"),
+            call("Back_to_Search"),
+            think("search"),
+            call("Search", keywords=goal["name"]),
+        ]
     spec = write_script(script[:30])
     nodes, state = await run(spec, task_id, "backup-empty")
     assert "backup" not in nodes and state["transitions"] == 15
-    assert state["stop_reason"] == ("not bought: step cap (15 transitions) reached with no examined item "
-                                    "for the backup strategy")
+    assert state["stop_reason"] == (
+        "not bought: step cap (15 transitions) reached with no examined item for the backup strategy"
+    )

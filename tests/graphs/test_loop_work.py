@@ -17,8 +17,13 @@ from tests.support.laser_demo import DEMO, write_demo_script
 
 
 def test_every_router_is_a_coroutine_function():
-    for graph in (laser.graph, structured_reflection.graph, devils_advocate.graph, autoplan.graph,
-                  autoplan.training_graph):
+    for graph in (
+        laser.graph,
+        structured_reflection.graph,
+        devils_advocate.graph,
+        autoplan.graph,
+        autoplan.training_graph,
+    ):
         for source, branches in graph.builder.branches.items():
             for name, branch in branches.items():
                 assert branch.path.func is None and asyncio.iscoroutinefunction(branch.path.afunc), (source, name)

@@ -28,22 +28,29 @@ async def run_with(run_graph, stub, method: str, at: int, bad: list[Reply], *, r
     before the known reply, or instead of the ``replace`` known replies from there."""
     scenario = SCENARIOS[method]
     replies = scenario.stub_replies()
-    replies[at:at + replace] = bad
+    replies[at : at + replace] = bad
     stub.replies.extend(replies)
-    return await run_graph(method, scenario.graph_input, model=MODEL, env=scenario.env, thread=f"bad-{method}",
-                           **scenario.context)
+    return await run_graph(
+        method, scenario.graph_input, model=MODEL, env=scenario.env, thread=f"bad-{method}", **scenario.context
+    )
 
 
 LASER_BAD = {
     "empty": (Reply(content=""), "You did not call a function."),
     # a reply cut off inside the call's arguments (finish_reason "length"): not JSON
-    "truncated": (Reply(tool_calls=[{"name": "Search", "arguments": '{"keywords": "Ambesonne Abstract Thr'}]),
-                  "The arguments of 'Search' are not valid JSON"),
+    "truncated": (
+        Reply(tool_calls=[{"name": "Search", "arguments": '{"keywords": "Ambesonne Abstract Thr'}]),
+        "The arguments of 'Search' are not valid JSON",
+    ),
     "wrong_format": (Reply(content="Search for decorative pillows."), "You did not call a function."),
-    "bad_tool_call": (Reply(tool_calls=[{"name": "Search", "args": {"max_price": "50.00"}}]),
-                      "The function 'Search' needs the argument 'keywords'."),
-    "outside_grammar": (Reply(tool_calls=[{"name": "Buy_Now", "args": {}}]),
-                        "The function 'Buy_Now' is not available in the current state."),
+    "bad_tool_call": (
+        Reply(tool_calls=[{"name": "Search", "args": {"max_price": "50.00"}}]),
+        "The function 'Search' needs the argument 'keywords'.",
+    ),
+    "outside_grammar": (
+        Reply(tool_calls=[{"name": "Buy_Now", "args": {}}]),
+        "The function 'Buy_Now' is not available in the current state.",
+    ),
 }
 
 
@@ -67,8 +74,11 @@ INCOMPLETE = "You did not take any action."
 SR_BAD = {
     "empty": (Reply(content=""), "incomplete", INCOMPLETE),
     "truncated": (Reply(content="Your plan:\nclick id="), "exception", "Your index=1 action: click id=\n"),
-    "wrong_format": (Reply(content='Click on the "Ok" button.'), "exception",
-                     'Your index=1 action: Click on the "Ok" button.\n'),
+    "wrong_format": (
+        Reply(content='Click on the "Ok" button.'),
+        "exception",
+        'Your index=1 action: Click on the "Ok" button.\n',
+    ),
     "bad_tool_call": (Reply(tool_calls=[{"name": "click", "args": {"id": "the Ok button"}}]), "incomplete", INCOMPLETE),
     "outside_grammar": (Reply(content="press NOSUCHKEY"), "exception", "Your index=1 action: press NOSUCHKEY\n"),
 }

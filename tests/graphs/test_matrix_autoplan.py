@@ -64,8 +64,12 @@ async def shop_goal():
 
 
 def purchase(goal: dict[str, Any]) -> list[str]:
-    return [f"search[{goal['name']}]", f"click[{goal['asin']}]",
-            *(f"click[{value}]" for value in goal["goal_options"].values()), "click[Buy Now]"]
+    return [
+        f"search[{goal['name']}]",
+        f"click[{goal['asin']}]",
+        *(f"click[{value}]" for value in goal["goal_options"].values()),
+        "click[Buy Now]",
+    ]
 
 
 async def test_webshop_with_a_plan_and_the_generic_prompts(run_graph, write_script, shop_goal):
@@ -81,17 +85,23 @@ async def test_webshop_with_a_plan_and_the_generic_prompts(run_graph, write_scri
     assert first.startswith("Task Description:\nYou need to interact with an environment to solve a task.\nWebShop")
     assert WEBSHOP_GRAMMAR in first and "Task Plan:\n1. Read the task." in first
     assert f"Task Objective: {state['goal']}" in first
-    assert first.endswith("Identify which step of plan you are at. Show your thought about the one next action. "
-                          "Your thought should be faithful to the plan step.")  # Table 2's Thought-prompt
+    assert first.endswith(
+        "Identify which step of plan you are at. Show your thought about the one next action. "
+        "Your thought should be faithful to the plan step."
+    )  # Table 2's Thought-prompt
     assert formalizer.startswith(f"Valid action formats are as follows:\n{WEBSHOP_GRAMMAR}\n\nFormalize")
     assert formalizer.endswith(f"Action: I will {commands[0]}\nFormalized First Action:")
 
 
 async def test_webshop_react_zero_shot_baseline(run_graph, write_script, shop_goal):
     task_id, goal = shop_goal
-    spec = write_script([*steps(f"search[{goal['name']}]", f"click[{goal['asin']}]"),
-                         *step_replies("Buy it.", "buy it now", "no idea"),  # refused: not of the grammar
-                         *steps("click[Buy Now]")])
+    spec = write_script(
+        [
+            *steps(f"search[{goal['name']}]", f"click[{goal['asin']}]"),
+            *step_replies("Buy it.", "buy it now", "no idea"),  # refused: not of the grammar
+            *steps("click[Buy Now]"),
+        ]
+    )
     out = await run_graph("autoplan", {"task_id": task_id}, model=spec, env="webshop")
     state = out.state
     assert out.finished and state["done"] and 0.0 < state["reward"] < 1.0  # bought without choosing the options
@@ -108,9 +118,13 @@ async def test_miniwob_with_a_plan(run_graph, write_script):
         first_screen = await peek.reset("click-button/1")
     finally:
         await peek.close()
-    button = re.search(r'<button id=(\d+)[^>]*>Ok</button>', first_screen.text).group(1)
-    spec = write_script([*step_replies("Click it.", "click the Ok button", "press the Ok button"),  # refused
-                         *steps(f"click id={button}")])
+    button = re.search(r"<button id=(\d+)[^>]*>Ok</button>", first_screen.text).group(1)
+    spec = write_script(
+        [
+            *step_replies("Click it.", "click the Ok button", "press the Ok button"),  # refused
+            *steps(f"click id={button}"),
+        ]
+    )
     out = await run_graph("autoplan", {"task_id": "click-button/1"}, model=spec, env="miniwob", plan=PLAN)
     state = out.state
     assert out.finished and state["success"] and state["reward"] > 0 and state["stop_reason"] == "done"
@@ -140,8 +154,22 @@ def test_cli_runs_autoplan_on_webshop(capsys, write_script, shop_goal, tmp_path)
     plan = tmp_path / "plan.txt"
     plan.write_text(PLAN)
     spec = write_script(steps(*purchase(goal)))
-    code = main(["run", "autoplan", "--env", "webshop", "--task", task_id, "--model", spec, "--plan", str(plan),
-                 "--checkpoint", "memory"])
+    code = main(
+        [
+            "run",
+            "autoplan",
+            "--env",
+            "webshop",
+            "--task",
+            task_id,
+            "--model",
+            spec,
+            "--plan",
+            str(plan),
+            "--checkpoint",
+            "memory",
+        ]
+    )
     out, err = capsys.readouterr()
     assert code == 0, err
     assert f"env: webshop  task: {task_id}" in out and "command: click[Buy Now]" in out
@@ -151,8 +179,20 @@ def test_cli_runs_autoplan_on_webshop(capsys, write_script, shop_goal, tmp_path)
 @pytest.mark.parametrize("env", ["webshop", "miniwob", "webarena"])
 def test_training_is_refused_where_the_env_has_no_training_split(capsys, write_script, tmp_path, env):
     out_file = tmp_path / "plan.json"
-    code = main(["train", "autoplan", "--env", env, "--model", write_script([]), "--plan-out", str(out_file),
-                 "--checkpoint", "memory"])
+    code = main(
+        [
+            "train",
+            "autoplan",
+            "--env",
+            env,
+            "--model",
+            write_script([]),
+            "--plan-out",
+            str(out_file),
+            "--checkpoint",
+            "memory",
+        ]
+    )
     err = capsys.readouterr().err
     assert code == 2 and err.count("\n") == 1 and f"{env} declares none" in err
     assert not out_file.exists()

@@ -25,7 +25,9 @@ from graphs.devils_advocate import METHOD
 from nodes.llm import model_for
 from tests.graphs.test_devils_advocate_shop import PICTURE_FRAME
 
-HEAT_GAME = "json_2.1.1/valid_unseen/pick_heat_then_place_in_recep-Apple-None-GarbageCan-10/trial_T20190908_145050_918567"
+HEAT_GAME = (
+    "json_2.1.1/valid_unseen/pick_heat_then_place_in_recep-Apple-None-GarbageCan-10/trial_T20190908_145050_918567"
+)
 QUESTION = "5a8b57f25542995d1e6f1371"  # Were Scott Derrickson and Ed Wood of the same nationality? -> yes
 WEBSHOP_TASK = "synthetic-3"  # no options; its product tops the search for its name
 REMEDY_QUESTION = "If your answer above is not correct, instead, the next action should be:"
@@ -52,17 +54,40 @@ def test_every_env_is_a_cell_and_webarena_the_papers():
 # game to "holding the apple", which heating it in the microwave then needs.
 ALFWORLD = replies(
     "List:\n1. Take the apple from the countertop.\n2. Heat it with the microwave.\n3. Put it in the garbagecan.",
-    "go to countertop 1", "look",  # act, remedy
-    "The action is to go to countertop 1; an apple 1 is on it.", "YES", "NO",  # describe, align, subtask
-    "take apple 1 from countertop 1", "look",  # act, remedy
-    "The action is to take apple 1.", "YES", "YES",  # describe, align, subtask 1 done
-    "put apple 1 in/on countertop 1", "go to microwave 1",  # act (a mistake), remedy
-    "The action is to put the apple back.", "NO",  # describe, align -> backtrack to holding the apple
-    "The action is to go to microwave 1.", "YES", "NO",  # the remedy after the restore
-    "open microwave 1", "look", "The action is to open the microwave.", "YES", "NO",
-    "heat apple 1 with microwave 1", "look", "The action is to heat the apple.", "YES", "YES",  # subtask 2 done
-    "go to garbagecan 1", "look", "The action is to go to the garbagecan.", "YES", "NO",
-    "put apple 1 in/on garbagecan 1", "look",  # act, remedy; the game is won: the env is done
+    "go to countertop 1",
+    "look",  # act, remedy
+    "The action is to go to countertop 1; an apple 1 is on it.",
+    "YES",
+    "NO",  # describe, align, subtask
+    "take apple 1 from countertop 1",
+    "look",  # act, remedy
+    "The action is to take apple 1.",
+    "YES",
+    "YES",  # describe, align, subtask 1 done
+    "put apple 1 in/on countertop 1",
+    "go to microwave 1",  # act (a mistake), remedy
+    "The action is to put the apple back.",
+    "NO",  # describe, align -> backtrack to holding the apple
+    "The action is to go to microwave 1.",
+    "YES",
+    "NO",  # the remedy after the restore
+    "open microwave 1",
+    "look",
+    "The action is to open the microwave.",
+    "YES",
+    "NO",
+    "heat apple 1 with microwave 1",
+    "look",
+    "The action is to heat the apple.",
+    "YES",
+    "YES",  # subtask 2 done
+    "go to garbagecan 1",
+    "look",
+    "The action is to go to the garbagecan.",
+    "YES",
+    "NO",
+    "put apple 1 in/on garbagecan 1",
+    "look",  # act, remedy; the game is won: the env is done
 )
 
 
@@ -72,8 +97,13 @@ async def test_alfworld_backtrack_restores_the_game(run_graph):
     state = out.state
     assert out.finished and state["success"] and state["reward"] == 1.0 and state["stop_reason"] == "env_done"
     assert executed(state) == [
-        "go to countertop 1", "take apple 1 from countertop 1", "put apple 1 in/on countertop 1",
-        "go to microwave 1", "open microwave 1", "heat apple 1 with microwave 1", "go to garbagecan 1",
+        "go to countertop 1",
+        "take apple 1 from countertop 1",
+        "put apple 1 in/on countertop 1",
+        "go to microwave 1",
+        "open microwave 1",
+        "heat apple 1 with microwave 1",
+        "go to garbagecan 1",
         "put apple 1 in/on garbagecan 1",
     ]
     assert all(step["valid"] for step in state["trajectory"])  # heating worked: the apple was in hand again
@@ -101,12 +131,18 @@ async def test_alfworld_prompts_carry_the_households_grammar(run_graph, write_sc
 
 HOTPOTQA = replies(
     "List:\n1. Search Scott Derrickson.\n2. Search Ed Wood.\n3. Compare their nationalities.",
-    "search[Scott Derrickson]", "search[Ed Wood]",  # act, remedy
-    "The action is to search Scott Derrickson: an American director.", "YES",  # describe, align
-    "NO", "YES",  # complete: task, subtask
-    "search[Ed Wood]", "lookup[American]",  # act, remedy
-    "The action is to search Ed Wood: an American filmmaker.", "YES",  # describe, align
-    "YES", "###Answer: yes",  # complete: task, answer -> finish[yes]
+    "search[Scott Derrickson]",
+    "search[Ed Wood]",  # act, remedy
+    "The action is to search Scott Derrickson: an American director.",
+    "YES",  # describe, align
+    "NO",
+    "YES",  # complete: task, subtask
+    "search[Ed Wood]",
+    "lookup[American]",  # act, remedy
+    "The action is to search Ed Wood: an American filmmaker.",
+    "YES",  # describe, align
+    "YES",
+    "###Answer: yes",  # complete: task, answer -> finish[yes]
 )
 
 
@@ -141,12 +177,20 @@ async def test_webshop_backtrack_to_the_results_then_buy(run_graph):
     name, asin, other = await webshop_goal()
     script = replies(
         "List:\n1. Search for the product.\n2. Open the matching item.\n3. Buy it.",
-        f"search[{name}]", "search[streaming media player]",  # act, remedy
-        "The action is to search; the results list the product.", "YES", "YES",  # describe, align, subtask
-        f"click[{other}]", f"click[{asin}]",  # act (the wrong item), remedy
-        "The action is to open another item.", "NO",  # describe, align -> back to the results
-        "The action is to open the matching item.", "YES", "YES",  # the remedy after the restore
-        "click[Buy Now]", "click[< Prev]",  # act, remedy; buying ends the task
+        f"search[{name}]",
+        "search[streaming media player]",  # act, remedy
+        "The action is to search; the results list the product.",
+        "YES",
+        "YES",  # describe, align, subtask
+        f"click[{other}]",
+        f"click[{asin}]",  # act (the wrong item), remedy
+        "The action is to open another item.",
+        "NO",  # describe, align -> back to the results
+        "The action is to open the matching item.",
+        "YES",
+        "YES",  # the remedy after the restore
+        "click[Buy Now]",
+        "click[< Prev]",  # act, remedy; buying ends the task
     )
     out = await run_graph("devils_advocate", {"task_id": WEBSHOP_TASK}, script, env="webshop", remedies=1)
     state = out.state
@@ -159,17 +203,29 @@ async def test_webshop_backtrack_to_the_results_then_buy(run_graph):
 @pytest.mark.slow
 async def test_plan_act_on_webshop_asks_no_remedy(run_graph, write_script):
     name, asin, _ = await webshop_goal()
-    spec = write_script(replies(
-        "List:\n1. Search for the product.\n2. Open it.\n3. Buy it.",
-        f"search[{name}]", "The action is to search.", "YES", "YES",  # act, describe, align, subtask
-        f"click[{asin}]", "The action is to open the item.", "YES", "YES",
-        "click[Buy Now]",  # buying ends the task
-    ))
-    out = await run_graph("devils_advocate", {"task_id": WEBSHOP_TASK}, model=spec, env="webshop",
-                          backtracking=False, plan_revision=False)
+    spec = write_script(
+        replies(
+            "List:\n1. Search for the product.\n2. Open it.\n3. Buy it.",
+            f"search[{name}]",
+            "The action is to search.",
+            "YES",
+            "YES",  # act, describe, align, subtask
+            f"click[{asin}]",
+            "The action is to open the item.",
+            "YES",
+            "YES",
+            "click[Buy Now]",  # buying ends the task
+        )
+    )
+    out = await run_graph(
+        "devils_advocate", {"task_id": WEBSHOP_TASK}, model=spec, env="webshop", backtracking=False, plan_revision=False
+    )
     state = out.state
-    assert state["success"] and state["reward"] == 1.0 and executed(state) == [
-        f"search[{name}]", f"click[{asin}]", "click[Buy Now]"]
+    assert (
+        state["success"]
+        and state["reward"] == 1.0
+        and executed(state) == [f"search[{name}]", f"click[{asin}]", "click[Buy Now]"]
+    )
     assert not any(REMEDY_QUESTION in p for p in prompts_of(spec)) and not state["backtracks"]
 
 
@@ -177,11 +233,17 @@ async def test_plan_act_on_webshop_asks_no_remedy(run_graph, write_script):
 async def test_plan_act_on_alfworld_ends_at_the_first_misaligned_action(run_graph):
     script = replies(
         "List:\n1. Take the apple from the countertop.",
-        "go to countertop 1", "The action is to go to countertop 1.", "YES", "NO",
-        "go to garbagecan 1", "The action is to go to the garbagecan.", "NO",  # no alternative: the plan failed
+        "go to countertop 1",
+        "The action is to go to countertop 1.",
+        "YES",
+        "NO",
+        "go to garbagecan 1",
+        "The action is to go to the garbagecan.",
+        "NO",  # no alternative: the plan failed
     )
-    out = await run_graph("devils_advocate", {"task_id": HEAT_GAME}, script, env="alfworld",
-                          remedies=0, plan_revision=False)
+    out = await run_graph(
+        "devils_advocate", {"task_id": HEAT_GAME}, script, env="alfworld", remedies=0, plan_revision=False
+    )
     state = out.state
     assert out.finished and state["stop_reason"] == "plan_failed" and not state["success"]
     assert executed(state) == ["go to countertop 1", "go to garbagecan 1"]  # no early-stop action: none exists
@@ -194,13 +256,17 @@ async def test_miniwob_backtrack_replays_in_the_browser(run_graph, write_script)
         screen = (await env.reset("click-button/1")).text
     finally:
         await env.close()
-    assert 'id=3' in screen and 'id=5' in screen and "Ok" in screen  # prose 3, the Ok button 5
-    spec = write_script(replies(
-        "List:\n1. Click on the Ok button.",
-        "click id=3", "click id=5",  # act (the prose), remedy
-        "The action is to click the text; nothing changed.", "NO",  # describe, align -> backtrack
-        # the remedy runs on the restored page: the same element, no mapping; the task is done
-    ))
+    assert "id=3" in screen and "id=5" in screen and "Ok" in screen  # prose 3, the Ok button 5
+    spec = write_script(
+        replies(
+            "List:\n1. Click on the Ok button.",
+            "click id=3",
+            "click id=5",  # act (the prose), remedy
+            "The action is to click the text; nothing changed.",
+            "NO",  # describe, align -> backtrack
+            # the remedy runs on the restored page: the same element, no mapping; the task is done
+        )
+    )
     out = await run_graph("devils_advocate", {"task_id": "click-button/1"}, model=spec, env="miniwob", remedies=1)
     state = out.state
     assert state["success"] and state["stop_reason"] == "env_done"
@@ -227,8 +293,22 @@ async def test_webarena_local_shop_is_the_papers_setting(run_graph, write_script
 def test_cli_runs_devils_advocate_on_alfworld(capsys, tmp_path: Path):
     script = tmp_path / "alfworld.jsonl"
     script.write_text("".join(json.dumps(r) + "\n" for r in ALFWORLD))
-    code = main(["run", "devils_advocate", "--env", "alfworld", "--task", HEAT_GAME, "--model", f"scripted:{script}",
-                 "--set", "remedies=1", "--checkpoint", "memory"])
+    code = main(
+        [
+            "run",
+            "devils_advocate",
+            "--env",
+            "alfworld",
+            "--task",
+            HEAT_GAME,
+            "--model",
+            f"scripted:{script}",
+            "--set",
+            "remedies=1",
+            "--checkpoint",
+            "memory",
+        ]
+    )
     out, err = capsys.readouterr()
     assert code == 0, err
     assert "back to an earlier state to try go to microwave 1" in out

@@ -32,10 +32,14 @@ GALLERY = "Gallery Collage Picture Frame Set, 7 Frames"
 SHOP_SCRIPT = [
     think("the user wants a picture frame with a hanging template: search for picture frames"),
     call("Search", keywords="picture frame"),
-    think("the solid wood frame might come with a hanging template"), call("select_item", item_id="36"),
-    think("it has an easel back and sawtooth hangers, no hanging template: go back"), call("Prev"),
-    think("the gallery set might match"), call("select_item", item_id="39"),
-    think("it comes with a hanging template: this is the page the user wants"), call("Answer", answer=GALLERY),
+    think("the solid wood frame might come with a hanging template"),
+    call("select_item", item_id="36"),
+    think("it has an easel back and sawtooth hangers, no hanging template: go back"),
+    call("Prev"),
+    think("the gallery set might match"),
+    call("select_item", item_id="39"),
+    think("it comes with a hanging template: this is the page the user wants"),
+    call("Answer", answer=GALLERY),
 ]
 
 
@@ -76,8 +80,9 @@ async def test_local_shop_cell_finds_the_page_and_the_evaluator_passes_it(run_gr
     results = next(step for step in state["trajectory"] if step["action"] == "go_back")["observation"]
     page = LOCAL_SHOP.classify(Observation(results, url="http://shop/catalogsearch/result/?q=picture+frame"))
     assert page["state"] == "results" and page["item_ids"] == ["36", "39"]
-    item = LOCAL_SHOP.classify(Observation(state["trajectory"][3]["observation"],
-                                           url="http://shop/gallery-collage-picture-frame-set.html"))
+    item = LOCAL_SHOP.classify(
+        Observation(state["trajectory"][3]["observation"], url="http://shop/gallery-collage-picture-frame-set.html")
+    )
     assert item["state"] == "item" and item["asin"] == "gallery-collage-picture-frame-set"
     assert item["title"] == GALLERY and item["price"] == "$42.50"
     assert item["elements"] == {"search_box": "15", "home": "11"}
@@ -90,13 +95,19 @@ def _toy_classify(observation: Observation) -> Page:
 TOY = StateSpace(
     name="mail",
     states=(
-        State("inbox", "laser/search_state", (
-            Tool("open", "open a message", "message", lambda args, page: ["click[message]"]),
-        )),
-        State("message", "laser/item_state", (
-            Tool("back", "back to the inbox", "inbox", lambda args, page: ["click[< Prev]"]),
-            Tool("archive", "archive it", FINISH, lambda args, page: ["click[archive]"]),
-        )),
+        State(
+            "inbox",
+            "laser/search_state",
+            (Tool("open", "open a message", "message", lambda args, page: ["click[message]"]),),
+        ),
+        State(
+            "message",
+            "laser/item_state",
+            (
+                Tool("back", "back to the inbox", "inbox", lambda args, page: ["click[< Prev]"]),
+                Tool("archive", "archive it", FINISH, lambda args, page: ["click[archive]"]),
+            ),
+        ),
     ),
     classify=_toy_classify,
     item_state="message",
@@ -118,9 +129,11 @@ def test_a_user_space_builds_a_graph_of_its_states_and_transitions():
 
 def test_a_space_refuses_a_transition_to_an_undeclared_state():
     with pytest.raises(ValueError, match="leads to 'outbox'"):
-        StateSpace(name="bad", classify=_toy_classify, states=(
-            State("inbox", "laser/search_state", (Tool("send", "send", "outbox", lambda args, page: []),)),
-        ))
+        StateSpace(
+            name="bad",
+            classify=_toy_classify,
+            states=(State("inbox", "laser/search_state", (Tool("send", "send", "outbox", lambda args, page: []),)),),
+        )
 
 
 @pytest.mark.browser
@@ -137,13 +150,12 @@ async def test_cli_runs_laser_on_the_local_shop(capsys, write_script):
     assert "finished: success=True" in out and f"stop [{GALLERY}]" in out
 
 
-
 def test_the_readme_example_space_builds():
     text = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
-    section = text[text.index("LASER on your own site"):]
+    section = text[text.index("LASER on your own site") :]
     start = section.index("```python\n") + len("```python\n")
     example: dict[str, Any] = {}
-    exec(section[start:section.index("```", start)], example)  # noqa: S102 - runs the README's own example
+    exec(section[start : section.index("```", start)], example)  # noqa: S102 - runs the README's own example
     drawn = example["g"].get_graph()
     assert {"search", "item", "execute"} <= set(drawn.nodes) and "backup" not in drawn.nodes
     assert ("execute", "item", "Search or refused") in {(e.source, e.target, e.data) for e in drawn.edges}

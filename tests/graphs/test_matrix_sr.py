@@ -21,8 +21,9 @@ from graphs.app.cli import main
 from nodes.llm import model_for
 from tests.graphs.sr_support import id_of
 
-HEAT_GAME = ("json_2.1.1/valid_unseen/pick_heat_then_place_in_recep-Apple-None-GarbageCan-10/"
-             "trial_T20190908_145050_918567")
+HEAT_GAME = (
+    "json_2.1.1/valid_unseen/pick_heat_then_place_in_recep-Apple-None-GarbageCan-10/trial_T20190908_145050_918567"
+)
 QUESTION = "5a8b57f25542995d1e6f1371"  # Were Scott Derrickson and Ed Wood of the same nationality? -> yes
 
 
@@ -54,11 +55,20 @@ async def test_miniwob_the_papers_setting(run_graph, write_script):
     finally:
         await env.close()
     first, second, submit = id_of(screen, "fzzqo"), id_of(screen, "NYYyS82"), id_of(screen, "Submit")
-    state = await run(run_graph, "miniwob", "click-checkboxes/2", replies(
-        f"1. click id={first}\n2. click id={second}\n3. click id={submit}", "ticked fzzqo", "ticked NYYyS82",
-    ), write_script)
+    state = await run(
+        run_graph,
+        "miniwob",
+        "click-checkboxes/2",
+        replies(
+            f"1. click id={first}\n2. click id={second}\n3. click id={submit}",
+            "ticked fzzqo",
+            "ticked NYYyS82",
+        ),
+        write_script,
+    )
     assert state["success"] and trials(state) == [
-        ("correct", [f"click id={first}", f"click id={second}", f"click id={submit}"], ["plan"] * 3)]
+        ("correct", [f"click id={first}", f"click id={second}", f"click id={submit}"], ["plan"] * 3)
+    ]
     shown = prompts_shown(state)
     assert shown[0].startswith("You are operating a computer for a task: click-checkboxes. You can generate")
     assert "represented by the following HTML code:\n<screen>\n" in shown[0]  # the paper's own prompt
@@ -69,14 +79,24 @@ async def test_webshop_partial_reward_fails_then_the_enforced_option_buys_right(
     await shop.reset("synthetic-12")
     goal = shop.goal
     color, size = goal["goal_options"]["color"], goal["goal_options"]["size"]
-    state = await run(run_graph, "webshop", "synthetic-12", replies(
-        f"search[{goal['name']}]", "searched for the shirt",  # stage 1: the search page
-        f"Your plan:\nclick[{goal['asin']}]", "opened the shirt",  # stage 2: the results
-        "click[Buy Now]", "bought it without choosing options",  # stage 3: the item, options forgotten
-        f"For action index=3, you should click[{color}].",
-        "chose the colour",  # trial 2: search and open are replayed, the colour enforced at 3
-        f"click[{size}]\nclick[Buy Now]", "chose the size",
-    ), write_script)
+    state = await run(
+        run_graph,
+        "webshop",
+        "synthetic-12",
+        replies(
+            f"search[{goal['name']}]",
+            "searched for the shirt",  # stage 1: the search page
+            f"Your plan:\nclick[{goal['asin']}]",
+            "opened the shirt",  # stage 2: the results
+            "click[Buy Now]",
+            "bought it without choosing options",  # stage 3: the item, options forgotten
+            f"For action index=3, you should click[{color}].",
+            "chose the colour",  # trial 2: search and open are replayed, the colour enforced at 3
+            f"click[{size}]\nclick[Buy Now]",
+            "chose the size",
+        ),
+        write_script,
+    )
     (status1, actions1, _), (status2, actions2, sources2) = trials(state)
     assert status1 == "failed" and 0 < state["trials"][0]["reward"] < 1  # a partial reward is not success
     assert actions1 == [f"search[{goal['name']}]", f"click[{goal['asin']}]", "click[Buy Now]"]
@@ -96,15 +116,23 @@ async def test_webshop_partial_reward_fails_then_the_enforced_option_buys_right(
 @pytest.mark.browser
 @pytest.mark.slow
 async def test_webarena_local_shop_wrong_answer_reflected_then_the_right_order(run_graph, write_script):
-    state = await run(run_graph, "webarena", "shop-1", replies(
-        "click [5]", "opened My Orders: orders 000000173, 174 and 175 are from Nov 2022",
-        "click [139]", "opened order 000000173",
-        "stop [Walnut]",  # a guess: the order holds no picture frame
-        "answered Walnut",
-        "For action index=2, you should click [127].",  # order 000000174 has the picture frame
-        "opened order 000000174, which has a picture frame, Color: Gold",
-        "stop [Gold]",
-    ), write_script)
+    state = await run(
+        run_graph,
+        "webarena",
+        "shop-1",
+        replies(
+            "click [5]",
+            "opened My Orders: orders 000000173, 174 and 175 are from Nov 2022",
+            "click [139]",
+            "opened order 000000173",
+            "stop [Walnut]",  # a guess: the order holds no picture frame
+            "answered Walnut",
+            "For action index=2, you should click [127].",  # order 000000174 has the picture frame
+            "opened order 000000174, which has a picture frame, Color: Gold",
+            "stop [Gold]",
+        ),
+        write_script,
+    )
     assert trials(state) == [
         ("failed", ["click [5]", "click [139]", "stop [Walnut]"], ["plan"] * 3),
         ("correct", ["click [5]", "click [127]", "stop [Gold]"], ["replay", "enforce", "plan"]),
@@ -117,14 +145,27 @@ async def test_webarena_local_shop_wrong_answer_reflected_then_the_right_order(r
 
 
 async def test_alfworld_refused_command_reflected_then_the_game_won(run_graph, write_script):
-    rest = ["take apple 1 from countertop 1", "go to microwave 1", "open microwave 1",
-            "heat apple 1 with microwave 1", "go to garbagecan 1", "put apple 1 in/on garbagecan 1"]
-    state = await run(run_graph, "alfworld", HEAT_GAME, replies(
-        "take apple 1 from countertop 1",  # not at the countertop yet: the game refuses it
-        "For action index=1, you should go to countertop 1.",
-        "went to the countertop, where the apple is",
-        "\n".join(rest), *[f"did: {command}" for command in rest[:-1]],
-    ), write_script)
+    rest = [
+        "take apple 1 from countertop 1",
+        "go to microwave 1",
+        "open microwave 1",
+        "heat apple 1 with microwave 1",
+        "go to garbagecan 1",
+        "put apple 1 in/on garbagecan 1",
+    ]
+    state = await run(
+        run_graph,
+        "alfworld",
+        HEAT_GAME,
+        replies(
+            "take apple 1 from countertop 1",  # not at the countertop yet: the game refuses it
+            "For action index=1, you should go to countertop 1.",
+            "went to the countertop, where the apple is",
+            "\n".join(rest),
+            *[f"did: {command}" for command in rest[:-1]],
+        ),
+        write_script,
+    )
     assert trials(state) == [
         ("exception", ["take apple 1 from countertop 1"], ["plan"]),
         ("correct", ["go to countertop 1", *rest], ["enforce"] + ["plan"] * 6),
@@ -138,13 +179,20 @@ async def test_alfworld_refused_command_reflected_then_the_game_won(run_graph, w
 
 
 async def test_hotpotqa_wrong_answer_reflected_then_answered(run_graph, write_script):
-    state = await run(run_graph, "hotpotqa", QUESTION, replies(
-        "search[Scott Derrickson]\nfinish[no]",  # one stage: a search, then a guess
-        "looked up Scott Derrickson: an American director", "answered no",
-        "For action index=2, you should search[Ed Wood].",
-        "looked up Ed Wood: an American filmmaker",
-        "finish[yes]",
-    ), write_script)
+    state = await run(
+        run_graph,
+        "hotpotqa",
+        QUESTION,
+        replies(
+            "search[Scott Derrickson]\nfinish[no]",  # one stage: a search, then a guess
+            "looked up Scott Derrickson: an American director",
+            "answered no",
+            "For action index=2, you should search[Ed Wood].",
+            "looked up Ed Wood: an American filmmaker",
+            "finish[yes]",
+        ),
+        write_script,
+    )
     assert trials(state) == [
         ("failed", ["search[Scott Derrickson]", "finish[no]"], ["plan", "plan"]),
         ("correct", ["search[Scott Derrickson]", "search[Ed Wood]", "finish[yes]"], ["replay", "enforce", "plan"]),
@@ -157,10 +205,29 @@ async def test_hotpotqa_wrong_answer_reflected_then_answered(run_graph, write_sc
 
 
 def test_cli_runs_structured_reflection_on_hotpotqa(capsys, write_script):
-    spec = write_script(replies("search[Scott Derrickson]", "looked up Scott Derrickson",
-                                "search[Ed Wood]", "looked up Ed Wood", "finish[yes]"))
-    code = main(["run", "structured_reflection", "--env", "hotpotqa", "--task", QUESTION, "--model", spec,
-                 "--checkpoint", "memory"])
+    spec = write_script(
+        replies(
+            "search[Scott Derrickson]",
+            "looked up Scott Derrickson",
+            "search[Ed Wood]",
+            "looked up Ed Wood",
+            "finish[yes]",
+        )
+    )
+    code = main(
+        [
+            "run",
+            "structured_reflection",
+            "--env",
+            "hotpotqa",
+            "--task",
+            QUESTION,
+            "--model",
+            spec,
+            "--checkpoint",
+            "memory",
+        ]
+    )
     out, err = capsys.readouterr()
     assert code == 0, err
     assert "finish[yes]" in out and "status: correct" in out

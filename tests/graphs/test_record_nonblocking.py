@@ -23,13 +23,25 @@ async def test_record_screenshots_and_replay_never_block(method, run_graph, tmp_
     token = SCREENSHOTS.set(tmp_path / "screenshots")
     try:
         with recording(recorded), no_blocking():
-            first = await run_graph(method, scenario.graph_input, model=scenario.write_script(tmp_path / "s.jsonl"),
-                                    env=scenario.env, thread="recorded", **scenario.context)
+            first = await run_graph(
+                method,
+                scenario.graph_input,
+                model=scenario.write_script(tmp_path / "s.jsonl"),
+                env=scenario.env,
+                thread="recorded",
+                **scenario.context,
+            )
     finally:
         SCREENSHOTS.reset(token)
     with no_blocking():
-        again = await run_graph(method, scenario.graph_input, model=f"replay:{recorded}", env=scenario.env,
-                                thread="replayed", **scenario.context)
+        again = await run_graph(
+            method,
+            scenario.graph_input,
+            model=f"replay:{recorded}",
+            env=scenario.env,
+            thread="replayed",
+            **scenario.context,
+        )
     scenario.check(again.state)
     assert again.state["trajectory"] == first.state["trajectory"]
     assert again.state["usage"]["model_calls"] == len(recorded.read_text().splitlines())

@@ -25,10 +25,26 @@ from graphs.app.report.tables import comparisons, failures, runs
 
 
 def row(task: str, method: str = "laser", env: str = "webshop", **fields: Any) -> dict[str, Any]:
-    return {"task_id": task, "method": method, "env": env, "model": "scripted:x.jsonl", "fingerprint": "f1",
-            "settings": {}, "success": False, "reward": 0.0, "steps": 1, "stop_reason": "", "model_calls": 1,
-            "input_tokens": 10, "output_tokens": 2, "cost_usd": None, "retries": 0, "seconds": 1.0, "error": "",
-            **fields}
+    return {
+        "task_id": task,
+        "method": method,
+        "env": env,
+        "model": "scripted:x.jsonl",
+        "fingerprint": "f1",
+        "settings": {},
+        "success": False,
+        "reward": 0.0,
+        "steps": 1,
+        "stop_reason": "",
+        "model_calls": 1,
+        "input_tokens": 10,
+        "output_tokens": 2,
+        "cost_usd": None,
+        "retries": 0,
+        "seconds": 1.0,
+        "error": "",
+        **fields,
+    }
 
 
 def write(path: Path, rows: list[dict[str, Any]]) -> Path:
@@ -80,7 +96,10 @@ def test_comparison_pairs_the_shared_tasks_of_one_env(tmp_path):
     shared_a = [1.0, 0.0, 0.0]  # t1, t2, t3 in the base
     shared_b = [1.0, 1.0, 0.0]
     d = paired_bootstrap(shared_a, shared_b)
-    assert cells(table, "#2 laser webshop")[4:6] == ["3", f"{100 * d.mean:+.1f} [{100 * d.low:+.1f}, {100 * d.high:+.1f}]"]
+    assert cells(table, "#2 laser webshop")[4:6] == [
+        "3",
+        f"{100 * d.mean:+.1f} [{100 * d.low:+.1f}, {100 * d.high:+.1f}]",
+    ]
     assert d.mean == pytest.approx(1 / 3)
 
 
@@ -89,19 +108,31 @@ def test_comparison_pairs_the_shared_tasks_of_one_env(tmp_path):
 
 def test_a_torn_last_line_is_skipped_and_the_latest_row_of_a_task_wins(tmp_path):
     path = tmp_path / "r.jsonl"
-    path.write_text(json.dumps(row("1", error="ModelCallError: x")) + "\n" + json.dumps(row("1", success=True)) + "\n"
-                    + json.dumps(row("2"))[:30], encoding="utf-8")
+    path.write_text(
+        json.dumps(row("1", error="ModelCallError: x"))
+        + "\n"
+        + json.dumps(row("1", success=True))
+        + "\n"
+        + json.dumps(row("2"))[:30],
+        encoding="utf-8",
+    )
     [config] = configurations([path])
     assert [r["success"] for r in config.rows] == [True] and config.label == "#1 laser webshop"
 
 
-@pytest.mark.parametrize("content,message", [
-    (None, "results file not found"),
-    ("", "holds no results"),
-    ("not json\n" + json.dumps(row("1")) + "\n", "is not JSONL: line 1 is not JSON"),
-    (json.dumps({"content": "a scripted reply"}) + "\n", "line 1 is not a results row of `introspect eval` (no task_id"),
-    ("[1, 2]\n", "line 1 is not a results row"),
-])
+@pytest.mark.parametrize(
+    "content,message",
+    [
+        (None, "results file not found"),
+        ("", "holds no results"),
+        ("not json\n" + json.dumps(row("1")) + "\n", "is not JSONL: line 1 is not JSON"),
+        (
+            json.dumps({"content": "a scripted reply"}) + "\n",
+            "line 1 is not a results row of `introspect eval` (no task_id",
+        ),
+        ("[1, 2]\n", "line 1 is not a results row"),
+    ],
+)
 def test_unreadable_results_are_refused(tmp_path, content, message):
     path = tmp_path / "r.jsonl"
     if content is not None:
@@ -120,9 +151,11 @@ def test_a_training_record_must_be_train_s_json(tmp_path):
 
 
 def test_runs_leave_errors_out_of_the_rate_and_keep_unpriced_cost_unpriced(tmp_path):
-    rows = [row("1", success=True, reward=1.0, steps=4, cost_usd=0.01, seconds=2.5),
-            row("2", reward=0.5, steps=2, cost_usd=0.02, stop_reason="bought", seconds=1.5),
-            row("3", error="ModelCallError: gave up", cost_usd=None, stop_reason="", model_calls=3)]
+    rows = [
+        row("1", success=True, reward=1.0, steps=4, cost_usd=0.01, seconds=2.5),
+        row("2", reward=0.5, steps=2, cost_usd=0.02, stop_reason="bought", seconds=1.5),
+        row("3", error="ModelCallError: gave up", cost_usd=None, stop_reason="", model_calls=3),
+    ]
     [config] = configurations([write(tmp_path / "r.jsonl", rows)])
     assert cells(runs([config]), "#1")[1:] == ["3", "2", "1", "50.0", "0.750", "3.0", "5", "30 / 6", "unpriced", "5.0"]
     priced = configurations([write(tmp_path / "p.jsonl", rows[:2])])
@@ -140,13 +173,26 @@ def sr_row(task: str, success: bool, trials: int, **fields: Any) -> dict[str, An
 
 
 def test_sr_completion_at_t_trials_per_task_and_category(tmp_path):
-    rows = [sr_row("click-widget/0", True, 1), sr_row("click-widget/1", True, 2), sr_row("click-widget/2", True, 4),
-            sr_row("click-widget/3", False, 5), sr_row("click-checkboxes/0", True, 1),
-            sr_row("click-checkboxes/1", True, 3), sr_row("click-widget/4", False, 1, error="ScriptError")]
+    rows = [
+        sr_row("click-widget/0", True, 1),
+        sr_row("click-widget/1", True, 2),
+        sr_row("click-widget/2", True, 4),
+        sr_row("click-widget/3", False, 5),
+        sr_row("click-checkboxes/0", True, 1),
+        sr_row("click-checkboxes/1", True, 3),
+        sr_row("click-widget/4", False, 1, error="ScriptError"),
+    ]
     [config] = configurations([write(tmp_path / "r.jsonl", rows)])
     per_task, per_category = sr.completion_tables(config)
     # click-widget: 4 seeds ran, completed within 1, 3, 5 trials: 1, 2, 3 of them
-    assert cells(per_task, "1-screen-1-step|click-widget") == ["1-screen-1-step", "click-widget", "4", "25.0", "50.0", "75.0"]
+    assert cells(per_task, "1-screen-1-step|click-widget") == [
+        "1-screen-1-step",
+        "click-widget",
+        "4",
+        "25.0",
+        "50.0",
+        "75.0",
+    ]
     assert cells(per_task, "1-screen-n-step|click-checkboxes")[2:] == ["2", "50.0", "100.0", "100.0"]
     # the overall rate is the mean of the tasks' rates: (25 + 50) / 2 at T=1
     assert cells(per_category, "all") == ["all", "2", "6", "37.5", "75.0", "87.5"]
@@ -155,10 +201,17 @@ def test_sr_completion_at_t_trials_per_task_and_category(tmp_path):
 
 def test_sr_table_8_planning_calls_staged_vs_iterative(tmp_path):
     def trial_rows(planning: str, calls: list[list[int]], won_at: list[int]) -> list[dict[str, Any]]:
-        return [sr_row(f"click-checkboxes-large/{seed}", bool(w), w or len(c), fingerprint=planning,
-                       settings={} if planning == "staged" else {"planning": "iterative"},
-                       trial_records=[{"trial": i + 1, "planning_calls": n} for i, n in enumerate(c)])
-                for seed, (c, w) in enumerate(zip(calls, won_at))]
+        return [
+            sr_row(
+                f"click-checkboxes-large/{seed}",
+                bool(w),
+                w or len(c),
+                fingerprint=planning,
+                settings={} if planning == "staged" else {"planning": "iterative"},
+                trial_records=[{"trial": i + 1, "planning_calls": n} for i, n in enumerate(c)],
+            )
+            for seed, (c, w) in enumerate(zip(calls, won_at))
+        ]
 
     staged = trial_rows("staged", [[1], [2, 1], [1, 1, 1, 1]], [1, 2, 0])
     iterative = trial_rows("iterative", [[5], [6], [4, 4, 4, 4]], [1, 1, 0])
@@ -172,12 +225,41 @@ def test_sr_table_8_planning_calls_staged_vs_iterative(tmp_path):
 
 
 def test_da_table_1_and_success_by_episode(tmp_path):
-    rows = [row("1", "devils_advocate", "webarena", success=True, episodes=1, actions_first_episode=4,
-                actions_last_episode=4, plan_revisions=0, backtracks=1),
-            row("2", "devils_advocate", "webarena", success=True, episodes=3, actions_first_episode=6,
-                actions_last_episode=8, plan_revisions=2, backtracks=0),
-            row("3", "devils_advocate", "webarena", success=False, episodes=7, actions_first_episode=2,
-                actions_last_episode=3, plan_revisions=6, backtracks=5)]
+    rows = [
+        row(
+            "1",
+            "devils_advocate",
+            "webarena",
+            success=True,
+            episodes=1,
+            actions_first_episode=4,
+            actions_last_episode=4,
+            plan_revisions=0,
+            backtracks=1,
+        ),
+        row(
+            "2",
+            "devils_advocate",
+            "webarena",
+            success=True,
+            episodes=3,
+            actions_first_episode=6,
+            actions_last_episode=8,
+            plan_revisions=2,
+            backtracks=0,
+        ),
+        row(
+            "3",
+            "devils_advocate",
+            "webarena",
+            success=False,
+            episodes=7,
+            actions_first_episode=2,
+            actions_last_episode=3,
+            plan_revisions=6,
+            backtracks=5,
+        ),
+    ]
     [config] = configurations([write(tmp_path / "r.jsonl", rows)])
     table1, by_episode = da.tables([config])
     assert cells(table1, "#1")[1:] == ["3", "66.7", "4.00", "5.00", "2.67", "2.00"]
@@ -188,15 +270,21 @@ def test_da_table_1_and_success_by_episode(tmp_path):
 
 
 def test_laser_table_1_on_the_0_100_scale_and_by_length(tmp_path):
-    rows = [row("1", success=True, reward=1.0, transitions=3),
-            row("2", reward=0.5, transitions=5),
-            row("3", reward=0.25, transitions=13, backup_used=True),
-            row("4", transitions=13, backup_problem="not bought: step cap reached")]
+    rows = [
+        row("1", success=True, reward=1.0, transitions=3),
+        row("2", reward=0.5, transitions=5),
+        row("3", reward=0.25, transitions=13, backup_used=True),
+        row("4", transitions=13, backup_problem="not bought: step cap reached"),
+    ]
     [config] = configurations([write(tmp_path / "r.jsonl", rows)])
     main, lengths = laser.tables([config])
     assert cells(main, "#1")[1:] == ["4", "25.0", "43.8", "8.5", "25.0", "1"]
-    assert [r[1:] for r in lengths.rows] == [["3 or fewer", "1", "100.0", "100.0"], ["4-6", "1", "0.0", "50.0"],
-                                             ["10-13", "1", "0.0", "0.0"], ["backup chose", "1", "0.0", "25.0"]]
+    assert [r[1:] for r in lengths.rows] == [
+        ["3 or fewer", "1", "100.0", "100.0"],
+        ["4-6", "1", "0.0", "50.0"],
+        ["10-13", "1", "0.0", "0.0"],
+        ["backup chose", "1", "0.0", "25.0"],
+    ]
 
 
 # --- AutoPlan
@@ -206,10 +294,12 @@ def test_autoplan_alfworld_per_task_type(tmp_path):
     def game(kind: str, n: int) -> str:
         return f"json_2.1.1/valid_unseen/{kind}-Apple-None-Fridge-{n}/trial_T2019_{n}"
 
-    rows = [row(game("pick_heat_then_place_in_recep", 1), "autoplan", "alfworld", success=True),
-            row(game("pick_heat_then_place_in_recep", 2), "autoplan", "alfworld"),
-            row(game("look_at_obj_in_light", 3), "autoplan", "alfworld", success=True),
-            row(game("pick_two_obj_and_place", 4), "autoplan", "alfworld", error="ScriptError")]
+    rows = [
+        row(game("pick_heat_then_place_in_recep", 1), "autoplan", "alfworld", success=True),
+        row(game("pick_heat_then_place_in_recep", 2), "autoplan", "alfworld"),
+        row(game("look_at_obj_in_light", 3), "autoplan", "alfworld", success=True),
+        row(game("pick_two_obj_and_place", 4), "autoplan", "alfworld", error="ScriptError"),
+    ]
     [config] = configurations([write(tmp_path / "r.jsonl", rows)])
     table = autoplan.alfworld_table([config])
     assert table.columns[1:] == ["Pick", "Light", "Clean", "Heat", "Cool", "Pick Two", "All"]
@@ -217,24 +307,51 @@ def test_autoplan_alfworld_per_task_type(tmp_path):
 
 
 def test_autoplan_hotpotqa_scores_and_cost_per_question(tmp_path):
-    rows = [row("a", "autoplan", "hotpotqa", success=True, cost_usd=0.02, model_calls=4,
-                evaluation={"answer": "yes", "em": 1.0, "f1": 1.0, "judge": True}),
-            row("b", "autoplan", "hotpotqa", success=True, cost_usd=0.04, model_calls=6,
-                evaluation={"answer": "New York", "em": 0.0, "f1": 0.5, "judge": True}),
-            row("c", "autoplan", "hotpotqa", cost_usd=0.03, model_calls=8)]  # the step cap: unanswered
+    rows = [
+        row(
+            "a",
+            "autoplan",
+            "hotpotqa",
+            success=True,
+            cost_usd=0.02,
+            model_calls=4,
+            evaluation={"answer": "yes", "em": 1.0, "f1": 1.0, "judge": True},
+        ),
+        row(
+            "b",
+            "autoplan",
+            "hotpotqa",
+            success=True,
+            cost_usd=0.04,
+            model_calls=6,
+            evaluation={"answer": "New York", "em": 0.0, "f1": 0.5, "judge": True},
+        ),
+        row("c", "autoplan", "hotpotqa", cost_usd=0.03, model_calls=8),
+    ]  # the step cap: unanswered
     [config] = configurations([write(tmp_path / "r.jsonl", rows)])
     assert cells(autoplan.hotpotqa_table([config]), "#1")[1:] == ["3", "2", "33.3", "50.0", "66.7", "66.7"]
     assert cells(autoplan.cost_table([config]), "#1")[1:3] == ["3", "6.0"]
     assert cells(autoplan.cost_table([config]), "#1")[5] == "$0.0300"
-    unjudged = configurations([write(tmp_path / "u.jsonl", [row("a", "autoplan", "hotpotqa", evaluation={
-        "answer": "x", "em": 0.0, "f1": 0.0, "judge": None})])])
+    unjudged = configurations(
+        [
+            write(
+                tmp_path / "u.jsonl",
+                [row("a", "autoplan", "hotpotqa", evaluation={"answer": "x", "em": 0.0, "f1": 0.0, "judge": None})],
+            )
+        ]
+    )
     assert cells(autoplan.hotpotqa_table(unjudged), "#1")[5] == "-"  # not judged: no accuracy, never 0
 
 
 def test_autoplan_training_iterations():
-    record = {"history": [{"iteration": 0, "jobs": [{"success": False}, {"success": False}]},
-                          {"iteration": 1, "jobs": [{"success": True}, {"success": False}]}],
-              "cost_per_question": None, "usage": {"model_calls": 9}}
+    record = {
+        "history": [
+            {"iteration": 0, "jobs": [{"success": False}, {"success": False}]},
+            {"iteration": 1, "jobs": [{"success": True}, {"success": False}]},
+        ],
+        "cost_per_question": None,
+        "usage": {"model_calls": 9},
+    }
     assert autoplan.iteration_rates(record) == [0.0, 0.5]
     table = autoplan.training_table("p.json", record)
     assert table.rows == [["1", "2", "0", "0.0"], ["2", "2", "1", "50.0"]] and "unpriced" in table.note

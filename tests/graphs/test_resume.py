@@ -24,8 +24,14 @@ SCRIPT = ROOT / "graphs/app/demos" / DEMO["recording"]  # replies carry a delay,
 
 
 def introspect(*args: str, env: dict[str, str]) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "graphs.app.cli", *args], cwd=ROOT, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return subprocess.Popen(
+        [sys.executable, "-m", "graphs.app.cli", *args],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
 
 
 async def test_sigkill_then_resume_ends_like_an_uninterrupted_run(tmp_path):
@@ -35,8 +41,21 @@ async def test_sigkill_then_resume_ends_like_an_uninterrupted_run(tmp_path):
 
     db = tmp_path / "runs.sqlite"
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    run = introspect("run", "laser", "--env", "webshop", "--task", DEMO["task_id"], "--model", f"scripted:{SCRIPT}",
-                     "--thread", "crashy", "--checkpoint", f"sqlite:///{db}", env=env)
+    run = introspect(
+        "run",
+        "laser",
+        "--env",
+        "webshop",
+        "--task",
+        DEMO["task_id"],
+        "--model",
+        f"scripted:{SCRIPT}",
+        "--thread",
+        "crashy",
+        "--checkpoint",
+        f"sqlite:///{db}",
+        env=env,
+    )
     seen = []
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
@@ -77,8 +96,12 @@ async def test_a_kill_between_a_nodes_writes_and_the_next_checkpoint_leaves_the_
     from graphs.app.runner import outcome_of, resume
 
     script = tmp_path / "script.jsonl"
-    script.write_text("".join(json.dumps({k: v for k, v in json.loads(line).items() if k != "delay"}) + "\n"
-                              for line in SCRIPT.read_text().splitlines()))
+    script.write_text(
+        "".join(
+            json.dumps({k: v for k, v in json.loads(line).items() if k != "delay"}) + "\n"
+            for line in SCRIPT.read_text().splitlines()
+        )
+    )
     context = Context(model=f"scripted:{script}", env="webshop")
     url = f"sqlite:///{tmp_path / 'runs.sqlite'}"
     async with open_checkpointer(url) as saver:

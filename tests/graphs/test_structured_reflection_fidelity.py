@@ -21,6 +21,7 @@ async def run(spec: str, task: str, **options: Any) -> dict[str, Any]:
 
 # --- the budget of a stage (the original's max_step_per_view) -------------------------------------
 
+
 async def test_a_stage_stops_after_its_ninth_action_as_the_original_code(tmp_path):
     spec = scripted(tmp_path, [TEN_ENTRIES] + [f"typed {c}" for c in "abcdefgh"])
     out = await run(spec, "boxes/0", max_trials=1)
@@ -38,8 +39,10 @@ async def test_a_plan_of_exactly_the_stage_budget_also_ends_the_trial(tmp_path):
 
 
 async def test_stages_have_their_own_budget(tmp_path):
-    spec = scripted(tmp_path, ['enter "a" to id=9', "typed a",
-                               'enter "b" to id=9\nenter "c" to id=9\nclick id=8', "typed b", "typed c"])
+    spec = scripted(
+        tmp_path,
+        ['enter "a" to id=9', "typed a", 'enter "b" to id=9\nenter "c" to id=9\nclick id=8', "typed b", "typed c"],
+    )
     out = await run(spec, "boxes/0", max_trials=1, max_stage_actions=2)
     assert out["trials"][0]["status"] == "in progress"
     assert out["trials"][0]["actions"] == [f'enter "{c}" to id=9' for c in "abc"]  # 1 + 2: the tab is not clicked
@@ -48,14 +51,16 @@ async def test_stages_have_their_own_budget(tmp_path):
 
 @pytest.mark.parametrize("budget", [{"max_actions": 2}, {"max_stage_actions": 2}])
 async def test_the_original_codes_budget_status_is_failed_an_option(tmp_path, budget):
-    spec = scripted(tmp_path, [TEN_ENTRIES, "typed a", "typed b", "For action index=1, you should click id=5.",
-                               "submitted"])
+    spec = scripted(
+        tmp_path, [TEN_ENTRIES, "typed a", "typed b", "For action index=1, you should click id=5.", "submitted"]
+    )
     out = await run(spec, "boxes/0", max_trials=2, budget_status="failed", **budget)
     assert out["trials"][0]["status"] == "failed" and len(out["trials"][0]["actions"]) == 2
     assert "However, your actions did not complete the goal." in prompts_seen(spec)[3]
 
 
 # --- which failed click is disabled (paper 5.2; the original code's rule as an option) ------------
+
 
 async def test_a_failed_click_suggested_again_is_disabled_and_the_planner_decides(tmp_path):
     spec = scripted(tmp_path, ["click id=1", "cancelled", "For action index=1, you should click id=1.", "click id=5"])
@@ -66,11 +71,19 @@ async def test_a_failed_click_suggested_again_is_disabled_and_the_planner_decide
     assert "- For action index=1, you should click id=1." in prompts_seen(spec)[3]
 
 
-@pytest.mark.parametrize("rule, cancel", [("failed", "<button>Cancel</button>"),
-                                          ("when_b_clicks", "<button id=1>Cancel</button>")])
+@pytest.mark.parametrize(
+    "rule, cancel", [("failed", "<button>Cancel</button>"), ("when_b_clicks", "<button id=1>Cancel</button>")]
+)
 async def test_a_failed_click_before_a_key_b_is_disabled_unless_the_original_codes_rule(tmp_path, rule, cancel):
-    spec = scripted(tmp_path, ["click id=1", "cancelled", "For action index=1, you should press ENTER.",
-                               "For action index=1, you should click id=5."])
+    spec = scripted(
+        tmp_path,
+        [
+            "click id=1",
+            "cancelled",
+            "For action index=1, you should press ENTER.",
+            "For action index=1, you should click id=5.",
+        ],
+    )
     out = await run(spec, "button/0", disable_clicks=rule)
     assert [t["status"] for t in out["trials"]] == ["failed", "no change", "correct"]
     assert out["trials"][1]["sources"] == ["enforce"]
@@ -80,10 +93,19 @@ async def test_a_failed_click_before_a_key_b_is_disabled_unless_the_original_cod
 
 # --- hold and release are judged like every action (Sec. 3.4; the original code) ----------------
 
+
 async def test_hold_that_changes_nothing_is_no_change_and_is_paraphrased(tmp_path):
-    spec = scripted(tmp_path, ["hold CTRL\nclick id=2\nclick id=3\nrelease CTRL\nclick id=5", "held the CTRL key",
-                               "For action index=1, you should click id=2.",
-                               "ticked B", "click id=3\nclick id=5", "ticked C"])
+    spec = scripted(
+        tmp_path,
+        [
+            "hold CTRL\nclick id=2\nclick id=3\nrelease CTRL\nclick id=5",
+            "held the CTRL key",
+            "For action index=1, you should click id=2.",
+            "ticked B",
+            "click id=3\nclick id=5",
+            "ticked C",
+        ],
+    )
     out = await run(spec, "boxes/0")
     first = out["trials"][0]
     assert first["status"] == "no change" and first["actions"] == ["hold Control"]
@@ -101,9 +123,11 @@ async def test_release_after_clicks_that_changes_nothing_is_no_change(tmp_path):
 
 # --- reading a plan and a reflection ---------------------------------------------------------------
 
+
 async def test_a_blank_line_ends_the_plan_and_the_next_stage_plans_again(tmp_path):
-    spec = scripted(tmp_path, ["click id=2\n\nclick id=4\nclick id=5", "ticked B",
-                               "click id=3\nclick id=5", "ticked C"])
+    spec = scripted(
+        tmp_path, ["click id=2\n\nclick id=4\nclick id=5", "ticked B", "click id=3\nclick id=5", "ticked C"]
+    )
     out = await run(spec, "boxes/0", max_trials=1)
     assert out["success"] and out["trials"][0]["actions"] == ["click id=2", "click id=3", "click id=5"]
     assert out["trials"][0]["planning_calls"] == 2
@@ -111,11 +135,25 @@ async def test_a_blank_line_ends_the_plan_and_the_next_stage_plans_again(tmp_pat
 
 async def test_the_whole_reflection_is_the_lesson_and_a_reply_without_b_still_counts(tmp_path):
     reply = "For action index=2 you should tick C instead of D.\nD is not in the goal."
-    spec = scripted(tmp_path, ["click id=2\nclick id=4\nclick id=5", "ticked B", "ticked D", "submitted", reply,
-                               "click id=3\nclick id=5", "ticked C"])
+    spec = scripted(
+        tmp_path,
+        [
+            "click id=2\nclick id=4\nclick id=5",
+            "ticked B",
+            "ticked D",
+            "submitted",
+            reply,
+            "click id=3\nclick id=5",
+            "ticked C",
+        ],
+    )
     out = await run(spec, "boxes/0")
     assert out["success"] and out["trials"][1]["sources"] == ["replay", "plan", "plan"]
-    assert out["memory"]["entries"]["1"] == {"reflection": reply, "action": "", "failed": ["click id=4"],
-                                             "disabled": ["4"]}
+    assert out["memory"]["entries"]["1"] == {
+        "reflection": reply,
+        "action": "",
+        "failed": ["click id=4"],
+        "disabled": ["4"],
+    }
     at_a = prompts_seen(spec)[5]
     assert f"- {reply}\n" in at_a and "Now, you need to follow the lessons" in at_a and "id=4" not in screen_in(at_a)

@@ -27,9 +27,17 @@ async def test_staged_plan_solves_a_screen_in_one_planning_call(tmp_path):
     out = await run(spec, "boxes/0")
     assert out["success"] and out["status"] == "correct"
     assert result(out) == {
-        "trials": 1, "status": "correct", "planning_calls": 1,
-        "trial_records": [{"trial": 1, "status": "correct", "actions": ["click id=2", "click id=3", "click id=5"],
-                           "planning_calls": 1}],
+        "trials": 1,
+        "status": "correct",
+        "planning_calls": 1,
+        "trial_records": [
+            {
+                "trial": 1,
+                "status": "correct",
+                "actions": ["click id=2", "click id=3", "click id=5"],
+                "planning_calls": 1,
+            }
+        ],
     }
     assert out["usage"]["model_calls"] == 3  # one plan, two paraphrases (none after the winning click)
 
@@ -41,9 +49,14 @@ async def test_failed_trial_is_reflected_and_the_fix_enforced_without_a_model_ca
     statuses = [t["status"] for t in out["trials"]]
     assert statuses == ["failed", "correct"]
     assert out["trials"][1]["sources"] == ["enforce"] and out["trials"][1]["planning_calls"] == 0
-    assert out["memory"]["entries"] == {"0": {
-        "reflection": "For action index=1, you should click id=5.", "action": "click id=5",
-        "failed": ["click id=1"], "disabled": ["1"]}}
+    assert out["memory"]["entries"] == {
+        "0": {
+            "reflection": "For action index=1, you should click id=5.",
+            "action": "click id=5",
+            "failed": ["click id=1"],
+            "disabled": ["1"],
+        }
+    }
     reflection_prompt = prompts_seen(spec)[2]
     assert "However, your actions did not complete the goal." in reflection_prompt
     assert "The index=1 screen:\n<screen>\n<div>Click on" in reflection_prompt
@@ -51,13 +64,18 @@ async def test_failed_trial_is_reflected_and_the_fix_enforced_without_a_model_ca
 
 
 async def test_second_trial_replays_and_plans_at_a_with_the_lesson_and_the_failed_id_disabled(tmp_path):
-    spec = scripted(tmp_path, [
-        "click id=2\nclick id=4\nclick id=5",  # trial 1: D instead of C
-        "ticked B", "ticked D", "submitted",
-        "For action index=2, you should tick the C checkbox instead.",  # prose: a lesson, not enforceable
-        "click id=3\nclick id=5",  # trial 2, step 1: the planner follows the lesson
-        "ticked C",
-    ])
+    spec = scripted(
+        tmp_path,
+        [
+            "click id=2\nclick id=4\nclick id=5",  # trial 1: D instead of C
+            "ticked B",
+            "ticked D",
+            "submitted",
+            "For action index=2, you should tick the C checkbox instead.",  # prose: a lesson, not enforceable
+            "click id=3\nclick id=5",  # trial 2, step 1: the planner follows the lesson
+            "ticked C",
+        ],
+    )
     out = await run(spec, "boxes/0")
     assert out["success"]
     second = out["trials"][1]
@@ -72,11 +90,17 @@ async def test_second_trial_replays_and_plans_at_a_with_the_lesson_and_the_faile
 
 
 async def test_b_that_already_failed_is_not_enforced_and_both_ids_are_disabled(tmp_path):
-    spec = scripted(tmp_path, [
-        "click id=1", "clicked Cancel", "For action index=1, you should click id=3.",
-        "clicked Help", "For action index=1, you should click id=1.",  # B failed in trial 1
-        "click id=5",
-    ])
+    spec = scripted(
+        tmp_path,
+        [
+            "click id=1",
+            "clicked Cancel",
+            "For action index=1, you should click id=3.",
+            "clicked Help",
+            "For action index=1, you should click id=1.",  # B failed in trial 1
+            "click id=5",
+        ],
+    )
     out = await run(spec, "button/0")
     assert [t["sources"] for t in out["trials"]] == [["plan"], ["enforce"], ["plan"]]
     assert out["success"] and out["memory"]["entries"]["0"]["disabled"] == ["1", "3"]
@@ -85,15 +109,22 @@ async def test_b_that_already_failed_is_not_enforced_and_both_ids_are_disabled(t
 
 
 async def test_an_earlier_correction_clears_later_entries(tmp_path):
-    spec = scripted(tmp_path, [
-        "click id=1\nclick id=3\nclick id=4\nclick id=5",  # trial 1: A, C, D
-        "A", "C", "D", "submit",
-        "For action index=3, you should click id=5.",  # trial 2: replay A, C; enforce submit
-        "submit",
-        "For action index=1, you should click id=2.",  # trial 3: enforce B, then plan
-        "B",
-        "click id=3\nclick id=5", "C",
-    ])
+    spec = scripted(
+        tmp_path,
+        [
+            "click id=1\nclick id=3\nclick id=4\nclick id=5",  # trial 1: A, C, D
+            "A",
+            "C",
+            "D",
+            "submit",
+            "For action index=3, you should click id=5.",  # trial 2: replay A, C; enforce submit
+            "submit",
+            "For action index=1, you should click id=2.",  # trial 3: enforce B, then plan
+            "B",
+            "click id=3\nclick id=5",
+            "C",
+        ],
+    )
     out = await run(spec, "boxes/0")
     assert [t["status"] for t in out["trials"]] == ["failed", "failed", "correct"]
     assert out["trials"][1]["sources"] == ["replay", "replay", "enforce"]
@@ -120,12 +151,17 @@ async def test_cycle_status(tmp_path):
 
 
 async def test_malformed_plan_line_becomes_exception_feedback(tmp_path):
-    spec = scripted(tmp_path, [
-        "click id=2\nclick the C checkbox\nclick id=5",
-        "ticked B",
-        "I am not sure what went wrong.",  # a malformed reflection: memory unchanged
-        "click id=2\nclick id=3\nclick id=5", "B", "C",
-    ])
+    spec = scripted(
+        tmp_path,
+        [
+            "click id=2\nclick the C checkbox\nclick id=5",
+            "ticked B",
+            "I am not sure what went wrong.",  # a malformed reflection: memory unchanged
+            "click id=2\nclick id=3\nclick id=5",
+            "B",
+            "C",
+        ],
+    )
     out = await run(spec, "boxes/0")
     first = out["trials"][0]
     assert first["status"] == "exception" and first["actions"] == ["click id=2", "click the C checkbox"]
@@ -146,23 +182,36 @@ async def test_refused_env_action_is_an_exception(tmp_path):
 
 
 async def test_no_plan_is_incomplete_and_a_reflection_past_the_end_is_dropped_as_the_original(tmp_path):
-    spec = scripted(tmp_path, [
-        "click id=2\nclick id=3", "B", "C",
-        "The goal is fulfilled.",  # no further plan: incomplete
-        "For action index=3, you should click id=5.",  # only 2 actions: dropped, as the paper's code does
-        "click id=2\nclick id=3", "B", "C", "Done.",
-    ])
+    spec = scripted(
+        tmp_path,
+        [
+            "click id=2\nclick id=3",
+            "B",
+            "C",
+            "The goal is fulfilled.",  # no further plan: incomplete
+            "For action index=3, you should click id=5.",  # only 2 actions: dropped, as the paper's code does
+            "click id=2\nclick id=3",
+            "B",
+            "C",
+            "Done.",
+        ],
+    )
     out = await run(spec, "boxes/0", max_trials=2)
     assert [t["status"] for t in out["trials"]] == ["incomplete", "incomplete"]
     assert "outside the trajectory" in out["trials"][0]["reflection_error"] and out["memory"]["entries"] == {}
 
 
 async def test_a_reflection_may_add_the_missing_action_as_an_option(tmp_path):
-    spec = scripted(tmp_path, [
-        "click id=2\nclick id=3", "B", "C",
-        "The goal is fulfilled.",  # no further plan: incomplete
-        "For action index=3, you should click id=5.",
-    ])
+    spec = scripted(
+        tmp_path,
+        [
+            "click id=2\nclick id=3",
+            "B",
+            "C",
+            "The goal is fulfilled.",  # no further plan: incomplete
+            "For action index=3, you should click id=5.",
+        ],
+    )
     out = await run(spec, "boxes/0", reflect_past_end=True)
     assert out["trials"][0]["status"] == "incomplete"
     assert out["trials"][1]["sources"] == ["replay", "replay", "enforce"]
@@ -194,8 +243,18 @@ async def test_staged_planning_needs_fewer_planning_calls_than_iterative(tmp_pat
 
 
 async def test_resumed_run_ends_like_an_uninterrupted_one(tmp_path):
-    spec = scripted(tmp_path, ["click id=2\nclick id=4\nclick id=5", "B", "D", "submit",
-                               "For action index=2, you should tick C.", "click id=3\nclick id=5", "C"])
+    spec = scripted(
+        tmp_path,
+        [
+            "click id=2\nclick id=4\nclick id=5",
+            "B",
+            "D",
+            "submit",
+            "For action index=2, you should tick C.",
+            "click id=3\nclick id=5",
+            "C",
+        ],
+    )
     graph = build_graph(checkpointer=InMemorySaver())
     config = {"configurable": {"thread_id": uuid.uuid4().hex}, "recursion_limit": 500}
     context = Context(model=spec, env="fakepage")

@@ -47,13 +47,18 @@ async def test_failed_trial_reflected_then_replayed_enforced_and_solved(tmp_path
     assert goal == "Select fzzqo, NYYyS82 and click Submit."
     first, second, submit = id_of(screen, "fzzqo"), id_of(screen, "NYYyS82"), id_of(screen, "Submit")
     (wrong,) = set(re.findall(r'id=(\d+) type="checkbox"', screen)) - {first, second}
-    spec = scripted(tmp_path, [
-        f"1. click id={first}\n2. click id={wrong}\n3. click id={submit}",
-        "ticked fzzqo", "ticked the wrong box", "submitted",
-        f"For action index=2, you should click id={second}.",
-        "ticked NYYyS82",  # the enforced action is paraphrased; the replayed one keeps its text
-        f"click id={submit}",
-    ])
+    spec = scripted(
+        tmp_path,
+        [
+            f"1. click id={first}\n2. click id={wrong}\n3. click id={submit}",
+            "ticked fzzqo",
+            "ticked the wrong box",
+            "submitted",
+            f"For action index=2, you should click id={second}.",
+            "ticked NYYyS82",  # the enforced action is paraphrased; the replayed one keeps its text
+            f"click id={submit}",
+        ],
+    )
     out = await run(spec, "click-checkboxes/2")
     assert out["success"] and [t["status"] for t in out["trials"]] == ["failed", "correct"]
     trial2 = out["trials"][1]
@@ -81,11 +86,18 @@ async def test_second_trial_plans_at_a_with_the_lesson_and_without_the_failed_id
     screen, _ = await peek("click-checkboxes/2")
     first, second, submit = id_of(screen, "fzzqo"), id_of(screen, "NYYyS82"), id_of(screen, "Submit")
     (wrong,) = set(re.findall(r'id=(\d+) type="checkbox"', screen)) - {first, second}
-    spec = scripted(tmp_path, [
-        f"click id={first}\nclick id={wrong}\nclick id={submit}", "fzzqo", "wrong box", "submit",
-        "For action index=2, you should tick the NYYyS82 checkbox.",  # prose: a lesson at A
-        f"click id={second}\nclick id={submit}", "NYYyS82",
-    ])
+    spec = scripted(
+        tmp_path,
+        [
+            f"click id={first}\nclick id={wrong}\nclick id={submit}",
+            "fzzqo",
+            "wrong box",
+            "submit",
+            "For action index=2, you should tick the NYYyS82 checkbox.",  # prose: a lesson at A
+            f"click id={second}\nclick id={submit}",
+            "NYYyS82",
+        ],
+    )
     out = await run(spec, "click-checkboxes/2")
     assert out["success"] and out["trials"][1]["sources"] == ["replay", "plan", "plan"]
     plan_at_a = prompts_seen(spec)[5]
@@ -98,11 +110,18 @@ async def test_without_action_constraint_the_failed_box_keeps_its_id_and_can_be_
     screen, _ = await peek("click-checkboxes/2")
     first, second, submit = id_of(screen, "fzzqo"), id_of(screen, "NYYyS82"), id_of(screen, "Submit")
     (wrong,) = set(re.findall(r'id=(\d+) type="checkbox"', screen)) - {first, second}
-    spec = scripted(tmp_path, [
-        f"click id={first}\nclick id={wrong}\nclick id={submit}", "fzzqo", "wrong box", "submit",
-        "For action index=2, you should tick the NYYyS82 checkbox.",
-        f"click id={wrong}\nclick id={submit}", "wrong box again",
-    ])
+    spec = scripted(
+        tmp_path,
+        [
+            f"click id={first}\nclick id={wrong}\nclick id={submit}",
+            "fzzqo",
+            "wrong box",
+            "submit",
+            "For action index=2, you should tick the NYYyS82 checkbox.",
+            f"click id={wrong}\nclick id={submit}",
+            "wrong box again",
+        ],
+    )
     out = await run(spec, "click-checkboxes/2", max_trials=2, action_constraint=False)
     assert [t["status"] for t in out["trials"]] == ["failed", "failed"]  # not refused: executed
     assert out["trials"][1]["actions"] == [f"click id={first}", f"click id={wrong}", f"click id={submit}"]
@@ -112,14 +131,20 @@ async def test_without_action_constraint_the_failed_box_keeps_its_id_and_can_be_
 async def test_earlier_correction_clears_later_memory(tmp_path, peek):
     screen, _ = await peek("enter-text/1")  # binary reward: the text must match exactly
     field, submit = re.search(r'id=(\d+) type="text"', screen).group(1), id_of(screen, "Submit")
-    spec = scripted(tmp_path, [
-        f'enter "jerald" to id={field}\nenter "jeraldx" to id={field}\nclick id={submit}', "typed", "retyped",
-        "submitted",
-        f"For action index=3, you should click id={field}.",  # trial 2: replay 2, enforce: no change
-        "focused again",
-        f'For action index=1, you should enter "Jerald" to id={field}.',  # earlier: index=3 outdated
-        "typed Jerald", f"click id={submit}",
-    ])
+    spec = scripted(
+        tmp_path,
+        [
+            f'enter "jerald" to id={field}\nenter "jeraldx" to id={field}\nclick id={submit}',
+            "typed",
+            "retyped",
+            "submitted",
+            f"For action index=3, you should click id={field}.",  # trial 2: replay 2, enforce: no change
+            "focused again",
+            f'For action index=1, you should enter "Jerald" to id={field}.',  # earlier: index=3 outdated
+            "typed Jerald",
+            f"click id={submit}",
+        ],
+    )
     out = await run(spec, "enter-text/1")
     assert [t["status"] for t in out["trials"]] == ["failed", "no change", "correct"]
     assert out["trials"][1]["sources"] == ["replay", "replay", "enforce"]
@@ -153,11 +178,15 @@ async def test_malformed_plan_line_becomes_exception_feedback(tmp_path, peek):
     screen, goal = await peek("enter-text/1")
     assert goal == 'Enter "Jerald" into the text field and press Submit.'
     field, submit = re.search(r'id=(\d+) type="text"', screen).group(1), id_of(screen, "Submit")
-    spec = scripted(tmp_path, [
-        f"enter Jerald into id={field}\nclick id={submit}",  # no quotes: not an action
-        f'For action index=1, you should enter "Jerald" to id={field}.',
-        "typed Jerald", f"click id={submit}",
-    ])
+    spec = scripted(
+        tmp_path,
+        [
+            f"enter Jerald into id={field}\nclick id={submit}",  # no quotes: not an action
+            f'For action index=1, you should enter "Jerald" to id={field}.',
+            "typed Jerald",
+            f"click id={submit}",
+        ],
+    )
     out = await run(spec, "enter-text/1")
     assert [t["status"] for t in out["trials"]] == ["exception", "correct"]
     assert "However, your last action is invalid." in prompts_seen(spec)[1]
@@ -191,10 +220,18 @@ async def test_run_interrupted_mid_trial_resumes_on_a_rebuilt_env(tmp_path, peek
     screen, _ = await peek("click-checkboxes/2")
     first, second, submit = id_of(screen, "fzzqo"), id_of(screen, "NYYyS82"), id_of(screen, "Submit")
     (wrong,) = set(re.findall(r'id=(\d+) type="checkbox"', screen)) - {first, second}
-    spec = scripted(tmp_path, [
-        f"click id={first}\nclick id={wrong}\nclick id={submit}", "fzzqo", "wrong", "submit",
-        f"For action index=2, you should click id={second}.", "NYYyS82", f"click id={submit}",
-    ])
+    spec = scripted(
+        tmp_path,
+        [
+            f"click id={first}\nclick id={wrong}\nclick id={submit}",
+            "fzzqo",
+            "wrong",
+            "submit",
+            f"For action index=2, you should click id={second}.",
+            "NYYyS82",
+            f"click id={submit}",
+        ],
+    )
     graph = build_graph(checkpointer=InMemorySaver())
     thread = uuid.uuid4().hex
     config = {"configurable": {"thread_id": thread}, "recursion_limit": 500}

@@ -19,10 +19,12 @@ from tests.graphs.sr_support import (  # noqa: F401
     scripted,
 )
 
-SUGGESTION = ("However, your actions did not complete the goal. Now, you need to identify the earliest critical "
-              "step where you made a mistake, and suggest a correction. Your suggestion should be in this format: "
-              '"For action index=A, you should B.", where A is the action index, and B is the suggested action you '
-              "should have taken.\nYour suggestion:")
+SUGGESTION = (
+    "However, your actions did not complete the goal. Now, you need to identify the earliest critical "
+    "step where you made a mistake, and suggest a correction. Your suggestion should be in this format: "
+    '"For action index=A, you should B.", where A is the action index, and B is the suggested action you '
+    "should have taken.\nYour suggestion:"
+)
 
 
 async def run(spec: str, task: str, **options: Any) -> dict[str, Any]:
@@ -46,9 +48,20 @@ def hidden(screen: str, *ids: int) -> str:
 
 # --- Appendix E: the screen before every action ------------------------------------------------
 
+
 async def test_reflection_prompt_is_appendix_e_every_screen_then_its_action(tmp_path):
-    spec = scripted(tmp_path, ["click id=2\nclick id=4\nclick id=5", "ticked B", "ticked D", "submitted",
-                               "For action index=2, you should click id=3.", "ticked C", "click id=5"])
+    spec = scripted(
+        tmp_path,
+        [
+            "click id=2\nclick id=4\nclick id=5",
+            "ticked B",
+            "ticked D",
+            "submitted",
+            "For action index=2, you should click id=3.",
+            "ticked C",
+            "click id=5",
+        ],
+    )
     out = await run(spec, "boxes/0")
     first, after_b, after_d, _ = await screens_after("boxes/0", "click id=2", "click id=4", "click id=5")
     assert [t["status"] for t in out["trials"]] == ["failed", "correct"]
@@ -64,30 +77,52 @@ async def test_reflection_prompt_is_appendix_e_every_screen_then_its_action(tmp_
 
 
 async def test_each_screen_has_its_own_steps_disabled_ids_removed(tmp_path):
-    spec = scripted(tmp_path, [
-        "click id=2\nclick id=4\nclick id=5", "B", "D", "submit",
-        "For action index=2, you should click id=3.",  # trial 2: replay B, enforce C with D (4) disabled at step 2
-        "C", "click id=1\nclick id=5", "A", "submit",  # then a wrong tick: failed again
-        "For action index=3, you should click id=5.",
-    ])
+    spec = scripted(
+        tmp_path,
+        [
+            "click id=2\nclick id=4\nclick id=5",
+            "B",
+            "D",
+            "submit",
+            "For action index=2, you should click id=3.",  # trial 2: replay B, enforce C with D (4) disabled at step 2
+            "C",
+            "click id=1\nclick id=5",
+            "A",
+            "submit",  # then a wrong tick: failed again
+            "For action index=3, you should click id=5.",
+        ],
+    )
     out = await run(spec, "boxes/0", max_trials=3)
     assert [t["status"] for t in out["trials"]] == ["failed", "failed", "correct"]
     reflection = prompts_seen(spec)[9]
     screens = dict(re.findall(r"The index=(\d) screen:\n<screen>\n(.*?)\n</screen>", reflection, re.S))
-    first, after_b, after_c, after_a, _ = await screens_after("boxes/0", "click id=2", "click id=3", "click id=1",
-                                                              "click id=5")
+    first, after_b, after_c, after_a, _ = await screens_after(
+        "boxes/0", "click id=2", "click id=3", "click id=1", "click id=5"
+    )
     assert screens == {"1": first, "2": hidden(after_b, 4), "3": after_c, "4": after_a}
-    assert "<checkbox value=\"false\">D</checkbox>" in screens["2"] and "id=4" in screens["3"]
+    assert '<checkbox value="false">D</checkbox>' in screens["2"] and "id=4" in screens["3"]
 
 
 async def test_first_screen_only_is_an_option(tmp_path):
-    spec = scripted(tmp_path, ["click id=2\nclick id=4\nclick id=5", "ticked B", "ticked D", "submitted",
-                               "For action index=2, you should click id=3.", "ticked C", "click id=5"])
+    spec = scripted(
+        tmp_path,
+        [
+            "click id=2\nclick id=4\nclick id=5",
+            "ticked B",
+            "ticked D",
+            "submitted",
+            "For action index=2, you should click id=3.",
+            "ticked C",
+            "click id=5",
+        ],
+    )
     await run(spec, "boxes/0", reflection_screens="first")
     first = (await screens_after("boxes/0"))[0]
     reflection = prompts_seen(spec)[4]
-    assert (f"Your action trajectory is as follows:\n<screen>\n{first}\n</screen>\nYour index=1 action: click id=2\n"
-            "Your index=2 action: click id=4\nYour index=3 action: click id=5\n\nYou conducted") in reflection
+    assert (
+        f"Your action trajectory is as follows:\n<screen>\n{first}\n</screen>\nYour index=1 action: click id=2\n"
+        "Your index=2 action: click id=4\nYour index=3 action: click id=5\n\nYou conducted"
+    ) in reflection
     assert reflection.count("<screen>") == 1 and "The index=" not in reflection
 
 
@@ -102,6 +137,7 @@ def test_options_are_checked():
 
 # --- cycles within a stage ---------------------------------------------------------------------
 
+
 async def test_a_screen_from_an_earlier_stage_is_not_a_cycle(tmp_path):
     # three stages: open tab 2; back to tab 1 (the first stage's screen again); submit
     spec = scripted(tmp_path, ["click id=8", "opened tab 2", "click id=7", "opened tab 1", "click id=5"])
@@ -111,8 +147,18 @@ async def test_a_screen_from_an_earlier_stage_is_not_a_cycle(tmp_path):
 
 
 async def test_replayed_steps_keep_their_stages(tmp_path):
-    spec = scripted(tmp_path, ["click id=8", "tab 2", "click id=7", "tab 1", "click id=1", "cancelled",
-                               "For action index=3, you should click id=5."])
+    spec = scripted(
+        tmp_path,
+        [
+            "click id=8",
+            "tab 2",
+            "click id=7",
+            "tab 1",
+            "click id=1",
+            "cancelled",
+            "For action index=3, you should click id=5.",
+        ],
+    )
     out = await run(spec, "button/0")
     assert [t["status"] for t in out["trials"]] == ["failed", "correct"]
     assert out["trials"][1]["sources"] == ["replay", "replay", "enforce"]
@@ -121,14 +167,25 @@ async def test_replayed_steps_keep_their_stages(tmp_path):
 
 # --- Figure 7: without structured memory (Sec. 7.1) ----------------------------------------------
 
+
 async def test_without_structured_memory_nothing_is_enforced_or_disabled_and_lessons_stick(tmp_path):
-    spec = scripted(tmp_path, [
-        "click id=2\nclick id=4\nclick id=5", "B", "D", "submit",  # trial 1: D instead of C
-        "For action index=2, you should click id=3.",
-        "click id=4", "D again", "click id=5", "submit",  # trial 2: the planner decides at A, and repeats D
-        "For action index=2, you should click id=3.",
-        "click id=3\nclick id=5", "C",  # trial 3
-    ])
+    spec = scripted(
+        tmp_path,
+        [
+            "click id=2\nclick id=4\nclick id=5",
+            "B",
+            "D",
+            "submit",  # trial 1: D instead of C
+            "For action index=2, you should click id=3.",
+            "click id=4",
+            "D again",
+            "click id=5",
+            "submit",  # trial 2: the planner decides at A, and repeats D
+            "For action index=2, you should click id=3.",
+            "click id=3\nclick id=5",
+            "C",  # trial 3
+        ],
+    )
     out = await run(spec, "boxes/0", structured_memory=False)
     assert [t["status"] for t in out["trials"]] == ["failed", "failed", "correct"]
     assert out["trials"][1]["sources"] == ["replay", "plan", "plan"]  # B at A is not enforced
@@ -137,15 +194,26 @@ async def test_without_structured_memory_nothing_is_enforced_or_disabled_and_les
     lesson = "Here are some lessons you learnt in your previous trials:\nFor action index=2, you should click id=3.\n\n"
     assert "<checkbox id=4 " in screen_in(shown[5]) and lesson + "Now, you need to follow the lessons" in shown[5]
     assert lesson + "Now, you need to plan actions that are executable on and only on this screen" in shown[7]
-    assert ("For action index=2, you should click id=3.\n\n\nHowever, your actions did not complete the goal."
-            in shown[9]) and "There are some failed attempts you learnt in your previous trials:\n" in shown[9]
+    assert (
+        "For action index=2, you should click id=3.\n\n\nHowever, your actions did not complete the goal." in shown[9]
+    ) and "There are some failed attempts you learnt in your previous trials:\n" in shown[9]
     assert "id=4" in re.findall(r"The index=2 screen:\n<screen>\n(.*?)\n</screen>", shown[9], re.S)[0]
     assert lesson.replace("click id=3.\n", "click id=3.\nFor action index=2, you should click id=3.\n") in shown[10]
 
 
 async def test_with_structured_memory_the_same_reflection_is_enforced(tmp_path):
-    spec = scripted(tmp_path, ["click id=2\nclick id=4\nclick id=5", "B", "D", "submit",
-                               "For action index=2, you should click id=3.", "C", "click id=5"])
+    spec = scripted(
+        tmp_path,
+        [
+            "click id=2\nclick id=4\nclick id=5",
+            "B",
+            "D",
+            "submit",
+            "For action index=2, you should click id=3.",
+            "C",
+            "click id=5",
+        ],
+    )
     out = await run(spec, "boxes/0")
     assert out["trials"][1]["sources"] == ["replay", "enforce", "plan"]
     assert "lessons" not in prompts_seen(spec)[6] and "There are some failed" not in prompts_seen(spec)[4]
@@ -153,13 +221,20 @@ async def test_with_structured_memory_the_same_reflection_is_enforced(tmp_path):
 
 # --- Figure 7: without action constraint (Sec. 7.2) ----------------------------------------------
 
+
 @pytest.mark.parametrize("constraint, third", [(True, "exception"), (False, "failed")])
 async def test_without_action_constraint_failed_ids_stay_on_the_screen_and_in_the_env(tmp_path, constraint, third):
-    spec = scripted(tmp_path, [
-        "click id=1", "clicked Cancel", "For action index=1, you should click id=3.",
-        "clicked Help", "For action index=1, you should click id=1.",  # B failed before: the planner decides
-        "click id=1",  # Cancel, a third time
-    ])
+    spec = scripted(
+        tmp_path,
+        [
+            "click id=1",
+            "clicked Cancel",
+            "For action index=1, you should click id=3.",
+            "clicked Help",
+            "For action index=1, you should click id=1.",  # B failed before: the planner decides
+            "click id=1",  # Cancel, a third time
+        ],
+    )
     out = await run(spec, "button/0", max_trials=3, action_constraint=constraint)
     assert [t["sources"] for t in out["trials"]] == [["plan"], ["enforce"], ["plan"]]  # B is still enforced
     assert [t["status"] for t in out["trials"]] == ["failed", "failed", third]

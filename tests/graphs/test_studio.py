@@ -24,8 +24,13 @@ CONFIG = json.loads((ROOT / "langgraph.json").read_text())
 def test_langgraph_json_and_the_readme_tables_are_generated_from_the_registry():
     """Run ``python -m graphs.app.generated`` after changing a Method or a graph."""
     assert generated.stale() == []
-    assert set(CONFIG["graphs"]) == {"laser", "structured_reflection", "devils_advocate", "autoplan",
-                                     "autoplan_training"}
+    assert set(CONFIG["graphs"]) == {
+        "laser",
+        "structured_reflection",
+        "devils_advocate",
+        "autoplan",
+        "autoplan_training",
+    }
 
 
 def test_the_environment_step_is_execute_in_every_method():
@@ -96,8 +101,13 @@ async def test_studio_runs_every_graph_to_its_result(studio, tmp_path):
         scenario = SCENARIOS[graph]
         spec = scenario.write_script(tmp_path / f"{graph}.jsonl")
         thread = await client.threads.create()
-        final = await client.runs.wait(thread["thread_id"], graph, input=scenario.graph_input,
-                                       context=scenario.context_for(spec), raise_error=False)
+        final = await client.runs.wait(
+            thread["thread_id"],
+            graph,
+            input=scenario.graph_input,
+            context=scenario.context_for(spec),
+            raise_error=False,
+        )
         runs = await client.runs.list(thread["thread_id"])
         return graph, final, runs[0]
 
@@ -131,8 +141,9 @@ async def test_a_confirm_pause_is_answered_over_the_langgraph_api(studio, tmp_pa
     await client.runs.wait(thread, "laser", input=scenario.graph_input, context=context)
     first = await asked()
     assert [q["value"]["proposal"] for q in first] == ["click[Buy Now]"]
-    await client.runs.wait(thread, "laser", command={"resume": {"decision": "reject", "reason": "not yet"}},
-                           context=context)
+    await client.runs.wait(
+        thread, "laser", command={"resume": {"decision": "reject", "reason": "not yet"}}, context=context
+    )
     again = await asked()
     assert [q["value"]["proposal"] for q in again] == ["click[Buy Now]"] and again[0]["id"] != first[0]["id"]
     final = await client.runs.wait(thread, "laser", command={"resume": {"decision": "approve"}}, context=context)

@@ -78,11 +78,15 @@ def test_branch_sessions_differ_per_iteration_and_task():
 
 
 def test_positions_derive_from_the_counters_of_the_records_and_records_sort_by_index():
-    experiences = [{"iteration": 0, "index": 1, "usage": {"model_calls": 9}},  # counters from 0
-                   {"iteration": 0, "index": 0, "usage": {"model_calls": 6}},
-                   {"iteration": 1, "index": 0, "usage": {"model_calls": 15}}]  # from 12: 3 calls
-    reflections = [{"iteration": 0, "index": 0, "usage": {"model_calls": 2}},  # own calls
-                   {"iteration": 0, "index": 1, "usage": {"model_calls": 1}}]
+    experiences = [
+        {"iteration": 0, "index": 1, "usage": {"model_calls": 9}},  # counters from 0
+        {"iteration": 0, "index": 0, "usage": {"model_calls": 6}},
+        {"iteration": 1, "index": 0, "usage": {"model_calls": 15}},
+    ]  # from 12: 3 calls
+    reflections = [
+        {"iteration": 0, "index": 0, "usage": {"model_calls": 2}},  # own calls
+        {"iteration": 0, "index": 1, "usage": {"model_calls": 1}},
+    ]
     assert [r["index"] for r in of_iteration(experiences, 0)] == [0, 1]
     state = {"experiences": experiences, "reflections": reflections, "plans": ["", "p", "q"]}
     # iteration 0: collections from 0, reflections from the longest (9), the update after theirs (11)
@@ -119,15 +123,28 @@ def test_prompts_are_looked_up_per_env_then_shared():
     assert prompting.prompt_name("webshop", "flaw") == "autoplan/flaw"  # the generic variant
     assert prompting.system_prompt("webshop") is None
     for env in ("alfworld", "hotpotqa", "webshop"):
-        for name in ("instance", "description", "plan_section", "formalize", "summary", "flaw", "experience",
-                     "update", "thought", "thought_no_plan", "action", "revision"):
+        for name in (
+            "instance",
+            "description",
+            "plan_section",
+            "formalize",
+            "summary",
+            "flaw",
+            "experience",
+            "update",
+            "thought",
+            "thought_no_plan",
+            "action",
+            "revision",
+        ):
             assert prompts.load(prompting.prompt_name(env, name))
 
 
 def test_table_2_wording():
     assert prompts.load("autoplan/thought").startswith("Identify which step of plan you are at.")
     assert prompts.load("autoplan/revision") == (
-        "Suggest revision to the current flawed part of the plan. Only the flawed part.")
+        "Suggest revision to the current flawed part of the plan. Only the flawed part."
+    )
     assert "The system message in observation is always correct" in prompts.load("autoplan/alfworld/flaw")
     assert "Pay attention to summary of successful jobs" in prompts.load("autoplan/alfworld/update")
     assert prompting.outcome("alfworld", False, "max_actions") == "Job failed. Maximum number of steps reached."
@@ -137,18 +154,22 @@ def test_table_2_wording():
 def test_prompts_the_paper_shows_only_as_images_are_the_original_codes():
     # Figures 6 and 8 (formalizer, HotpotQA's plan update) are images: the words are the original's
     alfworld = prompts.load("autoplan/alfworld/formalize")
-    assert "Action: I want to take laptop 1 from desk 2 and go to the drawer 1 and open drawer 1.\n" \
-           "Formalized First Action: take laptop 1 from desk 2" in alfworld
+    assert (
+        "Action: I want to take laptop 1 from desk 2 and go to the drawer 1 and open drawer 1.\n"
+        "Formalized First Action: take laptop 1 from desk 2" in alfworld
+    )
     assert 'real names and indices, e.g. "apple 1" and "desk 1".' in alfworld
     hotpotqa = prompts.load("autoplan/hotpotqa/formalize")
     assert hotpotqa.count("Formalized First Action:") == 3  # two examples, then the action
-    assert "Action: look up the word \"desk\".\nFormalized First Action: lookup[desk]" in hotpotqa
+    assert 'Action: look up the word "desk".\nFormalized First Action: lookup[desk]' in hotpotqa
     assert prompts.load("autoplan/hotpotqa/update").endswith(
         "rewrite the current task plan. The plan should not be specific to one job but generalizable to all jobs.\n"
-        "New Task Plan:")
+        "New Task Plan:"
+    )
     assert "Valid Actions on the objects" in prompts.load("autoplan/alfworld/description")
-    block = prompting.experience_block("alfworld", 0, {"objective": "heat some egg and put it in fridge."},
-                                       {"summary": "S", "flaw": "F"})
+    block = prompting.experience_block(
+        "alfworld", 0, {"objective": "heat some egg and put it in fridge."}, {"summary": "S", "flaw": "F"}
+    )
     assert block.startswith("Job 0:\nYou job is to heat some egg and put it in fridge\nResult of Job 0:\nFailed\n")
 
 
@@ -156,10 +177,14 @@ def test_observations_as_each_transcript_shows_them():
     look = "You are facing the countertop 1. Next to it, you see nothing."
     assert transcript.observation_turn("alfworld", look, "look", "paper") == f"Observation: {look}"
     assert transcript.observation_turn("alfworld", look, "look", "original") == (
-        "Observation: You are facing the countertop 1.")  # the original's process_ob
+        "Observation: You are facing the countertop 1."
+    )  # the original's process_ob
     assert transcript.observation_turn("hotpotqa", "Invalid action: x", "x", "paper") == (
-        "Observation:\nInvalid action: x")
+        "Observation:\nInvalid action: x"
+    )
     assert transcript.observation_turn("hotpotqa", "Invalid action: x", "x", "original") == (
-        "No action in the format of 'search[...]', 'lookup[...]', or 'finish[...]'.")
+        "No action in the format of 'search[...]', 'lookup[...]', or 'finish[...]'."
+    )
     assert transcript.observation_turn("hotpotqa", "No more results.", "lookup[x]", "original") == (
-        "Observation:\nNo more results.")
+        "Observation:\nNo more results."
+    )

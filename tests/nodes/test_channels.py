@@ -21,7 +21,7 @@ def test_an_edit_is_only_the_change_and_rebuilds_the_new_list():
     for name, new in cases.items():
         change = edit(old, new)
         assert change["keep"] == kept[name], name
-        assert change["then"] == new[kept[name]:], name
+        assert change["then"] == new[kept[name] :], name
         assert revised(old, [change]) == new, name
 
 

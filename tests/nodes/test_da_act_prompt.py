@@ -53,9 +53,14 @@ def test_the_webarena_action_prompt_is_the_appendixs():
         "current": screen,
     }
     assert action_prompt(state, WEBARENA) == APPENDIX.format(
-        websites="- An online shopping site (OneStopShop): http://shop", task="Find my last order",
-        plan="1. Open My Account.\n2. Open My Orders.", history="None", step="Open My Account.",
-        screen="[1] link 'My Account'", notes="None")
+        websites="- An online shopping site (OneStopShop): http://shop",
+        task="Find my last order",
+        plan="1. Open My Account.\n2. Open My Orders.",
+        history="None",
+        step="Open My Account.",
+        screen="[1] link 'My Account'",
+        notes="None",
+    )
 
 
 def test_other_envs_get_the_generic_prompts_filled_from_their_interface():
@@ -67,8 +72,16 @@ def test_other_envs_get_the_generic_prompts_filled_from_their_interface():
     assert [prompt_name(ALFWORLD, n) for n in written] == [f"devils_advocate/{n}" for n in written]
     assert prompt_name(WEBARENA, "remedy") == prompt_name(ALFWORLD, "remedy") == "devils_advocate/remedy"
     screen = {"snapshot": {}, "observation": "You are in the middle of a room.", "summary": "", "url": ""}
-    state = {"site": {"websites": f"- {ALFWORLD.intro}"}, "goal": "put a clean mug on the desk", "plan": ["Find a mug."],
-             "subtask": 0, "episode": 1, "history": [], "notes": [], "current": screen}
+    state = {
+        "site": {"websites": f"- {ALFWORLD.intro}"},
+        "goal": "put a clean mug on the desk",
+        "plan": ["Find a mug."],
+        "subtask": 0,
+        "episode": 1,
+        "history": [],
+        "notes": [],
+        "current": screen,
+    }
     prompt = action_prompt(state, ALFWORLD)
     assert prompt.startswith(f"I am working in the following environment:\n- {ALFWORLD.intro}\n")
     assert f"Note:\n{ALFWORLD.grammar}\n\nThe next action is:" in prompt and "website" not in prompt

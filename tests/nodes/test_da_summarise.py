@@ -37,4 +37,6 @@ async def test_a_long_screen_is_summarised_in_parts(write_script):
     assert view.splitlines()[:2] == ["[0] link 'Product 0'", "[1] link 'Product 1'"]
     calls = model_for(spec, None, 64).calls
     assert len(calls) == parts == min(parts, MAX_CHUNKS)
-    assert "Buy product 3" in calls[0]["messages"][0].content and f"part 1 of {parts}" in calls[0]["messages"][0].content
+    assert (
+        "Buy product 3" in calls[0]["messages"][0].content and f"part 1 of {parts}" in calls[0]["messages"][0].content
+    )

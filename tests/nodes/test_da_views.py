@@ -25,7 +25,8 @@ def test_websites_come_from_the_envs_introduction_of_the_task():
     assert site["website_intro"] == "An online shopping site (OneStopShop): http://127.0.0.1:7770\nA GitLab site"
     assert site["instruction"] == "None"
     assert site_of(obs, WEBARENA, "Answer N/A when the task cannot be done.")["instruction"] == (
-        "Answer N/A when the task cannot be done.")
+        "Answer N/A when the task cannot be done."
+    )
 
 
 def test_every_webarena_site_has_the_appendixs_introduction():

@@ -3,7 +3,8 @@ model, the optional capabilities, and going back to a snapshot."""
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import pytest
 
@@ -32,8 +33,9 @@ async def finish_hotpotqa(judge: str, answer: str, caller: Caller) -> dict[str, 
     await env.reset(task)
     gold = env.by_id[task]["answer"]
     state: dict[str, Any] = {"task_id": task, "actions": 0}
-    _, update = await execute(env, state, config(f"judge-{judge}"), f"finish[{answer or gold}]",
-                              node="finish", caller=caller)
+    _, update = await execute(
+        env, state, config(f"judge-{judge}"), f"finish[{answer or gold}]", node="finish", caller=caller
+    )
     return {"gold": gold, **update}
 
 

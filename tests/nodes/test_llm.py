@@ -14,8 +14,14 @@ from nodes.scripted import ScriptError
 from nodes.usage import add_usage, cost, dollars, usage_of_call
 from tests.support.openai_stub import OpenAIStub, Reply
 
-TOOL = {"type": "function", "function": {"name": "Search", "description": "search",
-        "parameters": {"type": "object", "properties": {"keywords": {"type": "string"}}, "required": ["keywords"]}}}
+TOOL = {
+    "type": "function",
+    "function": {
+        "name": "Search",
+        "description": "search",
+        "parameters": {"type": "object", "properties": {"keywords": {"type": "string"}}, "required": ["keywords"]},
+    },
+}
 
 
 @pytest.mark.parametrize("spec", ["gpt-4o", "openai:", ":gpt", ""])
@@ -79,13 +85,16 @@ async def test_chatopenai_tool_call_through_the_stub(stub):
     assert stub.headers[0]["authorization"] == "Bearer sk-test-secret-123"
 
 
-@pytest.mark.parametrize("failure,reason", [
-    (Reply(status=429, headers=FAST), "429"),
-    (Reply(status=500, headers=FAST), "500"),
-    (Reply(status=503, headers=FAST), "503"),
-    (Reply(delay=1.5), "a timeout or dropped connection"),
-    (Reply(drop=True), "a timeout or dropped connection"),
-])
+@pytest.mark.parametrize(
+    "failure,reason",
+    [
+        (Reply(status=429, headers=FAST), "429"),
+        (Reply(status=500, headers=FAST), "500"),
+        (Reply(status=503, headers=FAST), "503"),
+        (Reply(delay=1.5), "a timeout or dropped connection"),
+        (Reply(drop=True), "a timeout or dropped connection"),
+    ],
+)
 async def test_transient_failures_are_retried_by_the_client_and_counted(stub, notices, failure, reason):
     stub.replies.extend([failure, Reply(content="ok after retry")])
     caller = make_caller()
@@ -122,8 +131,12 @@ async def test_retries_give_up_after_the_configured_number(stub, notices):
 
 
 async def test_usage_and_cost_are_accounted(stub):
-    stub.replies.extend([Reply(content="a", prompt_tokens=1000, completion_tokens=500),
-                         Reply(content="b", prompt_tokens=2000, completion_tokens=100)])
+    stub.replies.extend(
+        [
+            Reply(content="a", prompt_tokens=1000, completion_tokens=500),
+            Reply(content="b", prompt_tokens=2000, completion_tokens=100),
+        ]
+    )
     caller = make_caller(calls_before=5)
     await caller([HumanMessage("one")])
     await caller([HumanMessage("two")])

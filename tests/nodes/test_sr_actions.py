@@ -42,11 +42,17 @@ def test_malformed_lines_carry_feedback(line):
 def test_plan_skips_commentary_and_keeps_malformed_lines_in_order():
     plan = read_plan("Your plan:\n\n```\n1. click id=1\nclick the OK button\n2. click id=3\n```\nThat is all.", MINIWOB)
     assert [(p.action, bool(p.error)) for p in plan] == [
-        ("click id=1", False), ("click the OK button", True), ("click id=3", False)]
+        ("click id=1", False),
+        ("click the OK button", True),
+        ("click id=3", False),
+    ]
 
 
 def test_a_blank_line_after_an_action_ends_the_plan_as_the_papers_code():
-    assert [p.action for p in read_plan("click id=1\nclick id=2\n\nclick id=3", MINIWOB)] == ["click id=1", "click id=2"]
+    assert [p.action for p in read_plan("click id=1\nclick id=2\n\nclick id=3", MINIWOB)] == [
+        "click id=1",
+        "click id=2",
+    ]
     assert [p.action for p in read_plan("click id=1\n   \nclick id=3", MINIWOB)] == ["click id=1"]
 
 

@@ -39,11 +39,27 @@ def ours(text: str, actions_taken: int) -> tuple[int, str] | None:
 
 def test_reflections_are_read_as_the_papers_code_reads_them_on_many_replies():
     rng = random.Random(2)
-    heads = ["For action index=", "for action index=", "For action Index=", "For action index = ", "index ",
-             "Reflection: For action index=", "The mistake is at index=", "", "For action index=x"]
+    heads = [
+        "For action index=",
+        "for action index=",
+        "For action Index=",
+        "For action index = ",
+        "index ",
+        "Reflection: For action index=",
+        "The mistake is at index=",
+        "",
+        "For action index=x",
+    ]
     shoulds = [", you should ", " you should ", ", You should ", ",you should ", ", you should\n", ""]
-    bodies = ["click id=3.", "have clicked id=3", "click id=3.\nThis ticks C.", "tick C, you should click id=4.",
-              'enter "bob" to id=9', "", "  press ENTER  "]
+    bodies = [
+        "click id=3.",
+        "have clicked id=3",
+        "click id=3.\nThis ticks C.",
+        "tick C, you should click id=4.",
+        'enter "bob" to id=9',
+        "",
+        "  press ENTER  ",
+    ]
     differs_from_before = 0
     for _ in range(3000):
         text = f"{rng.choice(heads)}{rng.randint(0, 5)}{rng.choice(shoulds)}{rng.choice(bodies)}"
@@ -60,7 +76,7 @@ def test_reflections_are_read_as_the_papers_code_reads_them_on_many_replies():
 def before_this_change(text: str, taken: int) -> tuple[int, str] | None:
     """How Introspect read a reflection before: index and "you should" in any case and spacing."""
     index = re.search(r"index\s*=?\s*(\d+)", text, re.I)
-    should = re.search(r"\byou\s+should\s+(.+)", text[index.end():] if index else text, re.I | re.S)
+    should = re.search(r"\byou\s+should\s+(.+)", text[index.end() :] if index else text, re.I | re.S)
     if not index or not should or not 0 <= int(index.group(1)) - 1 < taken:
         return None
     return int(index.group(1)) - 1, should.group(1).strip().splitlines()[0].strip()
@@ -85,13 +101,21 @@ def test_parse_reflection_keeps_prose_suggestions_unenforceable():
 
 def test_an_index_without_you_should_is_a_lesson_with_nothing_to_enforce():
     assert parse_reflection("index=1 click id=2", 3, MINIWOB) == Suggestion(step=0, text="", action="")
-    assert parse_reflection("For action index=2 you should click id=2.", 3, MINIWOB) == Suggestion(step=1, text="", action="")
+    assert parse_reflection("For action index=2 you should click id=2.", 3, MINIWOB) == Suggestion(
+        step=1, text="", action=""
+    )
 
 
-@pytest.mark.parametrize("text", ["I do not know.", "For action index=4, you should click id=1.",
-                                  "For action index=0, you should click id=1.",
-                                  "For action index = 1, you should click id=1.",
-                                  "For action Index=1, you should click id=1."])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I do not know.",
+        "For action index=4, you should click id=1.",
+        "For action index=0, you should click id=1.",
+        "For action index = 1, you should click id=1.",
+        "For action Index=1, you should click id=1.",
+    ],
+)
 def test_malformed_or_out_of_range_reflections_raise_with_a_reason(text):
     with pytest.raises(ReflectionError):
         parse_reflection(text, 3, MINIWOB)
@@ -107,9 +131,13 @@ def test_update_keeps_prefix_enforces_b_disables_failed_click_and_clears_later_e
     trial = steps("click id=1", "click id=2", "click id=3", "click id=4")
     memory = update(empty_memory(), Suggestion(3, "click id=5", "click id=5"), trial, "r4", interface=MINIWOB)
     assert list(memory["entries"]) == ["3"] and [s["action"] for s in memory["replay"]] == [
-        "click id=1", "click id=2", "click id=3"]
-    assert memory["replay"][0] == StepRecord(action="click id=1", source="replay", description="did click id=1",
-                                             valid=True, stage=0)
+        "click id=1",
+        "click id=2",
+        "click id=3",
+    ]
+    assert memory["replay"][0] == StepRecord(
+        action="click id=1", source="replay", description="did click id=1", valid=True, stage=0
+    )
     assert memory["reflections"] == ["r4"]
     memory = update(memory, Suggestion(1, "click id=6", "click id=6"), trial, "r2", interface=MINIWOB)
     assert list(memory["entries"]) == ["1"]  # the entry for step 3 is outdated
@@ -119,7 +147,9 @@ def test_update_keeps_prefix_enforces_b_disables_failed_click_and_clears_later_e
 
 
 def test_failed_attempts_accumulate_and_a_failed_b_is_not_enforced():
-    memory = update(empty_memory(), Suggestion(0, "click id=2", "click id=2"), steps("click id=1"), "r", interface=MINIWOB)
+    memory = update(
+        empty_memory(), Suggestion(0, "click id=2", "click id=2"), steps("click id=1"), "r", interface=MINIWOB
+    )
     memory = update(memory, Suggestion(0, "click id=1", "click id=1"), steps("click id=2"), "r", interface=MINIWOB)
     assert memory["entries"]["0"]["failed"] == ["click id=1", "click id=2"]
     assert disabled_ids(memory, 0) == ["1", "2"]
@@ -127,10 +157,17 @@ def test_failed_attempts_accumulate_and_a_failed_b_is_not_enforced():
 
 
 def test_no_disable_when_b_acts_on_the_same_element_and_none_for_keys():
-    memory = update(empty_memory(), Suggestion(0, 'enter "x" to id=4', 'enter "x" to id=4'),
-                    steps("click id=4"), "r", interface=MINIWOB)
+    memory = update(
+        empty_memory(),
+        Suggestion(0, 'enter "x" to id=4', 'enter "x" to id=4'),
+        steps("click id=4"),
+        "r",
+        interface=MINIWOB,
+    )
     assert disabled_ids(memory, 0) == [] and enforced_action(memory, 0, MINIWOB) == 'enter "x" to id=4'
-    memory = update(empty_memory(), Suggestion(0, "press Enter", "press Enter"), steps("press Tab"), "r", interface=MINIWOB)
+    memory = update(
+        empty_memory(), Suggestion(0, "press Enter", "press Enter"), steps("press Tab"), "r", interface=MINIWOB
+    )
     assert disabled_ids(memory, 0) == [] and memory["entries"]["0"]["failed"] == ["press Tab"]
 
 
@@ -139,7 +176,9 @@ def test_the_paper_disables_a_failed_click_whatever_b_is_unless_b_is_to_be_taken
         memory = empty_memory()
         for earlier in before:  # earlier trials tried these at step 0
             memory = update(memory, Suggestion(0, "x", ""), steps(earlier), "r", interface=MINIWOB)
-        return disabled_ids(update(memory, Suggestion(0, b_text, b_action), steps("click id=4"), "r", interface=MINIWOB), 0)
+        return disabled_ids(
+            update(memory, Suggestion(0, b_text, b_action), steps("click id=4"), "r", interface=MINIWOB), 0
+        )
 
     assert disabled_after("press ENTER", "press Enter") == ["4"]  # B is not a click: the original keeps id=4
     assert disabled_after("tick C", "") == ["4"]
@@ -150,6 +189,7 @@ def test_the_paper_disables_a_failed_click_whatever_b_is_unless_b_is_to_be_taken
 
 def original_disables(taken: str, b_written: str) -> bool:
     """ReflectionMemory.update_mem of the paper's code: both categorised as clicks, other first number."""
+
     def is_click(action: str) -> bool:
         return any(action.lower().startswith(p) for p in ("click", "tap", "move"))
 
@@ -162,21 +202,43 @@ def original_disables(taken: str, b_written: str) -> bool:
 
 def test_the_original_codes_rule_is_an_option_and_matches_it_on_many_suggestions():
     rng = random.Random(7)
-    written = ["click id={n}.", "Click id={n}", "tap id={n}", "click the 2nd box (id={n})", "click the Submit button",
-               "press ENTER", 'enter "x" to id={n}', "have clicked id={n}", "move to id={n}", "select id={n}"]
+    written = [
+        "click id={n}.",
+        "Click id={n}",
+        "tap id={n}",
+        "click the 2nd box (id={n})",
+        "click the Submit button",
+        "press ENTER",
+        'enter "x" to id={n}',
+        "have clicked id={n}",
+        "move to id={n}",
+        "select id={n}",
+    ]
     for _ in range(1000):
         taken = f"click id={rng.randint(1, 4)}"
         b = rng.choice(written).format(n=rng.randint(1, 4))
         parsed = parse_reflection(f"For action index=1, you should {b}", 1, MINIWOB)
         memory = update(empty_memory(), parsed, steps(taken), "r", "when_b_clicks", interface=MINIWOB)
         assert (disabled_ids(memory, 0) == [taken[9:]]) == original_disables(taken, b), (taken, b)
-    memory = update(empty_memory(), parse_reflection("For action index=1, you should press ENTER.", 1, MINIWOB),
-                    steps("click id=4"), "r", "when_b_clicks", interface=MINIWOB)
+    memory = update(
+        empty_memory(),
+        parse_reflection("For action index=1, you should press ENTER.", 1, MINIWOB),
+        steps("click id=4"),
+        "r",
+        "when_b_clicks",
+        interface=MINIWOB,
+    )
     assert disabled_ids(memory, 0) == [] and memory["entries"]["0"]["failed"] == ["click id=4"]
 
 
 def test_suggestion_past_the_end_has_no_failed_action():
-    memory = update(empty_memory(), Suggestion(2, "click id=9", "click id=9"), steps("click id=1", "click id=2"), "r", interface=MINIWOB)
+    memory = update(
+        empty_memory(),
+        Suggestion(2, "click id=9", "click id=9"),
+        steps("click id=1", "click id=2"),
+        "r",
+        interface=MINIWOB,
+    )
     assert memory["entries"]["2"]["failed"] == [] and len(memory["replay"]) == 2
 
 

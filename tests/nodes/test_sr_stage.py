@@ -81,13 +81,20 @@ def test_cases_by_hand():
 
 
 def test_an_id_disabled_at_the_stages_first_step_does_not_hide_a_cycle():
-    raw_start = '<checkbox id=4>D</checkbox>\n<tab id=7>Tab 1</tab>'
-    raw_tab2 = '<checkbox id=4>D</checkbox>\n<tab id=7>Tab 2</tab>'
-    state = SRState(screens=["<checkbox>D</checkbox>\n<tab id=7>Tab 1</tab>"], steps=[], memory=empty_memory(),
-                    reward=0.0, done=False)
+    raw_start = "<checkbox id=4>D</checkbox>\n<tab id=7>Tab 1</tab>"
+    raw_tab2 = "<checkbox id=4>D</checkbox>\n<tab id=7>Tab 2</tab>"
+    state = SRState(
+        screens=["<checkbox>D</checkbox>\n<tab id=7>Tab 1</tab>"],
+        steps=[],
+        memory=empty_memory(),
+        reward=0.0,
+        done=False,
+    )
     state.update(begin(state))  # type: ignore[typeddict-item]
     # step 1 is shown with id=4 disabled; the screen after it is re-shown without, before step 2
-    state["steps"] = [StepRecord(action="click id=7", stage=0, disabled=["4"]),
-                      StepRecord(action="click id=7", stage=0, disabled=[])]
+    state["steps"] = [
+        StepRecord(action="click id=7", stage=0, disabled=["4"]),
+        StepRecord(action="click id=7", stage=0, disabled=[]),
+    ]
     state["screens"] += [raw_tab2, raw_start]
     assert status(state, CONTEXT, MINIWOB, exception=False, stopped=False) == "cycle"

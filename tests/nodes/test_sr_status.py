@@ -6,15 +6,27 @@ from nodes.sr.status import TrialStatus, trial_status
 
 
 def status(screens: list[str], **kw) -> TrialStatus | None:
-    args = {"success": False, "done": False, "steps": len(screens) - 1, "max_steps": 10, "exception": False,
-            "stopped": False}
+    args = {
+        "success": False,
+        "done": False,
+        "steps": len(screens) - 1,
+        "max_steps": 10,
+        "exception": False,
+        "stopped": False,
+    }
     args.update(kw)
     return trial_status(screens, **args)
 
 
 def test_statuses_carry_the_papers_names() -> None:
     assert [s.value for s in TrialStatus] == [
-        "correct", "cycle", "no change", "incomplete", "in progress", "exception", "failed",
+        "correct",
+        "cycle",
+        "no change",
+        "incomplete",
+        "in progress",
+        "exception",
+        "failed",
     ]
 
 

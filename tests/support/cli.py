@@ -24,7 +24,9 @@ def spawn(args: list[str], *, cwd: Path, env: dict[str, str], logs: Path, name: 
     """Start ``introspect ARGS``; its output goes to ``logs/NAME.out`` and ``logs/NAME.err``."""
     logs.mkdir(parents=True, exist_ok=True)
     with (logs / f"{name}.out").open("wb") as out, (logs / f"{name}.err").open("wb") as err:
-        return subprocess.Popen([sys.executable, "-m", "graphs.app.cli", *args], cwd=cwd, env=env, stdout=out, stderr=err)
+        return subprocess.Popen(
+            [sys.executable, "-m", "graphs.app.cli", *args], cwd=cwd, env=env, stdout=out, stderr=err
+        )
 
 
 def run_main(args: list[str], *, logs: Path, name: str) -> int:
@@ -33,8 +35,12 @@ def run_main(args: list[str], *, logs: Path, name: str) -> int:
     from graphs.app.cli import main
 
     logs.mkdir(parents=True, exist_ok=True)
-    with (logs / f"{name}.out").open("w") as out, (logs / f"{name}.err").open("w") as err, \
-            contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+    with (
+        (logs / f"{name}.out").open("w") as out,
+        (logs / f"{name}.err").open("w") as err,
+        contextlib.redirect_stdout(out),
+        contextlib.redirect_stderr(err),
+    ):
         return main(args)
 
 

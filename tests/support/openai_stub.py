@@ -86,7 +86,7 @@ def unanswered_tool_calls(messages: list[dict[str, Any]]) -> list[str]:
         if message.get("role") != "assistant" or not message.get("tool_calls"):
             continue
         answered = set()
-        for later in messages[i + 1:]:
+        for later in messages[i + 1 :]:
             if later.get("role") != "tool":
                 break
             answered.add(later.get("tool_call_id"))
@@ -126,9 +126,16 @@ class OpenAIStub:
                     injected = stub.faults.draw() if stub.faults and not missing else None
                     reply = injected or (stub._next(body) if not missing else Reply(status=500))
                 if missing:
-                    self._send(400, {"error": {"message": "An assistant message with 'tool_calls' must be followed by "
-                                                          f"tool messages responding to each 'tool_call_id': {missing}",
-                                               "type": "invalid_request_error"}})
+                    self._send(
+                        400,
+                        {
+                            "error": {
+                                "message": "An assistant message with 'tool_calls' must be followed by "
+                                f"tool messages responding to each 'tool_call_id': {missing}",
+                                "type": "invalid_request_error",
+                            }
+                        },
+                    )
                     return
                 if reply.delay or stub.latency:
                     time.sleep(reply.delay + stub.latency)
@@ -146,19 +153,37 @@ class OpenAIStub:
                 message: dict[str, Any] = {"role": "assistant", "content": reply.content or None}
                 if reply.tool_calls:
                     message["tool_calls"] = [
-                        {"id": f"call_{len(stub.requests)}_{i}", "type": "function",
-                         "function": {"name": c["name"],
-                                      "arguments": c["arguments"] if "arguments" in c else json.dumps(c.get("args", {}))}}
+                        {
+                            "id": f"call_{len(stub.requests)}_{i}",
+                            "type": "function",
+                            "function": {
+                                "name": c["name"],
+                                "arguments": c["arguments"] if "arguments" in c else json.dumps(c.get("args", {})),
+                            },
+                        }
                         for i, c in enumerate(reply.tool_calls)
                     ]
-                self._send(200, {
-                    "id": "chatcmpl-stub", "object": "chat.completion", "created": int(time.time()),
-                    "model": body.get("model", "stub"),
-                    "choices": [{"index": 0, "message": message,
-                                 "finish_reason": "tool_calls" if reply.tool_calls else "stop"}],
-                    "usage": {"prompt_tokens": reply.prompt_tokens, "completion_tokens": reply.completion_tokens,
-                              "total_tokens": reply.prompt_tokens + reply.completion_tokens},
-                })
+                self._send(
+                    200,
+                    {
+                        "id": "chatcmpl-stub",
+                        "object": "chat.completion",
+                        "created": int(time.time()),
+                        "model": body.get("model", "stub"),
+                        "choices": [
+                            {
+                                "index": 0,
+                                "message": message,
+                                "finish_reason": "tool_calls" if reply.tool_calls else "stop",
+                            }
+                        ],
+                        "usage": {
+                            "prompt_tokens": reply.prompt_tokens,
+                            "completion_tokens": reply.completion_tokens,
+                            "total_tokens": reply.prompt_tokens + reply.completion_tokens,
+                        },
+                    },
+                )
 
             def _send(self, status: int, payload: dict[str, Any], headers: dict[str, str] | None = None) -> None:
                 data = json.dumps(payload).encode()
@@ -189,7 +214,7 @@ class OpenAIStub:
     def base_url(self) -> str:
         return f"http://127.0.0.1:{self.server.server_address[1]}/v1"
 
-    def __enter__(self) -> "OpenAIStub":
+    def __enter__(self) -> OpenAIStub:
         self.thread.start()
         return self
 

@@ -56,8 +56,15 @@ def demo_replies(method: str) -> list[dict[str, Any]]:
 
 def _demo(method: str, check: Callable[[dict[str, Any]], None]) -> Scenario:
     spec = json.loads((DEMOS / f"{method}.json").read_text())
-    return Scenario(method, method, spec["env"], {"task_id": spec["task_id"]}, demo_replies(method),
-                    dict(spec.get("context", {})), check)
+    return Scenario(
+        method,
+        method,
+        spec["env"],
+        {"task_id": spec["task_id"]},
+        demo_replies(method),
+        dict(spec.get("context", {})),
+        check,
+    )
 
 
 def _won(state: dict[str, Any]) -> None:
@@ -99,10 +106,17 @@ SCENARIOS: dict[str, Scenario] = {
     # both branches read the script in lockstep: thought, action, formalized command; then a
     # summary per experience (no plan yet: HotpotQA asks no flaw, no revision); the plan update
     "autoplan_training": Scenario(
-        "autoplan_training", "autoplan", "hotpotqa", {"task_ids": list(QA_TRAIN)},
-        [{"content": c} for c in ("Both are American.", "finish with yes", "finish[yes]", "Summary.",
-                                  "New Task Plan:\n" + NEW_PLAN)],
-        {"batch_size": 2, "iterations": 1, "max_actions": 1}, _training),
+        "autoplan_training",
+        "autoplan",
+        "hotpotqa",
+        {"task_ids": list(QA_TRAIN)},
+        [
+            {"content": c}
+            for c in ("Both are American.", "finish with yes", "finish[yes]", "Summary.", "New Task Plan:\n" + NEW_PLAN)
+        ],
+        {"batch_size": 2, "iterations": 1, "max_actions": 1},
+        _training,
+    ),
 }
 assert set(SCENARIOS) == set(GRAPH_IDS), "a graph of langgraph.json has no scenario"
 
@@ -110,10 +124,22 @@ assert set(SCENARIOS) == set(GRAPH_IDS), "a graph of langgraph.json has no scena
 # wrong box and fails; the lesson at index 2 is enforced in trial 2 after the first action is
 # replayed, and a new plan submits.
 CHECKBOXES = Scenario(
-    "structured_reflection", "structured_reflection", "miniwob", {"task_id": "click-checkboxes/2"},
-    [{"content": c, "delay": 0.3} for c in (
-        "1. click id=5\n2. click id=11\n3. click id=14", "ticked fzzqo", "ticked the wrong box", "submitted",
-        "For action index=2, you should click id=8.", "ticked NYYyS82", "click id=14")],
+    "structured_reflection",
+    "structured_reflection",
+    "miniwob",
+    {"task_id": "click-checkboxes/2"},
+    [
+        {"content": c, "delay": 0.3}
+        for c in (
+            "1. click id=5\n2. click id=11\n3. click id=14",
+            "ticked fzzqo",
+            "ticked the wrong box",
+            "submitted",
+            "For action index=2, you should click id=8.",
+            "ticked NYYyS82",
+            "click id=14",
+        )
+    ],
     check=lambda state: _checkboxes(state),  # defined below
 )
 
@@ -127,20 +153,43 @@ def _checkboxes(state: dict[str, Any]) -> None:
 # Devil's Advocate sending a message through the local shop's contact form (task shop-15, a
 # side effect the site keeps a record of): two subtasks, each action with its two remedies,
 # described, aligned and judged; the last one submits the form.
-_TYPE_ORDER, _TYPE_QUESTION, _SUBMIT = "type [47] [000000174] [0]", "type [50] [Can this order still be changed?] [0]", "click [52]"
+_TYPE_ORDER, _TYPE_QUESTION, _SUBMIT = (
+    "type [47] [000000174] [0]",
+    "type [50] [Can this order still be changed?] [0]",
+    "click [52]",
+)
 CONTACT = Scenario(
-    "devils_advocate", "devils_advocate", "webarena", {"task_id": "shop-15"},
-    [{"content": c, "delay": 0.2} for c in (
-        "List:\n1. Fill in the order number and the question.\n2. Send the message.",
-        _TYPE_ORDER, "type [45] [000000174] [0]", "type [49] [000000174] [0]",
-        "The action is to type the order number 000000174 into the Order Number field.",
-        "The action typed the order number into its field, as the step asks. YES", "NO", "NO",
-        _TYPE_QUESTION, "type [45] [Can this order still be changed?] [0]", "type [39] [Can this order still be changed?] [0]",
-        "The action is to type the question into the message field.", "The question is now in the message field. YES",
-        "NO", "YES",
-        _SUBMIT, "click [55]", "click [7]",
-        "The action is to send the message; the shop thanks the sender.", "The message was sent. YES",
-        "YES", "###Answer: The message was sent.")],
+    "devils_advocate",
+    "devils_advocate",
+    "webarena",
+    {"task_id": "shop-15"},
+    [
+        {"content": c, "delay": 0.2}
+        for c in (
+            "List:\n1. Fill in the order number and the question.\n2. Send the message.",
+            _TYPE_ORDER,
+            "type [45] [000000174] [0]",
+            "type [49] [000000174] [0]",
+            "The action is to type the order number 000000174 into the Order Number field.",
+            "The action typed the order number into its field, as the step asks. YES",
+            "NO",
+            "NO",
+            _TYPE_QUESTION,
+            "type [45] [Can this order still be changed?] [0]",
+            "type [39] [Can this order still be changed?] [0]",
+            "The action is to type the question into the message field.",
+            "The question is now in the message field. YES",
+            "NO",
+            "YES",
+            _SUBMIT,
+            "click [55]",
+            "click [7]",
+            "The action is to send the message; the shop thanks the sender.",
+            "The message was sent. YES",
+            "YES",
+            "###Answer: The message was sent.",
+        )
+    ],
     {"env_options": {"viewport_height": 1000}},  # the Submit button in view
     lambda state: _contact(state),  # defined below
 )
@@ -148,5 +197,9 @@ CONTACT = Scenario(
 
 def _contact(state: dict[str, Any]) -> None:
     _won(state)
-    assert [s["action"] for s in state["trajectory"]] == [_TYPE_ORDER, _TYPE_QUESTION, _SUBMIT,
-                                                          "stop [The message was sent.]"]
+    assert [s["action"] for s in state["trajectory"]] == [
+        _TYPE_ORDER,
+        _TYPE_QUESTION,
+        _SUBMIT,
+        "stop [The message was sent.]",
+    ]

@@ -40,11 +40,21 @@ def langgraph_dev(folder: Path, **env_extra: str) -> Iterator[tuple[str, Path]]:
         pytest.skip("langgraph-cli is not installed (pip install -e '.[studio]')")
     port = free_port()
     log = folder / "server.log"
-    env = {**os.environ, "LANGGRAPH_CLI_NO_ANALYTICS": "1", "LANGGRAPH_NO_VERSION_CHECK": "1", **env_extra,
-           "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+    env = {
+        **os.environ,
+        "LANGGRAPH_CLI_NO_ANALYTICS": "1",
+        "LANGGRAPH_NO_VERSION_CHECK": "1",
+        **env_extra,
+        "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
+    }
     with log.open("wb") as sink:
-        server = subprocess.Popen([str(cli), "dev", "--no-browser", "--no-reload", "--port", str(port)], cwd=ROOT,
-                                  env=env, stdout=sink, stderr=subprocess.STDOUT)
+        server = subprocess.Popen(
+            [str(cli), "dev", "--no-browser", "--no-reload", "--port", str(port)],
+            cwd=ROOT,
+            env=env,
+            stdout=sink,
+            stderr=subprocess.STDOUT,
+        )
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 90

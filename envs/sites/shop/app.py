@@ -14,11 +14,12 @@ count side effects. What a visitor carries is in their cookies (envs.sites.shop.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 from urllib.parse import parse_qs, quote, urlsplit
 
 from envs.sites.shop import pages, session
@@ -33,8 +34,9 @@ _STATIC_FILE = re.compile(r"^/static/([a-z0-9_-]+\.css)$")
 _MEMBERS_ONLY = ("/customer/", "/sales/", "/wishlist")
 _OPEN_TO_GUESTS = ("/customer/account/login", "/customer/account/loginPost", "/customer/account/logout")
 RECORDED = ("/contact/post", "/customer/account/editPost")  # submissions the shop keeps a record of
-SIGN_IN_FAILED = ("The account sign-in was incorrect or your account is disabled temporarily. "
-                  "Please wait and try again later.")
+SIGN_IN_FAILED = (
+    "The account sign-in was incorrect or your account is disabled temporarily. Please wait and try again later."
+)
 
 
 @dataclass
@@ -70,7 +72,11 @@ def route(store: Store, visitor: Visitor, path: str, query: dict[str, list[str]]
         return Response(200, pages.login(store, visitor, referer=_local(query.get("referer", [""])[0])))
     if here == "/customer/account/logout":
         guest = Visitor(None, visitor.recent)
-        return Response(200, pages.signed_out(store, guest), [("Set-Cookie", session.cookie(session.SESSION_COOKIE, "", clear=True))])
+        return Response(
+            200,
+            pages.signed_out(store, guest),
+            [("Set-Cookie", session.cookie(session.SESSION_COOKIE, "", clear=True))],
+        )
     if path in ("/", "/index.html"):
         return Response(200, pages.home(store, visitor))
     if here == "/customer/account":
@@ -100,12 +106,19 @@ def route(store: Store, visitor: Visitor, path: str, query: dict[str, list[str]]
             recent = session.cookie(session.RECENT_COOKIE, session.viewed(visitor.recent, item.slug))
             return Response(200, pages.product(store, visitor, item), [("Set-Cookie", recent)])
     if here in ("/customer/address", "/privacy-policy"):
-        return Response(200, pages.simple(store, visitor, "Not available", "This page is not available in the demo shop."))
+        return Response(
+            200, pages.simple(store, visitor, "Not available", "This page is not available in the demo shop.")
+        )
     return Response(404, pages.simple(store, visitor, "404 Not Found", "The page you requested was not found."))
 
 
-def post(store: Store, visitor: Visitor, path: str, form: dict[str, list[str]],
-         record: Callable[[dict[str, Any]], None] = lambda entry: None) -> Response:
+def post(
+    store: Store,
+    visitor: Visitor,
+    path: str,
+    form: dict[str, list[str]],
+    record: Callable[[dict[str, Any]], None] = lambda entry: None,
+) -> Response:
     """The response to a POST of a form to ``path``; what a customer submits is handed to
     ``record`` (the server's records: the catalogue and orders themselves never change)."""
     here = path.rstrip("/")

@@ -20,8 +20,12 @@ LAYOUT = Template((Path(__file__).resolve().parent / "templates" / "layout.html"
 ORDERS_PER_PAGE = 10
 
 
-_MEMBER_LINKS = [("My Account", "/customer/account/"), ("My Orders", "/sales/order/history/"),
-                 ("Contact Us", "/contact/"), ("Sign Out", "/customer/account/logout/")]
+_MEMBER_LINKS = [
+    ("My Account", "/customer/account/"),
+    ("My Orders", "/sales/order/history/"),
+    ("Contact Us", "/contact/"),
+    ("Sign Out", "/customer/account/logout/"),
+]
 _GUEST_LINKS = [("Sign In", "/customer/account/login/"), ("Contact Us", "/contact/")]
 
 
@@ -29,8 +33,7 @@ def layout(
     store: Store, visitor: Visitor, title: str, content: str, *, heading: str | None = None, query: str = ""
 ) -> str:
     categories = "\n".join(
-        f'      <li><a href="/category/{slug}.html">{esc(name)}</a></li>'
-        for slug, name in store.categories.items()
+        f'      <li><a href="/category/{slug}.html">{esc(name)}</a></li>' for slug, name in store.categories.items()
     )
     links = _MEMBER_LINKS if visitor.signed_in else _GUEST_LINKS
     return LAYOUT.substitute(
@@ -53,7 +56,8 @@ def _sidebar(current: str) -> str:
         ("Account Information", "/customer/account/edit/"),
     ]
     items = "\n".join(
-        f'<li class="current"><strong>{name}</strong></li>' if name == current
+        f'<li class="current"><strong>{name}</strong></li>'
+        if name == current
         else f'<li><a href="{href}">{name}</a></li>'
         for name, href in entries
     )
@@ -138,10 +142,10 @@ def account(store: Store, visitor: Visitor, message: str = "") -> str:
     body = (
         (f'<div class="message success" role="status">{esc(message)}</div>' if message else "")
         + '<div class="box"><h2>Contact Information</h2>'
-        f'<p>{esc(c["name"])}<br>{esc(c["email"])}</p>'
+        f"<p>{esc(c['name'])}<br>{esc(c['email'])}</p>"
         '<a href="/customer/account/edit/">Edit</a></div>'
         '<div class="box"><h2>Default Shipping Address</h2>'
-        f'<address>{"<br>".join(esc(line) for line in c["address"])}</address></div>'
+        f"<address>{'<br>'.join(esc(line) for line in c['address'])}</address></div>"
         '<h2>Recent Orders</h2><a href="/sales/order/history/">View All</a>'
         f"{_ORDER_HEAD}<tbody>{_order_rows(list(store.orders[:3]))}</tbody></table>"
     )
@@ -156,7 +160,8 @@ def order_history(store: Store, visitor: Visitor, page: int) -> str:
     for n in range(1, pages + 1):
         href = "/sales/order/history/?" + urlencode({"p": n})
         links.append(
-            f'<li class="current"><strong>Page {n}</strong></li>' if n == page
+            f'<li class="current"><strong>Page {n}</strong></li>'
+            if n == page
             else f'<li><a href="{href}">Page {n}</a></li>'
         )
     if page < pages:
@@ -173,9 +178,7 @@ def order_history(store: Store, visitor: Visitor, page: int) -> str:
 def order_view(store: Store, visitor: Visitor, order: Order) -> str:
     rows = []
     for item in order.items:
-        options = "".join(
-            f"<dt>{esc(k)}:</dt> <dd>{esc(v)}</dd> " for k, v in item.options.items()
-        )
+        options = "".join(f"<dt>{esc(k)}:</dt> <dd>{esc(v)}</dd> " for k, v in item.options.items())
         rows.append(
             f'<tr><td><strong class="product name">{esc(item.product.name)}</strong>'
             + (f' <dl class="item-options">{options}</dl>' if options else "")
@@ -187,13 +190,13 @@ def order_view(store: Store, visitor: Visitor, order: Order) -> str:
         f'<p class="order-status">{esc(order.status)}</p>'
         f'<p class="order-date">Order Date: {long_date(order.placed)}</p>'
         '<h2>Items Ordered</h2><table class="data items"><thead><tr><th>Product Name</th><th>SKU</th>'
-        f'<th>Price</th><th>Qty</th><th>Subtotal</th></tr></thead><tbody>{"".join(rows)}</tbody>'
-        f"<tfoot><tr><th colspan=\"4\">Subtotal</th><td>{money(order.subtotal)}</td></tr>"
+        f"<th>Price</th><th>Qty</th><th>Subtotal</th></tr></thead><tbody>{''.join(rows)}</tbody>"
+        f'<tfoot><tr><th colspan="4">Subtotal</th><td>{money(order.subtotal)}</td></tr>'
         f'<tr><th colspan="4">Shipping &amp; Handling</th><td>{money(order.shipping)}</td></tr>'
         f'<tr><th colspan="4">Grand Total</th><td><strong>{money(order.grand_total)}</strong></td></tr>'
         "</tfoot></table>"
         '<h2>Order Information</h2><div class="box"><h3>Shipping Address</h3>'
-        f'<address>{"<br>".join(esc(line) for line in c["address"])}</address></div>'
+        f"<address>{'<br>'.join(esc(line) for line in c['address'])}</address></div>"
         '<div class="box"><h3>Shipping Method</h3><p>Flat Rate - Fixed</p></div>'
         '<div class="box"><h3>Payment Method</h3><p>Check / Money order</p></div>'
         '<a href="/sales/order/history/">Back to My Orders</a>'
@@ -244,8 +247,12 @@ def login(store: Store, visitor: Visitor, *, email: str = "", error: str = "", r
 
 
 def signed_out(store: Store, visitor: Visitor) -> str:
-    return layout(store, visitor, "You are signed out", "<p>You have signed out and will go to our homepage.</p>"
-                  '<p><a href="/">Continue shopping</a></p>')
+    return layout(
+        store,
+        visitor,
+        "You are signed out",
+        '<p>You have signed out and will go to our homepage.</p><p><a href="/">Continue shopping</a></p>',
+    )
 
 
 def account_edit(store: Store, visitor: Visitor) -> str:
@@ -267,7 +274,9 @@ def account_edit(store: Store, visitor: Visitor) -> str:
 
 
 def wishlist(store: Store, visitor: Visitor) -> str:
-    return layout(store, visitor, "My Wish List", '<p class="message info empty">You have no items in your wish list.</p>')
+    return layout(
+        store, visitor, "My Wish List", '<p class="message info empty">You have no items in your wish list.</p>'
+    )
 
 
 def simple(store: Store, visitor: Visitor, title: str, text: str) -> str:

@@ -88,11 +88,7 @@ class Store:
     def search(self, query: str) -> list[Product]:
         """Products whose name or description contains every word of the query."""
         words = query.lower().split()
-        return [
-            p
-            for p in self.products
-            if words and all(w in f"{p.name} {p.description}".lower() for w in words)
-        ]
+        return [p for p in self.products if words and all(w in f"{p.name} {p.description}".lower() for w in words)]
 
 
 def money(value: float) -> str:
@@ -119,9 +115,7 @@ def load_store(path: str = str(DATA_FILE)) -> Store:
             id=o["id"],
             placed=date.fromisoformat(o["date"]),
             status=o["status"],
-            items=tuple(
-                OrderItem(by_slug[i["product"]], dict(i["options"]), int(i["qty"])) for i in o["items"]
-            ),
+            items=tuple(OrderItem(by_slug[i["product"]], dict(i["options"]), int(i["qty"])) for i in o["items"]),
             shipping=float(raw["shipping_fee"]),
         )
         for o in sorted(raw["orders"], key=lambda o: o["date"], reverse=True)

@@ -56,6 +56,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     rp.add_argument("results", nargs="+", metavar="RESULTS.jsonl", help="results files written by `introspect eval`")
     rp.add_argument("--markdown", metavar="FILE", help="also write the report as Markdown")
     rp.add_argument("--plots", metavar="DIR", help="write PNG figures into this folder")
-    rp.add_argument("--training", action="append", metavar="PLANS.json",
-                    help="a plan record of `introspect train` (--plan-out): AutoPlan's success per iteration")
+    rp.add_argument(
+        "--training",
+        action="append",
+        metavar="PLANS.json",
+        help="a plan record of `introspect train` (--plan-out): AutoPlan's success per iteration",
+    )
     rp.set_defaults(handler=command)

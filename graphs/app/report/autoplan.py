@@ -42,12 +42,18 @@ def task_types(config: Config) -> dict[str, list[dict[str, Any]]]:
 
 
 def alfworld_table(configs: list[Config]) -> Table:
-    table = Table("AutoPlan: ALFWorld success rate (%) per task type (Table 3a)",
-                  ["configuration", *TYPE_LABELS, "All"], note="each cell: rate (games)")
+    table = Table(
+        "AutoPlan: ALFWorld success rate (%) per task type (Table 3a)",
+        ["configuration", *TYPE_LABELS, "All"],
+        note="each cell: rate (games)",
+    )
     for c in configs:
         types = task_types(c)
-        cells = [f"{percent(rate(rows))} ({len(rows)})" if rows else NONE for name, rows in types.items()
-                 if name in TYPE_LABELS]
+        cells = [
+            f"{percent(rate(rows))} ({len(rows)})" if rows else NONE
+            for name, rows in types.items()
+            if name in TYPE_LABELS
+        ]
         table.rows.append([c.label, *cells, f"{percent(rate(c.ran))} ({len(c.ran)})"])
     return table
 
@@ -69,46 +75,77 @@ def hotpotqa_scores(config: Config) -> dict[str, float | int | None]:
 
 
 def hotpotqa_table(configs: list[Config]) -> Table:
-    table = Table("AutoPlan: HotpotQA (Table 3b)", ["configuration", "questions", "answered", "EM %", "F1 %",
-                                                     "judged accuracy %", "success %"],
-                  note="EM and F1 as HotpotQA's official script; judged accuracy needs --env-option judge=...")
+    table = Table(
+        "AutoPlan: HotpotQA (Table 3b)",
+        ["configuration", "questions", "answered", "EM %", "F1 %", "judged accuracy %", "success %"],
+        note="EM and F1 as HotpotQA's official script; judged accuracy needs --env-option judge=...",
+    )
     for c in configs:
         s = hotpotqa_scores(c)
-        table.rows.append([c.label, str(s["questions"]), str(s["answered"]), percent(s["em"]), percent(s["f1"]),
-                           percent(s["judge"]), percent(s["success"])])
+        table.rows.append(
+            [
+                c.label,
+                str(s["questions"]),
+                str(s["answered"]),
+                percent(s["em"]),
+                percent(s["f1"]),
+                percent(s["judge"]),
+                percent(s["success"]),
+            ]
+        )
     return table
 
 
 def cost_table(configs: list[Config]) -> Table:
-    table = Table("AutoPlan: model use per question (Table 4, inference)",
-                  ["configuration", "questions", "model calls", "tokens in", "tokens out", "cost"],
-                  note="per question, over every task (errors too: their calls were made)")
+    table = Table(
+        "AutoPlan: model use per question (Table 4, inference)",
+        ["configuration", "questions", "model calls", "tokens in", "tokens out", "cost"],
+        note="per question, over every task (errors too: their calls were made)",
+    )
     for c in configs:
         rows = c.rows
         cost = total_cost(rows)
-        table.rows.append([c.label, str(len(rows)),
-                           *(number(mean([float(r.get(k) or 0) for r in rows]), 1)
-                             for k in ("model_calls", "input_tokens", "output_tokens")),
-                           dollars(None if cost is None else cost / len(rows))])
+        table.rows.append(
+            [
+                c.label,
+                str(len(rows)),
+                *(
+                    number(mean([float(r.get(k) or 0) for r in rows]), 1)
+                    for k in ("model_calls", "input_tokens", "output_tokens")
+                ),
+                dollars(None if cost is None else cost / len(rows)),
+            ]
+        )
     return table
 
 
 def iteration_rates(record: dict[str, Any]) -> list[float]:
     """The success rate of each training iteration's batch."""
-    return [sum(bool(j.get("success")) for j in it.get("jobs") or []) / max(1, len(it.get("jobs") or []))
-            for it in record.get("history") or []]
+    return [
+        sum(bool(j.get("success")) for j in it.get("jobs") or []) / max(1, len(it.get("jobs") or []))
+        for it in record.get("history") or []
+    ]
 
 
 def training_table(name: str, record: dict[str, Any]) -> Table:
     usage = record.get("usage") or {}
-    table = Table(f"AutoPlan training: {name}", ["iteration", "batch", "succeeded", "success %"],
-                  note=f"{record.get('env', '?')} {record.get('model', '?')}, pool of {record.get('pool_size', '?')} "
-                       f"tasks, batch {record.get('batch_size', '?')}; training cost per question "
-                       f"{dollars(record.get('cost_per_question'))}, {usage.get('model_calls', 0)} model calls")
+    table = Table(
+        f"AutoPlan training: {name}",
+        ["iteration", "batch", "succeeded", "success %"],
+        note=f"{record.get('env', '?')} {record.get('model', '?')}, pool of {record.get('pool_size', '?')} "
+        f"tasks, batch {record.get('batch_size', '?')}; training cost per question "
+        f"{dollars(record.get('cost_per_question'))}, {usage.get('model_calls', 0)} model calls",
+    )
     for it, value in zip(record.get("history") or [], iteration_rates(record)):
         jobs = it.get("jobs") or []
-        table.rows.append([str(int(it.get("iteration", 0)) + 1), str(len(jobs)),
-                           str(sum(bool(j.get("success")) for j in jobs)), percent(value)])
+        table.rows.append(
+            [
+                str(int(it.get("iteration", 0)) + 1),
+                str(len(jobs)),
+                str(sum(bool(j.get("success")) for j in jobs)),
+                percent(value),
+            ]
+        )
     return table
 
 

@@ -23,25 +23,39 @@ def by_episode(config: Config) -> list[float]:
     if not ran:
         return []
     last = max([config.limit("max_episodes"), *(int(r.get("episodes") or 1) for r in ran)])
-    return [sum(bool(r.get("success")) and int(r.get("episodes") or 1) <= k for r in ran) / len(ran)
-            for k in range(1, last + 1)]
+    return [
+        sum(bool(r.get("success")) and int(r.get("episodes") or 1) <= k for r in ran) / len(ran)
+        for k in range(1, last + 1)
+    ]
 
 
 def tables(configs: list[Config]) -> list[Table]:
     mine = [c for c in configs if c.method == METHOD]
     if not mine:
         return []
-    table1 = Table("Devil's Advocate: Table 1", ["configuration", "tasks", "success %", "actions, first episode",
-                                                  "actions, last episode", "plan revisions", "backtracks"],
-                   note="averages over the tasks that ran to an outcome")
+    table1 = Table(
+        "Devil's Advocate: Table 1",
+        [
+            "configuration",
+            "tasks",
+            "success %",
+            "actions, first episode",
+            "actions, last episode",
+            "plan revisions",
+            "backtracks",
+        ],
+        note="averages over the tasks that ran to an outcome",
+    )
     for c in mine:
         averages = [number(mean([float(r.get(key) or 0) for r in c.ran])) for key in TABLE_1]
         table1.rows.append([c.label, str(len(c.ran)), percent(rate(c.ran)), *averages])
     curves = {c.label: by_episode(c) for c in mine}
     longest = max((len(v) for v in curves.values()), default=0)
-    episodes = Table("Devil's Advocate: success rate (%) by episode",
-                     ["configuration", *(f"episode {k}" for k in range(1, longest + 1))],
-                     note="episode k: the share of tasks that succeeded within their first k episodes")
+    episodes = Table(
+        "Devil's Advocate: success rate (%) by episode",
+        ["configuration", *(f"episode {k}" for k in range(1, longest + 1))],
+        note="episode k: the share of tasks that succeeded within their first k episodes",
+    )
     for label, values in curves.items():
         episodes.rows.append([label, *(percent(v) for v in values), *[NONE] * (longest - len(values))])
     return [table1, episodes]

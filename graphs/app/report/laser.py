@@ -25,24 +25,51 @@ def tables(configs: list[Config]) -> list[Table]:
     mine = [c for c in configs if c.method == METHOD]
     if not mine:
         return []
-    main = Table("LASER: Table 1", ["configuration", "tasks", "success %", "reward (0-100)", "transitions",
-                                    "backup %", "backups that bought nothing"],
-                 note="transitions are per episode, averaged; backup % is the share of episodes whose item "
-                      "the backup strategy chose")
-    lengths = Table("LASER: by episode length (Figure 2)", ["configuration", "transitions", "episodes",
-                                                             "success %", "reward (0-100)"])
+    main = Table(
+        "LASER: Table 1",
+        [
+            "configuration",
+            "tasks",
+            "success %",
+            "reward (0-100)",
+            "transitions",
+            "backup %",
+            "backups that bought nothing",
+        ],
+        note="transitions are per episode, averaged; backup % is the share of episodes whose item "
+        "the backup strategy chose",
+    )
+    lengths = Table(
+        "LASER: by episode length (Figure 2)",
+        ["configuration", "transitions", "episodes", "success %", "reward (0-100)"],
+    )
     for c in mine:
         ran = c.ran
-        main.rows.append([
-            c.label, str(len(ran)), percent(rate(ran)), percent(mean([float(r.get("reward") or 0) for r in ran])),
-            number(mean([float(n) for n in transitions(c)]), 1),
-            percent(mean([float(bool(r.get("backup_used"))) for r in ran])),
-            str(sum(bool(r.get("backup_problem")) for r in ran)),
-        ])
+        main.rows.append(
+            [
+                c.label,
+                str(len(ran)),
+                percent(rate(ran)),
+                percent(mean([float(r.get("reward") or 0) for r in ran])),
+                number(mean([float(n) for n in transitions(c)]), 1),
+                percent(mean([float(bool(r.get("backup_used"))) for r in ran])),
+                str(sum(bool(r.get("backup_problem")) for r in ran)),
+            ]
+        )
         for name, low, high in (*GROUPS, (BACKUP, 0, 0)):
-            group = ([r for r in ran if r.get("backup_used")] if name == BACKUP else
-                     [r for r in ran if not r.get("backup_used") and low <= int(r.get("transitions") or 0) <= high])
+            group = (
+                [r for r in ran if r.get("backup_used")]
+                if name == BACKUP
+                else [r for r in ran if not r.get("backup_used") and low <= int(r.get("transitions") or 0) <= high]
+            )
             if group:
-                lengths.rows.append([c.label, name, str(len(group)), percent(rate(group)),
-                                     percent(mean([float(r.get("reward") or 0) for r in group]))])
+                lengths.rows.append(
+                    [
+                        c.label,
+                        name,
+                        str(len(group)),
+                        percent(rate(group)),
+                        percent(mean([float(r.get("reward") or 0) for r in group])),
+                    ]
+                )
     return [main, lengths]

@@ -81,8 +81,7 @@ def _short(value: Any) -> str:
 def read_results(path: Path) -> list[dict[str, Any]]:
     """The rows of one results file; ReportInputError when it is missing, empty or not results."""
     if not path.is_file():
-        raise ReportInputError(f"results file not found: {path}" if not path.exists() else
-                               f"{path} is not a file")
+        raise ReportInputError(f"results file not found: {path}" if not path.exists() else f"{path} is not a file")
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
     except (OSError, UnicodeDecodeError) as exc:
@@ -98,8 +97,9 @@ def read_results(path: Path) -> list[dict[str, Any]]:
             raise ReportInputError(f"{path} is not JSONL: line {number} is not JSON") from None
         missing = [key for key in REQUIRED if key not in row] if isinstance(row, dict) else list(REQUIRED)
         if missing:
-            raise ReportInputError(f"{path} line {number} is not a results row of `introspect eval` "
-                                   f"(no {', '.join(missing)})")
+            raise ReportInputError(
+                f"{path} line {number} is not a results row of `introspect eval` (no {', '.join(missing)})"
+            )
         rows.append(row)
     if not rows:
         raise ReportInputError(f"{path} holds no results")
@@ -129,8 +129,9 @@ def read_training(path: Path) -> dict[str, Any]:
     try:
         record = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError):
-        raise ReportInputError(f"{path} is not JSON: give the plans file `introspect train` wrote "
-                               "(--plan-out)") from None
+        raise ReportInputError(
+            f"{path} is not JSON: give the plans file `introspect train` wrote (--plan-out)"
+        ) from None
     if not isinstance(record, dict) or not isinstance(record.get("history"), list):
         raise ReportInputError(f"{path} is not a plan record of `introspect train` (no history)")
     return record

@@ -67,19 +67,40 @@ def write(configs: list[Config], training: dict[str, dict[str, Any]], folder: Pa
     by_method = {m: [c for c in configs if c.method == m and c.ran] for m in (sr.METHOD, da.METHOD, laser.METHOD)}
     if by_method[sr.METHOD]:
         trials = max(c.limit("max_trials") for c in by_method[sr.METHOD])
-        out.append(_lines(plt, {legend(c): sr.curve(c, trials) for c in by_method[sr.METHOD]},
-                          "Structured Reflection: completion vs trials", "trials (T)", "completion rate (%)",
-                          folder / "sr_trials.png"))
+        out.append(
+            _lines(
+                plt,
+                {legend(c): sr.curve(c, trials) for c in by_method[sr.METHOD]},
+                "Structured Reflection: completion vs trials",
+                "trials (T)",
+                "completion rate (%)",
+                folder / "sr_trials.png",
+            )
+        )
     if by_method[da.METHOD]:
-        out.append(_lines(plt, {legend(c): da.by_episode(c) for c in by_method[da.METHOD]},
-                          "Devil's Advocate: success by episode", "episode", "success rate (%)",
-                          folder / "da_episodes.png"))
+        out.append(
+            _lines(
+                plt,
+                {legend(c): da.by_episode(c) for c in by_method[da.METHOD]},
+                "Devil's Advocate: success by episode",
+                "episode",
+                "success rate (%)",
+                folder / "da_episodes.png",
+            )
+        )
     if by_method[laser.METHOD]:
         out.append(_histogram(plt, by_method[laser.METHOD], folder / "laser_transitions.png"))
     if training:
-        out.append(_lines(plt, {_wrap(name): autoplan.iteration_rates(r) for name, r in training.items()},
-                          "AutoPlan: batch success per training iteration", "training iteration",
-                          "batch success rate (%)", folder / "autoplan_training.png"))
+        out.append(
+            _lines(
+                plt,
+                {_wrap(name): autoplan.iteration_rates(r) for name, r in training.items()},
+                "AutoPlan: batch success per training iteration",
+                "training iteration",
+                "batch success rate (%)",
+                folder / "autoplan_training.png",
+            )
+        )
     if any(c.ran for c in configs):
         out.append(_bars(plt, [c for c in configs if c.ran], folder / "comparison.png"))
     return out

@@ -19,8 +19,14 @@ def terminal(tables: list[Table]) -> None:
     if not console.is_terminal:  # a pipe or a file: wide enough that tables keep their rows whole
         console = Console(soft_wrap=False, width=WIDE)
     for table in tables:
-        shown = RichTable(title=table.title, caption=table.note or None, box=box.SIMPLE_HEAD,
-                          title_justify="left", caption_justify="left", show_lines=False)
+        shown = RichTable(
+            title=table.title,
+            caption=table.note or None,
+            box=box.SIMPLE_HEAD,
+            title_justify="left",
+            caption_justify="left",
+            show_lines=False,
+        )
         for i, column in enumerate(table.columns):
             figures = all(_figure(row[i]) for row in table.rows)
             shown.add_column(column, justify="right" if figures and i else "left", overflow="fold")
@@ -43,8 +49,12 @@ def markdown(tables: list[Table], sources: list[str], figures: list[Path], targe
     """The report as Markdown; figures are linked relative to ``target``'s folder."""
     out = ["# Introspect report", "", "Results: " + ", ".join(f"`{s}`" for s in sources), ""]
     for table in tables:
-        out += [f"## {table.title}", "", "| " + " | ".join(_cell(c) for c in table.columns) + " |",
-                "|" + "---|" * len(table.columns)]
+        out += [
+            f"## {table.title}",
+            "",
+            "| " + " | ".join(_cell(c) for c in table.columns) + " |",
+            "|" + "---|" * len(table.columns),
+        ]
         out += ["| " + " | ".join(_cell(c) for c in row) + " |" for row in table.rows]
         out += ["", f"_{table.note}_", ""] if table.note else [""]
     if figures:

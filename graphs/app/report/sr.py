@@ -76,18 +76,29 @@ def completion_tables(config: Config) -> list[Table]:
     for row in config.ran:
         seeds[task_name(str(row["task_id"]))] += 1
     columns = [f"T={t}" for t in TRIALS]
-    tasks = Table(f"Structured Reflection: completion rate (%) per task, {config.label}",
-                  ["category", "task", "seeds", *columns], note="Appendix F, Tables 10-12")
+    tasks = Table(
+        f"Structured Reflection: completion rate (%) per task, {config.label}",
+        ["category", "task", "seeds", *columns],
+        note="Appendix F, Tables 10-12",
+    )
     for name in _order(config):
         tasks.rows.append([kinds[name], name, str(seeds[name]), *(percent(rates[t][name]) for t in TRIALS)])
-    groups = Table(f"Structured Reflection: completion rate (%) per category, {config.label}",
-                   ["category", "tasks", "episodes", *columns],
-                   note="a category's rate is the mean of its tasks' rates")
+    groups = Table(
+        f"Structured Reflection: completion rate (%) per category, {config.label}",
+        ["category", "tasks", "episodes", *columns],
+        note="a category's rate is the mean of its tasks' rates",
+    )
     present = list(dict.fromkeys(kinds[name] for name in _order(config)))
     for kind in [*present, "all"]:
         names = [n for n in kinds if kind in ("all", kinds[n])]
-        groups.rows.append([kind, str(len(names)), str(sum(seeds[n] for n in names)),
-                            *(percent(mean([rates[t][n] for n in names])) for t in TRIALS)])
+        groups.rows.append(
+            [
+                kind,
+                str(len(names)),
+                str(sum(seeds[n] for n in names)),
+                *(percent(mean([rates[t][n] for n in names])) for t in TRIALS),
+            ]
+        )
     return [tasks, groups]
 
 
@@ -97,10 +108,12 @@ def _planning_calls(row: dict[str, Any], trials: int) -> int:
 
 
 def planning_table(staged: Config, iterative: Config) -> Table:
-    table = Table(f"Structured Reflection: planning calls, iterative {iterative.label} (IP) vs staged {staged.label} (SP)",
-                  ["task", "T=1 success-only IP", "SP", "saving %", "T=3 IP", "SP", "saving %"],
-                  note="Table 8: T=1 over the seeds both completed at their first trial; T=3 over the first "
-                       "three trials of every seed both ran")
+    table = Table(
+        f"Structured Reflection: planning calls, iterative {iterative.label} (IP) vs staged {staged.label} (SP)",
+        ["task", "T=1 success-only IP", "SP", "saving %", "T=3 IP", "SP", "saving %"],
+        note="Table 8: T=1 over the seeds both completed at their first trial; T=3 over the first "
+        "three trials of every seed both ran",
+    )
     sp = {str(r["task_id"]): r for r in staged.ran}
     ip = {str(r["task_id"]): r for r in iterative.ran}
     shared = [t for t in sp if t in ip]

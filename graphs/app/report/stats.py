@@ -29,8 +29,9 @@ class Difference:
     high: float
 
 
-def paired_bootstrap(a: list[float], b: list[float], *, resamples: int = RESAMPLES, seed: int = SEED,
-                     level: float = LEVEL) -> Difference | None:
+def paired_bootstrap(
+    a: list[float], b: list[float], *, resamples: int = RESAMPLES, seed: int = SEED, level: float = LEVEL
+) -> Difference | None:
     """B - A on paired values (same order: one task each); None without a shared task."""
     if len(a) != len(b):
         raise ValueError("paired values need one a and one b per task")

@@ -49,37 +49,63 @@ def total_cost(rows: list[dict[str, Any]]) -> float | None:
 
 
 def configurations_table(configs: list[Config]) -> Table:
-    table = Table("Configurations", ["configuration", "model", "settings (besides the defaults)", "fingerprint",
-                                     "results"])
+    table = Table(
+        "Configurations", ["configuration", "model", "settings (besides the defaults)", "fingerprint", "results"]
+    )
     for c in configs:
         table.rows.append([c.label, c.model_name, c.settings_text, c.fingerprint, ", ".join(c.sources)])
     return table
 
 
 def runs(configs: list[Config]) -> Table:
-    table = Table("Runs", ["configuration", "tasks", "ran", "errors", "success %", "mean reward", "mean steps",
-                           "model calls", "tokens in / out", "cost", "time (s)"],
-                  note="success, reward and steps over the tasks that ran to an outcome; calls, tokens, cost "
-                       "and time over every task (errors too). Time is the sum of the tasks' own seconds "
-                       "(0 for a row rebuilt from a finished checkpoint).")
+    table = Table(
+        "Runs",
+        [
+            "configuration",
+            "tasks",
+            "ran",
+            "errors",
+            "success %",
+            "mean reward",
+            "mean steps",
+            "model calls",
+            "tokens in / out",
+            "cost",
+            "time (s)",
+        ],
+        note="success, reward and steps over the tasks that ran to an outcome; calls, tokens, cost "
+        "and time over every task (errors too). Time is the sum of the tasks' own seconds "
+        "(0 for a row rebuilt from a finished checkpoint).",
+    )
     for c in configs:
         rows, ran = c.rows, c.ran
-        table.rows.append([
-            c.label, str(len(rows)), str(len(ran)), str(len(rows) - len(ran)), percent(rate(ran)),
-            number(mean([float(r.get("reward") or 0) for r in ran]), 3),
-            number(mean([float(r.get("steps") or 0) for r in ran]), 1),
-            str(sum(int(r.get("model_calls") or 0) for r in rows)),
-            f"{sum(int(r.get('input_tokens') or 0) for r in rows)} / {sum(int(r.get('output_tokens') or 0) for r in rows)}",
-            dollars(total_cost(rows)), number(sum(float(r.get("seconds") or 0) for r in rows), 1),
-        ])
+        table.rows.append(
+            [
+                c.label,
+                str(len(rows)),
+                str(len(ran)),
+                str(len(rows) - len(ran)),
+                percent(rate(ran)),
+                number(mean([float(r.get("reward") or 0) for r in ran]), 3),
+                number(mean([float(r.get("steps") or 0) for r in ran]), 1),
+                str(sum(int(r.get("model_calls") or 0) for r in rows)),
+                f"{sum(int(r.get('input_tokens') or 0) for r in rows)} / "
+                f"{sum(int(r.get('output_tokens') or 0) for r in rows)}",
+                dollars(total_cost(rows)),
+                number(sum(float(r.get("seconds") or 0) for r in rows), 1),
+            ]
+        )
     return table
 
 
 def failures(configs: list[Config]) -> Table:
     """Failed tasks by stop reason, and errored tasks by error, per configuration."""
-    table = Table("Failures and errors", ["configuration", "kind", "why", "tasks", "examples"],
-                  note="a failure ran to an outcome without success (by its stop reason); an error did not run "
-                       "to an outcome (the model gave up, a script ran out) and is left out of the success rate.")
+    table = Table(
+        "Failures and errors",
+        ["configuration", "kind", "why", "tasks", "examples"],
+        note="a failure ran to an outcome without success (by its stop reason); an error did not run "
+        "to an outcome (the model gave up, a script ran out) and is left out of the success rate.",
+    )
     for c in configs:
         groups: dict[tuple[str, str], list[str]] = defaultdict(list)
         for task, row in c.by_task.items():
@@ -122,11 +148,20 @@ def comparisons(configs: list[Config]) -> list[Table]:
 def comparison(configs: list[Config]) -> Table:
     """Each configuration against the first one, on the tasks both ran to an outcome."""
     base = configs[0]
-    table = Table(f"Side by side on {base.env} (against {base.label})",
-                  ["configuration", "ran", "success %", "mean reward", "shared tasks",
-                   "success diff (points) [95% CI]", "reward diff (x100) [95% CI]"],
-                  note=f"differences are B - A on the tasks both ran to an outcome, with a paired percentile "
-                       f"bootstrap 95% interval ({RESAMPLES} resamples of the tasks, seed {SEED}).")
+    table = Table(
+        f"Side by side on {base.env} (against {base.label})",
+        [
+            "configuration",
+            "ran",
+            "success %",
+            "mean reward",
+            "shared tasks",
+            "success diff (points) [95% CI]",
+            "reward diff (x100) [95% CI]",
+        ],
+        note=f"differences are B - A on the tasks both ran to an outcome, with a paired percentile "
+        f"bootstrap 95% interval ({RESAMPLES} resamples of the tasks, seed {SEED}).",
+    )
     for c in configs:
         ran = c.ran
         row = [c.label, str(len(ran)), percent(rate(ran)), number(mean([float(r.get("reward") or 0) for r in ran]), 3)]
