@@ -36,6 +36,8 @@ from playwright.async_api import (
     Page,
     Request,
     Route,
+    StorageState,
+    ViewportSize,
 )
 from playwright.async_api import (
     Error as PlaywrightError,
@@ -60,7 +62,7 @@ class PageTooLarge(PlaywrightError):
     """The page has more elements than a session reads; the message is the agent's feedback."""
 
 
-DEFAULT_VIEWPORT = {"width": 1280, "height": 800}
+DEFAULT_VIEWPORT: ViewportSize = {"width": 1280, "height": 800}
 
 
 # --- one task's context ---------------------------------------------------------------------------
@@ -106,9 +108,9 @@ class BrowserSession:
         cls,
         policy: UrlPolicy,
         *,
-        viewport: dict[str, int] | None = None,
+        viewport: ViewportSize | None = None,
         allow_tabs: bool = False,
-        storage_state: dict[str, Any] | None = None,
+        storage_state: StorageState | None = None,
         load_timeout_ms: float = DEFAULT_LOAD_TIMEOUT_MS,
         init_script: str = "",
     ) -> BrowserSession:
@@ -131,7 +133,7 @@ class BrowserSession:
                         service_workers="block",
                         viewport=viewport or DEFAULT_VIEWPORT,
                         proxy={"server": gate.url},
-                        storage_state=storage_state,  # type: ignore[arg-type]
+                        storage_state=storage_state,
                     )
                     break
                 except PlaywrightError:
@@ -168,10 +170,13 @@ class BrowserSession:
     def _watch(self, page: Page) -> None:
         page.on("framenavigated", lambda frame: self._navigated(page, frame))
         page.on("crash", lambda _: setattr(self, "crashed", True))
-        page.on(
-            "close",
-            lambda _: (self._cdp.pop(page, None), self._navigations.pop(page, None), self._stopped.discard(page)),
-        )
+        page.on("close", lambda _: self._forget(page))
+
+    def _forget(self, page: Page) -> None:
+        """A closed page's records go with it."""
+        self._cdp.pop(page, None)
+        self._navigations.pop(page, None)
+        self._stopped.discard(page)
 
     def _new_page(self, page: Page) -> None:
         self._watch(page)

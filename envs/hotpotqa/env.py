@@ -227,7 +227,8 @@ class HotpotQAEnv(Env):
         self.state.steps += 1
         match = ACTION.match(str(action))
         verb, argument = (match.group(1).lower(), _argument(match.group(2))) if match else ("", "")
-        reward, extra = 0.0, {"valid": True}
+        reward = 0.0
+        extra: dict[str, Any] = {"valid": True}
         if verb == "search" and argument:
             text = await self._search(argument)
         elif verb == "lookup" and argument:

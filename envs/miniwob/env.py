@@ -424,11 +424,11 @@ class MiniWoBEnv(Env):
             await session.page.mouse.move(0, 0)
         else:
             # The old context closes while the new one opens: neither waits for the other.
-            _, session = await asyncio.gather(
+            _, opened = await asyncio.gather(
                 self._close_session(),
                 BrowserSession.open(UrlPolicy(file_roots=(str(HTML_ROOT),)), init_script=_SETTLE_INIT),
             )
-            self._session = session
+            session = self._session = opened
         self._held = set()
         return session
 

@@ -26,6 +26,7 @@ import importlib
 import json
 import os
 import threading
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -43,6 +44,19 @@ def handler_for(site: str) -> type[BaseHTTPRequestHandler]:
     return getattr(importlib.import_module(module), name)
 
 
+class _RecordingServer(ThreadingHTTPServer):
+    """The HTTP server with ``record``, the site's handler's way to the records (``self.server.record``)."""
+
+    def __init__(
+        self,
+        address: tuple[str, int],
+        handler: type[BaseHTTPRequestHandler],
+        record: Callable[[dict[str, Any]], None],
+    ) -> None:
+        super().__init__(address, handler)
+        self.record = record
+
+
 class SiteServer:
     """One site on 127.0.0.1; ``port=0`` picks a free port. Use as a context manager or start/stop."""
 
@@ -51,9 +65,8 @@ class SiteServer:
         self.records: list[dict[str, Any]] = []
         self._records_file = records
         self._lock = threading.Lock()
-        self._server = ThreadingHTTPServer((host, port), handler_for(site))
+        self._server = _RecordingServer((host, port), handler_for(site), self.record)
         self._server.daemon_threads = True
-        self._server.record = self.record  # type: ignore[attr-defined] - the handler's way to the records
         self._thread: threading.Thread | None = None
 
     def record(self, entry: dict[str, Any]) -> None:
@@ -67,6 +80,7 @@ class SiteServer:
     @property
     def url(self) -> str:
         host, port = self._server.server_address[:2]
+        assert isinstance(host, str)  # an AF_INET server's; typeshed's type also allows AF_UNIX's bytes
         return f"http://{host}:{port}"
 
     @property

@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from playwright.async_api import Error as PlaywrightError
-from playwright.async_api import Page
+from playwright.async_api import Page, StorageState, ViewportSize
 
 from envs.base import (
     Env,
@@ -116,7 +116,7 @@ class WebArenaEnv(Env):
         if load_timeout_ms <= 0:
             raise EnvError("load_timeout_ms must be positive")
         self.load_timeout_ms = float(load_timeout_ms)
-        self.viewport = {"width": int(viewport_width), "height": int(viewport_height)}
+        self.viewport: ViewportSize = {"width": int(viewport_width), "height": int(viewport_height)}
         self.timeout_ms = float(action_timeout_ms)
         self.judge_model = judge_option(judge_model or judge, self.name)
         self.judge: Judge | None = None
@@ -301,7 +301,7 @@ class WebArenaEnv(Env):
         return raw, webarena_tasks.site_urls(raw, local_url=local_site_url)
 
     @staticmethod
-    async def _login(raw: dict[str, Any], urls: dict[str, str]) -> dict[str, Any] | None:
+    async def _login(raw: dict[str, Any], urls: dict[str, str]) -> StorageState | None:
         """The storage state the task starts with: its stored login, or for a local site without
         one, a sign-in with the site's demo account (envs.webarena.login)."""
         state = await asyncio.to_thread(webarena_tasks.storage_state, raw)

@@ -118,7 +118,8 @@ async def _string_score(cfg: Mapping[str, Any], pred: str, judge: Judge | None) 
     fails *replaces* the score so far with the N/A judge's verdict.
     """
     ev = cfg["eval"]
-    score, failures = True, []
+    score = True
+    failures: list[str] = []
     for approach, value in (ev.get("reference_answers") or {}).items():
         if approach == "exact_match":
             if not exact_match(value, pred):

@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from playwright.async_api import Error as PlaywrightError
-from playwright.async_api import Page
+from playwright.async_api import Page, StorageState
 from playwright.async_api import TimeoutError as PlaywrightTimeoutError
 
 from envs.base import EnvError
@@ -174,7 +174,9 @@ def plan(sites: list[str], environ: Mapping[str, str]) -> list[tuple[str, ...]]:
     return combos
 
 
-async def sign_in(sites: tuple[str, ...], accounts: Mapping[str, tuple[str, str]], urls: Mapping[str, str]) -> dict:
+async def sign_in(
+    sites: tuple[str, ...], accounts: Mapping[str, tuple[str, str]], urls: Mapping[str, str]
+) -> StorageState:
     """Sign into ``sites`` in one fresh context; returns its storage state. LoginFailed if one fails."""
     policy = UrlPolicy(origins=tuple(urls[s] for s in sites))
     session = await BrowserSession.open(policy)
@@ -203,7 +205,7 @@ async def _check(page: Page, site: str, base: str, user: str) -> None:
         )
 
 
-def write_state(path: Path, state: dict) -> None:
+def write_state(path: Path, state: StorageState) -> None:
     """Write atomically: a crash never leaves half a login file."""
     path.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.NamedTemporaryFile("w", dir=path.parent, delete=False, suffix=".tmp", encoding="utf-8") as fh:
@@ -232,10 +234,10 @@ def _shop_account() -> tuple[str, str]:
 
 
 LOCAL_ACCOUNTS: dict[str, Callable[[], tuple[str, str]]] = {"shop": _shop_account}
-_LOCAL_STATES: dict[str, dict] = {}
+_LOCAL_STATES: dict[str, StorageState] = {}
 
 
-async def local_state(site: str, base_url: str) -> dict:
+async def local_state(site: str, base_url: str) -> StorageState:
     """A signed-in storage state for a local site, made once per process with its demo account
     (two tasks starting at once may both sign in: harmless, each gets a valid session)."""
     if base_url not in _LOCAL_STATES:

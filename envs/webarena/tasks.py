@@ -21,9 +21,12 @@ import urllib.parse
 from collections.abc import Callable, Mapping
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from envs.base import DATA_ROOT, EnvError, UnknownTaskError
+
+if TYPE_CHECKING:
+    from playwright.async_api import StorageState
 
 DATA = DATA_ROOT / "webarena"
 WEBARENA_FILE = DATA / "test.raw.json.gz"
@@ -157,7 +160,7 @@ def start_urls(cfg: Mapping[str, Any]) -> list[str]:
     return [u.strip() for u in str(cfg.get("start_url") or "").split(" |AND| ") if u.strip()]
 
 
-def storage_state(cfg: Mapping[str, Any], environ: Mapping[str, str] | None = None) -> dict | None:
+def storage_state(cfg: Mapping[str, Any], environ: Mapping[str, str] | None = None) -> StorageState | None:
     """The stored login a task starts with: its ``storage_state`` file (``introspect webarena login``
     writes them) under $WEBARENA_AUTH_DIR, else under ``.auth`` as the configs name it.
 

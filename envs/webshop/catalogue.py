@@ -32,6 +32,7 @@ from __future__ import annotations
 import functools
 import gzip
 import hashlib
+import io
 import json
 import math
 import os
@@ -45,7 +46,7 @@ from array import array
 from collections import defaultdict
 from collections.abc import Iterator
 from pathlib import Path
-from typing import IO, Any
+from typing import Any, Literal, overload
 
 import ijson
 import numpy as np
@@ -84,6 +85,10 @@ def cache_root() -> Path:
     return Path(base).expanduser() / "introspect"
 
 
+@overload
+def _find(folder: Path, names: tuple[str, ...], required: Literal[True] = True) -> Path: ...
+@overload
+def _find(folder: Path, names: tuple[str, ...], required: Literal[False]) -> Path | None: ...
 def _find(folder: Path, names: tuple[str, ...], required: bool = True) -> Path | None:
     for name in names:
         for path in (folder / f"{name}.gz", folder / name):
@@ -94,7 +99,7 @@ def _find(folder: Path, names: tuple[str, ...], required: bool = True) -> Path |
     return None
 
 
-def _open(path: Path) -> IO[bytes]:
+def _open(path: Path) -> io.BufferedIOBase:
     return gzip.open(path, "rb") if path.suffix == ".gz" else open(path, "rb")
 
 

@@ -25,7 +25,7 @@ import functools
 import importlib.util
 import threading
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Literal, overload
 
 from thefuzz import fuzz
 
@@ -152,6 +152,22 @@ def option_matches(options: Mapping[str, str], goal_options: Mapping[str, str] |
     )
 
 
+@overload
+def reward(
+    goal: Mapping[str, Any],
+    product: Mapping[str, Any],
+    price: float,
+    options: Mapping[str, str],
+    verbose: Literal[False] = False,
+) -> float: ...
+@overload
+def reward(
+    goal: Mapping[str, Any],
+    product: Mapping[str, Any],
+    price: float,
+    options: Mapping[str, str],
+    verbose: Literal[True],
+) -> tuple[float, dict[str, Any]]: ...
 def reward(
     goal: Mapping[str, Any],
     product: Mapping[str, Any],
