@@ -146,9 +146,10 @@ def graph_step_id() -> str:
     """LangGraph's id of the graph step under way (the same when a crashed step runs again);
     outside a graph, a fresh one."""
     try:
-        return get_runtime().execution_info.task_id
+        info = get_runtime().execution_info
     except RuntimeError:
-        return f"step-{uuid.uuid4().hex}"
+        info = None
+    return info.task_id if info is not None else f"step-{uuid.uuid4().hex}"
 
 
 async def execute(

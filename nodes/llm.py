@@ -28,6 +28,7 @@ from typing import Any
 
 from langchain_core.language_models.chat_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
+from pydantic import SecretStr
 
 from nodes.recording import RECORDER, ReplayChatModel, record_call, request_record
 from nodes.scripted import ScriptedChatModel, cut_at_stop
@@ -157,7 +158,7 @@ def build_model(
 
         return ChatOpenAI(
             model=name,
-            api_key=os.environ.get("OPENAI_API_KEY") or "not-needed",
+            api_key=SecretStr(os.environ.get("OPENAI_API_KEY") or "not-needed"),
             base_url=os.environ.get("OPENAI_BASE_URL") or None,
             max_retries=retries,
             timeout=timeout,

@@ -50,8 +50,9 @@ def message_record(message: BaseMessage) -> dict[str, Any]:
     calls = getattr(message, "tool_calls", None)
     if calls:
         record["tool_calls"] = [{"name": c["name"], "args": c["args"], "id": c.get("id")} for c in calls]
-    if getattr(message, "tool_call_id", None):
-        record["tool_call_id"] = message.tool_call_id
+    tool_call_id = getattr(message, "tool_call_id", None)  # a ToolMessage's
+    if tool_call_id:
+        record["tool_call_id"] = tool_call_id
     return record
 
 

@@ -88,7 +88,7 @@ class ScriptedChatModel(BaseChatModel):
     def _llm_type(self) -> str:
         return "scripted"
 
-    def bind_tools(self, tools: Sequence[Any], **kwargs: Any):  # type: ignore[override]
+    def bind_tools(self, tools: Sequence[Any], **kwargs: Any):
         return self.bind(tools=[convert_to_openai_tool(t) for t in tools], **kwargs)
 
     def _generate(

@@ -8,7 +8,8 @@ Fields that grow during a run are checkpointed as each step's change (nodes.chan
 
 from __future__ import annotations
 
-from typing import Annotated, Any, TypedDict
+from collections.abc import Mapping
+from typing import Annotated, Any, TypedDict, TypeVar, cast
 
 from nodes.channels import current, log
 from nodes.usage import Usage, add_usage
@@ -42,3 +43,13 @@ class RunState(TypedDict, total=False):
     stop_reason: str
     evaluation: dict[str, Any]  # the env's scoring of the final step (evaluators, EM/F1, judge)
     usage: Annotated[Usage, add_usage]
+
+
+S = TypeVar("S", bound=RunState)
+
+
+def updated(state: S, update: Mapping[str, Any]) -> S:
+    """``state`` as a node sees it after its own ``update`` so far, key by key (no reducer runs:
+    the node reads back what it wrote, such as the observation an action led to). The update is
+    a node's partial state, built as a plain dict, so its keys are the state's by construction."""
+    return cast(S, {**state, **update})

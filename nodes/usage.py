@@ -13,6 +13,7 @@ every total it is part of, which reports show as "unpriced", never as $0.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Mapping
 from typing import Any, TypedDict
 
 
@@ -104,7 +105,7 @@ def cost(spec: str, input_tokens: int, output_tokens: int) -> float | None:
     return round(float(found.total_price), 8)
 
 
-def usage_of_call(spec: str, usage_metadata: dict[str, Any] | None, retries: int = 0) -> Usage:
+def usage_of_call(spec: str, usage_metadata: Mapping[str, Any] | None, retries: int = 0) -> Usage:
     """The usage of one model call from a message's ``usage_metadata`` (and the retries
     its request needed)."""
     meta = usage_metadata or {}

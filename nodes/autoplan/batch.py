@@ -55,7 +55,7 @@ from nodes.environment import release_session, session_key, training_splits
 from nodes.llm import Caller
 from nodes.usage import Usage, add_usage, empty_usage
 
-T = TypeVar("T", bound=dict)
+T = TypeVar("T", bound=Mapping[str, Any])
 
 
 def training_pool(env: Env, split: str | None = None, task_type: str | None = None) -> list[str]:

@@ -13,6 +13,8 @@ instead (nodes.autoplan.few_shot).
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
+from typing import Any
 
 from langchain_core.messages import HumanMessage
 from langchain_core.runnables import RunnableConfig
@@ -34,6 +36,7 @@ from nodes.environment import (
     release,
     start_task,
 )
+from nodes.usage import empty_usage
 
 _LABEL = re.compile(r"^\s*(?:formalized(?: first)? action|action)\s*\d*\s*:\s*", re.IGNORECASE)
 
@@ -111,7 +114,7 @@ async def think(state: CollectState, runtime: Runtime[Context], config: Runnable
     context = await _observed(state, runtime.context)
     ask = Turn(role="user", content=f"{context}\n{text.thought_prompt(env, plan)}")
     llm = acting_caller(runtime.context, state)
-    kind = "thought" if state.get("messages") else "opening_thought"
+    kind: decoding.CallKind = "thought" if state.get("messages") else "opening_thought"
     chat = state.get("messages", [])
     thought = (await decoding.ask(llm, text.chat(env, [*chat, ask]), env, kind)).strip()
     return {
@@ -195,7 +198,7 @@ async def finish(state: CollectState, runtime: Runtime[Context], config: Runnabl
         if transcript.keeps_last_observation(runtime.context.transcript)
         else []
     )
-    branch = state.get("branch") or {}
+    branch: Mapping[str, Any] = state.get("branch") or {}
     success = bool(state.get("success"))
     stop_reason = state.get("stop_reason") or "done"
     cfg = session_config(state, config)
@@ -214,7 +217,7 @@ async def finish(state: CollectState, runtime: Runtime[Context], config: Runnabl
         steps=int(state.get("actions", 0)),
         stop_reason=stop_reason,
         outcome=text.outcome(env, success, stop_reason, detail),
-        usage=state.get("usage") or {},
+        usage=state.get("usage") or empty_usage(),  # no model call: a collection that ended at its start
     )
     await release(state, cfg)
     return {

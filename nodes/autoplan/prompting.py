@@ -14,7 +14,8 @@ The experience is one growing chat, as in the paper's H_t = P ⊕ X ⊕ (o_0, ~a
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 
@@ -130,7 +131,7 @@ def asks_revision(plan: str) -> bool:
     return bool(plan.strip())
 
 
-def experience_block(env: str, number: int, experience: Experience, reflection: dict) -> str:
+def experience_block(env: str, number: int, experience: Experience, reflection: Mapping[str, Any]) -> str:
     """One (P_j, s_j, f_j, r_j) entry of the Upd-prompt (paper eq. 9), numbered from 0 as the
     original numbers its jobs. The lines about the
     plan (``experience_plan``: ALFWorld's revision, HotpotQA's flaws and revision) appear only

@@ -35,6 +35,7 @@ Not reproduced: the original ends an ALFWorld episode when the free-form action 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import Any, Literal
 
 from envs.base import Interface
@@ -118,7 +119,7 @@ def keeps_last_observation(transcript: str) -> bool:
     return transcript != "original"
 
 
-def thinks_after_cap(env: str, transcript: str, state: dict[str, Any]) -> bool:
+def thinks_after_cap(env: str, transcript: str, state: Mapping[str, Any]) -> bool:
     """Whether the original ALFWorld asks one more thought, about the observation at the
     step cap (``state`` is the collection's after a step; the thought then ends it)."""
     return (

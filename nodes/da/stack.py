@@ -32,7 +32,9 @@ def _fingerprint(screen: Screen) -> str:
 def differs(state: DAState) -> bool:
     """S_t != S'_t: the popped entry was saved in another state than the current one."""
     entry = state.get("popped")
-    return bool(entry) and _fingerprint(entry["state"]) != _fingerprint(state["current"])
+    if not entry:
+        return False
+    return _fingerprint(entry["state"]) != _fingerprint(state["current"])
 
 
 def needs_mapping(state: DAState, interface: Interface) -> bool:

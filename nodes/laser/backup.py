@@ -64,7 +64,7 @@ def backup_node(pick: Picker) -> Node:
         here: LaserState = {**state, "env_snapshot": entry["snapshot"]}
         env, reopened, _ = await sync_env(here, ctx, config)  # None: the env is on that item already
         if reopened is not None:
-            here.update(observation=reopened.text, page=space.classify(reopened))
+            here.update({"observation": reopened.text, "page": space.classify(reopened)})
         page = here.get("page", {})
         finish = plan.finish.schema(page, plan.finish_description or None)
         args: dict[str, Any] = {}

@@ -9,7 +9,7 @@ arguments of the last ``Search`` (keywords, max_price).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 TARGET_HEADER = "Target item details (what the user is looking for):"
@@ -47,7 +47,7 @@ def page_observation(page_text: str) -> str:
     return "\n".join(page_text.strip().split("\n\n"))
 
 
-def backup_listing(instruction: str, candidates: list[Mapping[str, Any]]) -> str:
+def backup_listing(instruction: str, candidates: Sequence[Mapping[str, Any]]) -> str:
     """The examined items as a results page without navigation (the original backup's view)."""
     lines = ["Instruction:", instruction]
     for item in candidates:

@@ -38,7 +38,7 @@ from nodes.laser.observe import (
 from nodes.laser.space import FINISH, Page, StateSpace
 from nodes.laser.spaces import Picker
 from nodes.llm import Caller, caller_for
-from nodes.state import RunState
+from nodes.state import RunState, updated
 
 # The paper's settings: at most 15 transitions (the agent is forced to stop), greedy decoding.
 DEFAULTS: dict[str, Any] = {"max_actions": 15, "temperature": 0.0}
@@ -162,12 +162,12 @@ async def run_actions(
 ) -> tuple[dict[str, Any], str]:
     """Execute env actions in order; stop at the first refusal. Returns (update, feedback)."""
     update: dict[str, Any] = {"trajectory": []}
-    current = dict(state)
+    current = state
     for action in actions:
         result, step_update = await execute(env, current, config, action, node=node, caller=llm, rationale=why)
         update["trajectory"] = update["trajectory"] + step_update.pop("trajectory")
         update.update(step_update)
-        current.update(step_update)
+        current = updated(current, step_update)
         update["page"] = space.classify(result.observation)
         if not result.info.get("valid", True):
             return update, str(result.info.get("feedback", "invalid action"))
@@ -223,7 +223,7 @@ def execute_node(pick: Picker) -> Node:
         if tool.reads_then and not feedback:  # keep the detail page's text, go back to the item
             text = detail_text(run["page"].get("section", ""), ctx.detail_text)
             back, feedback = await run_actions(
-                env, {**state, **run}, config, llm, space, list(tool.reads_then), why, "execute"
+                env, updated(state, run), config, llm, space, list(tool.reads_then), why, "execute"
             )
             run = {**run, **back, "trajectory": run["trajectory"] + back["trajectory"]}
             if not feedback:

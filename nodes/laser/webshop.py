@@ -57,7 +57,7 @@ def classify(observation: Observation) -> Page:
     page = Page(state=STATE_OF_PAGE.get(kind, "search"), item_ids=[str(i) for i in info.get("item_ids") or []])
     for key in ("asin", "title", "price", "section"):
         if info.get(key) is not None:
-            page[key] = str(info[key])  # type: ignore[literal-required]
+            page[key] = str(info[key])
     if isinstance(info.get("options"), dict):
         page["options"] = {str(k): [str(v) for v in vs] for k, vs in info["options"].items()}
     return page

@@ -29,7 +29,7 @@ from nodes.sr.actions import kind
 from nodes.sr.constrain import constrain_step
 from nodes.sr.stage import status
 from nodes.sr.state import SRState, StepRecord
-from nodes.state import Step
+from nodes.state import Step, updated
 
 SELF_DESCRIBING = ("press",)  # key presses (MiniWoB's verb) need no paraphrase (the paper's code)
 
@@ -47,7 +47,7 @@ async def execute_action(state: SRState, runtime: Runtime[Context], config: Runn
     item = pending.pop(0)
     steps = list(state.get("steps", []))
     update: dict[str, Any] = await constrain_step(state, ctx, config, len(steps))
-    state = {**state, **update}  # type: ignore[assignment]
+    state = updated(state, update)
     screens = list(state.get("screens", []))
     record = StepRecord(
         action=item["action"],
@@ -60,7 +60,7 @@ async def execute_action(state: SRState, runtime: Runtime[Context], config: Runn
     if item.get("description") or kind(item["action"]) in SELF_DESCRIBING:
         record["description"] = item.get("description") or item["action"]
     if item.get("error"):
-        record.update(valid=False, feedback=item["error"])
+        record.update({"valid": False, "feedback": item["error"]})
         update["trajectory"] = [
             Step(
                 node="execute",
@@ -82,13 +82,13 @@ async def execute_action(state: SRState, runtime: Runtime[Context], config: Runn
         executed["usage"] = llm.usage
         update.update(executed)
         if not executed["trajectory"][0].get("valid", True):
-            record.update(valid=False, feedback=executed["trajectory"][0].get("feedback", ""))
+            record.update({"valid": False, "feedback": executed["trajectory"][0].get("feedback", "")})
         screens.append(result.observation.text)
     if not record["valid"]:
         record["description"] = invalid_description(record["action"], record["feedback"])
     steps.append(record)
     update.update(pending=pending, steps=steps, screens=screens)
-    after: SRState = {**state, **update}  # type: ignore[typeddict-item]
+    after = updated(state, update)
     interface = await env_interface(ctx)
     update["status"] = status(after, ctx, interface, exception=not record["valid"], stopped=False)
     update.update(steps=edit(before.get("steps", []), steps), screens=edit(before.get("screens", []), screens))

@@ -56,7 +56,14 @@ class Memory(TypedDict):
     reflections: list[str]  # every statement so far, in order (the ablation without structure)
 
 
-class TrialRecord(TypedDict, total=False):
+class Reflected(TypedDict, total=False):
+    """What the reflection after a trial adds to the trial's record."""
+
+    reflection: str
+    reflection_error: str
+
+
+class TrialRecord(Reflected, total=False):
     """One finished trial, for the result and for the reflection that follows it."""
 
     trial: int
@@ -65,8 +72,6 @@ class TrialRecord(TypedDict, total=False):
     sources: list[str]
     planning_calls: int
     reward: float
-    reflection: str
-    reflection_error: str
 
 
 class SRState(RunState, total=False):

@@ -16,7 +16,7 @@ reports); the step budget applies per trial.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Unpack
 
 from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
@@ -25,7 +25,7 @@ from envs.base import Observation
 from nodes.channels import edit
 from nodes.context import Context
 from nodes.environment import env_interface, release, start_task
-from nodes.sr.state import SRState, TrialRecord, empty_memory
+from nodes.sr.state import Reflected, SRState, TrialRecord, empty_memory
 
 
 def task_name(task_id: str, observation: Observation) -> str:
@@ -56,7 +56,7 @@ async def start_trial(state: SRState, runtime: Runtime[Context], config: Runnabl
     return update
 
 
-def record(state: SRState, **extra: Any) -> TrialRecord:
+def record(state: SRState, **extra: Unpack[Reflected]) -> TrialRecord:
     """The record of the trial that just ended."""
     steps = state.get("steps", [])
     return TrialRecord(
