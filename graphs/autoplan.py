@@ -32,7 +32,7 @@ from typing import Any
 
 from langgraph.graph import END, START, StateGraph
 
-from graphs.edges import inline
+from graphs.edges import add_nodes, inline
 from graphs.method import Method, Training
 from nodes.autoplan import few_shot
 from nodes.autoplan.batch import (
@@ -58,7 +58,7 @@ from nodes.autoplan.collect import (
 from nodes.autoplan.decoding import DEFAULTS
 from nodes.autoplan.plan import next_iteration, plan
 from nodes.autoplan.reflect import reflect
-from nodes.autoplan.state import Collected, CollectState, TrainState
+from nodes.autoplan.state import Collected, CollectState, Reflection, TrainState
 from nodes.channels import added, length
 from nodes.context import Context
 from nodes.usage import add_usage
@@ -71,15 +71,20 @@ def recursion_limit(context: Context) -> int:
     return max(NODES_PER_STEP * max_actions(context), 5 * context.iterations) + 20
 
 
-def _collection(output_schema: type | None = None) -> StateGraph:
+def _collection(output_schema: type | None = None) -> StateGraph[CollectState, Context, CollectState, Any]:
     """The collection graph; in training it hands back only its experience (``Collected``)."""
     builder = StateGraph(CollectState, context_schema=Context, output_schema=output_schema)
-    builder.add_node("start", start)
-    builder.add_node("think", think)
-    builder.add_node("act", act)
-    builder.add_node("formalize", formalize)
-    builder.add_node("execute", execute_command)
-    builder.add_node("finish", finish)
+    add_nodes(
+        builder,
+        {
+            "start": start,
+            "think": think,
+            "act": act,
+            "formalize": formalize,
+            "execute": execute_command,
+            "finish": finish,
+        },
+    )
     builder.add_edge(START, "start")
     builder.add_conditional_edges("start", inline(next_step), ["think", "finish"])
     builder.add_conditional_edges("think", inline(after_thought), ["act", "finish"])
@@ -98,11 +103,9 @@ def build_graph(checkpointer: Any = None):
 def build_training_graph(checkpointer: Any = None):
     """The training graph: input ``{"task_ids": [...]}``, the pool batches are drawn from."""
     builder = StateGraph(TrainState, context_schema=Context)
-    builder.add_node("sample_batch", sample_batch)
-    builder.add_node("collect", _collection(Collected).compile(name="collect"))
-    builder.add_node("score_batch", score_batch)
-    builder.add_node("reflect", reflect)
-    builder.add_node("plan", plan)
+    add_nodes(builder, {"sample_batch": sample_batch})
+    builder.add_node("collect", _collection(Collected).compile(name="collect"))  # a subgraph
+    add_nodes(builder, {"score_batch": score_batch, "reflect": reflect, "plan": plan})
     builder.add_edge(START, "sample_batch")
     builder.add_conditional_edges("sample_batch", inline(send_collections), ["collect"])
     builder.add_edge("collect", "score_batch")
@@ -143,6 +146,7 @@ def training_record(state: TrainState, context: Context) -> dict[str, Any]:
     usage = add_usage(state.get("usage"), None)
     iterations = []
     pool = list(dict.fromkeys(state.get("task_ids") or []))
+    unreflected = Reflection()  # what an experience without a reflection shows
     for i in range(len(plans) - 1):
         reflections = {r.get("index"): r for r in of_iteration(state.get("reflections") or [], i)}
         jobs = [
@@ -150,9 +154,9 @@ def training_record(state: TrainState, context: Context) -> dict[str, Any]:
                 "task_id": e.get("task_id"),
                 "success": bool(e.get("success")),
                 "steps": e.get("steps", 0),
-                "summary": reflections.get(e.get("index"), {}).get("summary", ""),
-                "flaw": reflections.get(e.get("index"), {}).get("flaw", ""),
-                "revision": reflections.get(e.get("index"), {}).get("revision", ""),
+                "summary": reflections.get(e.get("index"), unreflected).get("summary", ""),
+                "flaw": reflections.get(e.get("index"), unreflected).get("flaw", ""),
+                "revision": reflections.get(e.get("index"), unreflected).get("revision", ""),
             }
             for e in of_iteration(experiences, i)
         ]

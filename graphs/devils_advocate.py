@@ -36,7 +36,7 @@ from typing import Any
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 
-from graphs.edges import inline
+from graphs.edges import add_nodes, inline
 from graphs.method import Method
 from nodes.channels import added
 from nodes.context import Context
@@ -121,22 +121,27 @@ def after_act(state: DAState, runtime: Runtime[Context]) -> str:
 def build_graph(checkpointer: Any = None):
     """Algorithm 1 as a LangGraph graph; ``checkpointer`` is any LangGraph saver."""
     builder = StateGraph(DAState, context_schema=Context)
-    builder.add_node("start", start)
-    builder.add_node("plan", plan)
-    builder.add_node("new_episode", new_episode)
-    builder.add_node("pop", pop)
-    builder.add_node("backtrack", backtrack)
-    builder.add_node("map_element", map_element)
-    builder.add_node("next_subtask", next_subtask)
-    builder.add_node("execute", execute_action)
-    builder.add_node("describe", describe)
-    builder.add_node("align", align)
-    builder.add_node("complete", complete)
-    builder.add_node("act", act)
-    builder.add_node("remedy", remedy)
-    builder.add_node("push", push)
-    builder.add_node("reflect", reflect)
-    builder.add_node("finish", finish)
+    add_nodes(
+        builder,
+        {
+            "start": start,
+            "plan": plan,
+            "new_episode": new_episode,
+            "pop": pop,
+            "backtrack": backtrack,
+            "map_element": map_element,
+            "next_subtask": next_subtask,
+            "execute": execute_action,
+            "describe": describe,
+            "align": align,
+            "complete": complete,
+            "act": act,
+            "remedy": remedy,
+            "push": push,
+            "reflect": reflect,
+            "finish": finish,
+        },
+    )
 
     builder.add_edge(START, "start")
     builder.add_edge("start", "plan")

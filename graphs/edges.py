@@ -1,13 +1,30 @@
-"""How the graphs register their routers (the functions of conditional edges)."""
+"""How the graphs register their nodes and their routers (the functions of conditional edges)."""
 
 from __future__ import annotations
 
 import functools
 import inspect
-from collections.abc import Awaitable, Callable
-from typing import Any, TypeVar
+from collections.abc import Awaitable, Callable, Mapping
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from nodes.state import Node
+
+if TYPE_CHECKING:
+    from langgraph.graph import StateGraph
 
 T = TypeVar("T")
+
+
+def add_nodes(builder: StateGraph[Any, Any, Any, Any], nodes: Mapping[str, Node]) -> None:
+    """Add ``nodes`` (name -> node function) to ``builder``, in order.
+
+    A node taking (state, runtime, config), as the model-calling nodes do, is one LangGraph
+    runs (it passes ``runtime`` and ``config`` by parameter name) but none of ``add_node``'s
+    typed overloads lists; as a ``Node`` it is checked for what the graph needs of it (a
+    coroutine function returning its update) instead of failing those overloads.
+    """
+    for name, node in nodes.items():
+        builder.add_node(name, node)
 
 
 def inline(router: Callable[..., T]) -> Callable[..., Awaitable[T]]:

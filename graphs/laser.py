@@ -23,7 +23,7 @@ original laser_agent.py.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from typing import Any
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
@@ -86,7 +86,8 @@ def build_graph(checkpointer: BaseCheckpointSaver | None = None, space: StateSpa
     transitions = space.transitions() if space is not None else merged_transitions(SPACES.values())
     with_backup = space is None or space.backup is not None
     route = _router(pick)
-    labels = {
+    # edge label -> node: the routers' path maps (LangGraph declares them dict[Hashable, str])
+    labels: dict[Hashable, str] = {
         _edge_label(transitions, target): target
         for target in (*transitions, *(("backup",) if with_backup else ()), "finish")
     }
@@ -118,9 +119,10 @@ def build_graph(checkpointer: BaseCheckpointSaver | None = None, space: StateSpa
     if len(transitions) == 1:
         builder.add_edge("start", next(iter(transitions)))
     else:  # the state of the first page
-        builder.add_conditional_edges("start", inline(after_start), {name: name for name in transitions})
+        first: dict[Hashable, str] = {name: name for name in transitions}
+        builder.add_conditional_edges("start", inline(after_start), first)
     for name in transitions:
-        edges = {"call": "execute", "answer refused": name, "finish": "finish"}
+        edges: dict[Hashable, str] = {"call": "execute", "answer refused": name, "finish": "finish"}
         if with_backup:
             edges["backup"] = "backup"
         builder.add_conditional_edges(name, inline(after_choice), edges)

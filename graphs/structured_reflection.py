@@ -43,7 +43,7 @@ from typing import Any, Literal
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 
-from graphs.edges import inline
+from graphs.edges import add_nodes, inline
 from graphs.method import Method
 from nodes.channels import added
 from nodes.context import Context
@@ -106,13 +106,18 @@ def after_describe(state: SRState, runtime: Runtime[Context]) -> Next:
 def build_graph(checkpointer: Any = None):
     """The compiled Structured Reflection graph (pass a checkpointer to resume runs)."""
     builder = StateGraph(SRState, context_schema=Context)
-    builder.add_node("start_trial", start_trial)
-    builder.add_node("replay", replay)
-    builder.add_node("plan", plan)
-    builder.add_node("execute", execute_action)
-    builder.add_node("describe", describe)
-    builder.add_node("reflect", reflect)
-    builder.add_node("finish", finish)
+    add_nodes(
+        builder,
+        {
+            "start_trial": start_trial,
+            "replay": replay,
+            "plan": plan,
+            "execute": execute_action,
+            "describe": describe,
+            "reflect": reflect,
+            "finish": finish,
+        },
+    )
     builder.add_edge(START, "start_trial")
     builder.add_edge("start_trial", "replay")
     builder.add_conditional_edges("replay", inline(after_replay))

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, TypeVar
 
 from langchain_core.runnables import RunnableConfig
@@ -201,7 +201,7 @@ async def sample_batch(state: TrainState, runtime: Runtime[Context], config: Run
     return {"batch": batch, "plans": edit(state.get("plans") or [], plans), "session_root": root}
 
 
-def send_collections(state: TrainState) -> list[Send]:
+def send_collections(state: TrainState) -> Sequence[Send]:
     """One ``collect`` branch per task instance, each with the current plan X_i and its
     counter at the phase's start."""
     iteration = iteration_of(state)
@@ -236,7 +236,7 @@ async def score_batch(state: TrainState) -> dict:
     return {"scores": edit(state.get("scores") or [], [*(state.get("scores") or []), score]), "usage": usage}
 
 
-def send_reflections(state: TrainState) -> list[Send]:
+def send_reflections(state: TrainState) -> Sequence[Send]:
     """One ``reflect`` branch per experience of this iteration, each starting at the phase's count."""
     iteration = iteration_of(state)
     start = phase_starts(state, iteration)[1]

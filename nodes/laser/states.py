@@ -17,7 +17,6 @@ the run (a graph built for one space, or the default graph's choice by ``Context
 from __future__ import annotations
 
 import json
-from collections.abc import Awaitable, Callable
 from typing import Annotated, Any, TypedDict
 
 from langchain_core.runnables import RunnableConfig
@@ -38,14 +37,12 @@ from nodes.laser.observe import (
 from nodes.laser.space import FINISH, Page, StateSpace
 from nodes.laser.spaces import Picker
 from nodes.llm import Caller, caller_for
-from nodes.state import RunState, updated
+from nodes.state import Node, RunState, updated
 
 # The paper's settings: at most 15 transitions (the agent is forced to stop), greedy decoding.
 DEFAULTS: dict[str, Any] = {"max_actions": 15, "temperature": 0.0}
 BACKUP_MARGIN = 2  # the backup purchase starts 2 transitions before the cap (13)
 REFUSAL_LIMIT = 3  # consecutive steps whose answer was refused end the exploration
-
-Node = Callable[..., Awaitable[dict[str, Any]]]
 
 
 class BufferItem(TypedDict):
