@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Generic, TypeAlias, TypeVar
 
 from nodes.context import Context
 
@@ -18,6 +18,10 @@ if TYPE_CHECKING:  # annotations only: langgraph loads with a method's graph mod
     from langgraph.graph.state import CompiledStateGraph
 
     from envs.base import Env
+
+    Graph: TypeAlias = CompiledStateGraph[Any, Context, Any, Any]  # every graph runs with a Context
+
+S = TypeVar("S", bound=Mapping[str, Any])  # a graph's state as its callbacks read it (its TypedDict)
 
 DEFAULT_RECURSION_LIMIT = 2000  # LangGraph supersteps a run may take when the method gives no bound
 
@@ -35,7 +39,7 @@ def _default_recursion_limit(context: Context) -> int:
 
 
 @dataclass(frozen=True)
-class Training:
+class Training(Generic[S]):
     """A method's training phase (AutoPlan): what the app's training driver needs from it.
 
     The driver (graphs.app.training) runs ``build_graph()`` on the tasks ``pool`` draws from the
@@ -43,34 +47,34 @@ class Training:
     the final state, and calls ``release`` with the latest state when a run stops early.
     """
 
-    build_graph: Callable[..., CompiledStateGraph]
+    build_graph: Callable[..., Graph]
     pool: Callable[[Env, str | None, str | None], list[str]]  # (env, split, task type) -> task ids
-    record: Callable[[dict[str, Any], Context], dict[str, Any]]  # final state -> what is written
-    release: Callable[[dict[str, Any]], Awaitable[None]]  # closes what a stopped run left open
+    record: Callable[[S, Context], dict[str, Any]]  # final state -> what is written
+    release: Callable[[S], Awaitable[None]]  # closes what a stopped run left open
     narrate: Callable[[str, dict[str, Any]], str | None] = _no_narration
     envs: tuple[str, ...] = ()  # the envs it trains on: those with training splits (envs.base.TrainingSplits)
 
 
 @dataclass(frozen=True)
-class Method:
+class Method(Generic[S]):
     """One introspective method as the framework sees it."""
 
     name: str  # "laser": the registry key, the CLI's METHOD, langgraph.json's graph name
     title: str  # "LASER"
     summary: str  # what the method does, in a few words (README's method table)
     paper: str  # "Ma et al. 2023"
-    build_graph: Callable[..., CompiledStateGraph]  # build_graph(checkpointer=None)
-    graph: CompiledStateGraph  # compiled once per process, without a checkpointer (Studio adds one)
+    build_graph: Callable[..., Graph]  # build_graph(checkpointer=None)
+    graph: Graph  # compiled once per process, without a checkpointer (Studio adds one)
     envs: tuple[str, ...]  # every env it runs on
     paper_envs: tuple[str, ...]  # the paper's own setting(s)
     default_env: str
     defaults: Mapping[str, Any]  # the method's published limits, the one mapping its nodes read
-    result: Callable[[dict[str, Any]], dict[str, Any]]  # per-task fields of evaluation rows
+    result: Callable[[S], dict[str, Any]]  # final state -> per-task fields of evaluation rows
     aliases: tuple[str, ...] = ()
     recursion_limit: Callable[[Context], int] = _default_recursion_limit
     narrate: Callable[[str, dict[str, Any]], str | None] = _no_narration  # one CLI line per node update
     check: Callable[[Context, bool], None] = _no_check  # settings that contradict each other (EnvError)
-    training: Training | None = None
+    training: Training[Any] | None = None  # its graph's state is not the method graph's
     # graphs Studio serves (langgraph.json): graph name -> attribute of the method's module
     studio_graphs: Mapping[str, str] = field(default_factory=dict)
     # the paper's baselines, which are this graph with other settings: name -> how to select it

@@ -13,7 +13,7 @@ every total it is part of, which reports show as "unpriced", never as $0.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any, TypedDict
 
 
@@ -87,6 +87,14 @@ def add_usage(left: Usage | None, right: Usage | None) -> Usage:
 def add_costs(left: float | None, right: float | None) -> float | None:
     """The sum of two costs in USD, None when either is unpriced."""
     return None if left is None or right is None else round(float(left) + float(right), 8)
+
+
+def sum_costs(costs: Iterable[float | None]) -> float | None:
+    """The sum of costs in USD (0.0 for none), None when any is unpriced."""
+    total: float | None = 0.0
+    for part in costs:
+        total = add_costs(total, part)
+    return total
 
 
 def cost(spec: str, input_tokens: int, output_tokens: int) -> float | None:

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # the checkpointer modules load langchain_core: only when one is opened
+    from langchain_core.runnables import RunnableConfig
     from langgraph.checkpoint.base import BaseCheckpointSaver
 
 DEFAULT_FILE = "checkpoints.sqlite"
@@ -158,7 +159,7 @@ async def copy_thread(saver: BaseCheckpointSaver, source: str, target: str, upto
     for item in reversed(found):
         ns = item.config["configurable"].get("checkpoint_ns", "")
         parent = (item.parent_config or {}).get("configurable", {}).get("checkpoint_id")
-        config = {
+        config: RunnableConfig = {
             "configurable": {"thread_id": target, "checkpoint_ns": ns, **({"checkpoint_id": parent} if parent else {})}
         }
         stored = await saver.aput(config, item.checkpoint, item.metadata, dict(item.checkpoint["channel_versions"]))

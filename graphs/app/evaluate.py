@@ -18,7 +18,6 @@ summary counts success over the tasks that ran to an outcome and lists errors ap
 from __future__ import annotations
 
 import asyncio
-import functools
 import hashlib
 import json
 import os
@@ -35,7 +34,7 @@ from graphs import method_named
 from graphs.app.runner import Outcome, drive, outcome_of
 from nodes.context import Context
 from nodes.llm import RETRY_NOTICE, ModelCallError
-from nodes.usage import Usage, add_costs, add_usage, dollars
+from nodes.usage import Usage, add_usage, dollars, sum_costs
 
 SETTING_TEXT = 80  # longer settings (a plan) appear in rows as a hash
 
@@ -187,7 +186,7 @@ def summarize(rows: list[dict[str, Any]]) -> Summary:
         model_calls=int(total("model_calls", rows)),
         input_tokens=int(total("input_tokens", rows)),
         output_tokens=int(total("output_tokens", rows)),
-        cost_usd=functools.reduce(add_costs, (r.get("cost_usd", 0.0) for r in rows), 0.0),
+        cost_usd=sum_costs(r.get("cost_usd", 0.0) for r in rows),
         retries=int(total("retries", rows)),
         errors=[(str(r["task_id"]), str(r["error"])) for r in rows if r.get("error")],
     )
@@ -267,7 +266,11 @@ async def evaluate(
         if on_retry is not None:  # this task's own context: its graph's nodes inherit it
             RETRY_NOTICE.set(lambda notice: on_retry(task_id, notice))
         async with gate:
-            row = await (run(task_id) if run else run_one(method, context, task_id, checkpointer))
+            if run is not None:
+                row = await run(task_id)
+            else:
+                assert checkpointer is not None  # tasks that run here run with the caller's checkpointer
+                row = await run_one(method, context, task_id, checkpointer)
         await results.append(row)
         if on_row is not None:
             on_row(row)

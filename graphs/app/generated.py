@@ -17,9 +17,13 @@ import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from graphs import METHODS, compiled, matrix_rows, methods, studio_graphs
 from graphs.app import reference
+
+if TYPE_CHECKING:
+    from langchain_core.runnables.graph import Graph
 
 ROOT = Path(__file__).resolve().parents[2]
 LANGGRAPH_JSON = ROOT / "langgraph.json"
@@ -58,7 +62,7 @@ def matrix_table() -> str:
 VOCABULARY = ("plan", "act", "remedy", "align", "complete", "describe", "map_element", "reflect", "execute")
 
 
-def _drawings() -> dict[str, object]:
+def _drawings() -> dict[str, Graph]:
     return {name: compiled(method, attribute).get_graph() for name, (method, attribute) in studio_graphs().items()}
 
 

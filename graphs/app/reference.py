@@ -106,7 +106,8 @@ def options(method: str) -> str:
         description = str(field.metadata.get("description", ""))
         if declared.title not in description:
             continue
-        default = field.default if field.default is not dataclasses.MISSING else field.default_factory()
+        factory = field.default_factory  # MISSING (not callable) unless the field has a factory
+        default = factory() if callable(factory) else field.default
         rows.append(f"| `{field.name}` | {_type(field)} | `{json.dumps(default)}` | {_cell(description)} |")
     rows += [
         "",

@@ -17,14 +17,17 @@ from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
 
 from graphs import method_named
 from graphs.app.evaluate import eval_thread_id, row_for
 from graphs.app.runner import has_finished
 from graphs.method import DEFAULT_RECURSION_LIMIT
 from nodes.context import Context
+
+if TYPE_CHECKING:
+    from langgraph_sdk.schema import Config
 
 THREADS = uuid.UUID("5f0c2b9e-8a1d-4e5b-9c3f-6d7a8b9c0d1e")  # namespace of evaluation thread ids
 ACTIVE = ("pending", "running")
@@ -100,7 +103,7 @@ class ServerEvaluation:
 
     async def _follow(self, task_id: str, thread: str, graph_input: dict[str, Any] | None) -> None:
         """Start a run (``graph_input`` None continues the thread's checkpoint) and follow it."""
-        config = {
+        config: Config = {
             "recursion_limit": max(method_named(self.method).recursion_limit(self.context), DEFAULT_RECURSION_LIMIT)
         }
         async for part in self.client.runs.stream(
@@ -119,15 +122,17 @@ class ServerEvaluation:
                 for node in part.data:
                     self.on_step(task_id, node)
 
-    async def _state_or_empty(self, thread: str) -> dict[str, Any]:
+    async def _state_or_empty(self, thread: str) -> Mapping[str, Any]:
         try:
             return await self.client.threads.get_state(thread)
         except Exception:  # noqa: BLE001 - the row then carries no usage; the error says why
             return {}
 
-    def _row(self, task_id: str, thread: str, state: dict[str, Any], seconds: float, error: str = "") -> dict[str, Any]:
+    def _row(
+        self, task_id: str, thread: str, state: Mapping[str, Any], seconds: float, error: str = ""
+    ) -> dict[str, Any]:
         return row_for(self.method, self.context, task_id, thread, dict(state.get("values") or {}), seconds, error)
 
 
-def _finished(state: dict[str, Any]) -> bool:
+def _finished(state: Mapping[str, Any]) -> bool:
     return has_finished(state.get("values"), state.get("next"), state.get("tasks"))

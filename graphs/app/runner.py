@@ -24,6 +24,7 @@ from graphs.method import DEFAULT_RECURSION_LIMIT
 from nodes.context import Context
 
 if TYPE_CHECKING:  # langgraph is imported with the method's graph module, not before
+    from langchain_core.runnables import RunnableConfig
     from langgraph.checkpoint.base import BaseCheckpointSaver
 
 OnUpdate = Callable[[str, dict[str, Any]], Awaitable[None] | None]
@@ -50,7 +51,7 @@ def graph_for(method: str, checkpointer: BaseCheckpointSaver | None) -> Any:
     return method_named(method).graph.copy(update={"checkpointer": checkpointer})
 
 
-def run_config(thread_id: str, method: str, context: Context) -> dict[str, Any]:
+def run_config(thread_id: str, method: str, context: Context) -> RunnableConfig:
     """The thread's config; its metadata makes the thread resumable by id alone."""
     return {
         "configurable": {"thread_id": thread_id},
@@ -99,7 +100,7 @@ async def drive(
     return await outcome_of(method, thread_id, checkpointer)
 
 
-async def questions(graph: Any, config: dict[str, Any]) -> Pending:
+async def questions(graph: Any, config: RunnableConfig) -> Pending:
     """The questions a paused thread waits on (nodes.confirm), oldest first."""
     snapshot = await graph.aget_state(config)
     return [(item.id, item.value) for item in snapshot.interrupts]

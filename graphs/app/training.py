@@ -20,10 +20,12 @@ from graphs.method import Method
 from nodes.context import Context
 
 if TYPE_CHECKING:
+    from langchain_core.runnables import RunnableConfig
+
     from graphs.app.runner import OnQuestion
 
 
-def training_config(method: Method, context: Context, thread_id: str, plan_out: Path) -> dict[str, Any]:
+def training_config(method: Method, context: Context, thread_id: str, plan_out: Path) -> RunnableConfig:
     """The thread's config; its metadata lets ``introspect resume`` continue the training."""
     return {
         "configurable": {"thread_id": thread_id},
@@ -76,10 +78,13 @@ async def train(
     try:
         while True:
             if pending:
+                assert on_question is not None  # questions are only gathered for it
                 answers = await on_question(pending)
                 if answers is None:
                     break
                 graph_input = Command(resume=answers)
+            mode: str
+            chunk: Any  # a list of stream modes yields (mode, chunk) pairs, which the stubs do not tell apart
             async for mode, chunk in runner.astream(
                 graph_input, config, context=context, stream_mode=["updates", "values"]
             ):

@@ -45,7 +45,11 @@ async def _serve(method: str, context: Context, checkpoint: str, slots: int, tas
     async def slot(saver: Any) -> None:
         while (task_id := await asyncio.to_thread(tasks.get)) is not None:
             out.put(("took", pid, task_id, None))
-            RETRY_NOTICE.set(lambda notice, task=task_id: out.put(("retry", pid, task, notice)))
+
+            def notice(text: str, task: str = task_id) -> None:
+                out.put(("retry", pid, task, text))
+
+            RETRY_NOTICE.set(notice)
             out.put(("row", pid, task_id, await run_one(method, context, task_id, saver)))
 
     try:

@@ -5,14 +5,13 @@ graphs.app.report.render."""
 
 from __future__ import annotations
 
-import functools
 from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
 from graphs.app.report.load import Config
 from graphs.app.report.stats import RESAMPLES, SEED, Difference, paired_bootstrap
-from nodes.usage import add_costs, dollars
+from nodes.usage import dollars, sum_costs
 
 NONE = "-"  # a cell with nothing to show (no task of that kind)
 EXAMPLES = 5  # task ids listed per failure kind
@@ -45,7 +44,7 @@ def rate(rows: list[dict[str, Any]]) -> float | None:
 
 def total_cost(rows: list[dict[str, Any]]) -> float | None:
     """Summed cost; None (unpriced) when any row's model has no known price."""
-    return functools.reduce(add_costs, (r.get("cost_usd") for r in rows), 0.0)
+    return sum_costs(r.get("cost_usd") for r in rows)
 
 
 def configurations_table(configs: list[Config]) -> Table:
