@@ -87,6 +87,7 @@ def after_replay(state: SRState) -> Literal["execute", "plan"]:
 
 
 def after_plan(state: SRState, runtime: Runtime[Context]) -> Literal["execute", "reflect", "finish"]:
+    # plan leaves actions pending or ends the trial (sets its status): _after_step's "replay" cannot come here
     return "execute" if state.get("pending") else _after_step(state, runtime)  # type: ignore[return-value]
 
 

@@ -72,6 +72,7 @@ def _install_translation_cache() -> None:
         _TRANSLATIONS.move_to_end(key)
         return _TRANSLATIONS[key]
 
+    # the mark that the cache is installed (read above); mypy does not model a function's own attributes
     cached.introspect_cached = True  # type: ignore[attr-defined]
     fast_downward.pddl2sas = cached
 

@@ -33,7 +33,7 @@ deterministic replay gives the same ids.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, TypedDict
+from typing import Literal, TypedDict
 
 from playwright.async_api import Page
 
@@ -209,6 +209,14 @@ class Screen:
         self.ids = [item["id"] for item in self.items if item.get("id") and item["id"] not in self.disabled]
 
 
+# ScreenItem key -> the attribute it is shown as
+_SHOWN_ATTRIBUTES: tuple[tuple[Literal["cls", "placeholder", "value"], str], ...] = (
+    ("cls", "class"),
+    ("placeholder", "placeholder"),
+    ("value", "value"),
+)
+
+
 def _attr(value: str) -> str:
     return '"' + value.replace('"', "&quot;") + '"'
 
@@ -225,9 +233,9 @@ def render(item: ScreenItem, disabled: frozenset[str] = frozenset()) -> str:
         parts.append(f"id={item['id']}")
     if item.get("type"):
         parts.append(f"type={_attr(item['type'])}")
-    for key, label in (("cls", "class"), ("placeholder", "placeholder"), ("value", "value")):
+    for key, label in _SHOWN_ATTRIBUTES:
         if item.get(key):
-            parts.append(f"{label}={_attr(item[key])}")  # type: ignore[literal-required]
+            parts.append(f"{label}={_attr(item[key])}")
     if item.get("checked"):
         parts.append("checked")
     if item.get("disabled"):
@@ -240,8 +248,8 @@ def render(item: ScreenItem, disabled: frozenset[str] = frozenset()) -> str:
 
 async def read_screen(page: Page, disabled: frozenset[str] = frozenset()) -> Screen:
     """Read the page's compact screen (assigning ids to elements seen for the first time)."""
-    items: list[dict[str, Any]] = await page.evaluate(SCREEN_JS, ID_ATTR)
-    return Screen(items, disabled)  # type: ignore[arg-type]
+    items: list[ScreenItem] = await page.evaluate(SCREEN_JS, ID_ATTR)  # SCREEN_JS builds ScreenItems
+    return Screen(items, disabled)
 
 
 def selector_for(element_id: str) -> str:

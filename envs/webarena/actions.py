@@ -21,8 +21,8 @@ import re
 from collections.abc import Awaitable
 from dataclasses import dataclass
 
+from playwright.async_api import CDPSession, Locator, Page, Request
 from playwright.async_api import Error as PlaywrightError
-from playwright.async_api import Locator, Page
 
 from envs import browser
 
@@ -140,12 +140,12 @@ def key_combination(key_comb: str) -> str:
     return "+".join(_KEYS.get(p.lower(), p) for p in parts)
 
 
-async def locate(cdp: object, page: Page, backend_id: int) -> Locator:
+async def locate(cdp: CDPSession, page: Page, backend_id: int) -> Locator:
     """A locator for the DOM node ``backend_id`` (a text node's parent element), via a data tag."""
     token = str(next(_tokens))
     try:
-        resolved = await cdp.send("DOM.resolveNode", {"backendNodeId": backend_id})  # type: ignore[attr-defined]
-        await cdp.send(  # type: ignore[attr-defined]
+        resolved = await cdp.send("DOM.resolveNode", {"backendNodeId": backend_id})
+        await cdp.send(
             "Runtime.callFunctionOn",
             {
                 "objectId": resolved["object"]["objectId"],
@@ -225,8 +225,8 @@ async def with_navigation(page: Page, action: Awaitable[None], grace_s: float = 
     """
     started = asyncio.Event()
 
-    def on_request(request: object) -> None:
-        if request.is_navigation_request() and request.frame == page.main_frame:  # type: ignore[attr-defined]
+    def on_request(request: Request) -> None:
+        if request.is_navigation_request() and request.frame == page.main_frame:
             started.set()
 
     page.on("request", on_request)
