@@ -134,34 +134,15 @@ class WorkerPool:
         for task_id, pid in list(self.running.items()):
             if pid in dead:
                 del self.running[task_id]
-                thread = eval_thread_id(self.method, self.context, task_id)
-                self._settle(
-                    task_id,
-                    row_for(
-                        self.method,
-                        self.context,
-                        task_id,
-                        thread,
-                        {},
-                        0.0,
-                        error=f"WorkerDied: worker process {pid} exited with code {dead[pid]}",
-                    ),
-                )
+                self._died(task_id, f"worker process {pid} exited with code {dead[pid]}")
         if len(dead) == len(self.processes):  # nobody left to take the queued tasks
             for task_id in [t for t in self.waiting if t not in self.running]:
-                thread = eval_thread_id(self.method, self.context, task_id)
-                self._settle(
-                    task_id,
-                    row_for(
-                        self.method,
-                        self.context,
-                        task_id,
-                        thread,
-                        {},
-                        0.0,
-                        error="WorkerDied: every worker process has exited",
-                    ),
-                )
+                self._died(task_id, "every worker process has exited")
+
+    def _died(self, task_id: str, why: str) -> None:
+        """Settle ``task_id`` with an error row saying which worker's death ended it."""
+        thread = eval_thread_id(self.method, self.context, task_id)
+        self._settle(task_id, row_for(self.method, self.context, task_id, thread, {}, 0.0, error=f"WorkerDied: {why}"))
 
     def _settle(self, task_id: str, row: dict[str, Any]) -> None:
         future = self.waiting.pop(task_id, None)
