@@ -39,12 +39,25 @@ def test_no_artefact_of_a_run_holds_the_key(method, openai_stub, tmp_path, monke
     openai_stub.faults = Faults(rate=0.3, seed=1, timeout_s=3)
     openai_stub.replies.extend(scenario.stub_replies())
     code = run_main(
-        ["eval", method, "--env", scenario.env, "--tasks", scenario.graph_input["task_id"], *MODEL, *plan],
+        [
+            "eval",
+            method,
+            "--env",
+            scenario.env,
+            "--tasks",
+            scenario.graph_input["task_id"],
+            *MODEL,
+            *plan,
+            "--record",
+            "recording.jsonl",
+        ],
         logs=logs,
         name="eval",
     )
     assert code == 0, output(logs, "eval")
     assert openai_stub.faults.injected  # retry notices were printed
+    results = next((run_dir / "results").glob("*.jsonl"))  # its pages in the viewer
+    assert run_main(["view", str(results), "--out", "views"], logs=logs, name="view") == 0, output(logs, "view")
 
     openai_stub.faults = None
     openai_stub.replies[:] = [
@@ -96,6 +109,6 @@ def test_no_artefact_of_a_run_holds_the_key(method, openai_stub, tmp_path, monke
 
     names = {p.name for p in files_under(run_dir)}
     assert {"checkpoints.sqlite", "checkpoints.sqlite-wal", "eval.out", "eval.err", "refused.err"} <= names, names
-    assert any(name.endswith(".jsonl") for name in names)  # the results
+    assert {"recording.jsonl", "index.html"} <= names, names  # the model exchanges, the viewer's pages
     assert {h.get("authorization") for h in openai_stub.headers} == {f"Bearer {STUB_KEY}"}  # the key was used
     assert leaks(run_dir, [STUB_KEY, f"Bearer {STUB_KEY}"]) == []
