@@ -1,16 +1,23 @@
 """``introspect view``: a real run's page, opened in Chromium with every network request
 refused (the page must stand alone), shows its steps, the Devil's Advocate backtrack and
-the screenshots the run kept (``--screenshots``); a results file gets an index page."""
+the screenshots the run kept (``--screenshots``); a results file gets an index page; a
+scripted run of every method gets its steps and the method's own structures; an AutoPlan
+training thread gets its iterations (batch, experiences, SIR reflections, plans)."""
 
 from __future__ import annotations
 
 import asyncio
+import html
 import json
 
 import pytest
 
+from graphs.app.checkpoint import open_checkpointer
 from graphs.app.cli import main
+from graphs.app.runner import outcome_of
+from graphs.app.view import STRUCTURES
 from tests.support.laser_demo import write_demo_script
+from tests.support.scenarios import SCENARIOS
 
 
 def cli(capsys, *args: str) -> tuple[int, str, str]:
@@ -123,3 +130,122 @@ def test_bad_view_input_is_one_line(capsys, tmp_path, target, message):
     )
     assert code == 2 and message in err and len(err.strip().splitlines()) == 1
     assert not (tmp_path / "views").exists()
+
+
+async def final_state(db: str, method: str, thread: str) -> dict:
+    async with open_checkpointer(db) as saver:
+        return (await outcome_of(method, thread, saver)).state
+
+
+# what each method's section shows of this run, besides its structures' titles
+OWN = {
+    "laser": lambda text: "search -&gt; results -&gt; item" in text,
+    "structured_reflection": lambda text: "<div class='mark trial'><pre>trial 1 ended no change" in text,
+    "devils_advocate": lambda text: text.count("<div class='mark backtrack'>") == 1,
+    "autoplan": lambda text: html.escape(SCENARIOS["autoplan"].context["plan"].splitlines()[0], quote=True) in text,
+}
+
+
+@pytest.mark.parametrize(
+    "method",
+    [
+        "laser",
+        "autoplan",
+        pytest.param("structured_reflection", marks=pytest.mark.browser),
+        pytest.param("devils_advocate", marks=pytest.mark.browser),
+    ],
+)
+def test_a_scripted_run_of_each_method_gets_its_steps_and_structures(capsys, tmp_path, method):
+    scenario = SCENARIOS[method]
+    db, thread = f"sqlite:///{tmp_path / 'runs.sqlite'}", f"view-{method}"
+    plan = []
+    if "plan" in scenario.context:
+        (tmp_path / "plan.txt").write_text(scenario.context["plan"])
+        plan = ["--plan", str(tmp_path / "plan.txt")]
+    model = scenario.write_script(tmp_path / "script.jsonl")
+    task = ["--env", scenario.env, "--task", scenario.graph_input["task_id"], "--model", model, *plan]
+    code, _, err = cli(capsys, "run", method, *task, "--thread", thread, "--checkpoint", db)
+    assert code == 0, err
+    state = asyncio.run(final_state(db, method, thread))
+    scenario.check(state)
+
+    code, out, err = cli(capsys, "view", thread, "--out", str(tmp_path / "views"), "--checkpoint", db)
+    assert code == 0 and out.strip() == f"wrote {tmp_path / 'views' / thread}.html", err
+    text = (tmp_path / "views" / f"{thread}.html").read_text()
+    steps = state["trajectory"]
+    assert text.count("<section class='step'") == len(steps) > 1
+    shown = [html.unescape(a[: a.index("</span>")]) for a in text.split("<span class='action'>")[1:]]
+    assert shown == [s["action"] for s in steps]
+    for title, _ in STRUCTURES[method](state, []):  # the method's section on every step
+        assert text.count(f"<summary>{html.escape(title)}</summary>") == len(steps), title
+    assert OWN[method](text)
+
+
+TRAINING = [
+    "Both are American.",
+    "finish with yes",
+    "finish[yes]",
+    "Summary one.",
+    "New Task Plan:\n1. Search each entity.\n2. Answer with finish[answer].",
+    "I should search first.",
+    "search the first entity",
+    "search[Ed Wood]",
+    "Summary two.",
+    "Flaw: answered before searching.",
+    "Revision: search before answering.",
+    "New Task Plan:\n1. Search every entity named.\n2. Compare, then finish[answer].",
+]
+
+
+def train(capsys, tmp_path, thread: str, replies: list[str]) -> tuple[int, str]:
+    """``introspect train autoplan`` on two HotpotQA training questions, two iterations."""
+    script = tmp_path / f"{thread}.jsonl"
+    script.write_text("".join(json.dumps({"content": r}) + "\n" for r in replies))
+    code, _, err = cli(
+        capsys,
+        *("train", "autoplan", "--env", "hotpotqa", "--split", "train[:2]", "--batch", "2", "--iterations", "2"),
+        *("--set", "max_actions=1", "--plan-out", str(tmp_path / f"{thread}.json"), "--thread", thread),
+        *("--model", f"scripted:{script}", "--checkpoint", f"sqlite:///{tmp_path / 'runs.sqlite'}"),
+    )
+    return code, err
+
+
+def view(capsys, tmp_path, thread: str) -> list[str]:
+    """The thread's page, cut at its iterations (the header first)."""
+    db = f"sqlite:///{tmp_path / 'runs.sqlite'}"
+    code, _, err = cli(capsys, "view", thread, "--out", str(tmp_path / "views"), "--checkpoint", db)
+    assert code == 0, err
+    return (tmp_path / "views" / f"{thread}.html").read_text().split("<section class='iteration'")
+
+
+def test_a_training_thread_page_shows_each_iteration(capsys, tmp_path):
+    code, err = train(capsys, tmp_path, "train-1", TRAINING)
+    assert code == 0, err
+    record = json.loads((tmp_path / "train-1.json").read_text())  # what the run itself wrote
+    header, *iterations = view(capsys, tmp_path, "train-1")
+    assert "AutoPlan training on hotpotqa" in header and "2 of 2 iterations done" in header
+    assert len(iterations) == len(record["history"]) == 2
+    for part, done in zip(iterations, record["history"], strict=True):
+        tasks = [job["task_id"] for job in done["jobs"]]
+        assert f"<p class='batch'>batch of 2: {', '.join(tasks)}</p>" in part
+        before, after = part.split("<div class='plan before'>")[1], part.split("<div class='plan after'>")[1]
+        assert (html.escape(done["plan"]) in before) if done["plan"] else ("without a plan" in before)
+        assert f"<pre>{html.escape(done['new_plan'])}</pre>" in after
+        for job in done["jobs"]:
+            assert f"interaction of {job['task_id']}" in part
+            reflected = [job["task_id"], job["summary"], job["flaw"], job["revision"]]
+            assert "<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in reflected) + "</tr>" in part
+            assert f"<td>{job['task_id']}</td><td>{job['success']}</td>" in part
+    assert "<td>Summary two.</td><td>Flaw: answered before searching.</td>" in iterations[1]  # SIR with a plan
+    assert "Episode finished, reward = 0" in iterations[0]  # the experiences' interactions
+    assert iterations[1].count("<td>max_actions</td>") == 2
+
+
+def test_a_stopped_training_thread_shows_what_it_got_to(capsys, tmp_path):
+    code, err = train(capsys, tmp_path, "train-2", TRAINING[:-1])  # no reply for the last plan update
+    assert code == 1 and "resume train-2" in err
+    header, first, second = view(capsys, tmp_path, "train-2")
+    assert "1 of 2 iterations done" in header
+    assert "2. Answer with finish[answer].</pre>" in first.split("<div class='plan after'>")[1]
+    assert "Flaw: answered before searching." in second
+    assert "not updated: the run stopped before the plan update" in second.split("<div class='plan after'>")[1]

@@ -7,7 +7,8 @@ nodes.screenshots; embedded, so the page needs no network and no other file), an
 method's own structures as they stood after that step (``STRUCTURES``). What happened
 between steps is shown as marks: Devil's Advocate's backtracks and plan revisions, Structured
 Reflection's ended trials with their reflections. A results file gives one page per row's
-thread and an index page linking them.
+thread and an index page linking them. A training thread (``introspect train``) gets a page
+of its iterations instead (graphs.app.training_view).
 """
 
 from __future__ import annotations
@@ -21,7 +22,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from graphs.app.runner import graph_for, thread_context
+from graphs.app.runner import graph_for, thread_context, thread_metadata
+from nodes.context import Context
 from nodes.screenshots import screenshot_path
 
 HIDDEN = {"snapshot", "state", "screen", "screens", "observation", "summary"}  # pages, shown once per step
@@ -29,9 +31,9 @@ HIDDEN = {"snapshot", "state", "screen", "screens", "observation", "summary"}  #
 STYLE = """
 body{font:14px/1.45 system-ui,sans-serif;margin:0;background:#f6f6f8;color:#222}
 header{background:#2d2a5a;color:#fff;padding:14px 24px}header h1{margin:0 0 4px;font-size:20px}
-main{padding:16px 24px;max-width:1200px}.step{background:#fff;border:1px solid #ddd;border-radius:6px;
-margin:12px 0;padding:12px 16px}.step h2{font-size:16px;margin:0 0 6px}.action{font-family:monospace;
-background:#eef;padding:2px 6px;border-radius:3px}.reward{float:right;font-weight:bold}
+main{padding:16px 24px;max-width:1200px}.step,.iteration{background:#fff;border:1px solid #ddd;border-radius:6px;
+margin:12px 0;padding:12px 16px}.step h2,.iteration h2{font-size:16px;margin:0 0 6px}.plan{margin:8px 0}
+.action{font-family:monospace;background:#eef;padding:2px 6px;border-radius:3px}.reward{float:right;font-weight:bold}
 .refused{color:#a00}.mark{margin:8px 0;padding:8px 12px;border-left:4px solid #c60;background:#fff4e5}
 .mark.backtrack{border-color:#c00;background:#fdecec}.cols{display:flex;gap:16px;flex-wrap:wrap}
 .cols>div{flex:1 1 420px;min-width:0}pre{white-space:pre-wrap;background:#fafafa;border:1px solid #eee;
@@ -156,7 +158,7 @@ async def thread_cards(saver: Any, thread_id: str) -> tuple[str, Any, dict[str, 
     return method, context, before, cards
 
 
-def _value(value: Any) -> str:
+def structure_html(value: Any) -> str:
     """A structure as HTML: a list of records as a table, a record as key/value rows, text as a block."""
     if isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
         keys = list(dict.fromkeys(k for v in value for k in v))
@@ -178,7 +180,7 @@ def _cell(value: Any) -> str:
     if isinstance(value, list) and not any(isinstance(v, (dict, list)) for v in value):
         return html.escape(", ".join(str(v) for v in value))
     if isinstance(value, (dict, list)):
-        return _value(value)
+        return structure_html(value)
     return html.escape("" if value is None else str(value))
 
 
@@ -197,7 +199,7 @@ def _step_html(card: Card, shots: Path, session: str) -> str:
         else ""
     )
     structures = "".join(
-        f"<details open><summary>{html.escape(title)}</summary>{_value(value)}</details>"
+        f"<details open><summary>{html.escape(title)}</summary>{structure_html(value)}</details>"
         for title, value in card.structures
     )
     return (
@@ -259,6 +261,22 @@ def index_page(source: str, rows: list[dict[str, Any]], pages: dict[str, str]) -
     )
 
 
+async def thread_page(saver: Any, thread_id: str, shots: Path) -> str:
+    """The page of a run thread, or of a training thread (graphs.app.training_view)."""
+    from graphs import method_named
+    from graphs.app.training_view import training_iterations, training_page
+
+    meta = await thread_metadata(saver, thread_id)
+    if meta.get("introspect_training"):
+        method = method_named(str(meta["introspect_training"]))
+        assert method.training is not None  # only a method with a training phase writes such a thread
+        final, iterations = await training_iterations(method.training.build_graph(checkpointer=saver), thread_id)
+        context = Context.from_dict(json.loads(meta["introspect_context"]))
+        return training_page(thread_id, method.title, context, final, iterations)
+    method_name, context, final, cards = await thread_cards(saver, thread_id)
+    return page(thread_id, method_name, context, final, cards, shots)
+
+
 def _file_name(thread_id: str) -> str:
     return "".join(c if c.isalnum() or c in "-_." else "_" for c in thread_id) + ".html"
 
@@ -282,13 +300,12 @@ async def write_views(target: str, out: Path, checkpoint: str | None) -> Path:
     async with open_checkpointer(checkpoint) as saver:
         for thread_id in [r["thread_id"] for r in rows if r.get("thread_id")] if rows is not None else [target]:
             try:
-                method, context, final, cards = await thread_cards(saver, thread_id)
+                text = await thread_page(saver, thread_id, shots)
             except ThreadError:
                 if rows is None:
                     raise
                 continue  # a row whose thread is not in this checkpointer: listed, not linked
             out.mkdir(parents=True, exist_ok=True)
-            text = page(thread_id, method, context, final, cards, shots)
             await asyncio.to_thread((out / _file_name(thread_id)).write_text, text, encoding="utf-8")
             pages[thread_id] = _file_name(thread_id)
     if rows is None:
