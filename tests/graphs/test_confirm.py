@@ -16,6 +16,7 @@ from envs.webshop.interface import INTERFACE as WEBSHOP
 from graphs import method_named
 from nodes.confirm import Verdict, read_answer
 from nodes.context import Context
+from nodes.da.complete import delivered
 from tests.support.scenarios import NEW_PLAN, SCENARIOS
 
 BUY = "click[Buy Now]"
@@ -135,6 +136,12 @@ async def test_a_rejected_plan_update_moves_the_next_iterations_calls_by_its_ext
     )
     assert {r["summary"] for r in state["reflections"] if r["iteration"] == 1} == {"Second summary."}
     assert state["usage"]["model_calls"] == 2 * 4 + 2 + 2 * 6 + 1  # branches of 4, 2 updates; of 6 (flaw, revision), 1
+
+
+def test_the_answer_recorded_is_the_one_delivered_as_a_person_may_have_edited_it():
+    assert delivered(WEBARENA.answer_action or "", "stop [Gold frame]") == "Gold frame"
+    assert delivered("finish[{answer}]", "finish[yes]") == "yes" and delivered("finish[{answer}]", "finish[]") == ""
+    assert delivered(WEBARENA.answer_action or "", "click [5]") is None and delivered("stop [{answer}]", "stop") is None
 
 
 def test_the_envs_declare_their_irreversible_actions():
