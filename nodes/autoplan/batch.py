@@ -22,10 +22,11 @@ script lines in lockstep: line start+k answers step k of every branch, whichever
 the scheduler runs first. The count after a phase is its longest branch's: the run's next
 sequential call (the plan update) reads the line after it. ``phase_starts`` derives these
 counts from the records the run keeps (each experience's counter, each reflection's calls,
-one call per plan update), so nothing but counters is kept for them, and a resumed run
-reads the same lines as an uninterrupted one. Real models ignore positions; ``score_batch``
-counts each collection's own calls (its counter less its start) into the run's usage. The
-Callers are made here for that reason; how each call decodes is nodes.autoplan.decoding's.
+each plan update's calls: ``plan_calls``, more than one when a person rejected a plan), so
+nothing but counters is kept for them, and a resumed run reads the same lines as an
+uninterrupted one. Real models ignore positions; ``score_batch`` counts each collection's
+own calls (its counter less its start) into the run's usage. The Callers are made here for
+that reason; how each call decodes is nodes.autoplan.decoding's.
 """
 
 from __future__ import annotations
@@ -172,15 +173,17 @@ def phase_starts(state: TrainState, iteration: int) -> tuple[int, int, int]:
     """Where iteration ``iteration``'s collections, reflections and plan update start on the
     run's lockstep count of model calls, derived from the counters of the run's records: a
     collection's counter ends where it started plus its calls, a reflection counts its own
-    calls, a plan update is one call."""
+    calls, a plan update its own (``plan_calls``; a checkpoint written before that field
+    existed made one call per update)."""
     experiences, reflections = state.get("experiences") or [], state.get("reflections") or []
+    updates = state.get("plan_calls") or []
     start = 0
     for i in range(iteration + 1):
         reflect = max((calls(e.get("usage")) for e in of_iteration(experiences, i)), default=start)
         update = reflect + max((calls(r.get("usage")) for r in of_iteration(reflections, i)), default=0)
         if i == iteration:
             return start, reflect, update
-        start = update + 1
+        start = update + (updates[i] if i < len(updates) else 1)
     raise ValueError(f"no iteration {iteration}")
 
 

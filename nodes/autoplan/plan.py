@@ -3,7 +3,8 @@
 The Upd-prompt sees the current plan and, for every task instance of the batch in batch
 order, its objective, result, summary, flaws and suggested revision; the reply is the new
 plan. An empty reply keeps the current plan (a malformed answer must not erase it).
-Every plan is kept: ``plans`` grows by one per iteration.
+Every plan is kept: ``plans`` grows by one per iteration, and ``plan_calls`` by the update's
+model calls (where the next iteration's calls start: nodes.autoplan.batch.phase_starts).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from langgraph.runtime import Runtime
 from envs.base import Interface
 from nodes import confirm as confirmation
 from nodes.autoplan import prompting as text
-from nodes.autoplan.batch import caller_at, iteration_of, of_iteration, phase_starts
+from nodes.autoplan.batch import caller_at, calls, iteration_of, of_iteration, phase_starts
 from nodes.autoplan.decoding import ask
 from nodes.autoplan.state import TrainState
 from nodes.channels import edit
@@ -81,7 +82,12 @@ async def plan(state: TrainState, runtime: Runtime[Context], config: RunnableCon
             AIMessage(reply),
             HumanMessage(f"A person rejected this plan: {verdict.reason}. Write the new plan again."),
         ]
-    return {"plans": edit(state["plans"], [*state["plans"], new_plan]), "usage": llm.usage}
+    counts = state.get("plan_calls") or []
+    return {
+        "plans": edit(state["plans"], [*state["plans"], new_plan]),
+        "plan_calls": edit(counts, [*counts, calls(llm.usage)]),
+        "usage": llm.usage,
+    }
 
 
 def next_iteration(state: TrainState, runtime: Runtime[Context]) -> str:

@@ -111,6 +111,9 @@ class TrainState(TypedDict, total=False):
     task_ids: Annotated[list[str], record()]  # the pool batches are sampled from
     session_root: str  # thread id (or a fresh run id) the branch sessions hang under
     plans: Annotated[list[str], record()]  # plans[0] is the initial plan X_0, plans[i] the plan after iteration i
+    # plan_calls[i]: the model calls of iteration i's plan update (more than one when a person
+    # rejected a plan and the updater wrote it again); where the next iteration's calls start
+    plan_calls: Annotated[list[int], record()]
     batch: list[BatchItem]  # the current iteration's task instances P_1..P_B
     scores: Annotated[list[IterationScore], record()]  # training success per iteration
     experiences: Annotated[list[Experience], log()]

@@ -19,8 +19,10 @@ from typing import Any
 from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 
+from nodes.channels import edit
 from nodes.context import Context
 from nodes.da.ask import ask, caller, final_answer, yes_no
+from nodes.da.describe import refusal
 from nodes.da.state import DAState, Settings
 from nodes.da.summarise import shown
 from nodes.da.views import (
@@ -44,6 +46,15 @@ def _fields(state: DAState) -> dict[str, str]:
     }
 
 
+def delivered(answer_action: str, action: str) -> str | None:
+    """The answer ``action`` delivers in the env's ``answer_action`` form (``stop [Gold]``: Gold),
+    or None when it is another action."""
+    head, _, tail = answer_action.partition("{answer}")
+    if len(action) < len(head) + len(tail) or not (action.startswith(head) and action.endswith(tail)):
+        return None
+    return action[len(head) : len(action) - len(tail)]
+
+
 async def complete(state: DAState, runtime: Runtime[Context], config: RunnableConfig) -> dict[str, Any]:
     reasks = Settings.of(runtime.context).reasks
     llm = caller(runtime.context, state)
@@ -65,8 +76,11 @@ async def complete(state: DAState, runtime: Runtime[Context], config: RunnableCo
         deliver = answer_action.format(answer=answer)
         result, update = await execute(env, state, config, deliver, node="complete", caller=llm, rationale=verdict.text)
         update["actions"] = int(state.get("actions", 0))  # delivering the answer is not an action
-        if not result.info.get("valid", True):  # a person rejected the answer (Context.confirm): go on
-            return {**update, "task_done": False, "usage": llm.usage}
+        if not result.info.get("valid", True):  # a person rejected the answer (Context.confirm): go on,
+            history = state.get("history") or []  # with the reason in H, which the next prompts show
+            refused = refusal(state, deliver, str(result.info.get("feedback", "")))
+            return {**update, "history": edit(history, [*history, refused]), "task_done": False, "usage": llm.usage}
+        answer = delivered(answer_action, update["trajectory"][-1]["action"]) or answer  # as a person edited it
         return {**update, "task_done": True, "answer": answer, "usage": llm.usage}
     subtask_done = await ask(
         llm,

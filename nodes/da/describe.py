@@ -32,13 +32,18 @@ def last_step_refused(state: DAState) -> str | None:
     return None
 
 
+def refusal(state: DAState, action: str, feedback: str) -> HistoryItem:
+    """H's item for an action the env (or a person, Context.confirm) refused: its feedback."""
+    text = f"The action {action} could not be executed: {feedback}"
+    return HistoryItem(episode=int(state.get("episode", 1)), action=action, text=text)
+
+
 async def describe(state: DAState, runtime: Runtime[Context], config: RunnableConfig) -> dict[str, Any]:
     action = state["episode_actions"][-1][-1]
-    item = HistoryItem(episode=int(state.get("episode", 1)), action=action, text="")
     update: dict[str, Any] = {}
     refused = last_step_refused(state)
     if refused is not None:
-        item["text"] = f"The action {action} could not be executed: {refused}"
+        item = refusal(state, action, refused)
     else:
         llm = caller(runtime.context, state)
         prompt = render(
@@ -49,7 +54,8 @@ async def describe(state: DAState, runtime: Runtime[Context], config: RunnableCo
             screen_after=shown(state["current"]),
         )
         reply = await llm([HumanMessage(prompt)])
-        item["text"] = " ".join(reply.text.split()) or f"Executed {action}."
+        text = " ".join(reply.text.split()) or f"Executed {action}."
+        item = HistoryItem(episode=int(state.get("episode", 1)), action=action, text=text)
         update["usage"] = llm.usage
     history = state.get("history") or []
     return {**update, "history": edit(history, [*history, item])}

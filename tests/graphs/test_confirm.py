@@ -16,6 +16,7 @@ from envs.webshop.interface import INTERFACE as WEBSHOP
 from graphs import method_named
 from nodes.confirm import Verdict, read_answer
 from nodes.context import Context
+from nodes.da.complete import delivered
 from tests.support.scenarios import NEW_PLAN, SCENARIOS
 
 BUY = "click[Buy Now]"
@@ -106,6 +107,41 @@ async def test_autoplan_training_asks_before_the_plan_update_and_rewrites_it_whe
     state = (await graph.aget_state(config)).values
     assert state["plans"] == ["", asked[0].value["proposal"]]
     assert state["usage"]["model_calls"] == 2 * 4 + 2  # two branches of 4 calls, then two plan updates
+
+
+async def test_a_rejected_plan_update_moves_the_next_iterations_calls_by_its_extra_call(tmp_path):
+    """Iteration 1's plan update is rejected once (two calls): iteration 2's collections,
+    reflections and plan update read the script lines after both, not one line early."""
+    scenario = SCENARIOS["autoplan_training"]
+    rewritten = "1. Search each entity, then look up the key word.\n2. finish[answer]."
+    second = ["Second thought.", "finish with no", "finish[no]", "Second summary.", "A flaw.", "A revision."]
+    final = "1. Search both entities.\n2. Compare them, then finish[answer]."
+    replies = [*scenario.replies, {"content": rewritten}, *({"content": c} for c in [*second, final])]
+    spec = replace(scenario, replies=replies).write_script(tmp_path / "train.jsonl")
+    graph = method_named("autoplan").training.build_graph(checkpointer=InMemorySaver())
+    config = {"configurable": {"thread_id": "confirm-train-2"}}
+    context = Context(model=spec, env="hotpotqa", confirm=True, **{**scenario.context, "iterations": 2})
+    await run_until_paused(graph, scenario.graph_input, config, context)
+    asked = await run_until_paused(graph, Command(resume={"decision": "reject", "reason": "lookup"}), config, context)
+    assert asked[0].value["proposal"] == rewritten
+    asked = await run_until_paused(graph, Command(resume={"decision": "approve"}), config, context)
+    assert asked[0].value["proposal"] == final  # iteration 2's update: the script's last line
+    assert await run_until_paused(graph, Command(resume={"decision": "approve"}), config, context) == []
+
+    state = (await graph.aget_state(config)).values
+    assert state["plans"] == ["", rewritten, final] and state["plan_calls"] == [2, 1]
+    later = [e for e in state["experiences"] if e["iteration"] == 1]
+    assert len(later) == 2 and all(
+        [m["content"] for m in e["messages"] if m["role"] == "assistant"][:1] == ["Second thought."] for e in later
+    )
+    assert {r["summary"] for r in state["reflections"] if r["iteration"] == 1} == {"Second summary."}
+    assert state["usage"]["model_calls"] == 2 * 4 + 2 + 2 * 6 + 1  # branches of 4, 2 updates; of 6 (flaw, revision), 1
+
+
+def test_the_answer_recorded_is_the_one_delivered_as_a_person_may_have_edited_it():
+    assert delivered(WEBARENA.answer_action or "", "stop [Gold frame]") == "Gold frame"
+    assert delivered("finish[{answer}]", "finish[yes]") == "yes" and delivered("finish[{answer}]", "finish[]") == ""
+    assert delivered(WEBARENA.answer_action or "", "click [5]") is None and delivered("stop [{answer}]", "stop") is None
 
 
 def test_the_envs_declare_their_irreversible_actions():
