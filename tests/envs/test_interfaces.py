@@ -12,6 +12,7 @@ import pytest
 from envs import make_env
 from envs.base import ENV_CLASSES, ActionParseError, Interface, env_class
 from envs.sessions import SESSIONS
+from tests.support.screens import MY_ORDERS
 
 WEBARENA = env_class("webarena").interface
 MINIWOB = env_class("miniwob").interface
@@ -136,19 +137,7 @@ def test_element_actions_name_their_element_and_can_be_retargeted():
     assert WEBSHOP.element_signature("any page", "1") is None
 
 
-SCREEN = """Tab 0 (current): My Orders
-
-URL: http://shop/orders
-
-[4] RootWebArea 'My Orders' focused: True
-\t[263] cell '000000175'
-\t[264] cell '11/28/22'
-\t\t[268] link 'View Order'
-\t[270] cell '000000174'
-\t[271] cell '11/14/22'
-\t\t[275] link 'View Order'
-\t[60] link "Women's Lightweight Running Shoes"
-"""
+SCREEN = MY_ORDERS
 
 
 def test_webarena_signatures_are_role_and_name_with_the_lines_above():

@@ -8,20 +8,9 @@ import pytest
 from envs.webarena.interface import INTERFACE as WEBARENA
 from nodes.da.map_element import parse_element_id, same_element
 from nodes.parse import ParseError
+from tests.support.screens import MY_ORDERS
 
-BEFORE = """Tab 0 (current): My Orders
-
-URL: http://shop/orders
-
-[4] RootWebArea 'My Orders' focused: True
-\t[263] cell '000000175'
-\t[264] cell '11/28/22'
-\t\t[268] link 'View Order'
-\t[270] cell '000000174'
-\t[271] cell '11/14/22'
-\t\t[275] link 'View Order'
-\t[60] link "Women's Lightweight Running Shoes"
-"""
+BEFORE = MY_ORDERS
 
 
 def test_same_element_needs_the_same_line_in_the_same_place():
