@@ -6,7 +6,6 @@ stopped on the server, are continued on the next run of the command, never start
 from __future__ import annotations
 
 import asyncio
-import json
 import signal
 import subprocess
 import sys
@@ -17,32 +16,13 @@ import pytest
 
 from graphs.app.evaluate import read_rows
 from nodes.context import Context
-from tests.graphs.laser_scripts import call, think
+from tests.graphs.laser_scripts import ROW_FIELDS, paging_script
 from tests.support.cli import ROOT, child_env, run_main
 from tests.support.studio import langgraph_dev
 
 TASKS = [f"synthetic-{i}" for i in range(200, 205)]
-# any goal: search, turn the page, out of the 2 transitions (reward 0, 4 model calls)
-REPLIES = [think("search"), call("Search", keywords="pillow"), think("next page"), call("Next")]
 SETTINGS = ["--set", "max_actions=2", "--set", "backup=false"]
-SAME = (
-    "task_id",
-    "method",
-    "env",
-    "model",
-    "fingerprint",
-    "settings",
-    "success",
-    "reward",
-    "steps",
-    "stop_reason",
-    "model_calls",
-    "input_tokens",
-    "output_tokens",
-    "cost_usd",
-    "retries",
-    "error",
-)
+SAME = ROW_FIELDS
 
 pytestmark = pytest.mark.slow
 
@@ -51,11 +31,6 @@ pytestmark = pytest.mark.slow
 def server(tmp_path_factory):
     with langgraph_dev(tmp_path_factory.mktemp("server")) as (url, log):
         yield url, log
-
-
-def script(path: Path, delay: float = 0.0) -> str:
-    path.write_text("".join(json.dumps({**r, **({"delay": delay} if delay else {})}) + "\n" for r in REPLIES))
-    return f"scripted:{path}"
 
 
 def eval_args(spec: str, results: Path, *more: str) -> list[str]:
@@ -77,7 +52,7 @@ def eval_args(spec: str, results: Path, *more: str) -> list[str]:
 
 def test_the_server_writes_the_rows_a_local_evaluation_writes(server, tmp_path):
     url, log = server
-    spec = script(tmp_path / "any.jsonl")
+    spec = paging_script(tmp_path / "any.jsonl")
     assert (
         run_main(eval_args(spec, tmp_path / "local.jsonl", "--checkpoint", "memory"), logs=tmp_path, name="local") == 0
     )
@@ -117,7 +92,7 @@ def test_a_killed_evaluation_and_a_stopped_thread_are_continued_not_restarted(se
     from langgraph_sdk import get_client
 
     url, _ = server
-    spec = script(tmp_path / "slow.jsonl", delay=0.4)
+    spec = paging_script(tmp_path / "slow.jsonl", delay=0.4)
     context = Context(model=spec, env="webshop", max_actions=2, backup=False)
     stopped = asyncio.run(_stop_midway(url, context, TASKS[0]))
 
@@ -153,7 +128,7 @@ def test_a_killed_evaluation_and_a_stopped_thread_are_continued_not_restarted(se
 
 
 def test_an_unreachable_server_is_one_line_and_nothing_is_written(tmp_path):
-    spec = script(tmp_path / "any.jsonl")
+    spec = paging_script(tmp_path / "any.jsonl")
     code = run_main(
         eval_args(spec, tmp_path / "rows.jsonl", "--server", "http://127.0.0.1:9"), logs=tmp_path, name="down"
     )

@@ -5,7 +5,6 @@ evaluation, and a worker killed midway leaves error rows whose threads the next 
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import signal
 from pathlib import Path
@@ -15,35 +14,11 @@ import pytest
 from graphs.app.evaluate import evaluate, read_rows
 from graphs.app.workers import WorkerPool
 from nodes.context import Context
-from tests.graphs.laser_scripts import call, think
+from tests.graphs.laser_scripts import ROW_FIELDS, paging_script
 from tests.support.cli import run_main
 
 TASKS = [f"synthetic-{i}" for i in range(300, 308)]
-REPLIES = [think("search"), call("Search", keywords="pillow"), think("next page"), call("Next")]
-SAME = (
-    "task_id",
-    "method",
-    "env",
-    "model",
-    "fingerprint",
-    "settings",
-    "thread_id",
-    "success",
-    "reward",
-    "steps",
-    "stop_reason",
-    "model_calls",
-    "input_tokens",
-    "output_tokens",
-    "cost_usd",
-    "retries",
-    "error",
-)
-
-
-def script(path: Path, delay: float = 0.0) -> str:
-    path.write_text("".join(json.dumps({**r, **({"delay": delay} if delay else {})}) + "\n" for r in REPLIES))
-    return f"scripted:{path}"
+SAME = (*ROW_FIELDS, "thread_id")  # one checkpoint database: the same threads
 
 
 @pytest.fixture(params=["sqlite", "postgres"])
@@ -77,7 +52,7 @@ def args(spec: str, results: Path, checkpoint: str, *more: str) -> list[str]:
 
 @pytest.mark.slow
 def test_workers_write_the_rows_of_one_process(checkpoint_url, tmp_path):
-    spec = script(tmp_path / "any.jsonl")
+    spec = paging_script(tmp_path / "any.jsonl")
     assert run_main(args(spec, tmp_path / "one.jsonl", "memory"), logs=tmp_path, name="one") == 0
     assert (
         run_main(
@@ -94,7 +69,7 @@ def test_workers_write_the_rows_of_one_process(checkpoint_url, tmp_path):
 
 @pytest.mark.slow
 async def test_tasks_spread_over_the_workers_and_a_dead_worker_leaves_resumable_threads(tmp_path):
-    spec = script(tmp_path / "slow.jsonl", delay=0.5)
+    spec = paging_script(tmp_path / "slow.jsonl", delay=0.5)
     context = Context(model=spec, env="webshop", max_actions=2, backup=False)
     checkpoint = f"sqlite:///{tmp_path / 'runs.sqlite'}"
     results = tmp_path / "rows.jsonl"

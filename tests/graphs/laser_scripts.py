@@ -3,6 +3,8 @@ search for the product's name, open it, choose the goal's options and buy it."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
 from langgraph.checkpoint.memory import InMemorySaver
@@ -77,3 +79,33 @@ async def run(spec: str, task_id: str, thread: str, **context: Any) -> tuple[lis
         nodes.extend(chunk)
     state = (await graph.aget_state(config)).values
     return nodes, state
+
+
+# Any goal: search, turn the page, out of 2 transitions (reward 0, 4 model calls). Evaluations
+# that compare where tasks run (one process, workers, a server) run it under max_actions=2.
+PAGING = [think("search"), call("Search", keywords="pillow"), think("next page"), call("Next")]
+# The fields of a results row that must match wherever the task ran (thread ids may differ).
+ROW_FIELDS = (
+    "task_id",
+    "method",
+    "env",
+    "model",
+    "fingerprint",
+    "settings",
+    "success",
+    "reward",
+    "steps",
+    "stop_reason",
+    "model_calls",
+    "input_tokens",
+    "output_tokens",
+    "cost_usd",
+    "retries",
+    "error",
+)
+
+
+def paging_script(path: Path, delay: float = 0.0) -> str:
+    """PAGING as a script at ``path`` (each reply taking ``delay`` seconds); the ``scripted:`` spec."""
+    path.write_text("".join(json.dumps({**r, **({"delay": delay} if delay else {})}) + "\n" for r in PAGING))
+    return f"scripted:{path}"
