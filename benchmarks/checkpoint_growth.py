@@ -31,7 +31,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from benchmarks import workloads  # noqa: E402
-from benchmarks.machine import load_report  # noqa: E402
+from benchmarks.machine import load_report, write_report  # noqa: E402
 
 STEPS = (1, 10, 30)
 
@@ -112,11 +112,7 @@ async def main() -> None:
     from envs.browser import close_browser
 
     await close_browser()
-    report["machine_after"] = load_report()
-    out = ROOT / "benchmarks/results/checkpoint_growth.json"
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(report, indent=2) + "\n")
-    print(f"wrote {out.relative_to(ROOT)}")
+    write_report("checkpoint_growth", report)
 
 
 if __name__ == "__main__":

@@ -24,7 +24,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.machine import load_report  # noqa: E402
+from benchmarks.machine import load_report, write_report  # noqa: E402
 
 HEAVY = ("langchain_core", "langgraph", "langsmith", "pydantic", "numpy", "openai")
 
@@ -61,14 +61,11 @@ def main() -> None:
         python_median_s=round(statistics.median(bare_s), 3),
         command_median_s=round(statistics.median(h - b for h, b in zip(help_s, bare_s)), 3),
         heavy_modules_imported=json.loads(loaded.replace("'", '"')),
-        machine_after=load_report(),
     )
+    report["machine_after"] = load_report()
     for key, value in report.items():
         print(f"{key:<24} {value}")
-    out = ROOT / "benchmarks/results/cold_start.json"
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(report, indent=2) + "\n")
-    print(f"wrote {out.relative_to(ROOT)}")
+    write_report("cold_start", report)
 
 
 if __name__ == "__main__":

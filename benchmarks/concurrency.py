@@ -41,7 +41,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.machine import load_report  # noqa: E402
+from benchmarks.machine import load_report, write_report  # noqa: E402
 
 
 def _say(text: str) -> dict[str, Any]:
@@ -260,11 +260,7 @@ def main() -> None:
     if args.browser_tasks:
         report["browser"] = run_phase("browser", args.browser_tasks, args.latency, tasks_file)
         print(f"browser     {report['browser']}", flush=True)
-    report["machine_after"] = load_report()
-    out = ROOT / "benchmarks/results/concurrency.json"
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(report, indent=2) + "\n")
-    print(f"wrote {out.relative_to(ROOT)}")
+    write_report("concurrency", report)
 
 
 if __name__ == "__main__":

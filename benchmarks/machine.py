@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import os
+from pathlib import Path
 from typing import Any
+
+RESULTS = Path(__file__).resolve().parent / "results"
 
 
 def load_report() -> dict[str, Any]:
@@ -11,3 +15,14 @@ def load_report() -> dict[str, Any]:
     mean other work competed with the benchmark)."""
     one, five, fifteen = os.getloadavg()
     return {"cpus": os.cpu_count(), "load_1m": round(one, 2), "load_5m": round(five, 2), "load_15m": round(fifteen, 2)}
+
+
+def write_report(name: str, report: dict[str, Any]) -> Path:
+    """Write ``report`` to benchmarks/results/NAME.json, with the load after the run (unless
+    the benchmark already took it)."""
+    report.setdefault("machine_after", load_report())
+    out = RESULTS / f"{name}.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(report, indent=2) + "\n")
+    print(f"wrote benchmarks/results/{out.name}")
+    return out
