@@ -239,6 +239,7 @@ METHOD = Method(
     check=check_context,
     training=Training(
         build_graph=build_training_graph,
+        graph=training_graph,
         pool=training_pool,
         record=training_record,
         release=release_batch,

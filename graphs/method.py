@@ -42,12 +42,14 @@ def _default_recursion_limit(context: Context) -> int:
 class Training(Generic[S]):
     """A method's training phase (AutoPlan): what the app's training driver needs from it.
 
-    The driver (graphs.app.training) runs ``build_graph()`` on the tasks ``pool`` draws from the
-    env's training splits, streams every update to ``narrate``, writes what ``record`` makes of
-    the final state, and calls ``release`` with the latest state when a run stops early.
+    The driver (graphs.app.training) runs ``graph`` (``build_graph()`` compiled once per
+    process) on the tasks ``pool`` draws from the env's training splits, streams every update
+    to ``narrate``, writes what ``record`` makes of the final state, and calls ``release`` with
+    the latest state when a run stops early.
     """
 
     build_graph: Callable[..., Graph]
+    graph: Graph  # compiled once per process, without a checkpointer (Studio adds one)
     pool: Callable[[Env, str | None, str | None], list[str]]  # (env, split, task type) -> task ids
     record: Callable[[S, Context], dict[str, Any]]  # final state -> what is written
     release: Callable[[S], Awaitable[None]]  # closes what a stopped run left open

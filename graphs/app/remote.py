@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from graphs import method_named
 from graphs.app.evaluate import eval_thread_id, row_for
-from graphs.app.runner import has_finished
+from graphs.app.runner import DURABILITY, has_finished
 from graphs.method import DEFAULT_RECURSION_LIMIT
 from nodes.context import Context
 
@@ -113,6 +113,7 @@ class ServerEvaluation:
             context=self.context.to_dict(),
             config=config,
             stream_mode="updates",
+            durability=DURABILITY,
             on_disconnect="continue",
         ):
             if part.event == "error":

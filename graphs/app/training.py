@@ -62,7 +62,7 @@ async def train(
     """
     from langgraph.types import Command
 
-    from graphs.app.runner import questions
+    from graphs.app.runner import DURABILITY, bound, questions
 
     training = method.training
     if training is None:
@@ -70,7 +70,7 @@ async def train(
     if not task_ids and not resume:
         raise ValueError(f"{method.title} training needs at least one task id")
     method.check(context, True)
-    runner = training.build_graph(checkpointer=checkpointer)
+    runner = bound(training.graph, checkpointer)
     config = training_config(method, context, thread_id, plan_out)
     state: dict[str, Any] = dict((await runner.aget_state(config)).values or {}) if resume else {}
     graph_input: Any = None if resume else {"task_ids": list(task_ids)}
@@ -86,7 +86,7 @@ async def train(
             mode: str
             chunk: Any  # a list of stream modes yields (mode, chunk) pairs, which the stubs do not tell apart
             async for mode, chunk in runner.astream(
-                graph_input, config, context=context, stream_mode=["updates", "values"]
+                graph_input, config, context=context, stream_mode=["updates", "values"], durability=DURABILITY
             ):
                 if mode == "values":
                     state = chunk

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from graphs.app.runner import graph_for, thread_context, thread_metadata
+from graphs.app.runner import bound, graph_for, thread_context, thread_metadata
 from nodes.context import Context
 from nodes.screenshots import screenshot_path
 
@@ -270,7 +270,7 @@ async def thread_page(saver: Any, thread_id: str, shots: Path) -> str:
     if meta.get("introspect_training"):
         method = method_named(str(meta["introspect_training"]))
         assert method.training is not None  # only a method with a training phase writes such a thread
-        final, iterations = await training_iterations(method.training.build_graph(checkpointer=saver), thread_id)
+        final, iterations = await training_iterations(bound(method.training.graph, saver), thread_id)
         context = Context.from_dict(json.loads(meta["introspect_context"]))
         return training_page(thread_id, method.title, context, final, iterations)
     method_name, context, final, cards = await thread_cards(saver, thread_id)
