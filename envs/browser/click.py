@@ -8,8 +8,8 @@ checks decide, as they do for a person's pointer.
 from __future__ import annotations
 
 import re
-from collections.abc import Awaitable, Callable, Sequence
-from typing import Any, Literal
+from collections.abc import Awaitable, Callable
+from typing import Any
 
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Locator
@@ -47,15 +47,11 @@ async def evaluate_all(locator: Locator, selector: str | None, script: str) -> A
     return await locator.page.evaluate(f"(s) => ({script})(Array.from(document.querySelectorAll(s)))", selector)
 
 
-KeyboardModifier = Literal["Alt", "Control", "ControlOrMeta", "Meta", "Shift"]  # Playwright's keys held while clicking
-
-
 async def click(
     locator: Locator,
     *,
     selector: str | None = None,
     timeout_ms: float = DEFAULT_CLICK_TIMEOUT_MS,
-    modifiers: Sequence[KeyboardModifier] | None = None,
     after_hover: Callable[[], Awaitable[Any]] | None = None,
 ) -> tuple[bool, str]:
     """Click ``locator`` as a user would; ``(True, "")`` or ``(False, feedback)``.
@@ -68,6 +64,9 @@ async def click(
     before clicking. If the pointer still rests on the target then, the button is pressed where
     it is; if the page moved or covered the target meanwhile, a full click runs the checks again.
     ``selector``, the locator's CSS selector when the caller has it, makes the checks cheaper.
+    A navigation the click starts is not waited for here (``no_wait_after``): the envs wait for
+    it themselves, bounded (BrowserSession.settle), and Playwright's wait costs every click a
+    round trip even when nothing navigates.
     """
     try:
         states = await evaluate_all(locator, selector, _TARGET_STATE)
@@ -80,13 +79,13 @@ async def click(
         if not states[0]["enabled"]:
             return False, "the element is disabled"
         if after_hover is not None:
-            await locator.hover(timeout=timeout_ms, modifiers=modifiers)
+            await locator.hover(timeout=timeout_ms, no_wait_after=True)
             await after_hover()
-            if not modifiers and await evaluate_all(locator, selector, _UNDER_POINTER):
+            if await evaluate_all(locator, selector, _UNDER_POINTER):
                 await locator.page.mouse.down()
                 await locator.page.mouse.up()
                 return True, ""
-        await locator.click(timeout=timeout_ms, modifiers=modifiers)
+        await locator.click(timeout=timeout_ms, no_wait_after=True)
     except PlaywrightTimeoutError as exc:
         covering = _INTERCEPT.findall(str(exc))
         if covering:

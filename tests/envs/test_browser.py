@@ -154,6 +154,28 @@ async def test_click_is_real_and_refuses_covered_hidden_and_disabled(site: Path)
         await session.close()
 
 
+async def test_click_scrolls_to_its_target_and_waits_out_a_passing_cover(site: Path) -> None:
+    session = await open_page(site)
+    try:
+        page = session.page
+        await page.evaluate(
+            """() => {
+            const far = document.createElement('button');
+            far.id = 'far'; far.textContent = 'Far'; far.style.cssText = 'position: absolute; top: 3000px';
+            far.onclick = () => { window.farClicked = true; };
+            document.body.appendChild(far);
+            setTimeout(() => document.getElementById('cover').remove(), 300);
+            }"""
+        )
+        assert await click(page.locator("#far")) == (True, "")
+        assert await page.evaluate("window.farClicked") and await page.evaluate("window.scrollY") > 0
+        # covered when asked, uncovered 300 ms later: clicked then, as a person would
+        assert await click(page.locator("#under"), timeout_ms=2000) == (True, "")
+        assert await page.evaluate("window.underClicked")
+    finally:
+        await session.close()
+
+
 async def test_click_can_hover_first_and_wait_for_the_page(site: Path) -> None:
     session = await open_page(site)
     try:
