@@ -228,11 +228,19 @@ class BrowserSession:
         )
 
     async def _filter(self, route: Route, request: Request) -> None:
+        """Refuse what the policy does not allow. A refused navigation of the page itself (a
+        link, a form, a script setting ``location``) is aborted as cancelled, so the page stays
+        as it was and the agent is told why: any other error makes Chromium commit its error page
+        a moment later, after the step's observation was read (or while it was being read)."""
         if self.policy.allows(request.url):
             await route.fallback()
-        else:
-            self.blocked.append(request.url)
+            return
+        self.blocked.append(request.url)
+        if _navigated_page(request) is None:
             await route.abort("blockedbyclient")
+            return
+        await route.abort("aborted")
+        self.reports.append(f"{self.policy.refusal(request.url)}; the page stayed as it was.")
 
     # --- loading -------------------------------------------------------------------------------
 

@@ -111,9 +111,12 @@ async def test_navigation_outside_the_policy_is_refused(site: Path) -> None:
                 break
             await asyncio.sleep(0.05)
         assert any(url.endswith("secret/secret.html") for url in session.blocked)
-        await session.page.wait_for_load_state()
-        assert not session.page.url.endswith("secret/secret.html")
-        assert "SECRET" not in await session.page.content()
+        # the page stays as it was (no error page commits later) and the agent hears why
+        await asyncio.sleep(0.3)
+        await session.settle()
+        assert session.page.url.endswith("allowed/page.html")
+        assert "SECRET" not in await session.page.content() and await session.page.locator("#escape").count()
+        assert [r for r in session.take_reports() if "secret/secret.html is not allowed" in r and "stayed" in r]
     finally:
         await session.close()
 
@@ -129,6 +132,8 @@ async def test_a_symlink_out_of_an_allowed_directory_is_refused(site: Path) -> N
                 break
             await asyncio.sleep(0.05)
         assert any(url.endswith("linked/leak.html") for url in session.blocked)
+        await session.settle()
+        assert session.page.url.endswith("linked/page.html")
         assert "SECRET" not in await session.page.content()
     finally:
         await session.close()
