@@ -507,3 +507,17 @@ async def test_a_link_that_opens_a_new_tab_makes_it_current(env) -> None:
     opened = await ok(env, f"click [{element(screen, 'link', 'Contact in a new tab')}]")
     assert opened.observation.text.startswith("Tab 0: One Stop Market | Tab 1 (current): Contact Us\n")
     assert opened.observation.url.endswith("/contact/") and len((await env.snapshot())["tabs"]) == 2
+
+
+async def test_a_link_outside_the_allowlist_leaves_the_page_and_says_so(env) -> None:
+    obs = await env.reset("shop-0")
+    await env._ep.session.page.evaluate(  # type: ignore[attr-defined]
+        "() => { const a = document.createElement('a'); a.href = 'https://example.com/away';"
+        " a.textContent = 'Away'; document.querySelector('main').prepend(a); }"
+    )
+    screen = (await ok(env, "scroll [up]")).observation.text
+    result = await env.step(f"click [{element(screen, 'link', 'Away')}]")
+    assert result.info["valid"] is False and result.done is False
+    assert "https://example.com/away is not allowed" in result.info["feedback"]
+    assert "stayed" in result.info["feedback"]
+    assert result.observation.url == obs.url and "Away" in result.observation.text
