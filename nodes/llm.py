@@ -20,7 +20,6 @@ providers keep their own client's retry policy, uncounted.
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Callable, Mapping, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -32,6 +31,7 @@ from pydantic import SecretStr
 
 from nodes.recording import RECORDER, ReplayChatModel, record_call, request_record
 from nodes.scripted import ScriptedChatModel, cut_at_stop
+from nodes.secrets import redact
 from nodes.usage import Usage, add_usage, empty_usage, load_prices, usage_of_call
 
 
@@ -48,20 +48,6 @@ class ModelCallError(RuntimeError):
     def __init__(self, message: str, usage: Usage | None = None) -> None:
         super().__init__(redact(message))
         self.usage: Usage = add_usage(usage, None)
-
-
-_SECRET_NAME = re.compile(r"(KEY|TOKEN|SECRET|PASSWORD)$", re.IGNORECASE)
-
-
-def redact(text: str) -> str:
-    """``text`` with the value of every key-like environment variable (``*_API_KEY``,
-    ``*_TOKEN``, ...) replaced by ``***``. A server may echo the key in its error message
-    ("Incorrect API key provided: sk-..."), and a failed call's message goes to stderr, to
-    the results row and into the checkpoint's record of the failed node."""
-    for name, value in os.environ.items():
-        if len(value) >= 8 and _SECRET_NAME.search(name) and value in text:
-            text = text.replace(value, "***")
-    return text
 
 
 TIMEOUT = 120.0  # seconds per request: Context.timeout's default

@@ -38,6 +38,7 @@ from langchain_core.outputs import ChatGeneration, ChatResult
 from langchain_core.utils.function_calling import convert_to_openai_tool
 
 from nodes.scripted import ScriptedChatModel, ScriptError, load_script
+from nodes.secrets import redact
 
 
 class ReplayMismatch(ScriptError):
@@ -101,8 +102,6 @@ class Recorder:
                 raise ScriptError(f"cannot create recording {self.path}: {parent} is not a directory")
 
     async def write(self, line: dict[str, Any]) -> None:
-        from nodes.llm import redact
-
         text = redact(json.dumps(line, ensure_ascii=False, default=str)) + "\n"
         await asyncio.get_running_loop().run_in_executor(self._writer, self._append, text)
 

@@ -15,7 +15,7 @@ import html
 from dataclasses import dataclass, field
 from typing import Any
 
-from graphs.app.view import STYLE, structure_html
+from graphs.app.markup import STYLE, structure_html
 from nodes.autoplan.batch import of_iteration
 from nodes.context import Context
 

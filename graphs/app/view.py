@@ -22,25 +22,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from graphs.app.markup import STYLE, structure_html
 from graphs.app.runner import bound, graph_for, thread_context, thread_metadata
 from nodes.context import Context
 from nodes.screenshots import screenshot_path
 
 HIDDEN = {"snapshot", "state", "screen", "screens", "observation", "summary"}  # pages, shown once per step
-
-STYLE = """
-body{font:14px/1.45 system-ui,sans-serif;margin:0;background:#f6f6f8;color:#222}
-header{background:#2d2a5a;color:#fff;padding:14px 24px}header h1{margin:0 0 4px;font-size:20px}
-main{padding:16px 24px;max-width:1200px}.step,.iteration{background:#fff;border:1px solid #ddd;border-radius:6px;
-margin:12px 0;padding:12px 16px}.step h2,.iteration h2{font-size:16px;margin:0 0 6px}.plan{margin:8px 0}
-.action{font-family:monospace;background:#eef;padding:2px 6px;border-radius:3px}.reward{float:right;font-weight:bold}
-.refused{color:#a00}.mark{margin:8px 0;padding:8px 12px;border-left:4px solid #c60;background:#fff4e5}
-.mark.backtrack{border-color:#c00;background:#fdecec}.cols{display:flex;gap:16px;flex-wrap:wrap}
-.cols>div{flex:1 1 420px;min-width:0}pre{white-space:pre-wrap;background:#fafafa;border:1px solid #eee;
-padding:6px;max-height:320px;overflow:auto;font-size:12px}img.shot{max-width:100%;border:1px solid #ccc}
-table{border-collapse:collapse;font-size:12px}td,th{border:1px solid #ddd;padding:3px 6px;vertical-align:top;
-text-align:left}details{margin:4px 0}summary{cursor:pointer;font-weight:600}
-"""
 
 
 @dataclass
@@ -156,32 +143,6 @@ async def thread_cards(saver: Any, thread_id: str) -> tuple[str, Any, dict[str, 
             cards.append(Card("step", step=step, index=done + offset, structures=structures(values, list(path))))
         before = values
     return method, context, before, cards
-
-
-def structure_html(value: Any) -> str:
-    """A structure as HTML: a list of records as a table, a record as key/value rows, text as a block."""
-    if isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
-        keys = list(dict.fromkeys(k for v in value for k in v))
-        head = "".join(f"<th>{html.escape(k)}</th>" for k in keys)
-        rows = "".join("<tr>" + "".join(f"<td>{_cell(v.get(k))}</td>" for k in keys) + "</tr>" for v in value)
-        return f"<table><tr>{head}</tr>{rows}</table>"
-    if isinstance(value, dict) and value:
-        return (
-            "<table>"
-            + "".join(f"<tr><th>{html.escape(str(k))}</th><td>{_cell(v)}</td></tr>" for k, v in value.items())
-            + "</table>"
-        )
-    if value in (None, "", [], {}):
-        return "<i>empty</i>"
-    return f"<pre>{html.escape(value if isinstance(value, str) else json.dumps(value, ensure_ascii=False))}</pre>"
-
-
-def _cell(value: Any) -> str:
-    if isinstance(value, list) and not any(isinstance(v, (dict, list)) for v in value):
-        return html.escape(", ".join(str(v) for v in value))
-    if isinstance(value, (dict, list)):
-        return structure_html(value)
-    return html.escape("" if value is None else str(value))
 
 
 def _step_html(card: Card, shots: Path, session: str) -> str:
