@@ -26,6 +26,7 @@ Public API (import it from ``envs.browser``; these modules are its parts):
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -49,7 +50,7 @@ from playwright.async_api import (
 from envs.base import StepResult
 from envs.browser.click import first_line
 from envs.browser.gate import Gate, UrlPolicy
-from envs.browser.launch import get_browser
+from envs.browser.launch import BrowserDiedError, get_browser, while_connected
 
 DEFAULT_LOAD_TIMEOUT_MS = 15000.0  # a navigation's response, then its page's load event
 DEFAULT_READ_TIMEOUT_MS = 20000.0  # one DevTools read of a page
@@ -121,38 +122,84 @@ class BrowserSession:
         storage) starts the context signed in, as WebArena starts its tasks. ``init_script`` runs
         in every document of the context before the page's own scripts. ``load_timeout_ms`` bounds both the wait for a
         navigation's response and the wait for its page to finish loading; past it, loading is
-        stopped (as the Esc key does) and a report says so."""
+        stopped (as the Esc key does) and a report says so.
+
+        A cancelled open (a stopped eval, a timeout) still ends, shielded, and closes what it
+        opened: Playwright finishes a context it was asked for even when its caller is gone,
+        and a context left behind is a renderer running for the rest of the process."""
+        opening = asyncio.ensure_future(
+            cls._open(
+                policy,
+                viewport=viewport,
+                allow_tabs=allow_tabs,
+                storage_state=storage_state,
+                load_timeout_ms=load_timeout_ms,
+                init_script=init_script,
+            )
+        )
+        try:
+            return await asyncio.shield(opening)
+        except asyncio.CancelledError:
+            opening.add_done_callback(_close_unclaimed)
+            raise
+
+    @classmethod
+    async def _open(
+        cls,
+        policy: UrlPolicy,
+        *,
+        viewport: ViewportSize | None,
+        allow_tabs: bool,
+        storage_state: StorageState | None,
+        load_timeout_ms: float,
+        init_script: str,
+    ) -> BrowserSession:
         blocked: list[str] = []
         gate = await Gate.start(policy.origins, blocked.append)
-        try:
-            for attempt in (1, 2):
-                browser = await get_browser()
-                try:
-                    context = await browser.new_context(
+
+        async def attempt() -> BrowserSession:
+            browser = await get_browser()
+            context: BrowserContext | None = None
+            try:  # each call bounded by the browser's life: a call made as it dies may never end
+                context = await while_connected(
+                    browser,
+                    browser.new_context(
                         accept_downloads=False,
                         service_workers="block",
                         viewport=viewport or DEFAULT_VIEWPORT,
                         proxy={"server": gate.url},
                         storage_state=storage_state,
-                    )
-                    break
-                except PlaywrightError:
-                    if attempt == 2 or browser.is_connected():
-                        raise
-            await context.add_init_script(script=_NO_PEER_CONNECTIONS + ";\n" + init_script)
-            page = await context.new_page()
+                    ),
+                )
+                script = _NO_PEER_CONNECTIONS + ";\n" + init_script
+                await while_connected(browser, context.add_init_script(script=script))
+                page = await while_connected(browser, context.new_page())
+                session = cls(policy, context, page, gate, blocked, load_timeout_ms=load_timeout_ms)
+                session._watch(page)
+                context.on("page", session._new_page if allow_tabs else session._close_popup)
+                context.on("request", session._request_started)
+                context.on("requestfinished", session._request_ended)
+                context.on("requestfailed", session._request_ended)
+                context.on("dialog", session._answer_dialog)
+                routed = await asyncio.to_thread(policy.routed)  # walks the file roots once
+                await while_connected(browser, context.route(routed, session._filter))
+                return session
+            except BaseException as exc:
+                if context is not None:
+                    with contextlib.suppress(PlaywrightError):
+                        await context.close()
+                if isinstance(exc, PlaywrightError) and not browser.is_connected():
+                    raise BrowserDiedError(f"Chromium died while a context was opening: {first_line(exc)}") from exc
+                raise
+
+        try:
+            try:
+                return await attempt()
+            except BrowserDiedError:  # not the open's own fault: once more, on a relaunched browser
+                return await attempt()
         except BaseException:
             await gate.close()
             raise
-        session = cls(policy, context, page, gate, blocked, load_timeout_ms=load_timeout_ms)
-        session._watch(page)
-        context.on("page", session._new_page if allow_tabs else session._close_popup)
-        context.on("request", session._request_started)
-        context.on("requestfinished", session._request_ended)
-        context.on("requestfailed", session._request_ended)
-        context.on("dialog", session._answer_dialog)
-        await context.route(await asyncio.to_thread(policy.routed), session._filter)  # walks file roots once
-        return session
 
     @property
     def alive(self) -> bool:
@@ -367,6 +414,18 @@ class BrowserSession:
             pass
         if self.gate is not None:
             await self.gate.close()
+
+
+_CLOSING: set[asyncio.Task[None]] = set()  # closes of sessions nobody claimed (kept referenced until done)
+
+
+def _close_unclaimed(opening: asyncio.Future[BrowserSession]) -> None:
+    """Close the session an open whose caller was cancelled went on to make."""
+    if opening.cancelled() or opening.exception() is not None:
+        return
+    closing = asyncio.ensure_future(opening.result().close())
+    _CLOSING.add(closing)
+    closing.add_done_callback(_CLOSING.discard)
 
 
 def _navigated_page(request: Request) -> Page | None:

@@ -9,12 +9,16 @@ from __future__ import annotations
 
 import asyncio
 import os
+from collections.abc import Awaitable
 from dataclasses import dataclass
+from typing import TypeVar
 
 from playwright.async_api import Browser, Playwright, async_playwright
 from playwright.async_api import Error as PlaywrightError
 
 from envs.browser.processes import OWNER_FLAG, kill_browser_processes
+
+T = TypeVar("T")
 
 DEFAULT_CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
@@ -95,3 +99,34 @@ async def close_browser() -> None:
             pass
     if playwright is not None:
         await playwright.stop()
+
+
+class BrowserDiedError(PlaywrightError):
+    """Chromium died or disconnected while a call to it was under way."""
+
+
+async def while_connected(browser: Browser, call: Awaitable[T]) -> T:
+    """``call``'s result, or BrowserDiedError as soon as ``browser`` disconnects.
+
+    Playwright answers most calls with an error when Chromium dies under them, but not all:
+    ``BrowserContext.new_page`` stays pending for ever if the browser is killed while the page
+    is being made. Racing the call against the browser's ``disconnected`` event bounds it."""
+    gone = asyncio.get_running_loop().create_future()
+
+    def on_disconnected(_: Browser) -> None:
+        if not gone.done():
+            gone.set_result(None)
+
+    browser.on("disconnected", on_disconnected)
+    running = asyncio.ensure_future(call)
+    try:
+        if not browser.is_connected():
+            on_disconnected(browser)
+        await asyncio.wait((running, gone), return_when=asyncio.FIRST_COMPLETED)
+        if running.done():
+            return running.result()
+        raise BrowserDiedError("Chromium died while it was being asked for a page")
+    finally:
+        browser.remove_listener("disconnected", on_disconnected)
+        if not running.done():
+            running.cancel()

@@ -227,3 +227,56 @@ async def test_browser_is_relaunched_after_it_dies(site: Path) -> None:
         assert await click(session.page.locator("#free")) == (True, "")
     finally:
         await session.close()
+
+
+async def test_an_open_cancelled_at_any_point_leaves_no_context_behind(site: Path) -> None:
+    """A task cancelled while its browser context opens (an eval stopped, a timeout) must not
+    leave that context, a renderer process, running in the shared browser."""
+    chromium = await browser.get_browser()
+    policy = UrlPolicy(file_roots=(str(site / "allowed"),))
+    before, cancelled = list(chromium.contexts), 0
+    for delay_ms in (0, 5, 15, 30, 60, 120, 240, 480):
+        opening = asyncio.ensure_future(BrowserSession.open(policy))
+        await asyncio.sleep(delay_ms / 1000)
+        if opening.done():
+            await (await opening).close()
+            break
+        opening.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await opening
+        cancelled += 1
+        for _ in range(100):  # whatever the open had made is closed behind it
+            if chromium.contexts == before:
+                break
+            await asyncio.sleep(0.05)
+        assert chromium.contexts == before, f"cancelled after {delay_ms} ms, a context was left open"
+    assert cancelled >= 3  # the open was caught at several points, not only before it began
+
+
+async def test_chromium_dying_while_a_page_is_made_ends_the_open_on_a_relaunched_browser(
+    site: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Playwright never answers a ``new_page`` whose browser is killed under it: the open must
+    notice the browser is gone, and open again on a new one, instead of waiting for ever."""
+    from playwright.async_api import BrowserContext
+
+    made = BrowserContext.new_page
+    kills: list[int] = []
+
+    async def killed_meanwhile(self: BrowserContext) -> object:
+        if kills:
+            return await made(self)
+        making = asyncio.ensure_future(made(self))
+        await asyncio.sleep(0)  # the request is on its way to Chromium
+        kills.append(browser.launch_count())
+        await kill_chromium(self.browser)
+        return await making
+
+    monkeypatch.setattr(BrowserContext, "new_page", killed_meanwhile)
+    await browser.get_browser()
+    session = await asyncio.wait_for(BrowserSession.open(UrlPolicy(file_roots=(str(site / "allowed"),))), 60)
+    try:
+        assert kills and browser.launch_count() == kills[0] + 1 and session.alive
+        assert (await session.goto((site / "allowed" / "page.html").as_uri()))[0]
+    finally:
+        await session.close()
