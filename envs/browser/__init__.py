@@ -17,6 +17,7 @@ from envs.browser.gate import UrlPolicy
 from envs.browser.launch import (
     CHROMIUM_ARGS,
     DEFAULT_CHROMIUM,
+    BrowserDiedError,
     chromium_path,
     close_browser,
     get_browser,
@@ -31,6 +32,7 @@ __all__ = [
     "DEFAULT_LOAD_TIMEOUT_MS",
     "DEFAULT_MAX_ELEMENTS",
     "DEFAULT_VIEWPORT",
+    "BrowserDiedError",
     "BrowserSession",
     "CrashGuard",
     "PageTooLarge",

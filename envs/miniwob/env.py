@@ -176,6 +176,10 @@ class MiniWoBEnv(Env):
         parse_task_id(task_id)  # any seed of a known task is a task
 
     async def reset(self, task_id: str) -> Observation:
+        """A new episode of the task; if Chromium died meanwhile, it is started once more."""
+        return await self._guard.reset(lambda: self._reset(task_id))
+
+    async def _reset(self, task_id: str) -> Observation:
         task, seed = parse_task_id(task_id)
         session = await self._session_for(task)
         self._task_id, self._task, self._seed = f"{task}/{seed}", task, seed

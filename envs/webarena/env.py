@@ -48,7 +48,7 @@ from envs.base import (
     invalid,
     judge_option,
 )
-from envs.browser import BrowserSession, CrashGuard, UrlPolicy, reported
+from envs.browser import BrowserDiedError, BrowserSession, CrashGuard, UrlPolicy, reported
 from envs.sites.serve import site_url as local_site_url
 from envs.webarena import (
     actions as acts,
@@ -130,6 +130,10 @@ class WebArenaEnv(Env):
         return webarena_tasks.task_ids(split)
 
     async def reset(self, task_id: str) -> Observation:
+        """The task's start pages in a fresh context; if Chromium died meanwhile, opened once more."""
+        return await self._guard.reset(lambda: self._reset(task_id))
+
+    async def _reset(self, task_id: str) -> Observation:
         await self._open(task_id)
         assert self._ep is not None
         pages = webarena_tasks.start_urls(self._ep.config) or ["about:blank"]
@@ -342,6 +346,8 @@ class WebArenaEnv(Env):
     async def _focus(self, index: int) -> None:
         ep = self._require()
         pages = ep.session.context.pages
+        if not pages:  # a task always keeps one tab open: its context went with the browser
+            raise BrowserDiedError("Chromium died: the task's tabs are gone")
         ep.session.page = pages[min(max(index, 0), len(pages) - 1)]
         await ep.session.page.bring_to_front()
 

@@ -201,3 +201,31 @@ async def test_miniwob_step_after_the_page_crashed_rebuilds_the_episode() -> Non
         assert result.info["valid"] and result.done and result.info["success"]
     finally:
         await env.close()
+
+
+@pytest.mark.parametrize(("env_name", "task_id"), [("miniwob", "click-button/1"), ("webarena", "shop-0")])
+async def test_a_reset_chromium_dies_under_starts_the_task_once_more(
+    env_name: str, task_id: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Chromium killed while the task's first page settles: the reset opens it all again on a
+    relaunched browser and returns the task's first screen, as if nothing had happened."""
+    settle = browser.BrowserSession.settle
+    launches: list[int] = []
+
+    async def killed_meanwhile(self: browser.BrowserSession, page=None) -> None:
+        if not launches:
+            launches.append(browser.launch_count())
+            await kill_chromium(self.context.browser)
+        await settle(self, page)
+
+    env = make_env(env_name)
+    try:
+        calm = await env.reset(task_id)
+        monkeypatch.setattr(browser.BrowserSession, "settle", killed_meanwhile)
+        again = await asyncio.wait_for(env.reset(task_id), BOUND_S)
+        assert launches and browser.launch_count() == launches[0] + 1
+        assert again.text == calm.text and again.url == calm.url
+        monkeypatch.undo()
+        assert (await env.step("scroll [down]" if env_name == "webarena" else "press key=TAB")).observation.text
+    finally:
+        await env.close()
