@@ -59,8 +59,7 @@ async def get_browser() -> Browser:
     the old browser is abandoned (its processes killed) and a new one is launched for that loop.
     """
     loop = asyncio.get_running_loop()
-    if _SHARED.loop is not loop:
-        await asyncio.to_thread(kill_browser_processes)  # reads /proc: off the event loop
+    if _SHARED.loop is not loop:  # taken over before any await: callers arriving together share the lock
         _SHARED.loop, _SHARED.playwright, _SHARED.browser = loop, None, None
         _SHARED.lock = asyncio.Lock()
     assert _SHARED.lock is not None
@@ -68,8 +67,8 @@ async def get_browser() -> Browser:
         browser = _SHARED.browser
         if browser is not None and browser.is_connected():
             return browser
-        if browser is not None:  # died: make sure nothing of it is left running
-            await asyncio.to_thread(kill_browser_processes)
+        # What is left of a browser that died, or of another loop's: nothing of it may keep running.
+        await asyncio.to_thread(kill_browser_processes)  # reads /proc: off the event loop
         if _SHARED.playwright is None:
             _SHARED.playwright = await async_playwright().start()
         _SHARED.browser = await _SHARED.playwright.chromium.launch(

@@ -280,3 +280,18 @@ async def test_chromium_dying_while_a_page_is_made_ends_the_open_on_a_relaunched
         assert (await session.goto((site / "allowed" / "page.html").as_uri()))[0]
     finally:
         await session.close()
+
+
+def test_tasks_starting_together_on_a_new_event_loop_share_one_launch() -> None:
+    """``eval --concurrency N``'s first tasks all ask for the browser at once, on a loop that has
+    none yet: one Chromium is launched for all of them, and none kills another's."""
+
+    async def first_use() -> tuple[int, int]:
+        before = browser.launch_count()
+        try:
+            got = await asyncio.gather(*(browser.get_browser() for _ in range(6)))
+            return len({id(b) for b in got if b.is_connected()}), browser.launch_count() - before
+        finally:
+            await browser.close_browser()
+
+    assert asyncio.run(first_use()) == (1, 1)
