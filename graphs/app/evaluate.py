@@ -64,8 +64,10 @@ def eval_thread_id(method: str, context: Context, task_id: str) -> str:
 
 
 def results_name(method: str, context: Context) -> Path:
-    """The default results file: results/METHOD-ENV-MODEL.jsonl, the model spec sanitised."""
-    model = re.sub(r"[^A-Za-z0-9.-]+", "_", context.model).strip("_")[:80]
+    """The default results file: results/METHOD-ENV-MODEL.jsonl, the model spec sanitised (a
+    script's or recording's own ``.jsonl`` left out: ``scripted:demo.jsonl`` -> ``scripted_demo``)."""
+    spec = re.sub(r"\.jsonl$", "", context.model, flags=re.IGNORECASE)
+    model = re.sub(r"[^A-Za-z0-9.-]+", "_", spec).strip("_")[:80]
     return Path("results") / f"{method}-{context.env}-{model}.jsonl"
 
 

@@ -60,6 +60,8 @@ def test_default_results_file_names_the_model():
     assert results_name("laser", context) == Path("results/laser-webshop-openai_gpt-4o-mini.jsonl")
     local = Context(model="openai:Qwen/Qwen2.5-7B-Instruct", env="webshop")
     assert results_name("laser", local).name == "laser-webshop-openai_Qwen_Qwen2.5-7B-Instruct.jsonl"
+    replayed = Context(model="replay:runs/gpt.JSONL", env="webshop")
+    assert results_name("laser", replayed).name == "laser-webshop-replay_runs_gpt.jsonl"
 
 
 async def test_a_finished_thread_is_reported_not_run_again(tmp_path):
