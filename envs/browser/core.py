@@ -188,7 +188,11 @@ class BrowserSession:
                 if context is not None:
                     with contextlib.suppress(PlaywrightError):
                         await context.close()
-                if isinstance(exc, PlaywrightError) and not browser.is_connected():
+                if (
+                    isinstance(exc, PlaywrightError)
+                    and not isinstance(exc, BrowserDiedError)
+                    and not browser.is_connected()
+                ):
                     raise BrowserDiedError(f"Chromium died while a context was opening: {first_line(exc)}") from exc
                 raise
 
