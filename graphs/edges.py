@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import functools
 import inspect
-from collections.abc import Awaitable, Callable, Mapping
-from typing import TYPE_CHECKING, Any, TypeVar
+from collections.abc import Awaitable, Callable, Hashable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Self, TypeVar
 
 from nodes.state import Node
 
@@ -46,3 +46,31 @@ def inline(router: Callable[..., T]) -> Callable[..., Awaitable[T]]:
         return router(*args, **kwargs)
 
     return run
+
+
+class _Drawn(str):
+    """A path map key: equal to (and hashed as) its target node's name, drawn as ``label``.
+
+    LangGraph looks a router's answer up among the path map's keys and draws each edge with
+    ``str(key)``: it has no label apart from the key. Keys that are labels make routing depend
+    on labels being distinct, which display text need not be (two LASER states no tool leads
+    to were both "refused", and one of them dropped out of the routing table). This key
+    routes by the node and shows the label.
+    """
+
+    label: str
+
+    def __new__(cls, node: str, label: str) -> Self:
+        key = super().__new__(cls, node)
+        key.label = label
+        return key
+
+    def __str__(self) -> str:
+        return self.label
+
+
+def path_map(targets: Iterable[str], labels: Mapping[str, str] | None = None) -> dict[Hashable, str]:
+    """``add_conditional_edges``'s path map for a router that answers node names: each of
+    ``targets`` by its name, its edge drawn with ``labels[target]`` when it has one."""
+    drawn = labels or {}
+    return {(_Drawn(node, drawn[node]) if node in drawn else node): node for node in targets}

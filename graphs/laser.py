@@ -23,14 +23,14 @@ original laser_agent.py.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable
+from collections.abc import Callable
 from typing import Any
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 
-from graphs.edges import inline
+from graphs.edges import inline, path_map
 from graphs.method import Method
 from nodes.channels import added
 from nodes.context import Context
@@ -51,12 +51,13 @@ from nodes.laser.states import (
 
 
 def _edge_label(transitions: dict[str, dict[str, str]], target: str) -> str:
-    """execute's edge to ``target``: the functions whose transition leads there (Figure 1)."""
-    names = list(
+    """execute's edge to ``target`` as Figure 1 labels it: the functions whose transition leads
+    there, then what else leads there (a refused action stays in its state)."""
+    names = ", ".join(
         dict.fromkeys(name for functions in transitions.values() for name, to in functions.items() if to == target)
     )
-    extra = {FINISH: " or the cap", "backup": "the backup strategy"}.get(target, " or refused")
-    return ", ".join(names) + extra if names else extra
+    otherwise = {FINISH: "the cap", "backup": "the backup strategy"}.get(target, "refused")
+    return f"{names} or {otherwise}" if names else otherwise
 
 
 def _router(pick: Picker) -> Callable[[LaserState, Runtime[Context]], str]:
@@ -86,22 +87,14 @@ def build_graph(checkpointer: BaseCheckpointSaver | None = None, space: StateSpa
     transitions = space.transitions() if space is not None else merged_transitions(SPACES.values())
     with_backup = space is None or space.backup is not None
     route = _router(pick)
-    # edge label -> node: the routers' path maps (LangGraph declares them dict[Hashable, str])
-    labels: dict[Hashable, str] = {
-        _edge_label(transitions, target): target
-        for target in (*transitions, *(("backup",) if with_backup else ()), "finish")
-    }
+    ends = (*(("backup",) if with_backup else ()), "finish")
+    targets = (*transitions, *ends)
+    # The routers answer node names (two states may share a label); Figure 1's labels are drawn.
+    execute_edges = path_map(targets, {to: _edge_label(transitions, to) for to in targets})
 
     def after_choice(state: LaserState, runtime: Runtime[Context]) -> str:
         """A state node's call goes to ``execute``; a refused answer asks the state again."""
-        if state.get("call"):
-            return "call"
-        goes_to = route(state, runtime)
-        return "answer refused" if goes_to == state.get("laser_state") else goes_to
-
-    def after_execute(state: LaserState, runtime: Runtime[Context]) -> str:
-        """execute's edge to the state the new page is in (or backup, or finish)."""
-        return _edge_label(transitions, route(state, runtime))
+        return "execute" if state.get("call") else route(state, runtime)
 
     def after_start(state: LaserState, runtime: Runtime[Context]) -> str:
         """start's edge to the state of the first page."""
@@ -119,14 +112,11 @@ def build_graph(checkpointer: BaseCheckpointSaver | None = None, space: StateSpa
     if len(transitions) == 1:
         builder.add_edge("start", next(iter(transitions)))
     else:  # the state of the first page
-        first: dict[Hashable, str] = {name: name for name in transitions}
-        builder.add_conditional_edges("start", inline(after_start), first)
+        builder.add_conditional_edges("start", inline(after_start), path_map(transitions))
     for name in transitions:
-        edges: dict[Hashable, str] = {"call": "execute", "answer refused": name, "finish": "finish"}
-        if with_backup:
-            edges["backup"] = "backup"
-        builder.add_conditional_edges(name, inline(after_choice), edges)
-    builder.add_conditional_edges("execute", inline(after_execute), labels)
+        choices = path_map(("execute", name, *ends), {"execute": "call", name: "answer refused"})
+        builder.add_conditional_edges(name, inline(after_choice), choices)
+    builder.add_conditional_edges("execute", inline(route), execute_edges)  # the new page's state
     if with_backup:
         builder.add_edge("backup", "finish")
     builder.add_edge("finish", END)
