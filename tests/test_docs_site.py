@@ -50,8 +50,11 @@ def test_no_page_fetches_anything_from_another_host(site):
             assert not re.match(r"(https?:)?//", url), (page.relative_to(site), url)
     laser = (site / "methods" / "laser" / "index.html").read_text(encoding="utf-8")
     assert 'src="../../javascripts/mermaid.min.js"' in laser
-    assert (site / "javascripts" / "mermaid.min.js").read_text(encoding="utf-8").rstrip().endswith(
-        'globalThis["mermaid"] = globalThis.__esbuild_esm_mermaid_nm["mermaid"].default;'
+    assert (
+        (site / "javascripts" / "mermaid.min.js")
+        .read_text(encoding="utf-8")
+        .rstrip()
+        .endswith('globalThis["mermaid"] = globalThis.__esbuild_esm_mermaid_nm["mermaid"].default;')
     )
 
 
