@@ -1,4 +1,4 @@
-"""The environment protocol every benchmark implements (DESIGN.md section 2).
+"""The environment protocol every benchmark implements (docs/architecture.md, "Environments").
 
 Graphs only ever talk to environments through this protocol, which is what lets one
 graph run on several benchmarks and lets a checkpointed run rebuild its environment

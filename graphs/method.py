@@ -1,7 +1,7 @@
 """The one contract every method declares: ``METHOD = Method(...)`` in its graph module.
 
 The command line, the runner, the evaluation harness, ``introspect graphs``, langgraph.json
-and the README's tables are all derived from these declarations (``graphs.method_named``
+and the generated tables of the README and the docs are all derived from these declarations (``graphs.method_named``
 finds one by name or alias), so nothing probes a module for optional functions and a
 method's defaults live in one place.
 """
@@ -63,7 +63,7 @@ class Method(Generic[S]):
 
     name: str  # "laser": the registry key, the CLI's METHOD, langgraph.json's graph name
     title: str  # "LASER"
-    summary: str  # what the method does, in a few words (README's method table)
+    summary: str  # what the method does, in a few words (the methods table)
     paper: str  # "Ma et al. 2023"
     build_graph: Callable[..., Graph]  # build_graph(checkpointer=None)
     graph: Graph  # compiled once per process, without a checkpointer (Studio adds one)

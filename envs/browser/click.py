@@ -1,7 +1,7 @@
 """Grounded clicks: a real mouse click on the element, as a user makes it, or a refusal that says why.
 
 Why not a JavaScript click: an agent must not do what no user could, so a covered, invisible or
-disabled target is refused with feedback (DESIGN.md section 2) and Playwright's actionability
+disabled target is refused with feedback (docs/architecture.md, "Environments") and Playwright's actionability
 checks decide, as they do for a person's pointer.
 """
 

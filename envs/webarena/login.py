@@ -19,7 +19,7 @@ What auto_login does, and so does ``login`` here:
   (shopping_admin ``/dashboard`` "Dashboard", reddit ``/user/<name>/account`` "Delete").
 
 Credentials come from the environment, never from files or flags: ``WEBARENA_<SITE>_USER`` and
-``WEBARENA_<SITE>_PASSWORD`` (WebArena's own accounts are listed in README.md). The auth dir is
+``WEBARENA_<SITE>_PASSWORD`` (WebArena's own accounts are listed in docs/envs/webarena.md). The auth dir is
 ``$WEBARENA_AUTH_DIR``, else ``.auth`` (the ``./.auth/`` the task configs name).
 
 A local site needs no stored login: when its state file is absent the env signs in with the

@@ -398,7 +398,7 @@ def _common(parser: argparse.ArgumentParser) -> None:
         "--set",
         action="append",
         metavar="KEY=VALUE",
-        help="any Context field, e.g. --set max_actions=20 or --set timeout=60 (see README)",
+        help="any Context field, e.g. --set max_actions=20 or --set timeout=60 (each method's docs page lists them)",
     )
     parser.add_argument("--env-option", action="append", metavar="KEY=VALUE", help="an option of the environment")
     parser.add_argument("--plan", help="plan file (AutoPlan)")

@@ -1,6 +1,7 @@
-"""Files generated from the code: langgraph.json, the README's method tables, and the
-documentation site's generated parts (docs/: each method's diagrams, prompts and options, the
-CLI reference; graphs.app.reference makes them).
+"""Files generated from the code: langgraph.json, the README's method table, and the
+documentation site's generated parts (docs/: the methods table and the method x env matrix of the
+home page, the node table of the architecture page, each method's diagrams, prompts and options,
+the CLI reference; graphs.app.reference makes the last three).
 
 ``python -m graphs.app.generated`` rewrites them; ``--check`` only says whether they are
 stale (exit 1), which a test also asserts, so none can drift from the ``Method``
@@ -41,7 +42,7 @@ def langgraph_json() -> str:
 
 
 def method_table() -> str:
-    """The README's table of methods: what each is, its paper, its graph module and envs."""
+    """The table of methods (README, docs home): what each is, its paper, its graph module and envs."""
     rows = ["| method | paper | graph | envs (the paper's own in bold) |", "|---|---|---|---|"]
     for method in methods():
         envs = ", ".join(f"**`{env}`**" if env in method.paper_envs else f"`{env}`" for env in method.envs)
@@ -51,14 +52,14 @@ def method_table() -> str:
 
 
 def matrix_table() -> str:
-    """The README's method x env matrix (``introspect graphs --matrix`` prints the same)."""
+    """The method x env matrix of the docs home (``introspect graphs --matrix`` prints the same)."""
     header, rows = matrix_rows()
     lines = ["| " + " | ".join(header) + " |", "|---" * len(header) + "|"]
     lines += ["| " + " | ".join(row) + " |" for row in rows]
     return "\n".join(lines)
 
 
-# The node names with one meaning in every graph (README's glossary), in the order it gives them.
+# The node names with one meaning in every graph (docs/architecture.md's vocabulary), in its order.
 VOCABULARY = ("plan", "act", "remedy", "align", "complete", "describe", "map_element", "reflect", "execute")
 
 
@@ -77,22 +78,12 @@ def node_table() -> str:
     return "\n".join(rows)
 
 
-def diagrams() -> str:
-    """Every compiled graph as a Mermaid diagram (LangGraph's drawing), folded."""
-    return "\n".join(
-        f"<details><summary><code>{name}</code></summary>\n\n"
-        f"```mermaid\n{drawing.draw_mermaid().strip()}\n```\n</details>"
-        for name, drawing in _drawings().items()
-    )
-
-
 # section name -> what fills it; names after the first word are its arguments (a method's name)
 SECTIONS: dict[str, Callable[..., str]] = {
-    "methods": method_table,
-    "matrix": matrix_table,
-    "nodes": node_table,
-    "diagrams": diagrams,  # README
-    "graph": reference.diagrams,
+    "methods": method_table,  # README, docs/index.md
+    "matrix": matrix_table,  # docs/index.md
+    "nodes": node_table,  # docs/architecture.md
+    "graph": reference.diagrams,  # docs/methods
     "prompts": reference.prompts,
     "options": reference.options,  # docs/methods
     "cli": reference.cli_reference,  # docs/cli.md

@@ -1,5 +1,6 @@
 """The documentation site's generated parts (graphs.app.generated, graphs.app.reference) are
-current, and a stale one is found: a method page's diagram, its prompts, the CLI reference."""
+current, and a stale one is found: a method page's diagram, its prompts, the CLI reference, the
+architecture page's node table, the home page's method x env matrix."""
 
 from __future__ import annotations
 
@@ -53,6 +54,8 @@ def docs(tmp_path, monkeypatch):
         ("methods/laser.md", "item -. &nbsp;call&nbsp; .-> execute;", "item --> execute;"),  # a diagram
         ("methods/autoplan.md", "    ```\n", "    (an old line of a prompt)\n    ```\n"),  # a prompt
         ("cli.md", "| `--plots DIR` | write PNG figures into this folder |", "| `--plots DIR` | old help |"),
+        ("architecture.md", "| `execute` | x | x | x | x |  |", "| `step` | x | x | x | x |  |"),  # node table
+        ("index.md", "| LASER | paper |  | yes |", "| LASER | paper |  |  |"),  # the method x env matrix
     ],
 )
 def test_a_stale_page_is_reported_and_rewritten(docs, page, old, new):

@@ -150,12 +150,12 @@ async def test_cli_runs_laser_on_the_local_shop(capsys, write_script):
     assert "finished: success=True" in out and f"stop [{GALLERY}]" in out
 
 
-def test_the_readme_example_space_builds():
-    text = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+def test_the_docs_example_space_builds():
+    text = (Path(__file__).resolve().parents[2] / "docs" / "api.md").read_text(encoding="utf-8")
     section = text[text.index("LASER on your own site") :]
     start = section.index("```python\n") + len("```python\n")
     example: dict[str, Any] = {}
-    exec(section[start : section.index("```", start)], example)  # noqa: S102 - runs the README's own example
+    exec(section[start : section.index("```", start)], example)  # noqa: S102 - runs the docs' own example
     drawn = example["g"].get_graph()
     assert {"search", "item", "execute"} <= set(drawn.nodes) and "backup" not in drawn.nodes
     assert ("execute", "item", "Search or refused") in {(e.source, e.target, e.data) for e in drawn.edges}

@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parents[2]
 CONFIG = json.loads((ROOT / "langgraph.json").read_text())
 
 
-def test_langgraph_json_and_the_readme_tables_are_generated_from_the_registry():
+def test_langgraph_json_and_the_generated_tables_are_current():
     """Run ``python -m graphs.app.generated`` after changing a Method or a graph."""
     assert generated.stale() == []
     assert set(CONFIG["graphs"]) == {
