@@ -55,7 +55,7 @@ from graphs.app.runner import (
     thread_context,
     thread_metadata,
 )
-from nodes.context import Context, ContextError
+from nodes.context import Context, ContextError, TrainingContext
 from prompts import PromptError
 
 # The model stack (nodes.llm, langchain) and the graphs (langgraph) are imported by the
@@ -190,7 +190,7 @@ async def cmd_resume(args: argparse.Namespace) -> int:
         try:
             if meta.get("introspect_training"):  # a training thread continues its training loop
                 method = method_named(str(meta["introspect_training"]))
-                context = Context.from_dict(json.loads(meta["introspect_context"]))
+                context = method.context.from_dict(json.loads(meta["introspect_context"]))
                 plan_out = Path(meta["introspect_plan_out"])
                 record = await train(
                     method,
@@ -291,6 +291,7 @@ async def cmd_train(args: argparse.Namespace) -> int:
     if declared.training is None:
         raise UsageError(f"{method} has no training phase")
     context = context_from(args, method)
+    assert isinstance(context, TrainingContext)  # a method with a training phase declares such settings
     declared.check(context, True)
     tasks = declared.training.pool(make_env(context.env, **context.env_options), args.split, args.task_type)
     plan_out = Path(args.plan_out)
@@ -339,8 +340,8 @@ def cmd_graphs(args: argparse.Namespace) -> int:
     for name, (method, attribute) in studio_graphs().items():
         drawing = compiled(method, attribute).get_graph()
         nodes = [n for n in drawing.nodes if not n.startswith("__")]
-        defaults = ", ".join(f"{key}={value}" for key, value in method.defaults.items())
-        print(f"{name}  envs: {', '.join(method.graph_envs(name))}  nodes: {', '.join(nodes)}  defaults: {defaults}")
+        own = ", ".join(f"{f.name}={json.dumps(method.context.default(f.name))}" for f in method.context.own_fields())
+        print(f"{name}  envs: {', '.join(method.graph_envs(name))}  nodes: {', '.join(nodes)}  settings: {own}")
         if args.mermaid:
             print(drawing.draw_mermaid())
     return 0
@@ -353,7 +354,8 @@ async def cmd_demo(args: argparse.Namespace) -> int:
     if name not in available:
         raise UsageError(f"no demo {name!r}; available: {', '.join(available)}")
     spec = json.loads((DEMOS / f"{name}.json").read_text())
-    context = Context(model=f"replay:{DEMOS / spec['recording']}", env=spec["env"], **spec.get("context", {}))
+    settings = method_named(spec["method"]).context
+    context = settings(model=f"replay:{DEMOS / spec['recording']}", env=spec["env"], **spec.get("context", {}))
     thread_id = f"demo-{name}-{uuid.uuid4().hex[:8]}"
     print(
         f"demo: {spec['title']}\n(the model's replies are replayed from the recording {spec['recording']}; "
@@ -398,7 +400,7 @@ def _common(parser: argparse.ArgumentParser) -> None:
         "--set",
         action="append",
         metavar="KEY=VALUE",
-        help="any Context field, e.g. --set max_actions=20 or --set timeout=60 (see README)",
+        help="a setting of the method (introspect run METHOD --help lists them), e.g. --set timeout=60",
     )
     parser.add_argument("--env-option", action="append", metavar="KEY=VALUE", help="an option of the environment")
     parser.add_argument("--plan", help="plan file (AutoPlan)")

@@ -11,7 +11,7 @@ import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 
 from graphs import autoplan
-from nodes.context import Context
+from nodes.autoplan.context import AutoPlanContext
 from tests.graphs.test_autoplan_kit import toy_alfworld  # noqa: F401 (fixture)
 from tests.support.openai_stub import OpenAIStub, Reply
 
@@ -56,7 +56,7 @@ async def train_once(**overrides) -> dict:
     values.update(overrides)
     runner = autoplan.build_training_graph(checkpointer=InMemorySaver())
     config = {"configurable": {"thread_id": "sampling"}, "recursion_limit": 100}
-    return await runner.ainvoke({"task_ids": ["heat/1"]}, config, context=Context(**values))
+    return await runner.ainvoke({"task_ids": ["heat/1"]}, config, context=AutoPlanContext(**values))
 
 
 async def infer(task_id: str = "heat/1", **overrides) -> dict:
@@ -64,7 +64,7 @@ async def infer(task_id: str = "heat/1", **overrides) -> dict:
     values.update(overrides)
     runner = autoplan.build_graph(checkpointer=InMemorySaver())
     config = {"configurable": {"thread_id": "sampling-inf"}, "recursion_limit": 100}
-    return await runner.ainvoke({"task_id": task_id}, config, context=Context(**values))
+    return await runner.ainvoke({"task_id": task_id}, config, context=AutoPlanContext(**values))
 
 
 async def test_training_samples_the_acting_calls_and_decodes_the_rest_greedily(toy_alfworld, stub):
