@@ -44,6 +44,7 @@ from graphs.app.options import (
     keeping,
     positive,
     results_path,
+    settings_help,
     task_list,
 )
 from graphs.app.runner import (
@@ -55,6 +56,7 @@ from graphs.app.runner import (
     thread_context,
     thread_metadata,
 )
+from graphs.method import Method
 from nodes.context import Context, ContextError, TrainingContext
 from prompts import PromptError
 
@@ -436,11 +438,16 @@ def _checkpoint(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def build_parser() -> Parser:
+def build_parser(method: Method | None = None) -> Parser:
+    """The command line; with ``method`` (named in ``run``/``eval``/``train METHOD --help``),
+    those commands' help ends with that method's settings."""
     parser = Parser(prog="introspect", description="Introspective LLM agents as LangGraph graphs.")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
+    listed: dict[str, Any] = {}
+    if method is not None:
+        listed = {"epilog": settings_help(method), "formatter_class": argparse.RawDescriptionHelpFormatter}
 
-    run = sub.add_parser("run", help="run one task, streaming each step")
+    run = sub.add_parser("run", help="run one task, streaming each step", **listed)
     run.add_argument("method")
     run.add_argument("--task", help="the task id (required unless --fork)")
     run.add_argument(
@@ -463,7 +470,7 @@ def build_parser() -> Parser:
     _record(res)
     res.set_defaults(handler=cmd_resume)
 
-    ev = sub.add_parser("eval", help="evaluate a method on many tasks")
+    ev = sub.add_parser("eval", help="evaluate a method on many tasks", **listed)
     ev.add_argument("method")
     ev.add_argument("--tasks", help="slice START:STOP of the split's task list, or ids a,b,c")
     ev.add_argument("--split", help="the env's split or suite (e.g. paper-43)")
@@ -479,7 +486,7 @@ def build_parser() -> Parser:
     _common(ev)
     ev.set_defaults(handler=cmd_eval)
 
-    tr = sub.add_parser("train", help="learn a plan (AutoPlan)")
+    tr = sub.add_parser("train", help="learn a plan (AutoPlan)", **listed)
     tr.add_argument("method")
     tr.add_argument("--task-type", help="only tasks of this type (ALFWorld)")
     tr.add_argument("--split")
@@ -559,8 +566,18 @@ def _lazy(module: str, name: str) -> Any:
     return handler
 
 
+def _helped_method(argv: list[str]) -> Method | None:
+    """The method of ``introspect run|eval|train METHOD ... --help``, if one is named."""
+    if len(argv) < 3 or argv[0] not in ("run", "eval", "train") or not {"-h", "--help"} & set(argv):
+        return None
+    try:
+        return method_named(argv[1])
+    except UnknownMethodError:
+        return None
+
+
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    args = build_parser(_helped_method(sys.argv[1:] if argv is None else argv)).parse_args(argv)
     try:
         with keeping(args):
             outcome = args.handler(args)

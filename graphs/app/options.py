@@ -12,13 +12,16 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import textwrap
 from collections.abc import Iterator
+from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
 from envs.base import make_env
 from graphs import method_named
 from graphs.app.training import load_plan
+from graphs.method import Method
 from nodes.context import Context
 
 
@@ -88,6 +91,25 @@ def context_from(args: argparse.Namespace, method: str, base: Context | None = N
     check_model(context)
     declared.check(context, False)  # settings that contradict each other (AutoPlan's few_shot)
     return context
+
+
+def settings_help(method: Method) -> str:
+    """The method's settings for ``--help``: its own, then the shared ones, each with its default."""
+    settings = method.context
+    own = {f.name for f in settings.own_fields()}
+
+    def listed(title: str, names: list[str]) -> list[str]:
+        lines = [title]
+        for spec in (f for f in fields(settings) if f.name in names):
+            lines.append(f"  {spec.name}={json.dumps(settings.default(spec.name))}")
+            lines += textwrap.wrap(
+                str(spec.metadata.get("description", "")), 88, initial_indent=" " * 6, subsequent_indent=" " * 6
+            )
+        return lines
+
+    shared = [n for n in Context.field_names() if n not in ("env", "env_options")]
+    head = f"settings of {method.name} (--set KEY=VALUE; a value at its default is the same configuration):"
+    return "\n".join([*listed(head, sorted(own)), *listed("shared settings:", shared)])
 
 
 def setting_names(settings: type[Context]) -> str:

@@ -81,9 +81,9 @@ async def test_training_samples_the_acting_calls_and_decodes_the_rest_greedily(t
     ]
 
 
-async def test_temperature_and_top_p_set_the_acting_calls_only(toy_alfworld, stub):
+async def test_train_temperature_and_top_p_set_the_acting_calls_only(toy_alfworld, stub):
     stub.replies.extend(one_step("SUMMARY", "FLAW", "REVISION", "1. heat the egg"))
-    await train_once(temperature=0.7, top_p=0.5, plan="1. find the egg")
+    await train_once(train_temperature=0.7, train_top_p=0.5, temperature=0.2, plan="1. find the egg")
     assert sampling(stub) == [
         ("thought", 0.7, 0.5),
         ("action", 0.7, 0.5),
