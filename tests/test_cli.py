@@ -36,7 +36,7 @@ def run_cli(capsys, *args: str) -> tuple[int, str, str]:
         (["run", "laser", "--task", "1", "--model", "openai:gpt-4o-mini"], "no OpenAI key"),
         (
             ["run", "laser", "--task", "1", "--set", "colour=red"],
-            "laser has no setting 'colour'; its settings: backup, detail_text, max_actions, tool_mode; shared: model",
+            "laser has no setting 'colour'; its settings: backup, detail_text",
         ),
         (["resume", "no-such-thread", "--checkpoint", "memory"], "no checkpointed thread"),
         (

@@ -67,7 +67,7 @@ def test_the_server_writes_the_rows_a_local_evaluation_writes(server, tmp_path):
     assert "BlockingError" not in log.read_text(errors="replace")
 
 
-async def _stop_midway(url: str, context: Context, task_id: str) -> str:
+async def _stop_midway(url: str, context: LaserContext, task_id: str) -> str:
     """Start the task's run on the server and cancel it after its first model calls."""
     from langgraph_sdk import get_client
 

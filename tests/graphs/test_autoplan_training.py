@@ -63,7 +63,7 @@ def two_iterations(write_script):
     return write_script(two_iterations_script())
 
 
-def context(spec: str, **overrides) -> Context:
+def context(spec: str, **overrides) -> AutoPlanContext:
     values = dict(model=spec, env="alfworld", batch_size=2, iterations=2, max_actions=3, seed=7)
     values.update(overrides)
     return AutoPlanContext(**values)

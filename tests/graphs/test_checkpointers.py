@@ -52,7 +52,7 @@ def unique(name: str) -> str:
     return f"{name}-{uuid.uuid4().hex[:10]}"  # a Postgres database outlives the test
 
 
-async def _stopped(url: str, context: Context, thread: str) -> None:
+async def _stopped(url: str, context: LaserContext, thread: str) -> None:
     async with open_checkpointer(url) as saver:
         with pytest.raises(Stop):
             await drive("laser", context, thread, saver, {"task_id": DEMO["task_id"]}, stop_after(6))

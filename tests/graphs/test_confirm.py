@@ -14,11 +14,11 @@ from langgraph.types import Command
 from envs.webarena.interface import INTERFACE as WEBARENA
 from envs.webshop.interface import INTERFACE as WEBSHOP
 from graphs import method_named
-from nodes.confirm import Verdict, read_answer
 from nodes.autoplan.context import AutoPlanContext
+from nodes.confirm import Verdict, read_answer
 from nodes.context import Context
-from nodes.laser.context import LaserContext
 from nodes.da.complete import delivered
+from nodes.laser.context import LaserContext
 from tests.support.scenarios import NEW_PLAN, SCENARIOS
 
 BUY = "click[Buy Now]"
