@@ -145,10 +145,9 @@ async def evaluate_phase(
     from graphs.app.checkpoint import open_checkpointer
     from graphs.app.evaluate import evaluate
     from graphs.app.options import check_model, task_list
-    from graphs.context import Context
 
-    context = Context(model="openai:bench-model", env=env, **settings)
-    method_named(method)  # what `introspect eval` does before it starts: the graph, the model client, the tasks
+    # what `introspect eval` does before it starts: the graph, the model client, the tasks
+    context = method_named(method).context(model="openai:bench-model", env=env, **settings)
     check_model(context)
     task_list(context, None, ",".join(tasks))
     stop = asyncio.Event()

@@ -216,12 +216,11 @@ async def all_workloads() -> list[Workload]:
 async def run(workload: Workload, spec: str, saver: Any, thread_id: str, folder: Path) -> dict[str, Any]:
     """Run ``workload`` as users do (``drive``, or ``train`` for AutoPlan training) on
     ``saver``; returns the final state (the training record for training)."""
+    from graphs import method_named
     from graphs.app.runner import drive
-    from graphs.context import Context
 
-    context = Context(model=spec, env=workload.env, **workload.settings)
+    context = method_named(workload.method).context(model=spec, env=workload.env, **workload.settings)
     if workload.pool:
-        from graphs import method_named
         from graphs.app.training import train
 
         return await train(

@@ -50,30 +50,28 @@ from nodes.autoplan.collect import (
     execute_command,
     finish,
     formalize,
-    max_actions,
     next_step,
     start,
     think,
 )
-from nodes.autoplan.decoding import DEFAULTS
+from nodes.autoplan.context import AutoPlanContext
 from nodes.autoplan.plan import next_iteration, plan
 from nodes.autoplan.reflect import reflect
 from nodes.autoplan.state import Collected, CollectState, Reflection, TrainState
 from nodes.channels import added, length
-from nodes.context import Context
 from nodes.usage import add_usage
 
 NODES_PER_STEP = 4  # think, act, formalize, execute
 
 
-def recursion_limit(context: Context) -> int:
+def recursion_limit(context: AutoPlanContext) -> int:
     """Supersteps a run needs: four per action plus start and finish (and the loop)."""
-    return max(NODES_PER_STEP * max_actions(context), 5 * context.iterations) + 20
+    return max(NODES_PER_STEP * context.steps(), 5 * context.iterations) + 20
 
 
-def _collection(output_schema: type | None = None) -> StateGraph[CollectState, Context, CollectState, Any]:
+def _collection(output_schema: type | None = None) -> StateGraph[CollectState, AutoPlanContext, CollectState, Any]:
     """The collection graph; in training it hands back only its experience (``Collected``)."""
-    builder = StateGraph(CollectState, context_schema=Context, output_schema=output_schema)
+    builder = StateGraph(CollectState, context_schema=AutoPlanContext, output_schema=output_schema)
     add_nodes(
         builder,
         {
@@ -102,7 +100,7 @@ def build_graph(checkpointer: Any = None):
 
 def build_training_graph(checkpointer: Any = None):
     """The training graph: input ``{"task_ids": [...]}``, the pool batches are drawn from."""
-    builder = StateGraph(TrainState, context_schema=Context)
+    builder = StateGraph(TrainState, context_schema=AutoPlanContext)
     add_nodes(builder, {"sample_batch": sample_batch})
     builder.add_node("collect", _collection(Collected).compile(name="collect"))  # a subgraph
     add_nodes(builder, {"score_batch": score_batch, "reflect": reflect, "plan": plan})
@@ -119,7 +117,7 @@ graph = build_graph()
 training_graph = build_training_graph()
 
 
-def check_context(context: Context, training: bool) -> None:
+def check_context(context: AutoPlanContext, training: bool) -> None:
     """Contradicting settings, refused before anything runs (EnvError); each field's own
     values are checked by Context."""
     few_shot.check(context.few_shot, context.plan, training, context.env)
@@ -138,7 +136,7 @@ def result(state: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def training_record(state: TrainState, context: Context) -> dict[str, Any]:
+def training_record(state: TrainState, context: AutoPlanContext) -> dict[str, Any]:
     """What training writes (graphs.app.training): every plan, the final one, and what each
     iteration saw."""
     plans = list(state.get("plans") or [context.plan])
@@ -231,8 +229,7 @@ METHOD = Method(
     graph=graph,
     envs=("alfworld", "hotpotqa", "webshop", "miniwob", "webarena"),
     paper_envs=("alfworld", "hotpotqa"),
-    default_env="alfworld",
-    defaults=DEFAULTS,
+    context=AutoPlanContext,
     result=result,
     recursion_limit=recursion_limit,
     narrate=narrate,

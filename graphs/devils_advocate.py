@@ -17,7 +17,7 @@
 The baselines of the paper's comparison are options of this graph: ``remedies=0`` or
 ``backtracking=False`` is Plan+Act (a misaligned action ends the episode), and
 ``plan_revision=False`` ends the run after the first failed episode instead of
-reflecting. Limits: 30 actions per task, 7 episodes (``DEFAULTS``).
+reflecting. Limits: 30 actions per task, 7 episodes (``DAContext``).
 
 It runs on every env through the env's Interface (grammar, introduction, answer action,
 element ids): WebArena is the paper's setting, with the appendix's prompts; on the others
@@ -39,10 +39,10 @@ from langgraph.runtime import Runtime
 from graphs.edges import add_nodes, inline
 from graphs.method import Method
 from nodes.channels import added
-from nodes.context import Context
 from nodes.da.act import act
 from nodes.da.align import align
 from nodes.da.complete import complete
+from nodes.da.context import DAContext
 from nodes.da.describe import describe
 from nodes.da.episode import finish, new_episode, start
 from nodes.da.execute import execute_action
@@ -51,11 +51,11 @@ from nodes.da.plan import next_subtask, plan
 from nodes.da.reflect import reflect
 from nodes.da.remedy import remedy
 from nodes.da.stack import backtrack, differs, needs_mapping, pop, push
-from nodes.da.state import DEFAULTS, DAState, Settings
+from nodes.da.state import DAState
 from nodes.environment import env_interface
 
 
-def _run_popped(state: DAState, settings: Settings) -> str:
+def _run_popped(state: DAState, settings: DAContext) -> str:
     """Lines 7-8: a root entry starts the plan, any other entry is executed."""
     entry = state["popped"]
     if entry and not entry["action"]:
@@ -63,8 +63,8 @@ def _run_popped(state: DAState, settings: Settings) -> str:
     return "execute" if int(state.get("actions", 0)) < settings.max_actions else "finish"
 
 
-def after_pop(state: DAState, runtime: Runtime[Context]) -> str:
-    settings = Settings.of(runtime.context)
+def after_pop(state: DAState, runtime: Runtime[DAContext]) -> str:
+    settings = runtime.context
     if not state.get("popped"):  # the stack is empty: the plan failed
         another = (
             settings.plan_revision
@@ -77,18 +77,18 @@ def after_pop(state: DAState, runtime: Runtime[Context]) -> str:
     return _run_popped(state, settings)
 
 
-async def after_backtrack(state: DAState, runtime: Runtime[Context]) -> str:
+async def after_backtrack(state: DAState, runtime: Runtime[DAContext]) -> str:
     if not state.get("popped"):  # the saved state could not be restored
         return "pop"
     if needs_mapping(state, await env_interface(runtime.context)):
         return "map_element"
-    return _run_popped(state, Settings.of(runtime.context))
+    return _run_popped(state, runtime.context)
 
 
-def after_mapping(state: DAState, runtime: Runtime[Context]) -> str:
+def after_mapping(state: DAState, runtime: Runtime[DAContext]) -> str:
     if not state.get("popped"):  # no usable id: try the next alternative
         return "pop"
-    return _run_popped(state, Settings.of(runtime.context))
+    return _run_popped(state, runtime.context)
 
 
 def after_execute(state: DAState) -> str:
@@ -99,28 +99,28 @@ def after_align(state: DAState) -> str:
     return "complete" if state.get("aligned") else "pop"
 
 
-def to_act(state: DAState, runtime: Runtime[Context]) -> str:
+def to_act(state: DAState, runtime: Runtime[DAContext]) -> str:
     """Line 14 with tau set: act on it; past the plan's end there is nothing to act on."""
-    if int(state.get("actions", 0)) >= Settings.of(runtime.context).max_actions:
+    if int(state.get("actions", 0)) >= runtime.context.max_actions:
         return "finish"
     return "act" if int(state.get("subtask", 0)) < len(state.get("plan") or []) else "pop"
 
 
-def after_complete(state: DAState, runtime: Runtime[Context]) -> str:
+def after_complete(state: DAState, runtime: Runtime[DAContext]) -> str:
     if state.get("task_done") or state.get("done"):
         return "finish"
     return to_act(state, runtime)
 
 
-def after_act(state: DAState, runtime: Runtime[Context]) -> str:
+def after_act(state: DAState, runtime: Runtime[DAContext]) -> str:
     if not state.get("proposal"):  # no usable action: the next alternative on the stack
         return "pop"
-    return "remedy" if Settings.of(runtime.context).remedies > 0 else "push"
+    return "remedy" if runtime.context.remedies_per_action > 0 else "push"
 
 
 def build_graph(checkpointer: Any = None):
     """Algorithm 1 as a LangGraph graph; ``checkpointer`` is any LangGraph saver."""
-    builder = StateGraph(DAState, context_schema=Context)
+    builder = StateGraph(DAState, context_schema=DAContext)
     add_nodes(
         builder,
         {
@@ -227,8 +227,7 @@ METHOD = Method(
     graph=graph,
     envs=("webarena", "webshop", "miniwob", "alfworld", "hotpotqa"),
     paper_envs=("webarena",),
-    default_env="webarena",
-    defaults=DEFAULTS,
+    context=DAContext,
     result=result,
     narrate=narrate,
     studio_graphs={"devils_advocate": "graph"},

@@ -33,12 +33,11 @@ from langgraph.runtime import Runtime
 from graphs.edges import inline, path_map
 from graphs.method import Method
 from nodes.channels import added
-from nodes.context import Context
 from nodes.laser.backup import backup_node
+from nodes.laser.context import LaserContext
 from nodes.laser.space import FINISH, StateSpace, merged_transitions
 from nodes.laser.spaces import SPACES, Picker, fixed, space_for
 from nodes.laser.states import (
-    DEFAULTS,
     REFUSAL_LIMIT,
     LaserState,
     backup_at,
@@ -60,14 +59,14 @@ def _edge_label(transitions: dict[str, dict[str, str]], target: str) -> str:
     return f"{names} or {otherwise}" if names else otherwise
 
 
-def _router(pick: Picker) -> Callable[[LaserState, Runtime[Context]], str]:
-    def route(state: LaserState, runtime: Runtime[Context]) -> str:
+def _router(pick: Picker) -> Callable[[LaserState, Runtime[LaserContext]], str]:
+    def route(state: LaserState, runtime: Runtime[LaserContext]) -> str:
         """The next node: finish when done or out of steps; the backup strategy near the cap
         (or when the model keeps failing) if an item was examined; else the current state."""
         ctx = runtime.context
         space = pick(ctx)
         transitions = int(state.get("transitions", 0))
-        if state.get("done") or transitions >= ctx.limit("max_actions", DEFAULTS["max_actions"]):
+        if state.get("done") or transitions >= ctx.max_actions:
             return "finish"
         stuck = int(state.get("refusals", 0)) >= REFUSAL_LIMIT
         backup = ctx.backup and space.backup is not None and candidates(state, space)
@@ -92,15 +91,15 @@ def build_graph(checkpointer: BaseCheckpointSaver | None = None, space: StateSpa
     # The routers answer node names (two states may share a label); Figure 1's labels are drawn.
     execute_edges = path_map(targets, {to: _edge_label(transitions, to) for to in targets})
 
-    def after_choice(state: LaserState, runtime: Runtime[Context]) -> str:
+    def after_choice(state: LaserState, runtime: Runtime[LaserContext]) -> str:
         """A state node's call goes to ``execute``; a refused answer asks the state again."""
         return "execute" if state.get("call") else route(state, runtime)
 
-    def after_start(state: LaserState, runtime: Runtime[Context]) -> str:
+    def after_start(state: LaserState, runtime: Runtime[LaserContext]) -> str:
         """start's edge to the state of the first page."""
         return state["laser_state"]
 
-    builder = StateGraph(LaserState, context_schema=Context)
+    builder = StateGraph(LaserState, context_schema=LaserContext)
     builder.add_node("start", start_node(pick))
     for name in transitions:
         builder.add_node(name, state_node(pick))
@@ -154,8 +153,7 @@ METHOD = Method(
     graph=graph,
     envs=("webshop", "webarena"),
     paper_envs=("webshop",),
-    default_env="webshop",
-    defaults=DEFAULTS,
+    context=LaserContext,
     result=result,
     narrate=narrate,
     studio_graphs={"laser": "graph"},

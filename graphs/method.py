@@ -12,16 +12,18 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, TypeAlias, TypeVar
 
-from nodes.context import Context
+from nodes.context import Context, TrainingContext
 
 if TYPE_CHECKING:  # annotations only: langgraph loads with a method's graph module, not with the registry
     from langgraph.graph.state import CompiledStateGraph
 
     from envs.base import Env
 
-    Graph: TypeAlias = CompiledStateGraph[Any, Context, Any, Any]  # every graph runs with a Context
+    Graph: TypeAlias = CompiledStateGraph[Any, Any, Any, Any]  # its context_schema is the method's Context class
 
 S = TypeVar("S", bound=Mapping[str, Any])  # a graph's state as its callbacks read it (its TypedDict)
+C = TypeVar("C", bound=Context)  # the method's settings class (its graphs' context_schema)
+T = TypeVar("T", bound=TrainingContext)  # the settings of a method with a training phase
 
 DEFAULT_RECURSION_LIMIT = 2000  # LangGraph supersteps a run may take when the method gives no bound
 
@@ -39,7 +41,7 @@ def _default_recursion_limit(context: Context) -> int:
 
 
 @dataclass(frozen=True)
-class Training(Generic[S]):
+class Training(Generic[S, T]):
     """A method's training phase (AutoPlan): what the app's training driver needs from it.
 
     The driver (graphs.app.training) runs ``graph`` (``build_graph()`` compiled once per
@@ -51,14 +53,14 @@ class Training(Generic[S]):
     build_graph: Callable[..., Graph]
     graph: Graph  # compiled once per process, without a checkpointer (Studio adds one)
     pool: Callable[[Env, str | None, str | None], list[str]]  # (env, split, task type) -> task ids
-    record: Callable[[S, Context], dict[str, Any]]  # final state -> what is written
+    record: Callable[[S, T], dict[str, Any]]  # final state -> what is written
     release: Callable[[S], Awaitable[None]]  # closes what a stopped run left open
     narrate: Callable[[str, dict[str, Any]], str | None] = _no_narration
     envs: tuple[str, ...] = ()  # the envs it trains on: those with training splits (envs.base.TrainingSplits)
 
 
 @dataclass(frozen=True)
-class Method(Generic[S]):
+class Method(Generic[S, C]):
     """One introspective method as the framework sees it."""
 
     name: str  # "laser": the registry key, the CLI's METHOD, langgraph.json's graph name
@@ -69,18 +71,24 @@ class Method(Generic[S]):
     graph: Graph  # compiled once per process, without a checkpointer (Studio adds one)
     envs: tuple[str, ...]  # every env it runs on
     paper_envs: tuple[str, ...]  # the paper's own setting(s)
-    default_env: str
-    defaults: Mapping[str, Any]  # the method's published limits, the one mapping its nodes read
+    # its settings: the shared Context's fields and its own, each holding the paper setting's
+    # default (the default env among them); its graphs' context_schema
+    context: type[C]
     result: Callable[[S], dict[str, Any]]  # final state -> per-task fields of evaluation rows
     aliases: tuple[str, ...] = ()
-    recursion_limit: Callable[[Context], int] = _default_recursion_limit
+    recursion_limit: Callable[[C], int] = _default_recursion_limit
     narrate: Callable[[str, dict[str, Any]], str | None] = _no_narration  # one CLI line per node update
-    check: Callable[[Context, bool], None] = _no_check  # settings that contradict each other (EnvError)
-    training: Training[Any] | None = None  # its graph's state is not the method graph's
+    check: Callable[[C, bool], None] = _no_check  # settings that contradict each other (EnvError)
+    training: Training[Any, Any] | None = None  # its graph's state is not the method graph's
     # graphs Studio serves (langgraph.json): graph name -> attribute of the method's module
     studio_graphs: Mapping[str, str] = field(default_factory=dict)
     # the paper's baselines, which are this graph with other settings: name -> how to select it
     baselines: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def default_env(self) -> str:
+        """The env a run takes when none is named: its paper's (the settings' default)."""
+        return str(self.context.default("env"))
 
     def graph_envs(self, graph_name: str) -> tuple[str, ...]:
         """The envs the Studio graph ``graph_name`` (one of ``studio_graphs``) runs on: the

@@ -46,14 +46,13 @@ from langgraph.runtime import Runtime
 from graphs.edges import add_nodes, inline
 from graphs.method import Method
 from nodes.channels import added
-from nodes.context import Context
+from nodes.sr.context import SRContext
 from nodes.sr.describe import describe, needs_description
 from nodes.sr.execute import execute_action
 from nodes.sr.memory import entry_at
 from nodes.sr.plan import plan
 from nodes.sr.reflect import reflect
 from nodes.sr.replay import replay
-from nodes.sr.stage import DEFAULTS
 from nodes.sr.state import SRState
 from nodes.sr.status import TrialStatus
 from nodes.sr.trial import finish, start_trial
@@ -62,17 +61,17 @@ Next = Literal["execute", "replay", "reflect", "finish"]
 NODES_PER_ACTION = 4  # at most: replay, plan, execute, describe
 
 
-def recursion_limit(context: Context) -> int:
+def recursion_limit(context: SRContext) -> int:
     """Supersteps a run may need: four per action and start/reflect per trial, plus finish."""
-    per_trial = NODES_PER_ACTION * context.limit("max_actions", DEFAULTS["max_actions"]) + 4
-    return context.limit("max_trials", DEFAULTS["max_trials"]) * per_trial + 2
+    per_trial = NODES_PER_ACTION * context.max_actions + 4
+    return context.max_trials * per_trial + 2
 
 
-def _after_step(state: SRState, runtime: Runtime[Context]) -> Next:
+def _after_step(state: SRState, runtime: Runtime[SRContext]) -> Next:
     """Continue the plan, start a new stage, or end the trial (reflect if trials remain)."""
     status = state.get("status", "")
     if status:
-        trials_left = int(state.get("trial", 1)) < runtime.context.limit("max_trials", DEFAULTS["max_trials"])
+        trials_left = int(state.get("trial", 1)) < runtime.context.max_trials
         return "reflect" if status != TrialStatus.CORRECT.value and trials_left else "finish"
     pending = state.get("pending", [])
     step = len(state.get("steps", []))
@@ -86,13 +85,13 @@ def after_replay(state: SRState) -> Literal["execute", "plan"]:
     return "execute" if state.get("pending") else "plan"
 
 
-def after_plan(state: SRState, runtime: Runtime[Context]) -> Literal["execute", "reflect", "finish"]:
+def after_plan(state: SRState, runtime: Runtime[SRContext]) -> Literal["execute", "reflect", "finish"]:
     # plan leaves actions pending or ends the trial (sets its status): _after_step's "replay" cannot come here
     return "execute" if state.get("pending") else _after_step(state, runtime)  # type: ignore[return-value]
 
 
 def after_execute(
-    state: SRState, runtime: Runtime[Context]
+    state: SRState, runtime: Runtime[SRContext]
 ) -> Literal["describe", "execute", "replay", "reflect", "finish"]:
     following = _after_step(state, runtime)
     if following != "finish" and needs_description(state["steps"][-1]):
@@ -100,13 +99,13 @@ def after_execute(
     return following
 
 
-def after_describe(state: SRState, runtime: Runtime[Context]) -> Next:
+def after_describe(state: SRState, runtime: Runtime[SRContext]) -> Next:
     return _after_step(state, runtime)
 
 
 def build_graph(checkpointer: Any = None):
     """The compiled Structured Reflection graph (pass a checkpointer to resume runs)."""
-    builder = StateGraph(SRState, context_schema=Context)
+    builder = StateGraph(SRState, context_schema=SRContext)
     add_nodes(
         builder,
         {
@@ -178,8 +177,7 @@ METHOD = Method(
     graph=graph,
     envs=("miniwob", "webshop", "webarena", "alfworld", "hotpotqa"),
     paper_envs=("miniwob",),
-    default_env="miniwob",
-    defaults=DEFAULTS,
+    context=SRContext,
     result=result,
     recursion_limit=recursion_limit,
     narrate=narrate,

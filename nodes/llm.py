@@ -341,17 +341,14 @@ def before_stop(message: AIMessage, stop: Sequence[str]) -> AIMessage:
     return message.model_copy(update={"content": cut_at_stop(content, stop)})
 
 
-def caller_for(context: Any, state: Mapping[str, Any], temperature: float | None = None) -> Caller:
-    """A Caller for a node: the model settings from ``context``, the position from ``state``.
-
-    ``temperature`` is the method's default, used when the Context leaves it unset;
-    Context.top_p (nucleus sampling) is passed on when set.
-    """
+def caller_for(context: Any, state: Mapping[str, Any]) -> Caller:
+    """A Caller for a node: the model settings from ``context`` (each method's class holds
+    its own default temperature), the position from ``state``; Context.top_p (nucleus
+    sampling) is passed on when set."""
     calls = int((state.get("usage") or {}).get("model_calls", 0))
-    temp = context.temperature if context.temperature is not None else temperature
     return Caller(
         context.model,
-        temperature=temp,
+        temperature=context.temperature,
         max_tokens=context.max_tokens,
         calls_before=calls,
         top_p=context.top_p,

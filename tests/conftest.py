@@ -61,7 +61,6 @@ def run_graph(write_script):
     from envs.sessions import SESSIONS
     from graphs import compiled, studio_graphs
     from graphs.app.runner import Outcome, drive
-    from graphs.context import Context
 
     async def run(
         graph: str,
@@ -76,7 +75,7 @@ def run_graph(write_script):
         **context: Any,
     ) -> Outcome:
         method, attr = studio_graphs()[graph]
-        context = Context(model=model or write_script(replies or []), env=env or method.default_env, **context)
+        context = method.context(model=model or write_script(replies or []), env=env or method.default_env, **context)
         saver = checkpointer or InMemorySaver()
         if attr == "graph":
             return await drive(method.name, context, thread, saver, graph_input, on_update)

@@ -34,7 +34,10 @@ def run_cli(capsys, *args: str) -> tuple[int, str, str]:
         (["run", "laser", "--task", "1", "--model", "gpt-4o"], "malformed model spec"),
         (["run", "laser", "--task", "1", "--model", "scripted:/no/such.jsonl"], "script file not found"),
         (["run", "laser", "--task", "1", "--model", "openai:gpt-4o-mini"], "no OpenAI key"),
-        (["run", "laser", "--task", "1", "--set", "colour=red"], "unknown --set key 'colour'"),
+        (
+            ["run", "laser", "--task", "1", "--set", "colour=red"],
+            "laser has no setting 'colour'; its settings: backup, detail_text",
+        ),
         (["resume", "no-such-thread", "--checkpoint", "memory"], "no checkpointed thread"),
         (
             [
@@ -354,3 +357,21 @@ def test_graphs_matrix_lists_every_runnable_cell_and_marks_the_papers_settings(c
     assert sum(mark in ("paper", "yes") for mark in marks.values()) == len(cells)
     assert marks[("Devil's Advocate", "webarena")] == "paper"
     assert "Plan+Act: --set remedies=0" in rows["Devil's Advocate"]
+
+
+@pytest.mark.parametrize("command", ["run", "eval"])
+def test_help_of_a_method_lists_its_own_settings_with_their_defaults(command, capsys):
+    with pytest.raises(SystemExit) as done:
+        main([command, "da", "--help"])
+    assert done.value.code == 0
+    shown = capsys.readouterr().out
+    assert "settings of devils_advocate" in shown
+    assert "max_episodes=7" in shown and "remedies=2" in shown and "temperature=1.0" in shown
+    assert "backup=" not in shown and "planning=" not in shown  # other methods' settings are not its own
+
+
+def test_graphs_lists_each_graph_with_its_settings(capsys):
+    assert main(["graphs"]) == 0
+    shown = capsys.readouterr().out
+    laser = next(line for line in shown.splitlines() if line.startswith("laser "))
+    assert "settings: max_actions=15, backup=true" in laser and "remedies" not in laser

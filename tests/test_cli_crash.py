@@ -34,7 +34,6 @@ from envs.sites.serve import SiteServer
 from envs.webarena.journal import Journal
 from graphs.app.checkpoint import open_checkpointer
 from graphs.app.runner import drive, outcome_of
-from graphs.context import Context
 from tests.support.cli import child_env, output, run_main, spawn, wait_for_lines
 from tests.support.scenarios import CHECKBOXES, CONTACT, SCENARIOS, Scenario
 
@@ -121,7 +120,7 @@ def references(shop, tmp_path_factory):
             )
 
         before = len(shop.records)
-        context = Context(**scenario.context_for(spec))
+        context = scenario.settings(spec)
         outcome = asyncio.run(drive(method, context, "reference", InMemorySaver(), scenario.graph_input, count))
         scenario.check(outcome.state)
         total = outcome.state["usage"]["model_calls"]

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from graphs.app.evaluate import read_rows
-from nodes.context import Context
+from nodes.laser.context import LaserContext
 from tests.graphs.laser_scripts import ROW_FIELDS, paging_script
 from tests.support.cli import ROOT, child_env, run_main
 from tests.support.studio import langgraph_dev
@@ -67,7 +67,7 @@ def test_the_server_writes_the_rows_a_local_evaluation_writes(server, tmp_path):
     assert "BlockingError" not in log.read_text(errors="replace")
 
 
-async def _stop_midway(url: str, context: Context, task_id: str) -> str:
+async def _stop_midway(url: str, context: LaserContext, task_id: str) -> str:
     """Start the task's run on the server and cancel it after its first model calls."""
     from langgraph_sdk import get_client
 
@@ -93,7 +93,7 @@ def test_a_killed_evaluation_and_a_stopped_thread_are_continued_not_restarted(se
 
     url, _ = server
     spec = paging_script(tmp_path / "slow.jsonl", delay=0.4)
-    context = Context(model=spec, env="webshop", max_actions=2, backup=False)
+    context = LaserContext(model=spec, env="webshop", max_actions=2, backup=False)
     stopped = asyncio.run(_stop_midway(url, context, TASKS[0]))
 
     results = tmp_path / "rows.jsonl"

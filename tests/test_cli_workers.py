@@ -13,7 +13,7 @@ import pytest
 
 from graphs.app.evaluate import evaluate, read_rows
 from graphs.app.workers import WorkerPool
-from nodes.context import Context
+from nodes.laser.context import LaserContext
 from tests.graphs.laser_scripts import ROW_FIELDS, paging_script
 from tests.support.cli import run_main
 
@@ -70,7 +70,7 @@ def test_workers_write_the_rows_of_one_process(checkpoint_url, tmp_path):
 @pytest.mark.slow
 async def test_tasks_spread_over_the_workers_and_a_dead_worker_leaves_resumable_threads(tmp_path):
     spec = paging_script(tmp_path / "slow.jsonl", delay=0.5)
-    context = Context(model=spec, env="webshop", max_actions=2, backup=False)
+    context = LaserContext(model=spec, env="webshop", max_actions=2, backup=False)
     checkpoint = f"sqlite:///{tmp_path / 'runs.sqlite'}"
     results = tmp_path / "rows.jsonl"
     async with WorkerPool(2, 2, "laser", context, checkpoint) as pool:

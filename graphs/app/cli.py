@@ -44,6 +44,7 @@ from graphs.app.options import (
     keeping,
     positive,
     results_path,
+    settings_help,
     task_list,
 )
 from graphs.app.runner import (
@@ -55,7 +56,8 @@ from graphs.app.runner import (
     thread_context,
     thread_metadata,
 )
-from nodes.context import Context, ContextError
+from graphs.method import Method
+from nodes.context import Context, ContextError, TrainingContext
 from prompts import PromptError
 
 # The model stack (nodes.llm, langchain) and the graphs (langgraph) are imported by the
@@ -190,7 +192,7 @@ async def cmd_resume(args: argparse.Namespace) -> int:
         try:
             if meta.get("introspect_training"):  # a training thread continues its training loop
                 method = method_named(str(meta["introspect_training"]))
-                context = Context.from_dict(json.loads(meta["introspect_context"]))
+                context = method.context.from_dict(json.loads(meta["introspect_context"]))
                 plan_out = Path(meta["introspect_plan_out"])
                 record = await train(
                     method,
@@ -291,6 +293,7 @@ async def cmd_train(args: argparse.Namespace) -> int:
     if declared.training is None:
         raise UsageError(f"{method} has no training phase")
     context = context_from(args, method)
+    assert isinstance(context, TrainingContext)  # a method with a training phase declares such settings
     declared.check(context, True)
     tasks = declared.training.pool(make_env(context.env, **context.env_options), args.split, args.task_type)
     plan_out = Path(args.plan_out)
@@ -339,8 +342,8 @@ def cmd_graphs(args: argparse.Namespace) -> int:
     for name, (method, attribute) in studio_graphs().items():
         drawing = compiled(method, attribute).get_graph()
         nodes = [n for n in drawing.nodes if not n.startswith("__")]
-        defaults = ", ".join(f"{key}={value}" for key, value in method.defaults.items())
-        print(f"{name}  envs: {', '.join(method.graph_envs(name))}  nodes: {', '.join(nodes)}  defaults: {defaults}")
+        own = ", ".join(f"{f.name}={json.dumps(method.context.default(f.name))}" for f in method.context.own_fields())
+        print(f"{name}  envs: {', '.join(method.graph_envs(name))}  nodes: {', '.join(nodes)}  settings: {own}")
         if args.mermaid:
             print(drawing.draw_mermaid())
     return 0
@@ -353,7 +356,8 @@ async def cmd_demo(args: argparse.Namespace) -> int:
     if name not in available:
         raise UsageError(f"no demo {name!r}; available: {', '.join(available)}")
     spec = json.loads((DEMOS / f"{name}.json").read_text())
-    context = Context(model=f"replay:{DEMOS / spec['recording']}", env=spec["env"], **spec.get("context", {}))
+    settings = method_named(spec["method"]).context
+    context = settings(model=f"replay:{DEMOS / spec['recording']}", env=spec["env"], **spec.get("context", {}))
     thread_id = f"demo-{name}-{uuid.uuid4().hex[:8]}"
     print(
         f"demo: {spec['title']}\n(the model's replies are replayed from the recording {spec['recording']}; "
@@ -398,7 +402,7 @@ def _common(parser: argparse.ArgumentParser) -> None:
         "--set",
         action="append",
         metavar="KEY=VALUE",
-        help="any Context field, e.g. --set max_actions=20 or --set timeout=60 (each method's docs page lists them)",
+        help="a setting of the method (introspect run METHOD --help lists them), e.g. --set timeout=60",
     )
     parser.add_argument("--env-option", action="append", metavar="KEY=VALUE", help="an option of the environment")
     parser.add_argument("--plan", help="plan file (AutoPlan)")
@@ -434,11 +438,16 @@ def _checkpoint(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def build_parser() -> Parser:
+def build_parser(method: Method | None = None) -> Parser:
+    """The command line; with ``method`` (named in ``run``/``eval``/``train METHOD --help``),
+    those commands' help ends with that method's settings."""
     parser = Parser(prog="introspect", description="Introspective LLM agents as LangGraph graphs.")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
+    listed: dict[str, Any] = {}
+    if method is not None:
+        listed = {"epilog": settings_help(method), "formatter_class": argparse.RawDescriptionHelpFormatter}
 
-    run = sub.add_parser("run", help="run one task, streaming each step")
+    run = sub.add_parser("run", help="run one task, streaming each step", **listed)
     run.add_argument("method")
     run.add_argument("--task", help="the task id (required unless --fork)")
     run.add_argument(
@@ -461,7 +470,7 @@ def build_parser() -> Parser:
     _record(res)
     res.set_defaults(handler=cmd_resume)
 
-    ev = sub.add_parser("eval", help="evaluate a method on many tasks")
+    ev = sub.add_parser("eval", help="evaluate a method on many tasks", **listed)
     ev.add_argument("method")
     ev.add_argument("--tasks", help="slice START:STOP of the split's task list, or ids a,b,c")
     ev.add_argument("--split", help="the env's split or suite (e.g. paper-43)")
@@ -477,7 +486,7 @@ def build_parser() -> Parser:
     _common(ev)
     ev.set_defaults(handler=cmd_eval)
 
-    tr = sub.add_parser("train", help="learn a plan (AutoPlan)")
+    tr = sub.add_parser("train", help="learn a plan (AutoPlan)", **listed)
     tr.add_argument("method")
     tr.add_argument("--task-type", help="only tasks of this type (ALFWorld)")
     tr.add_argument("--split")
@@ -557,8 +566,18 @@ def _lazy(module: str, name: str) -> Any:
     return handler
 
 
+def _helped_method(argv: list[str]) -> Method | None:
+    """The method of ``introspect run|eval|train METHOD ... --help``, if one is named."""
+    if len(argv) < 3 or argv[0] not in ("run", "eval", "train") or not {"-h", "--help"} & set(argv):
+        return None
+    try:
+        return method_named(argv[1])
+    except UnknownMethodError:
+        return None
+
+
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    args = build_parser(_helped_method(sys.argv[1:] if argv is None else argv)).parse_args(argv)
     try:
         with keeping(args):
             outcome = args.handler(args)

@@ -40,14 +40,16 @@ SETTING_TEXT = 80  # longer settings (a plan) appear in rows as a hash
 
 
 def fingerprint(method: str, context: Context) -> str:
-    """A short hash of what decides a task's outcome: method and result settings."""
+    """A short hash of what decides a task's outcome: method and result settings (the
+    method's own and the shared fields, each at its effective value: a setting given at its
+    default is the configuration that leaves it out)."""
     key = json.dumps([method, context.result_settings()], sort_keys=True, default=str)
     return hashlib.sha256(key.encode()).hexdigest()[:12]
 
 
 def changed_settings(context: Context) -> dict[str, Any]:
     """The result settings that differ from the defaults (model and env have columns)."""
-    default = Context(model=context.model, env=context.env).result_settings()
+    default = type(context)(model=context.model, env=context.env).result_settings()
     out: dict[str, Any] = {}
     for key, value in context.result_settings().items():
         if key in ("model", "env") or value == default[key]:

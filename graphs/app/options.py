@@ -12,13 +12,16 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import textwrap
 from collections.abc import Iterator
+from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
 from envs.base import make_env
 from graphs import method_named
 from graphs.app.training import load_plan
+from graphs.method import Method
 from nodes.context import Context
 
 
@@ -56,9 +59,10 @@ FLAGS = {
 
 
 def context_from(args: argparse.Namespace, method: str, base: Context | None = None) -> Context:
-    """The run's Context from the command line (over ``base``, a thread's own Context,
-    when continuing one), validated and with its model checked."""
+    """The run's settings, in the method's own class, from the command line (over ``base``,
+    a thread's own settings, when continuing one), validated and with its model checked."""
     declared = method_named(method)
+    settings = declared.context
     values: dict[str, Any] = base.to_dict() if base else {}
     env = getattr(args, "env", None) or values.get("env") or declared.default_env
     if env not in declared.envs:
@@ -66,13 +70,15 @@ def context_from(args: argparse.Namespace, method: str, base: Context | None = N
     values["env"] = env
     if getattr(args, "env_option", None) or not base:
         values["env_options"] = pairs(getattr(args, "env_option", None), "--env-option")
-    known = Context.field_names()
+    known = settings.field_names()
     for key, value in pairs(getattr(args, "set", None), "--set").items():
         if key not in known or key in ("env", "env_options"):
-            raise UsageError(f"unknown --set key {key!r}; Context fields: {', '.join(sorted(known))}")
+            raise UsageError(f"{declared.name} has no setting {key!r}; its settings: {setting_names(settings)}")
         values[key] = value
     for flag, name in FLAGS.items():
         if getattr(args, flag, None) is not None:
+            if name not in known:
+                raise UsageError(f"{declared.name} has no setting {name!r} (--{flag.replace('_', '-')})")
             values[name] = getattr(args, flag)
     if getattr(args, "plan", None):
         if declared.training is None:
@@ -81,10 +87,36 @@ def context_from(args: argparse.Namespace, method: str, base: Context | None = N
             values["plan"] = load_plan(args.plan)
         except ValueError as exc:
             raise UsageError(str(exc)) from None
-    context = Context(**values)
+    context = settings(**values)
     check_model(context)
     declared.check(context, False)  # settings that contradict each other (AutoPlan's few_shot)
     return context
+
+
+def settings_help(method: Method) -> str:
+    """The method's settings for ``--help``: its own, then the shared ones, each with its default."""
+    settings = method.context
+    own = {f.name for f in settings.own_fields()}
+
+    def listed(title: str, names: list[str]) -> list[str]:
+        lines = [title]
+        for spec in (f for f in fields(settings) if f.name in names):
+            lines.append(f"  {spec.name}={json.dumps(settings.default(spec.name))}")
+            lines += textwrap.wrap(
+                str(spec.metadata.get("description", "")), 88, initial_indent=" " * 6, subsequent_indent=" " * 6
+            )
+        return lines
+
+    shared = [n for n in Context.field_names() if n not in ("env", "env_options")]
+    head = f"settings of {method.name} (--set KEY=VALUE; a value at its default is the same configuration):"
+    return "\n".join([*listed(head, sorted(own)), *listed("shared settings:", shared)])
+
+
+def setting_names(settings: type[Context]) -> str:
+    """The fields ``--set`` takes, the method's own first, in one line."""
+    own = [f.name for f in settings.own_fields()]
+    shared = [n for n in Context.field_names() if n not in ("env", "env_options")]
+    return ", ".join(sorted(own)) + "; shared: " + ", ".join(shared)
 
 
 def check_model(context: Context) -> None:

@@ -1,20 +1,19 @@
 """Reference text generated from the code for the documentation site (docs/): the CLI reference
 from the argparse parser, each method's graph as Mermaid from its compiled graph, its prompts
-from prompts/<method>/, its options from the Context's field metadata and its published
-defaults. graphs.app.generated writes these into the pages' generated sections and fails the
-tests when a page is stale, so the site cannot drift from the code.
+from prompts/<method>/, its settings from its Context class's field metadata.
+graphs.app.generated writes these into the pages' generated sections and fails the tests
+when a page is stale, so the site cannot drift from the code.
 """
 
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 import re
+from dataclasses import Field
 from pathlib import Path
 
 from graphs import compiled, method_named
-from nodes.context import Context
 
 PROMPTS = Path(__file__).resolve().parents[2] / "prompts"
 
@@ -88,7 +87,7 @@ def prompts(method: str) -> str:
     return "\n".join(out).rstrip()
 
 
-def _type(field: dataclasses.Field) -> str:
+def _type(field: Field) -> str:
     text = str(field.type)
     choices = re.fullmatch(r"Literal\[(.*)\]", text)
     if choices:
@@ -98,23 +97,12 @@ def _type(field: dataclasses.Field) -> str:
 
 
 def options(method: str) -> str:
-    """The Context fields that belong to ``method`` (their description names it), and its
-    published defaults."""
-    declared = method_named(method)
+    """The method's own settings (its Context class's fields beyond the shared ones), each
+    with its type, default (the paper setting's) and description."""
+    settings = method_named(method).context
     rows = ["| `--set` field | type | default | what it does |", "|---|---|---|---|"]
-    for field in dataclasses.fields(Context):
+    for field in settings.own_fields():
         description = str(field.metadata.get("description", ""))
-        if declared.title not in description:
-            continue
-        factory = field.default_factory  # MISSING (not callable) unless the field has a factory
-        default = factory() if callable(factory) else field.default
+        default = settings.default(field.name)
         rows.append(f"| `{field.name}` | {_type(field)} | `{json.dumps(default)}` | {_cell(description)} |")
-    rows += [
-        "",
-        "Published defaults (the paper's limits; a `null` field above takes these):",
-        "",
-        "| name | value |",
-        "|---|---|",
-    ]
-    rows += [f"| `{key}` | `{json.dumps(value)}` |" for key, value in declared.defaults.items()]
     return "\n".join(rows)

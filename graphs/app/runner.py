@@ -157,7 +157,8 @@ async def thread_context(checkpointer: BaseCheckpointSaver, thread_id: str) -> t
     meta = await thread_metadata(checkpointer, thread_id)
     if not meta.get("introspect_method"):
         raise ThreadError(f"thread {thread_id!r} is a training thread; continue it with introspect resume")
-    return str(meta["introspect_method"]), Context.from_dict(json.loads(meta["introspect_context"]))
+    method = str(meta["introspect_method"])
+    return method, method_named(method).context.from_dict(json.loads(meta["introspect_context"]))
 
 
 async def resume(

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from graphs.method import Method
-from nodes.context import Context
+from nodes.context import TrainingContext
 
 if TYPE_CHECKING:
     from langchain_core.runnables import RunnableConfig
@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from graphs.app.runner import OnQuestion
 
 
-def training_config(method: Method, context: Context, thread_id: str, plan_out: Path) -> RunnableConfig:
+def training_config(method: Method, context: TrainingContext, thread_id: str, plan_out: Path) -> RunnableConfig:
     """The thread's config; its metadata lets ``introspect resume`` continue the training."""
     return {
         "configurable": {"thread_id": thread_id},
@@ -42,7 +42,7 @@ def training_config(method: Method, context: Context, thread_id: str, plan_out: 
 
 async def train(
     method: Method,
-    context: Context,
+    context: TrainingContext,
     *,
     task_ids: list[str],
     plan_out: Path,

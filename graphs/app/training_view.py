@@ -17,7 +17,7 @@ from typing import Any
 
 from graphs.app.markup import STYLE, structure_html
 from nodes.autoplan.batch import of_iteration
-from nodes.context import Context
+from nodes.context import TrainingContext
 
 EXPERIENCE = ("task_id", "success", "reward", "steps", "stop_reason", "outcome")
 REFLECTION = ("task_id", "summary", "flaw", "revision")
@@ -99,7 +99,9 @@ def _iteration_html(it: Iteration) -> str:
     )
 
 
-def training_page(thread_id: str, title: str, context: Context, final: dict[str, Any], its: list[Iteration]) -> str:
+def training_page(
+    thread_id: str, title: str, context: TrainingContext, final: dict[str, Any], its: list[Iteration]
+) -> str:
     """The training thread's page: a header with the run's settings and usage, an iteration per card."""
     usage = final.get("usage") or {}
     done = sum(it.new_plan is not None for it in its)

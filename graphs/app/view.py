@@ -24,7 +24,6 @@ from typing import Any
 
 from graphs.app.markup import STYLE, structure_html
 from graphs.app.runner import bound, graph_for, thread_context, thread_metadata
-from nodes.context import Context
 from nodes.screenshots import screenshot_path
 
 HIDDEN = {"snapshot", "state", "screen", "screens", "observation", "summary"}  # pages, shown once per step
@@ -232,7 +231,7 @@ async def thread_page(saver: Any, thread_id: str, shots: Path) -> str:
         method = method_named(str(meta["introspect_training"]))
         assert method.training is not None  # only a method with a training phase writes such a thread
         final, iterations = await training_iterations(bound(method.training.graph, saver), thread_id)
-        context = Context.from_dict(json.loads(meta["introspect_context"]))
+        context = method.context.from_dict(json.loads(meta["introspect_context"]))
         return training_page(thread_id, method.title, context, final, iterations)
     method_name, context, final, cards = await thread_cards(saver, thread_id)
     return page(thread_id, method_name, context, final, cards, shots)

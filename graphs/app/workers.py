@@ -32,7 +32,9 @@ POLL = 0.2  # seconds between looks at the workers while waiting for rows
 
 def _work(method: str, context: dict[str, Any], checkpoint: str, slots: int, tasks: Any, out: Any) -> None:
     """A worker process: ``slots`` tasks at a time until it takes the ``None`` that ends it."""
-    asyncio.run(_serve(method, Context.from_dict(context), checkpoint, slots, tasks, out))
+    from graphs import method_named
+
+    asyncio.run(_serve(method, method_named(method).context.from_dict(context), checkpoint, slots, tasks, out))
 
 
 async def _serve(method: str, context: Context, checkpoint: str, slots: int, tasks: Any, out: Any) -> None:

@@ -41,6 +41,7 @@ from langgraph.runtime import Runtime
 from langgraph.types import Send
 
 from envs.base import Env, EnvError
+from nodes.autoplan.context import AutoPlanContext
 from nodes.autoplan.decoding import GREEDY, acting_sampling
 from nodes.autoplan.state import (
     BatchItem,
@@ -51,7 +52,6 @@ from nodes.autoplan.state import (
     TrainState,
 )
 from nodes.channels import edit
-from nodes.context import Context
 from nodes.environment import release_session, session_key, training_splits
 from nodes.llm import Caller
 from nodes.usage import Usage, add_usage, empty_usage
@@ -120,7 +120,11 @@ def session_config(state: CollectState, config: RunnableConfig) -> RunnableConfi
 
 
 def caller_at(
-    context: Context, position: int, temperature: float = GREEDY, top_p: float | None = None, task: str | None = None
+    context: AutoPlanContext,
+    position: int,
+    temperature: float = GREEDY,
+    top_p: float | None = None,
+    task: str | None = None,
 ) -> Caller:
     """A Caller that starts at model-call ``position`` (see the module docstring); greedy
     unless told otherwise, whatever Context.temperature says (it sets acting calls only)."""
@@ -137,14 +141,14 @@ def caller_at(
 
 
 def branch_caller(
-    context: Context, state: Mapping[str, Any], temperature: float = GREEDY, top_p: float | None = None
+    context: AutoPlanContext, state: Mapping[str, Any], temperature: float = GREEDY, top_p: float | None = None
 ) -> Caller:
     """The Caller of a node of a collection: it starts at the collection's counter (which a
     training branch starts at the phase's count: see the module docstring)."""
     return caller_at(context, calls(state.get("usage")), temperature, top_p, state.get("task_id"))
 
 
-def acting_caller(context: Context, state: CollectState) -> Caller:
+def acting_caller(context: AutoPlanContext, state: CollectState) -> Caller:
     """The Caller of the thought and action calls (a branch is a training collection)."""
     return branch_caller(context, state, *acting_sampling(context, bool(state.get("branch"))))
 
@@ -187,7 +191,7 @@ def phase_starts(state: TrainState, iteration: int) -> tuple[int, int, int]:
     raise ValueError(f"no iteration {iteration}")
 
 
-async def sample_batch(state: TrainState, runtime: Runtime[Context], config: RunnableConfig) -> dict:
+async def sample_batch(state: TrainState, runtime: Runtime[AutoPlanContext], config: RunnableConfig) -> dict:
     """This iteration's B task instances; start from Context.plan on the first one."""
     pool = list(dict.fromkeys(str(t) for t in state.get("task_ids") or []))
     if not pool:

@@ -24,10 +24,10 @@ from envs.base import ActionParseError, Interface
 from nodes.autoplan import decoding, few_shot, transcript
 from nodes.autoplan import prompting as text
 from nodes.autoplan.batch import acting_caller, branch_caller, session_config
+from nodes.autoplan.context import AutoPlanContext
 from nodes.autoplan.state import CollectState, Experience, Turn
 from nodes.autoplan.variants import variant
 from nodes.channels import edit
-from nodes.context import Context
 from nodes.environment import (
     env_interface,
     execute,
@@ -39,11 +39,6 @@ from nodes.environment import (
 from nodes.usage import empty_usage
 
 _LABEL = re.compile(r"^\s*(?:formalized(?: first)? action|action)\s*\d*\s*:\s*", re.IGNORECASE)
-
-
-def max_actions(context: Context) -> int:
-    """The step cap: Context.max_actions, else 35 (ALFWorld and other envs) / 10 (HotpotQA)."""
-    return context.limit("max_actions", decoding.DEFAULTS["max_actions"].get(context.env, 35))
 
 
 def normalize_command(reply: str, interface: Interface) -> str:
@@ -72,7 +67,7 @@ def _loose(literal: str) -> str:
     return r"\s*".join(re.escape(part) for part in literal.split())
 
 
-async def start(state: CollectState, runtime: Runtime[Context], config: RunnableConfig) -> dict:
+async def start(state: CollectState, runtime: Runtime[AutoPlanContext], config: RunnableConfig) -> dict:
     """Reset the env to the task; the plan comes from the branch (training) or Context.plan."""
     ctx = runtime.context
     plan = state["plan"] if "plan" in state else ctx.plan
@@ -83,11 +78,11 @@ async def start(state: CollectState, runtime: Runtime[Context], config: Runnable
     update["goal"] = str(obs.info["goal"])
     update["intro"] = str(obs.info.get("intro") or "")
     update["opening"] = transcript.opening(ctx.env, obs.text, obs.info, ctx.transcript)
-    update["stop_reason"] = "" if max_actions(ctx) > 0 else "max_actions"
+    update["stop_reason"] = "" if ctx.steps() > 0 else "max_actions"
     return update
 
 
-async def _observed(state: CollectState, context: Context) -> str:
+async def _observed(state: CollectState, context: AutoPlanContext) -> str:
     """The latest observation as the chat shows it; the first one opens the chat with the
     task instance P_j and the custom prompt X_i (the plan, or a baseline's examples)."""
     if state.get("messages"):
@@ -108,7 +103,7 @@ async def _observed(state: CollectState, context: Context) -> str:
     )
 
 
-async def think(state: CollectState, runtime: Runtime[Context], config: RunnableConfig) -> dict:
+async def think(state: CollectState, runtime: Runtime[AutoPlanContext], config: RunnableConfig) -> dict:
     """~a_t ~ M(H_{t-1} ⊕ Thought-prompt): the first turn carries P_j ⊕ X_i and o_0."""
     env, plan = runtime.context.env, state.get("plan", "")
     context = await _observed(state, runtime.context)
@@ -124,7 +119,7 @@ async def think(state: CollectState, runtime: Runtime[Context], config: Runnable
     }
 
 
-async def act(state: CollectState, runtime: Runtime[Context], config: RunnableConfig) -> dict:
+async def act(state: CollectState, runtime: Runtime[AutoPlanContext], config: RunnableConfig) -> dict:
     """a'_t ~ M(H_{t-1} ⊕ ~a_t ⊕ "Action:"): a free-form action, which ends at a newline
     (nodes.autoplan.decoding)."""
     env = runtime.context.env
@@ -134,7 +129,7 @@ async def act(state: CollectState, runtime: Runtime[Context], config: RunnableCo
     return {"raw_action": raw, "usage": llm.usage}
 
 
-async def formalize(state: CollectState, runtime: Runtime[Context], config: RunnableConfig) -> dict:
+async def formalize(state: CollectState, runtime: Runtime[AutoPlanContext], config: RunnableConfig) -> dict:
     """a_t = F(a'_t): the formalizer call (Appendix A.1), greedy, outside the chat, with the
     env's grammar (its Interface's words, in the generic prompt); ALFWorld's ReAct baseline
     takes the action as written (nodes.autoplan.few_shot)."""
@@ -156,7 +151,7 @@ async def formalize(state: CollectState, runtime: Runtime[Context], config: Runn
     return {"command": command, "messages": edit(chat, [*chat, *turns]), **update}
 
 
-async def execute_command(state: CollectState, runtime: Runtime[Context], config: RunnableConfig) -> dict:
+async def execute_command(state: CollectState, runtime: Runtime[AutoPlanContext], config: RunnableConfig) -> dict:
     """o_t = E(a_t); a refused command shows the env's feedback (ALFWorld: Table 6)."""
     cfg = session_config(state, config)
     env = await live_env(state, runtime.context, cfg)
@@ -171,12 +166,12 @@ async def execute_command(state: CollectState, runtime: Runtime[Context], config
     update["observation"] = observation
     if update["done"]:
         update["stop_reason"] = "max_actions" if result.info.get("stop_reason") == "max_steps" else "done"
-    elif update["actions"] >= max_actions(runtime.context):
+    elif update["actions"] >= runtime.context.steps():
         update["stop_reason"] = "max_actions"
     return update
 
 
-def next_step(state: CollectState, runtime: Runtime[Context]) -> str:
+def next_step(state: CollectState, runtime: Runtime[AutoPlanContext]) -> str:
     """Keep collecting until the episode ends or the step cap is reached (the original
     ALFWorld chat thinks once more at the cap: nodes.autoplan.transcript)."""
     if not (state.get("done") or state.get("stop_reason")):
@@ -189,7 +184,7 @@ def after_thought(state: CollectState) -> str:
     return "finish" if state.get("done") or state.get("stop_reason") else "act"
 
 
-async def finish(state: CollectState, runtime: Runtime[Context], config: RunnableConfig) -> dict:
+async def finish(state: CollectState, runtime: Runtime[AutoPlanContext], config: RunnableConfig) -> dict:
     """Close the episode: the last observation joins H_T (not in the original's chat), the
     experience is recorded."""
     env, plan = runtime.context.env, state.get("plan", "")

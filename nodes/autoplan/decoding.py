@@ -1,12 +1,12 @@
 """How each AutoPlan model call decodes: sampling (paper 4.2) and length (the original code).
 
 Sampling. Paper 4.2: "nucleus sampling with p=0.9 during optimization and greedy decoding
-during evaluation". The acting calls (thought and free-form action) sample with top_p 0.9
-and temperature 1.0 while training (the paper gives no temperature; 1.0 is the original
-code's default) and decode greedily at inference; Context.temperature and Context.top_p,
-when set, replace these for the acting calls only. The formalizer, the SIR reflection and
-the plan update are always greedy (the original asks reflection and update with top_p 0;
-its formalizer samples with the acting settings, which the paper does not describe).
+during evaluation". The acting calls (thought and free-form action) sample with
+AutoPlanContext.train_temperature and train_top_p while training (1.0 and 0.9: the paper gives
+no temperature; 1.0 is the original code's default) and with its temperature and top_p at
+inference (greedy: 0.0, top_p unsent). The formalizer, the SIR reflection and the plan update
+are always greedy (the original asks reflection and update with top_p 0; its formalizer
+samples with the acting settings, which the paper does not describe).
 
 Length. The paper says nothing of stop sequences or token limits, so they are the original
 code's, per call kind (``LIMITS``): ALFWorld's free-form action stops at a newline within
@@ -23,27 +23,21 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 
 from langchain_core.messages import BaseMessage
 
-from nodes.context import Context
+from nodes.autoplan.context import AutoPlanContext
 from nodes.llm import Caller
 
-DEFAULTS: dict[str, Any] = {
-    "max_actions": {"alfworld": 35, "hotpotqa": 10},  # steps of one experience, per env (paper 4.2)
-    "temperature": 0.0,  # greedy: acting calls at inference; the formalizer, reflection and plan update always
-    "train_temperature": 1.0,  # acting calls while training (the original's default; the paper names none)
-    "train_top_p": 0.9,  # acting calls while training: nucleus sampling (paper 4.2)
-}
-GREEDY = DEFAULTS["temperature"]
+GREEDY = 0.0  # the formalizer, the reflection and the plan update, whatever the acting calls do
 
 CallKind = Literal["opening_thought", "thought", "action", "formalize", "reflect", "update"]
 
 
 @dataclass(frozen=True)
 class Limits:
-    """Where one kind of call stops: its stop sequences and token limit (None: Context.max_tokens)."""
+    """Where one kind of call stops: its stop sequences and token limit (None: AutoPlanContext.max_tokens)."""
 
     stop: tuple[str, ...] = ()
     max_tokens: int | None = None
@@ -75,16 +69,12 @@ def limits(env: str, kind: CallKind) -> Limits:
     return LIMITS.get(env, GENERIC_LIMITS).get(kind, Limits())
 
 
-def acting_sampling(context: Context, training: bool) -> tuple[float, float | None]:
-    """Temperature and top_p of the acting calls: Context's when set, else nucleus sampling
-    while training and greedy decoding at inference (paper 4.2)."""
-    temperature = (
-        context.temperature
-        if context.temperature is not None
-        else (DEFAULTS["train_temperature"] if training else GREEDY)
-    )
-    top_p = context.top_p if context.top_p is not None else (DEFAULTS["train_top_p"] if training else None)
-    return temperature, top_p
+def acting_sampling(context: AutoPlanContext, training: bool) -> tuple[float, float | None]:
+    """Temperature and top_p of the acting calls: the training ones while training (nucleus
+    sampling, paper 4.2), else the run's (greedy decoding by default)."""
+    if training:
+        return context.train_temperature, context.train_top_p
+    return context.temperature, context.top_p
 
 
 async def ask(llm: Caller, messages: Sequence[BaseMessage], env: str, kind: CallKind) -> str:

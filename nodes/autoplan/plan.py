@@ -20,10 +20,10 @@ from envs.base import Interface
 from nodes import confirm as confirmation
 from nodes.autoplan import prompting as text
 from nodes.autoplan.batch import caller_at, calls, iteration_of, of_iteration, phase_starts
+from nodes.autoplan.context import AutoPlanContext
 from nodes.autoplan.decoding import ask
 from nodes.autoplan.state import TrainState
 from nodes.channels import edit
-from nodes.context import Context
 from nodes.environment import env_interface
 
 NO_PLAN = "None"  # how an empty plan X_0 is shown to the updater
@@ -56,7 +56,7 @@ def update_prompt(env: str, interface: Interface, state: TrainState) -> str:
     )
 
 
-async def plan(state: TrainState, runtime: Runtime[Context], config: RunnableConfig) -> dict:
+async def plan(state: TrainState, runtime: Runtime[AutoPlanContext], config: RunnableConfig) -> dict:
     """Rewrite the plan from the whole batch and its reflections (greedy).
 
     With Context.confirm a person approves, edits or rejects the new plan (nodes.confirm); a
@@ -90,6 +90,6 @@ async def plan(state: TrainState, runtime: Runtime[Context], config: RunnableCon
     }
 
 
-def next_iteration(state: TrainState, runtime: Runtime[Context]) -> str:
+def next_iteration(state: TrainState, runtime: Runtime[AutoPlanContext]) -> str:
     """Another iteration until I plans have been written (paper: I iterations)."""
     return "sample_batch" if len(state.get("plans") or []) - 1 < runtime.context.iterations else END

@@ -16,9 +16,9 @@ from langgraph.runtime import Runtime
 
 from nodes.autoplan import prompting as text
 from nodes.autoplan.batch import caller_at, calls
+from nodes.autoplan.context import AutoPlanContext
 from nodes.autoplan.decoding import ask
 from nodes.autoplan.state import ReflectInput, Reflection, Turn
-from nodes.context import Context
 from nodes.llm import Caller
 
 
@@ -29,7 +29,7 @@ async def _answer(llm: Caller, env: str, turns: list[Turn], prompt: str) -> tupl
     return [*asked, Turn(role="assistant", content=reply)], reply
 
 
-async def reflect(state: ReflectInput, runtime: Runtime[Context], config: RunnableConfig) -> dict:
+async def reflect(state: ReflectInput, runtime: Runtime[AutoPlanContext], config: RunnableConfig) -> dict:
     """s_j, f_j and r_j for one experience (one Send branch per experience)."""
     env = runtime.context.env
     experience = state["experience"]

@@ -15,9 +15,9 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 
 from envs.base import Interface
-from nodes.context import Context
 from nodes.da.ask import ask, caller
-from nodes.da.state import DAState, Settings
+from nodes.da.context import DAContext
+from nodes.da.state import DAState
 from nodes.da.summarise import shown
 from nodes.da.views import (
     history_text,
@@ -44,10 +44,10 @@ def action_prompt(state: DAState, interface: Interface) -> str:
     )
 
 
-async def act(state: DAState, runtime: Runtime[Context], config: RunnableConfig) -> dict[str, Any]:
+async def act(state: DAState, runtime: Runtime[DAContext], config: RunnableConfig) -> dict[str, Any]:
     """``proposal`` = [a_t], or [] when the model gave no usable action."""
     llm = caller(runtime.context, state)
     interface = await env_interface(runtime.context)
     prompt = action_prompt(state, interface)
-    answer = await ask(llm, prompt, interface.parse_action, reasks=Settings.of(runtime.context).reasks)
+    answer = await ask(llm, prompt, interface.parse_action, reasks=runtime.context.reasks)
     return {"proposal": [answer.value] if answer.value else [], "usage": llm.usage}

@@ -12,17 +12,17 @@ from typing import Any
 from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 
-from nodes.context import Context
 from nodes.da.ask import ask, caller, yes_no
+from nodes.da.context import DAContext
 from nodes.da.describe import last_step_refused
-from nodes.da.state import DAState, Settings
+from nodes.da.state import DAState
 from nodes.da.summarise import shown
 from nodes.da.views import plan_text, prompt_name, subtask_text
 from nodes.environment import env_interface
 from prompts import render
 
 
-async def align(state: DAState, runtime: Runtime[Context], config: RunnableConfig) -> dict[str, Any]:
+async def align(state: DAState, runtime: Runtime[DAContext], config: RunnableConfig) -> dict[str, Any]:
     if last_step_refused(state) is not None:
         return {"aligned": False}
     llm = caller(runtime.context, state)
@@ -34,5 +34,5 @@ async def align(state: DAState, runtime: Runtime[Context], config: RunnableConfi
         screen_before=shown(state["previous"]),
         screen_after=shown(state["current"]),
     )
-    answer = await ask(llm, prompt, yes_no, reasks=Settings.of(runtime.context).reasks)
+    answer = await ask(llm, prompt, yes_no, reasks=runtime.context.reasks)
     return {"aligned": bool(answer.value), "usage": llm.usage}

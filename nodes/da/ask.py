@@ -17,7 +17,6 @@ from typing import Any, Generic, TypeVar
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 
 from envs.base import ActionParseError
-from nodes.da.state import DEFAULTS
 from nodes.llm import Caller, caller_for
 from nodes.parse import ParseError, numbered_list
 from prompts import render
@@ -118,5 +117,5 @@ def plan_steps(text: str) -> list[str]:
 
 
 def caller(context: Any, state: Mapping[str, Any]) -> Caller:
-    """The run's model at the paper's temperature (1.0) unless the Context sets one."""
-    return caller_for(context, state, temperature=DEFAULTS["temperature"])
+    """The run's model at its temperature (the paper's 1.0 unless the Context sets another)."""
+    return caller_for(context, state)

@@ -20,10 +20,10 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 
 from nodes.channels import edit
-from nodes.context import Context
 from nodes.da.ask import ask, caller, final_answer, yes_no
+from nodes.da.context import DAContext
 from nodes.da.describe import refusal
-from nodes.da.state import DAState, Settings
+from nodes.da.state import DAState
 from nodes.da.summarise import shown
 from nodes.da.views import (
     history_text,
@@ -55,8 +55,8 @@ def delivered(answer_action: str, action: str) -> str | None:
     return action[len(head) : len(action) - len(tail)]
 
 
-async def complete(state: DAState, runtime: Runtime[Context], config: RunnableConfig) -> dict[str, Any]:
-    reasks = Settings.of(runtime.context).reasks
+async def complete(state: DAState, runtime: Runtime[DAContext], config: RunnableConfig) -> dict[str, Any]:
+    reasks = runtime.context.reasks
     llm = caller(runtime.context, state)
     fields = _fields(state)
     interface = await env_interface(runtime.context)

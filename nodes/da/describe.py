@@ -15,8 +15,8 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 
 from nodes.channels import edit
-from nodes.context import Context
 from nodes.da.ask import caller
+from nodes.da.context import DAContext
 from nodes.da.state import DAState, HistoryItem
 from nodes.da.summarise import shown
 from nodes.da.views import prompt_name
@@ -38,7 +38,7 @@ def refusal(state: DAState, action: str, feedback: str) -> HistoryItem:
     return HistoryItem(episode=int(state.get("episode", 1)), action=action, text=text)
 
 
-async def describe(state: DAState, runtime: Runtime[Context], config: RunnableConfig) -> dict[str, Any]:
+async def describe(state: DAState, runtime: Runtime[DAContext], config: RunnableConfig) -> dict[str, Any]:
     action = state["episode_actions"][-1][-1]
     update: dict[str, Any] = {}
     refused = last_step_refused(state)

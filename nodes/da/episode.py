@@ -17,17 +17,17 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 
 from nodes.channels import edit
-from nodes.context import Context
 from nodes.da.ask import caller
-from nodes.da.state import DAState, Settings, StackEntry
+from nodes.da.context import DAContext
+from nodes.da.state import DAState, StackEntry
 from nodes.da.summarise import look
 from nodes.da.views import site_of
 from nodes.environment import env_interface, execute, live_env, release, start_task
 
 
-async def start(state: DAState, runtime: Runtime[Context], config: RunnableConfig) -> dict[str, Any]:
+async def start(state: DAState, runtime: Runtime[DAContext], config: RunnableConfig) -> dict[str, Any]:
     """Reset the env to the task; S_0 is the first screen (summarised if too long)."""
-    settings = Settings.of(runtime.context)
+    settings = runtime.context
     _, obs, update = await start_task(state, runtime.context, config)
     goal = str(obs.info["goal"])
     llm = caller(runtime.context, state)
@@ -71,7 +71,7 @@ async def new_episode(state: DAState) -> dict[str, Any]:
     }
 
 
-def stop_reason(state: DAState, settings: Settings) -> str:
+def stop_reason(state: DAState, settings: DAContext) -> str:
     """Why the run ends, in the order the graph checks it."""
     if state.get("task_done"):
         return "task_completed"
@@ -84,9 +84,9 @@ def stop_reason(state: DAState, settings: Settings) -> str:
     return "max_episodes"
 
 
-async def finish(state: DAState, runtime: Runtime[Context], config: RunnableConfig) -> dict[str, Any]:
+async def finish(state: DAState, runtime: Runtime[DAContext], config: RunnableConfig) -> dict[str, Any]:
     """End the run: an early stop when no answer was delivered, then release the env."""
-    reason = stop_reason(state, Settings.of(runtime.context))
+    reason = stop_reason(state, runtime.context)
     update: dict[str, Any] = {"stop_reason": reason}
     answer_action = (await env_interface(runtime.context)).answer_action
     if not state.get("done") and answer_action is not None:

@@ -20,17 +20,17 @@ from langgraph.runtime import Runtime
 
 from envs.base import Env
 from nodes.channels import edit
-from nodes.context import Context
 from nodes.da.ask import caller
+from nodes.da.context import DAContext
 from nodes.da.map_element import mapped_action, same_element
-from nodes.da.state import DAState, Screen, Settings
+from nodes.da.state import DAState, Screen
 from nodes.da.summarise import look
 from nodes.environment import env_interface, execute, sync_env
 from nodes.llm import Caller
 
 
 async def _rebuilt_env(
-    state: DAState, context: Context, config: RunnableConfig, llm: Caller, settings: Settings
+    state: DAState, context: DAContext, config: RunnableConfig, llm: Caller, settings: DAContext
 ) -> tuple[Env, Screen | None]:
     """The live env; after a rebuild also the screen it shows now (else None)."""
     env, obs, snapshot = await sync_env(state, context, config)
@@ -39,11 +39,11 @@ async def _rebuilt_env(
     return env, await look(llm, state.get("goal", ""), obs, snapshot, settings.observation_budget, state["current"])
 
 
-async def execute_action(state: DAState, runtime: Runtime[Context], config: RunnableConfig) -> dict[str, Any]:
+async def execute_action(state: DAState, runtime: Runtime[DAContext], config: RunnableConfig) -> dict[str, Any]:
     entry = state["popped"]
     assert entry and entry["action"]  # routed here only with an action to run
     action = entry["action"]
-    settings = Settings.of(runtime.context)
+    settings = runtime.context
     llm = caller(runtime.context, state)
     before = state["current"]
     interface = await env_interface(runtime.context)

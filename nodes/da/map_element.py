@@ -18,9 +18,9 @@ from langgraph.runtime import Runtime
 
 from envs.base import Interface
 from nodes.channels import edit
-from nodes.context import Context
 from nodes.da.ask import ask, caller
-from nodes.da.state import DAState, Screen, Settings
+from nodes.da.context import DAContext
+from nodes.da.state import DAState, Screen
 from nodes.da.summarise import shown
 from nodes.environment import env_interface
 from nodes.llm import Caller
@@ -66,11 +66,11 @@ async def mapped_action(
     return interface.with_element(action, answer.value) if answer.value is not None else None
 
 
-async def map_element(state: DAState, runtime: Runtime[Context], config: RunnableConfig) -> dict[str, Any]:
+async def map_element(state: DAState, runtime: Runtime[DAContext], config: RunnableConfig) -> dict[str, Any]:
     entry = state["popped"]
     assert entry
     llm = caller(runtime.context, state)
-    reasks = Settings.of(runtime.context).reasks
+    reasks = runtime.context.reasks
     interface = await env_interface(runtime.context)
     mapped = await mapped_action(llm, interface, entry["action"], entry["state"], state["current"], reasks)
     if mapped is None:

@@ -14,16 +14,16 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 
 from nodes.channels import edit
-from nodes.context import Context
 from nodes.da.ask import ask, caller, plan_steps
-from nodes.da.state import DAState, Settings
+from nodes.da.context import DAContext
+from nodes.da.state import DAState
 from nodes.da.summarise import shown
 from nodes.da.views import prompt_name
 from nodes.environment import env_interface
 from prompts import render
 
 
-async def plan(state: DAState, runtime: Runtime[Context], config: RunnableConfig) -> dict[str, Any]:
+async def plan(state: DAState, runtime: Runtime[DAContext], config: RunnableConfig) -> dict[str, Any]:
     llm = caller(runtime.context, state)
     interface = await env_interface(runtime.context)
     prompt = render(
@@ -33,7 +33,7 @@ async def plan(state: DAState, runtime: Runtime[Context], config: RunnableConfig
         starting_screen=shown(state["initial"]),
         task=state["goal"],
     )
-    answer = await ask(llm, prompt, plan_steps, reasks=Settings.of(runtime.context).reasks)
+    answer = await ask(llm, prompt, plan_steps, reasks=runtime.context.reasks)
     steps = answer.value or [state["goal"]]
     plans = state.get("plans") or []
     return {"plan": steps, "plans": edit(plans, [*plans, steps]), "usage": llm.usage}

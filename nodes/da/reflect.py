@@ -16,16 +16,16 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 
 from nodes.channels import edit
-from nodes.context import Context
 from nodes.da.ask import ask, caller, plan_steps
-from nodes.da.state import DAState, Settings
+from nodes.da.context import DAContext
+from nodes.da.state import DAState
 from nodes.da.summarise import shown
 from nodes.da.views import experience_text, notes_text, plan_text, prompt_name
 from nodes.environment import env_interface
 from prompts import render
 
 
-def additions(state: DAState, settings: Settings) -> str:
+def additions(state: DAState, settings: DAContext) -> str:
     """The optional blocks after "Past experience" (neither is in the paper's appendix)."""
     blocks = []
     if settings.revision_notes:
@@ -35,8 +35,8 @@ def additions(state: DAState, settings: Settings) -> str:
     return "".join(f"\n\n{block}" for block in blocks)
 
 
-async def reflect(state: DAState, runtime: Runtime[Context], config: RunnableConfig) -> dict[str, Any]:
-    settings = Settings.of(runtime.context)
+async def reflect(state: DAState, runtime: Runtime[DAContext], config: RunnableConfig) -> dict[str, Any]:
+    settings = runtime.context
     llm = caller(runtime.context, state)
     interface = await env_interface(runtime.context)
     prompt = render(

@@ -17,10 +17,10 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 
 from envs.base import Interface
-from nodes.context import Context
 from nodes.da.act import action_prompt
 from nodes.da.ask import ask, caller
-from nodes.da.state import DAState, Settings
+from nodes.da.context import DAContext
+from nodes.da.state import DAState
 from nodes.environment import env_interface
 from nodes.parse import ParseError
 from prompts import render
@@ -33,9 +33,9 @@ def _new_action(text: str, proposed: list[str], interface: Interface) -> str:
     return action
 
 
-async def remedy(state: DAState, runtime: Runtime[Context], config: RunnableConfig) -> dict[str, Any]:
+async def remedy(state: DAState, runtime: Runtime[DAContext], config: RunnableConfig) -> dict[str, Any]:
     """``proposal`` = [a_t, a_t^(1), ..., a_t^(R)] (fewer when a remedy stays malformed)."""
-    settings = Settings.of(runtime.context)
+    settings = runtime.context
     llm = caller(runtime.context, state)
     proposal = list(state["proposal"])
     interface = await env_interface(runtime.context)
@@ -44,7 +44,7 @@ async def remedy(state: DAState, runtime: Runtime[Context], config: RunnableConf
     question = render("devils_advocate/remedy")
     if settings.remedy_hint:  # not in the paper: an option
         question += "\n" + render("devils_advocate/remedy_hint")
-    for _ in range(settings.remedies):
+    for _ in range(settings.remedies_per_action):
         messages.append(HumanMessage(question))
         answer = await ask(llm, messages, lambda text: _new_action(text, proposal, interface), reasks=settings.reasks)
         messages = answer.messages

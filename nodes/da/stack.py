@@ -17,10 +17,10 @@ from langgraph.runtime import Runtime
 
 from envs.base import EnvError, Interface
 from nodes.channels import edit
-from nodes.context import Context
 from nodes.da.ask import caller
+from nodes.da.context import DAContext
 from nodes.da.map_element import same_element
-from nodes.da.state import Backtrack, DAState, HistoryItem, Screen, Settings, StackEntry
+from nodes.da.state import Backtrack, DAState, HistoryItem, Screen, StackEntry
 from nodes.da.summarise import look
 from nodes.environment import restore
 
@@ -72,7 +72,7 @@ async def push(state: DAState) -> dict[str, Any]:
     return {"stack": edit(stack, [*stack, *entries]), "proposal": []}
 
 
-async def backtrack(state: DAState, runtime: Runtime[Context], config: RunnableConfig) -> dict[str, Any]:
+async def backtrack(state: DAState, runtime: Runtime[DAContext], config: RunnableConfig) -> dict[str, Any]:
     """go_back(S'_t); S_t = S'_t (line 6): restore the saved snapshot and look again.
 
     A snapshot the env cannot restore drops the entry (``popped`` {}): the agent pops
@@ -89,7 +89,7 @@ async def backtrack(state: DAState, runtime: Runtime[Context], config: RunnableC
         history = state.get("history") or []
         return {"popped": {}, "history": edit(history, [*history, HistoryItem(episode=episode, action="", text=note)])}
     llm = caller(runtime.context, state)
-    budget = Settings.of(runtime.context).observation_budget
+    budget = runtime.context.observation_budget
     current = await look(llm, state.get("goal", ""), obs, snapshot, budget, known=saved)
     update: dict[str, Any] = {
         "current": current,

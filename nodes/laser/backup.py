@@ -24,13 +24,12 @@ from langgraph.runtime import Runtime
 
 import prompts
 from nodes.channels import edit
-from nodes.context import Context
 from nodes.environment import sync_env
 from nodes.laser.choose import ATTEMPTS, choose_function, rationale
+from nodes.laser.context import LaserContext
 from nodes.laser.observe import backup_listing, item_observation
 from nodes.laser.spaces import Picker
 from nodes.laser.states import (
-    DEFAULTS,
     LaserState,
     Node,
     call_text,
@@ -41,13 +40,13 @@ from nodes.llm import caller_for
 
 
 def backup_node(pick: Picker) -> Node:
-    async def backup(state: LaserState, runtime: Runtime[Context], config: RunnableConfig) -> dict[str, Any]:
+    async def backup(state: LaserState, runtime: Runtime[LaserContext], config: RunnableConfig) -> dict[str, Any]:
         """Choose an examined item, reopen it, choose its options, buy it."""
         ctx = runtime.context
         space = pick(ctx)
         plan = space.backup
         assert plan is not None  # routed here only for a space with a backup strategy
-        llm = caller_for(ctx, state, DEFAULTS["temperature"])
+        llm = caller_for(ctx, state)
         before = list(state.get("history", []))
         history = list(before)  # the notes this step adds go after ``before``
         choices = candidates(state, space)

@@ -25,9 +25,9 @@ from langgraph.runtime import Runtime
 import prompts
 from envs.base import Env
 from nodes.channels import current, edit, record
-from nodes.context import Context
 from nodes.environment import execute, live_env, release, start_task
 from nodes.laser.choose import choose_function, rationale
+from nodes.laser.context import LaserContext
 from nodes.laser.observe import (
     TARGET_KEYS,
     detail_text,
@@ -39,8 +39,6 @@ from nodes.laser.spaces import Picker
 from nodes.llm import Caller, caller_for
 from nodes.state import Node, RunState, updated
 
-# The paper's settings: at most 15 transitions (the agent is forced to stop), greedy decoding.
-DEFAULTS: dict[str, Any] = {"max_actions": 15, "temperature": 0.0}
 BACKUP_MARGIN = 2  # the backup purchase starts 2 transitions before the cap (13)
 REFUSAL_LIMIT = 3  # consecutive steps whose answer was refused end the exploration
 
@@ -79,8 +77,8 @@ class LaserState(RunState, total=False):
     backup_problem: str  # why the backup strategy ended nothing
 
 
-def backup_at(context: Context) -> int:
-    return context.limit("max_actions", DEFAULTS["max_actions"]) - BACKUP_MARGIN
+def backup_at(context: LaserContext) -> int:
+    return context.max_actions - BACKUP_MARGIN
 
 
 def current_item(state: LaserState, space: StateSpace) -> BufferItem | None:
@@ -107,7 +105,7 @@ def candidates(state: LaserState, space: StateSpace) -> list[BufferItem]:
 
 
 def start_node(pick: Picker) -> Node:
-    async def start(state: LaserState, runtime: Runtime[Context], config: RunnableConfig) -> dict[str, Any]:
+    async def start(state: LaserState, runtime: Runtime[LaserContext], config: RunnableConfig) -> dict[str, Any]:
         """Reset the env to the task's goal; the agent starts in the state of the first page."""
         space = pick(runtime.context)
         _, obs, update = await start_task(state, runtime.context, config)
@@ -174,11 +172,11 @@ async def run_actions(
 def state_node(pick: Picker) -> Node:
     """A state node: a rationale and one function of the current state's tools (Tables 4-6)."""
 
-    async def act(state: LaserState, runtime: Runtime[Context]) -> dict[str, Any]:
+    async def act(state: LaserState, runtime: Runtime[LaserContext]) -> dict[str, Any]:
         ctx = runtime.context
         space = pick(ctx)
         here = state["laser_state"]
-        llm = caller_for(ctx, state, DEFAULTS["temperature"])
+        llm = caller_for(ctx, state)
         observation = observation_for(state, space)
         tools = space.tools_for(here, state.get("page", {}), read=state.get("details", {}))
         system = prompts.render(space.state(here).instruction)
@@ -199,7 +197,7 @@ def state_node(pick: Picker) -> Node:
 
 
 def execute_node(pick: Picker) -> Node:
-    async def execute_call(state: LaserState, runtime: Runtime[Context], config: RunnableConfig) -> dict[str, Any]:
+    async def execute_call(state: LaserState, runtime: Runtime[LaserContext], config: RunnableConfig) -> dict[str, Any]:
         """Carry out the state node's call: a detail page is read (and the agent goes back to the
         item), any other function becomes its tool's env actions; the new page gives the next state."""
         ctx = runtime.context
@@ -210,7 +208,7 @@ def execute_node(pick: Picker) -> Node:
         tool = space.tool(call["state"], name)
         page = state.get("page", {})
         details = dict(state.get("details", {}))
-        llm = caller_for(ctx, state, DEFAULTS["temperature"])  # an env judge would ask through it
+        llm = caller_for(ctx, state)  # an env judge would ask through it
         env = await live_env(state, ctx, config)
         buffer = list(state.get("buffer", []))
         target = dict(state.get("target", {}))
@@ -257,7 +255,7 @@ def execute_node(pick: Picker) -> Node:
     return execute_call
 
 
-def stop_reason(state: LaserState, context: Context, space: StateSpace) -> str:
+def stop_reason(state: LaserState, context: LaserContext, space: StateSpace) -> str:
     """Why the episode ended, in words that say what happened."""
     ended = space.ended
     if state.get("done"):
@@ -266,7 +264,7 @@ def stop_reason(state: LaserState, context: Context, space: StateSpace) -> str:
         return f"not {ended}: the backup strategy failed ({state['backup_problem']})"
     if int(state.get("refusals", 0)) >= REFUSAL_LIMIT:
         return f"not {ended}: the model's answers were refused {REFUSAL_LIMIT} steps in a row"
-    cap = context.limit("max_actions", DEFAULTS["max_actions"])
+    cap = context.max_actions
     if space.backup is None:
         return f"not {ended}: step cap ({cap} transitions) reached (the space declares no backup strategy)"
     if not context.backup:
@@ -275,7 +273,7 @@ def stop_reason(state: LaserState, context: Context, space: StateSpace) -> str:
 
 
 def finish_node(pick: Picker) -> Node:
-    async def finish(state: LaserState, runtime: Runtime[Context], config: RunnableConfig) -> dict[str, Any]:
+    async def finish(state: LaserState, runtime: Runtime[LaserContext], config: RunnableConfig) -> dict[str, Any]:
         """End of the episode: why it ended, and the env released."""
         await release(state, config)
         return {"stop_reason": stop_reason(state, runtime.context, pick(runtime.context))}

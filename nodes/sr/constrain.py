@@ -23,18 +23,18 @@ from typing import Any
 
 from langchain_core.runnables import RunnableConfig
 
-from nodes.context import Context
 from nodes.environment import disable_elements
+from nodes.sr.context import SRContext
 from nodes.sr.memory import disabled_ids
 from nodes.sr.state import SRState
 
 
-def constrains(context: Context) -> bool:
+def constrains(context: SRContext) -> bool:
     """Are failed click targets disabled? In the paper's method; in neither ablation."""
     return context.structured_memory and context.action_constraint
 
 
-async def constrain_step(state: SRState, context: Context, config: RunnableConfig, step: int) -> dict[str, Any]:
+async def constrain_step(state: SRState, context: SRContext, config: RunnableConfig, step: int) -> dict[str, Any]:
     """Disable exactly the memory's failed click ids for ``step``; the state update if it changed
     (``screens`` as a whole list: callers merge it, and write ``edit(...)`` of it)."""
     ids = disabled_ids(state["memory"], step) if constrains(context) else []

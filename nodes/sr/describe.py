@@ -20,12 +20,11 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 
 from nodes.channels import edit
-from nodes.context import Context
 from nodes.environment import env_interface
 from nodes.llm import caller_for
+from nodes.sr.context import SRContext
 from nodes.sr.model import ask
 from nodes.sr.prompting import render
-from nodes.sr.stage import DEFAULTS
 from nodes.sr.state import SRState, StepRecord
 
 
@@ -34,13 +33,13 @@ def needs_description(step: StepRecord) -> bool:
     return not step.get("description")
 
 
-async def describe(state: SRState, runtime: Runtime[Context], config: RunnableConfig) -> dict[str, Any]:
+async def describe(state: SRState, runtime: Runtime[SRContext], config: RunnableConfig) -> dict[str, Any]:
     """Paraphrase the last executed action, on the screen it was taken on."""
     steps = list(state["steps"])
     screen = steps[-1].get("screen", "")
     ctx = runtime.context
     interface = await env_interface(ctx)
-    llm = caller_for(ctx, state, temperature=DEFAULTS["temperature"])
+    llm = caller_for(ctx, state)
     prompt = render(
         interface,
         "paraphrase",

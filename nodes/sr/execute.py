@@ -22,11 +22,11 @@ from langgraph.runtime import Runtime
 
 import prompts
 from nodes.channels import edit
-from nodes.context import Context
 from nodes.environment import env_interface, execute, live_env
 from nodes.llm import caller_for
 from nodes.sr.actions import kind
 from nodes.sr.constrain import constrain_step
+from nodes.sr.context import SRContext
 from nodes.sr.stage import status
 from nodes.sr.state import SRState, StepRecord
 from nodes.state import Step, updated
@@ -39,7 +39,7 @@ def invalid_description(action: str, feedback: str) -> str:
     return prompts.render("structured_reflection/invalid_action", action=action, feedback=feedback)
 
 
-async def execute_action(state: SRState, runtime: Runtime[Context], config: RunnableConfig) -> dict[str, Any]:
+async def execute_action(state: SRState, runtime: Runtime[SRContext], config: RunnableConfig) -> dict[str, Any]:
     """Execute the head of ``pending`` and compute the trial status."""
     ctx = runtime.context
     before = state

@@ -23,14 +23,14 @@ from langgraph.runtime import Runtime
 
 import prompts
 from envs.base import Interface
-from nodes.context import Context
 from nodes.environment import env_interface
 from nodes.llm import caller_for
 from nodes.sr.actions import read_plan
+from nodes.sr.context import SRContext
 from nodes.sr.memory import entry_at
 from nodes.sr.model import ask
 from nodes.sr.prompting import actions_text, render
-from nodes.sr.stage import DEFAULTS, status
+from nodes.sr.stage import status
 from nodes.sr.state import PlannedAction, SRState, StepRecord
 
 
@@ -57,7 +57,7 @@ def lessons(state: SRState, structured: bool) -> str:
     return prompts.render("structured_reflection/lessons", lessons=shown) + "\n\n" if shown else ""
 
 
-def planning_prompt(state: SRState, context: Context, interface: Interface) -> str:
+def planning_prompt(state: SRState, context: SRContext, interface: Interface) -> str:
     follow = entry_at(state["memory"], len(state.get("steps", []))) is not None
     planning = context.planning
     return render(
@@ -74,10 +74,10 @@ def planning_prompt(state: SRState, context: Context, interface: Interface) -> s
     )
 
 
-async def plan(state: SRState, runtime: Runtime[Context], config: RunnableConfig) -> dict[str, Any]:
+async def plan(state: SRState, runtime: Runtime[SRContext], config: RunnableConfig) -> dict[str, Any]:
     """Ask for this screen's actions (all of them, or one in the iterative baseline)."""
     ctx = runtime.context
-    llm = caller_for(ctx, state, temperature=DEFAULTS["temperature"])
+    llm = caller_for(ctx, state)
     interface = await env_interface(ctx)
     reply = await ask(llm, planning_prompt(state, ctx, interface))
     lines = read_plan(reply, interface)

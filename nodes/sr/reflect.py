@@ -36,13 +36,12 @@ from langgraph.runtime import Runtime
 import prompts
 from envs.base import Interface
 from nodes.channels import edit
-from nodes.context import Context
 from nodes.environment import env_interface
 from nodes.llm import caller_for
 from nodes.sr import memory as mem
+from nodes.sr.context import SRContext
 from nodes.sr.model import ask
 from nodes.sr.prompting import actions_text, render
-from nodes.sr.stage import DEFAULTS
 from nodes.sr.state import SRState, StepRecord
 from nodes.sr.status import TrialStatus
 from nodes.sr.trial import record
@@ -63,7 +62,7 @@ def trajectory(steps: list[StepRecord], screen_now: str, first_screen_only: bool
     )
 
 
-def reflection_prompt(state: SRState, context: Context, interface: Interface) -> str:
+def reflection_prompt(state: SRState, context: SRContext, interface: Interface) -> str:
     earlier = [] if context.structured_memory else state["memory"].get("reflections", [])
     previous = prompts.render("structured_reflection/previous_reflections", reflections="\n".join(earlier)) + "\n\n\n"
     return render(
@@ -82,10 +81,10 @@ def reflection_prompt(state: SRState, context: Context, interface: Interface) ->
     )
 
 
-async def reflect(state: SRState, runtime: Runtime[Context], config: RunnableConfig) -> dict[str, Any]:
+async def reflect(state: SRState, runtime: Runtime[SRContext], config: RunnableConfig) -> dict[str, Any]:
     """Ask where the trial went wrong and update the memory for the next trial."""
     interface = await env_interface(runtime.context)
-    llm = caller_for(runtime.context, state, temperature=DEFAULTS["temperature"])
+    llm = caller_for(runtime.context, state)
     reply = (await ask(llm, reflection_prompt(state, runtime.context, interface))).strip()
     steps, trials = state.get("steps", []), state.get("trials", [])
     update: dict[str, Any] = {"usage": llm.usage}

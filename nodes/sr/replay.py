@@ -20,9 +20,9 @@ from langgraph.runtime import Runtime
 
 from envs.base import Interface
 from nodes.channels import edit
-from nodes.context import Context
 from nodes.environment import env_interface
 from nodes.sr.constrain import constrain_step
+from nodes.sr.context import SRContext
 from nodes.sr.memory import enforced_action
 from nodes.sr.stage import begin
 from nodes.sr.state import PlannedAction, SRState
@@ -43,7 +43,7 @@ def queued_from_memory(state: SRState, interface: Interface, *, enforce: bool) -
     return [PlannedAction(action=action, source="enforce")] if action else []
 
 
-async def replay(state: SRState, runtime: Runtime[Context], config: RunnableConfig) -> dict[str, Any]:
+async def replay(state: SRState, runtime: Runtime[SRContext], config: RunnableConfig) -> dict[str, Any]:
     """Start a stage: queue the memory's actions, or prepare the screen for the planner."""
     update: dict[str, Any] = dict(begin(state))
     interface = await env_interface(runtime.context)

@@ -22,19 +22,10 @@ original code ends it as "failed" (``budget_status="failed"``).
 
 from __future__ import annotations
 
-from typing import Any
-
 from envs.base import Interface
-from nodes.context import Context
+from nodes.sr.context import SRContext
 from nodes.sr.state import SRState
 from nodes.sr.status import TrialStatus, trial_status
-
-DEFAULTS: dict[str, Any] = {
-    "max_trials": 5,  # T = 1..5 (paper 002)
-    "max_actions": 20,  # per trial; the paper does not state its budget
-    "max_stage_actions": 9,  # the original code's max_step_per_view=10 with its "+ 1 >= 10" check
-    "temperature": 0.0,  # a fixed low temperature "for better reproducibility" (paper 002)
-}
 
 
 def begin(state: SRState) -> dict[str, int]:
@@ -57,16 +48,16 @@ def stage_screens(state: SRState, interface: Interface) -> list[str]:
     return [interface.without_elements(screen, hidden) for screen in screens]
 
 
-def status(state: SRState, context: Context, interface: Interface, *, exception: bool, stopped: bool) -> str:
+def status(state: SRState, context: SRContext, interface: Interface, *, exception: bool, stopped: bool) -> str:
     """The trial status now ("" while the trial goes on); see nodes/sr/status.py."""
     found = trial_status(
         stage_screens(state, interface),
         success=bool(state.get("success", False)),
         done=bool(state.get("done", False)),
         steps=len(state.get("steps", [])),
-        max_steps=context.limit("max_actions", DEFAULTS["max_actions"]),
+        max_steps=context.max_actions,
         stage_steps=stage_steps(state),
-        max_stage_steps=context.limit("max_stage_actions", DEFAULTS["max_stage_actions"]),
+        max_stage_steps=context.max_stage_actions,
         exception=exception,
         stopped=stopped,
     )

@@ -23,8 +23,8 @@ from langgraph.runtime import Runtime
 
 from envs.base import Observation
 from nodes.channels import edit
-from nodes.context import Context
 from nodes.environment import env_interface, release, start_task
+from nodes.sr.context import SRContext
 from nodes.sr.state import Reflected, SRState, TrialRecord, empty_memory
 
 
@@ -34,7 +34,7 @@ def task_name(task_id: str, observation: Observation) -> str:
     return str(observation.info.get("task_type") or task_id.split("/", 1)[0])
 
 
-async def start_trial(state: SRState, runtime: Runtime[Context], config: RunnableConfig) -> dict[str, Any]:
+async def start_trial(state: SRState, runtime: Runtime[SRContext], config: RunnableConfig) -> dict[str, Any]:
     """Reset the env to the task and open trial ``trial + 1`` with an empty trajectory."""
     actions_so_far = int(state.get("actions", 0))
     _, observation, update = await start_task(state, runtime.context, config)
@@ -70,7 +70,7 @@ def record(state: SRState, **extra: Unpack[Reflected]) -> TrialRecord:
     )
 
 
-async def finish(state: SRState, runtime: Runtime[Context], config: RunnableConfig) -> dict[str, Any]:
+async def finish(state: SRState, runtime: Runtime[SRContext], config: RunnableConfig) -> dict[str, Any]:
     """Record the last trial, say why the run stopped, and release the env."""
     await release(state, config)
     status = state.get("status", "")

@@ -11,7 +11,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 
 from envs import make_env
 from graphs.laser import build_graph
-from nodes.context import Context
+from nodes.laser.context import LaserContext
 
 
 def think(text: str) -> dict[str, Any]:
@@ -74,7 +74,7 @@ async def run(spec: str, task_id: str, thread: str, **context: Any) -> tuple[lis
     config = {"configurable": {"thread_id": thread}, "recursion_limit": 200}
     nodes: list[str] = []
     async for chunk in graph.astream(
-        {"task_id": task_id}, config, context=Context(model=spec, env="webshop", **context), stream_mode="updates"
+        {"task_id": task_id}, config, context=LaserContext(model=spec, env="webshop", **context), stream_mode="updates"
     ):
         nodes.extend(chunk)
     state = (await graph.aget_state(config)).values

@@ -19,8 +19,8 @@ import envs.base
 from envs.base import Env, Observation, StepResult, invalid
 from envs.miniwob.interface import INTERFACE as MINIWOB
 from graphs.structured_reflection import build_graph
-from nodes.context import Context
 from nodes.llm import model_for
+from nodes.sr.context import SRContext
 
 
 def scripted(tmp_path, replies: list[str]) -> str:
@@ -56,7 +56,7 @@ async def run_sr(spec: str, task: str, env: str, **options: Any) -> dict[str, An
     """Run the SR graph on ``task`` of ``env`` to its end, in memory."""
     graph = build_graph(checkpointer=InMemorySaver())
     config = {"configurable": {"thread_id": uuid.uuid4().hex}, "recursion_limit": 500}
-    return await graph.ainvoke({"task_id": task}, config, context=Context(model=spec, env=env, **options))
+    return await graph.ainvoke({"task_id": task}, config, context=SRContext(model=spec, env=env, **options))
 
 
 # task -> (goal, element ids to select, submit id)

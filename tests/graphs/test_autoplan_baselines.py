@@ -14,7 +14,7 @@ from graphs import autoplan
 from graphs.app.cli import main
 from graphs.app.training import train
 from nodes.autoplan import few_shot
-from nodes.context import Context
+from nodes.autoplan.context import AutoPlanContext
 from nodes.llm import model_for
 from tests.graphs.test_autoplan_kit import reply, step_replies, toy_alfworld  # noqa: F401 (fixture)
 
@@ -31,7 +31,7 @@ def prompts_of(spec: str) -> list[str]:
 
 
 async def run(spec: str, env: str, task: str, **overrides):
-    context = Context(model=spec, env=env, **overrides)
+    context = AutoPlanContext(model=spec, env=env, **overrides)
     runner = autoplan.build_graph(checkpointer=InMemorySaver())
     config = {"configurable": {"thread_id": f"baseline-{env}"}, "recursion_limit": autoplan.recursion_limit(context)}
     return await runner.ainvoke({"task_id": task}, config, context=context)
@@ -115,7 +115,7 @@ async def test_a_baseline_with_a_plan_or_in_training_is_refused(toy_alfworld, wr
     with pytest.raises(EnvError, match="in place of a plan"):
         await train(
             autoplan.METHOD,
-            Context(model=spec, env="alfworld", few_shot="react"),
+            AutoPlanContext(model=spec, env="alfworld", few_shot="react"),
             task_ids=["heat/1"],
             plan_out=tmp_path / "p.json",
             thread_id="t",

@@ -11,7 +11,7 @@ import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 
 from graphs import autoplan
-from nodes.context import Context
+from nodes.autoplan.context import AutoPlanContext
 from tests.graphs.test_autoplan_kit import toy_alfworld  # noqa: F401 (fixture)
 from tests.support.openai_stub import OpenAIStub, Reply
 
@@ -56,7 +56,7 @@ async def train_once(**overrides) -> dict:
     values.update(overrides)
     runner = autoplan.build_training_graph(checkpointer=InMemorySaver())
     config = {"configurable": {"thread_id": "sampling"}, "recursion_limit": 100}
-    return await runner.ainvoke({"task_ids": ["heat/1"]}, config, context=Context(**values))
+    return await runner.ainvoke({"task_ids": ["heat/1"]}, config, context=AutoPlanContext(**values))
 
 
 async def infer(task_id: str = "heat/1", **overrides) -> dict:
@@ -64,7 +64,7 @@ async def infer(task_id: str = "heat/1", **overrides) -> dict:
     values.update(overrides)
     runner = autoplan.build_graph(checkpointer=InMemorySaver())
     config = {"configurable": {"thread_id": "sampling-inf"}, "recursion_limit": 100}
-    return await runner.ainvoke({"task_id": task_id}, config, context=Context(**values))
+    return await runner.ainvoke({"task_id": task_id}, config, context=AutoPlanContext(**values))
 
 
 async def test_training_samples_the_acting_calls_and_decodes_the_rest_greedily(toy_alfworld, stub):
@@ -81,9 +81,9 @@ async def test_training_samples_the_acting_calls_and_decodes_the_rest_greedily(t
     ]
 
 
-async def test_temperature_and_top_p_set_the_acting_calls_only(toy_alfworld, stub):
+async def test_train_temperature_and_top_p_set_the_acting_calls_only(toy_alfworld, stub):
     stub.replies.extend(one_step("SUMMARY", "FLAW", "REVISION", "1. heat the egg"))
-    await train_once(temperature=0.7, top_p=0.5, plan="1. find the egg")
+    await train_once(train_temperature=0.7, train_top_p=0.5, temperature=0.2, plan="1. find the egg")
     assert sampling(stub) == [
         ("thought", 0.7, 0.5),
         ("action", 0.7, 0.5),

@@ -10,7 +10,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 from envs.base import EnvError
 from graphs import autoplan
 from graphs.app.training import load_plan
-from nodes.context import Context
+from nodes.autoplan.context import AutoPlanContext
 from nodes.llm import model_for
 from tests.graphs.test_autoplan_kit import step_replies, toy_alfworld  # noqa: F401 (fixture)
 
@@ -27,7 +27,7 @@ async def run(spec: str, task: str = "heat/2", thread: str = "inf-t", **override
     values.update(overrides)
     runner = autoplan.build_graph(checkpointer=InMemorySaver())
     config = {"configurable": {"thread_id": thread}, "recursion_limit": 200}
-    return await runner.ainvoke({"task_id": task}, config, context=Context(**values))
+    return await runner.ainvoke({"task_id": task}, config, context=AutoPlanContext(**values))
 
 
 def prompts_of(spec: str, temperature: float = 0.0) -> list[str]:
@@ -113,8 +113,9 @@ async def test_module_api_for_the_cli(tmp_path):
         "miniwob",
         "webarena",
     )
-    assert autoplan.METHOD.defaults["max_actions"] == {"alfworld": 35, "hotpotqa": 10}
-    assert autoplan.recursion_limit(Context(env="alfworld")) >= 4 * 35 + 2
+    steps = AutoPlanContext.default("max_actions")
+    assert (steps["alfworld"], steps["hotpotqa"]) == (35, 10)
+    assert autoplan.recursion_limit(AutoPlanContext(env="alfworld")) >= 4 * 35 + 2
     assert set(autoplan.graph.get_graph().nodes) >= {"start", "think", "act", "formalize", "execute", "finish"}
     assert set(autoplan.training_graph.get_graph().nodes) >= {
         "sample_batch",

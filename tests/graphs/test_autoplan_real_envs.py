@@ -10,7 +10,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 
 from envs import make_env
 from graphs import autoplan
-from nodes.context import Context
+from nodes.autoplan.context import AutoPlanContext
 from nodes.llm import model_for
 from tests.graphs.test_autoplan_kit import reply, step_replies
 
@@ -41,7 +41,7 @@ def sloppy(command: str) -> str:
 
 async def run(spec: str, env: str, task: str, thread: str, **overrides):
     runner = autoplan.build_graph(checkpointer=InMemorySaver())
-    context = Context(model=spec, env=env, **overrides)
+    context = AutoPlanContext(model=spec, env=env, **overrides)
     config = {"configurable": {"thread_id": thread}, "recursion_limit": autoplan.recursion_limit(context)}
     return await runner.ainvoke({"task_id": task}, config, context=context)
 
@@ -79,7 +79,7 @@ async def test_alfworld_training_iteration_on_two_real_games(write_script):
     ]  # no plan: no Rev
     spec = write_script(script)
     runner = autoplan.build_training_graph(checkpointer=InMemorySaver())
-    context = Context(model=spec, env="alfworld", batch_size=2, iterations=1, max_actions=2)
+    context = AutoPlanContext(model=spec, env="alfworld", batch_size=2, iterations=1, max_actions=2)
     state = await runner.ainvoke(
         {"task_ids": games}, {"configurable": {"thread_id": "real-train"}, "recursion_limit": 100}, context=context
     )
@@ -124,7 +124,7 @@ async def test_hotpotqa_training_reflection_sees_the_gold_answer(write_script):
         ]
     )
     runner = autoplan.build_training_graph(checkpointer=InMemorySaver())
-    context = Context(model=spec, env="hotpotqa", batch_size=2, iterations=1)
+    context = AutoPlanContext(model=spec, env="hotpotqa", batch_size=2, iterations=1)
     state = await runner.ainvoke(
         {"task_ids": [QUESTION, other]},
         {"configurable": {"thread_id": "qa-train"}, "recursion_limit": 100},

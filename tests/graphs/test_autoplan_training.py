@@ -13,7 +13,7 @@ from envs.sessions import SESSIONS
 from graphs import autoplan
 from graphs.app.training import load_plan, train
 from nodes.autoplan.batch import send_collections
-from nodes.context import Context
+from nodes.autoplan.context import AutoPlanContext
 from nodes.llm import clear_models, model_for
 from tests.graphs.test_autoplan_kit import reply, step_replies, toy_alfworld  # noqa: F401 (fixture)
 
@@ -63,10 +63,10 @@ def two_iterations(write_script):
     return write_script(two_iterations_script())
 
 
-def context(spec: str, **overrides) -> Context:
+def context(spec: str, **overrides) -> AutoPlanContext:
     values = dict(model=spec, env="alfworld", batch_size=2, iterations=2, max_actions=3, seed=7)
     values.update(overrides)
-    return Context(**values)
+    return AutoPlanContext(**values)
 
 
 async def run_training(spec: str, thread: str = "train-t", **overrides):
@@ -227,4 +227,6 @@ async def test_train_resumes_a_failed_run_and_closes_its_sessions(toy_alfworld, 
 
 async def test_train_refuses_an_empty_pool(tmp_path):
     with pytest.raises(ValueError, match="at least one task"):
-        await train(autoplan.METHOD, Context(env="alfworld"), task_ids=[], plan_out=tmp_path / "p.json", thread_id="x")
+        await train(
+            autoplan.METHOD, AutoPlanContext(env="alfworld"), task_ids=[], plan_out=tmp_path / "p.json", thread_id="x"
+        )

@@ -12,7 +12,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 from envs import make_env
 from graphs import autoplan
 from graphs.app.cli import main
-from nodes.context import Context
+from nodes.autoplan.context import AutoPlanContext
 from nodes.llm import model_for
 from tests.graphs.test_autoplan_kit import reply, step_replies
 from tests.graphs.test_autoplan_real_envs import HEAT_GAME, QUESTION
@@ -63,7 +63,7 @@ ALFWORLD_STEPS = [  # (thought, free-form action, formalizer reply) and the game
 
 async def play(spec: str, env: str, task: str, **overrides) -> dict:
     runner = autoplan.build_graph(checkpointer=InMemorySaver())
-    context = Context(model=spec, env=env, **overrides)
+    context = AutoPlanContext(model=spec, env=env, **overrides)
     config = {"configurable": {"thread_id": f"chat-{env}"}, "recursion_limit": autoplan.recursion_limit(context)}
     return await runner.ainvoke({"task_id": task}, config, context=context)
 

@@ -84,10 +84,10 @@ def savers(tmp_path) -> list[str]:
 async def test_copy_thread_carries_the_whole_chain(tmp_path):
     from graphs.app.checkpoint import copy_thread
     from graphs.app.runner import drive, outcome_of
-    from nodes.context import Context
+    from nodes.laser.context import LaserContext
     from tests.support.laser_demo import DEMO, write_demo_script
 
-    context = Context(model=write_demo_script(tmp_path / "demo.jsonl"), env="webshop")
+    context = LaserContext(model=write_demo_script(tmp_path / "demo.jsonl"), env="webshop")
     for url in savers(tmp_path):
         async with open_checkpointer(url) as saver:
             source, copy = f"source-{uuid.uuid4().hex}", f"copy-{uuid.uuid4().hex}"  # Postgres outlives tests
@@ -104,10 +104,10 @@ async def test_sqlite_stores_a_step_in_one_trip_to_its_thread_and_langgraphs_sav
     from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
     from graphs.app.runner import drive, graph_for
-    from graphs.context import Context
+    from nodes.laser.context import LaserContext
     from tests.support.laser_demo import DEMO, write_demo_script
 
-    context = Context(model=write_demo_script(tmp_path / "demo.jsonl"), env="webshop")
+    context = LaserContext(model=write_demo_script(tmp_path / "demo.jsonl"), env="webshop")
     db = tmp_path / "trips.sqlite"
     async with open_checkpointer(f"sqlite:///{db}") as saver:
         async with saver.conn.execute("PRAGMA synchronous") as cursor:

@@ -16,7 +16,8 @@ from langgraph.checkpoint.serde.types import _DeltaSnapshot
 from graphs import autoplan, devils_advocate, laser, structured_reflection
 from graphs.app.checkpoint import copy_thread, open_checkpointer
 from graphs.app.runner import drive, graph_for, outcome_of
-from graphs.context import Context
+from nodes.autoplan.context import AutoPlanContext
+from nodes.laser.context import LaserContext
 from tests.graphs.test_autoplan_kit import toy_alfworld  # noqa: F401 (fixture)
 from tests.graphs.test_autoplan_training import two_iterations_script
 from tests.graphs.test_checkpoint import savers
@@ -51,7 +52,7 @@ def test_growing_fields_are_stored_as_changes_in_every_graph():
 
 
 async def test_no_checkpoint_row_holds_the_growing_fields_and_the_state_reads_back_whole(tmp_path):
-    context = Context(model=write_demo_script(tmp_path / "demo.jsonl"), env="webshop")
+    context = LaserContext(model=write_demo_script(tmp_path / "demo.jsonl"), env="webshop")
     db = tmp_path / "runs.sqlite"
     async with open_checkpointer(f"sqlite:///{db}") as saver:
         done = await drive("laser", context, "t", saver, {"task_id": DEMO["task_id"]})
@@ -76,7 +77,7 @@ async def test_time_travel_edits_and_runs_from_an_old_checkpoint(tmp_path, kind)
     urls = {url.split(":")[0]: url for url in savers(tmp_path)}
     if kind not in urls:
         pytest.skip("needs INTROSPECT_TEST_POSTGRES")
-    context = Context(model=write_demo_script(tmp_path / "demo.jsonl"), env="webshop")
+    context = LaserContext(model=write_demo_script(tmp_path / "demo.jsonl"), env="webshop")
     thread = f"tt-{uuid.uuid4().hex}"  # Postgres outlives tests
     async with open_checkpointer(urls[kind]) as saver:
         done = await drive("laser", context, thread, saver, {"task_id": DEMO["task_id"]})
@@ -101,7 +102,9 @@ async def test_time_travel_edits_and_runs_from_an_old_checkpoint(tmp_path, kind)
 
 async def test_a_copied_training_thread_keeps_its_parallel_appends_in_order(tmp_path, toy_alfworld, write_script):  # noqa: F811 (a fixture)
     spec = write_script(two_iterations_script())
-    context = Context(model=spec, env="alfworld", batch_size=2, iterations=2, max_actions=3, seed=7)
+    context = AutoPlanContext(
+        model=spec, env="alfworld", batch_size=2, iterations=2, max_actions={"alfworld": 3}, seed=7
+    )
     async with open_checkpointer(f"sqlite:///{tmp_path / 'train.sqlite'}") as saver:
         runner = autoplan.build_training_graph(checkpointer=saver)
         config = {"configurable": {"thread_id": "train"}, "recursion_limit": 200}

@@ -14,7 +14,7 @@ import pytest
 from graphs.app.checkpoint import open_checkpointer
 from graphs.app.evaluate import evaluate, read_rows
 from graphs.app.runner import drive, fork, outcome_of, resume
-from nodes.context import Context
+from nodes.laser.context import LaserContext
 from tests.graphs.laser_scripts import call, think
 from tests.support.laser_demo import DEMO, write_demo_script
 
@@ -52,7 +52,7 @@ def unique(name: str) -> str:
     return f"{name}-{uuid.uuid4().hex[:10]}"  # a Postgres database outlives the test
 
 
-async def _stopped(url: str, context: Context, thread: str) -> None:
+async def _stopped(url: str, context: LaserContext, thread: str) -> None:
     async with open_checkpointer(url) as saver:
         with pytest.raises(Stop):
             await drive("laser", context, thread, saver, {"task_id": DEMO["task_id"]}, stop_after(6))
@@ -60,7 +60,7 @@ async def _stopped(url: str, context: Context, thread: str) -> None:
 
 
 async def test_a_stopped_run_resumes_to_the_uninterrupted_end(checkpoint_url, tmp_path):
-    context = Context(model=write_demo_script(tmp_path / "demo.jsonl"), env="webshop")
+    context = LaserContext(model=write_demo_script(tmp_path / "demo.jsonl"), env="webshop")
     whole, stopped = unique("whole"), unique("stopped")
     async with open_checkpointer(checkpoint_url) as saver:
         reference = await drive("laser", context, whole, saver, {"task_id": DEMO["task_id"]})
@@ -74,7 +74,7 @@ async def test_a_stopped_run_resumes_to_the_uninterrupted_end(checkpoint_url, tm
 
 
 async def test_a_fork_continues_a_copy_and_leaves_the_source(checkpoint_url, tmp_path):
-    context = Context(model=write_demo_script(tmp_path / "demo.jsonl"), env="webshop")
+    context = LaserContext(model=write_demo_script(tmp_path / "demo.jsonl"), env="webshop")
     source, copy = unique("source"), unique("copy")
     await _stopped(checkpoint_url, context, source)
     async with open_checkpointer(checkpoint_url) as saver:
@@ -96,7 +96,7 @@ async def test_an_evaluation_of_16_tasks_at_once(checkpoint_url, tmp_path):
             for r in [think("search"), call("Search", keywords="pillow"), think("next page"), call("Next")]
         )
     )
-    context = Context(model=f"scripted:{spec}", env="webshop", max_actions=2, backup=False)
+    context = LaserContext(model=f"scripted:{spec}", env="webshop", max_actions=2, backup=False)
     tasks = [f"synthetic-{i}" for i in range(100, 116)]
     results = tmp_path / "rows.jsonl"
     async with open_checkpointer(checkpoint_url) as saver:

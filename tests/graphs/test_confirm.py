@@ -14,9 +14,11 @@ from langgraph.types import Command
 from envs.webarena.interface import INTERFACE as WEBARENA
 from envs.webshop.interface import INTERFACE as WEBSHOP
 from graphs import method_named
+from nodes.autoplan.context import AutoPlanContext
 from nodes.confirm import Verdict, read_answer
 from nodes.context import Context
 from nodes.da.complete import delivered
+from nodes.laser.context import LaserContext
 from tests.support.scenarios import NEW_PLAN, SCENARIOS
 
 BUY = "click[Buy Now]"
@@ -38,7 +40,7 @@ async def test_laser_pauses_before_buy_now_and_a_rejection_is_feedback(tmp_path)
     spec = laser_again(tmp_path, 1)
     graph = method_named("laser").graph.copy(update={"checkpointer": InMemorySaver()})
     config = {"configurable": {"thread_id": "confirm-laser"}}
-    context = Context(model=spec, env="webshop", confirm=True)
+    context = LaserContext(model=spec, env="webshop", confirm=True)
     asked = await run_until_paused(graph, {"task_id": "synthetic-0"}, config, context)
     assert len(asked) == 1 and asked[0].value["proposal"] == BUY and asked[0].value["kind"] == "action"
     assert "buy the item" in asked[0].value["rationale"]
@@ -65,7 +67,9 @@ async def test_without_confirm_nothing_pauses(tmp_path):
     spec = SCENARIOS["laser"].write_script(tmp_path / "laser.jsonl")
     graph = method_named("laser").graph.copy(update={"checkpointer": InMemorySaver()})
     config = {"configurable": {"thread_id": "no-confirm"}}
-    assert await run_until_paused(graph, {"task_id": "synthetic-0"}, config, Context(model=spec, env="webshop")) == []
+    assert (
+        await run_until_paused(graph, {"task_id": "synthetic-0"}, config, LaserContext(model=spec, env="webshop")) == []
+    )
     assert (await graph.aget_state(config)).values["success"] is True
 
 
@@ -73,7 +77,7 @@ async def test_an_edit_carries_out_the_edited_action_and_an_unreadable_answer_as
     spec = laser_again(tmp_path, 2)  # after the edit: open the item again, buy it again
     graph = method_named("laser").graph.copy(update={"checkpointer": InMemorySaver()})
     config = {"configurable": {"thread_id": "confirm-edit"}}
-    context = Context(model=spec, env="webshop", confirm=True)
+    context = LaserContext(model=spec, env="webshop", confirm=True)
     await run_until_paused(graph, {"task_id": "synthetic-0"}, config, context)
     asked = await run_until_paused(graph, Command(resume={"decision": "maybe"}), config, context)
     assert len(asked) == 1 and "expected" in asked[0].value["problem"] and asked[0].value["proposal"] == BUY
@@ -94,7 +98,7 @@ async def test_autoplan_training_asks_before_the_plan_update_and_rewrites_it_whe
     training = method_named("autoplan").training
     graph = training.build_graph(checkpointer=InMemorySaver())
     config = {"configurable": {"thread_id": "confirm-train"}}
-    context = Context(model=spec, env="hotpotqa", confirm=True, **scenario.context)
+    context = AutoPlanContext(model=spec, env="hotpotqa", confirm=True, **scenario.context)
     asked = await run_until_paused(graph, scenario.graph_input, config, context)
     assert len(asked) == 1 and asked[0].value["kind"] == "plan" and asked[0].value["proposal"] == NEW_PLAN
     asked = await run_until_paused(
@@ -120,7 +124,7 @@ async def test_a_rejected_plan_update_moves_the_next_iterations_calls_by_its_ext
     spec = replace(scenario, replies=replies).write_script(tmp_path / "train.jsonl")
     graph = method_named("autoplan").training.build_graph(checkpointer=InMemorySaver())
     config = {"configurable": {"thread_id": "confirm-train-2"}}
-    context = Context(model=spec, env="hotpotqa", confirm=True, **{**scenario.context, "iterations": 2})
+    context = AutoPlanContext(model=spec, env="hotpotqa", confirm=True, **{**scenario.context, "iterations": 2})
     await run_until_paused(graph, scenario.graph_input, config, context)
     asked = await run_until_paused(graph, Command(resume={"decision": "reject", "reason": "lookup"}), config, context)
     assert asked[0].value["proposal"] == rewritten

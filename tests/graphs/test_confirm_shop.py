@@ -11,7 +11,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.types import Command
 
 from graphs.devils_advocate import build_graph
-from nodes.context import Context
+from nodes.da.context import DAContext
 from tests.graphs.test_confirm import run_until_paused
 from tests.graphs.test_devils_advocate_shop import PICTURE_FRAME, prompts_of
 
@@ -40,7 +40,7 @@ async def test_da_pauses_before_the_answer_a_rejection_is_feedback_and_an_approv
     spec = write_script([{"content": r} for r in SCRIPT])
     graph = build_graph(checkpointer=InMemorySaver())
     config = {"configurable": {"thread_id": "confirm-da-shop-1"}, "recursion_limit": 500}
-    context = Context(model=spec, env="webarena", confirm=True)
+    context = DAContext(model=spec, env="webarena", confirm=True)
 
     [asked] = await run_until_paused(graph, {"task_id": "shop-1"}, config, context)
     assert asked.value["kind"] == "action" and asked.value["node"] == "complete"

@@ -20,7 +20,7 @@ from envs.sessions import SESSIONS
 from envs.webarena.interface import INTERFACE as WEBARENA
 from envs.webarena.interface import site_intro
 from graphs.devils_advocate import build_graph, result
-from nodes.context import Context
+from nodes.da.context import DAContext
 from nodes.da.summarise import chunks
 from nodes.llm import model_for
 
@@ -134,7 +134,7 @@ def write_script(tmp_path: Path, replies: list[str]) -> str:
 async def run(spec: str, **options: Any) -> dict[str, Any]:
     g = build_graph(checkpointer=InMemorySaver())
     config = {"configurable": {"thread_id": f"t-{spec}"}, "recursion_limit": 500}
-    return await g.ainvoke({"task_id": "frame"}, config, context=Context(model=spec, env="fakeshop", **options))
+    return await g.ainvoke({"task_id": "frame"}, config, context=DAContext(model=spec, env="fakeshop", **options))
 
 
 def prompts_seen(spec: str) -> list[str]:
@@ -412,7 +412,7 @@ async def test_a_resumed_run_rebuilds_the_env_and_remaps_the_pending_action(tmp_
     )
     g = build_graph(checkpointer=InMemorySaver())
     config = {"configurable": {"thread_id": "t-resume"}, "recursion_limit": 500}
-    context = Context(model=spec, env="fakeshop")
+    context = DAContext(model=spec, env="fakeshop")
     await g.ainvoke({"task_id": "frame"}, config, context=context, interrupt_before=["execute"])
     paused = await g.ainvoke(None, config, context=context, interrupt_before=["execute"])
     assert paused["popped"]["action"] == "click [201]" and steps() == ["click [102]"]

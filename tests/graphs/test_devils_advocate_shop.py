@@ -15,7 +15,7 @@ import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 
 from graphs.devils_advocate import build_graph, result
-from nodes.context import Context
+from nodes.da.context import DAContext
 from nodes.llm import model_for
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -47,7 +47,7 @@ async def run(spec: str, task_id: str, thread: str, **context: Any) -> dict[str,
     return await g.ainvoke(
         {"task_id": task_id},
         {"configurable": {"thread_id": thread}, "recursion_limit": 500},
-        context=Context(model=spec, env="webarena", **context),
+        context=DAContext(model=spec, env="webarena", **context),
     )
 
 

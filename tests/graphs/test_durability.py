@@ -15,7 +15,6 @@ from langgraph.config import get_config
 import nodes.environment
 from graphs.app.checkpoint import open_checkpointer
 from graphs.app.runner import drive
-from nodes.context import Context
 from tests.support.scenarios import SCENARIOS
 
 
@@ -38,7 +37,7 @@ async def test_each_step_is_committed_before_the_next_step_acts(tmp_path, monkey
         return await original(*args, **kwargs)
 
     monkeypatch.setattr(nodes.environment, "_step", step)
-    context = Context(**scenario.context_for(scenario.write_script(tmp_path / "script.jsonl")))
+    context = scenario.settings(scenario.write_script(tmp_path / "script.jsonl"))
     async with open_checkpointer(f"sqlite:///{db}") as saver:
         outcome = await drive(scenario.method, context, "durable", saver, scenario.graph_input)
     assert outcome.finished

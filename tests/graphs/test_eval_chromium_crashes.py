@@ -19,7 +19,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 
 from envs import browser
 from graphs.app.evaluate import evaluate, read_rows
-from nodes.context import Context
+from nodes.sr.context import SRContext
 from tests.support.chromium import kill_chromium
 
 pytestmark = pytest.mark.browser
@@ -32,7 +32,7 @@ async def evaluate_with_kills(tmp_path: Path, kills: int) -> list[dict[str, obje
     script = tmp_path / "script.jsonl"
     reply = {"content": "click id=999", "delay": 0.4}  # refused: each trial ends, reflected, replayed
     script.write_text("\n".join(json.dumps(reply) for _ in range(20)) + "\n", encoding="utf-8")
-    context = Context(model=f"scripted:{script}", env="miniwob", max_trials=3)
+    context = SRContext(model=f"scripted:{script}", env="miniwob", max_trials=3)
     results = tmp_path / f"results-{kills}.jsonl"
     running = asyncio.ensure_future(evaluate("structured_reflection", context, TASKS, results, InMemorySaver(), 6))
     await asyncio.sleep(1.0)

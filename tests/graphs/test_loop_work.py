@@ -11,7 +11,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 
 from graphs import autoplan, devils_advocate, laser, structured_reflection
 from graphs.app.runner import drive
-from graphs.context import Context
+from nodes.laser.context import LaserContext
 from nodes.scripted import ScriptedChatModel
 from tests.support.laser_demo import DEMO, write_demo_script
 
@@ -46,7 +46,7 @@ def _thread_work(monkeypatch) -> list[str]:
 
 async def test_a_run_sends_only_env_work_to_worker_threads(tmp_path, monkeypatch):
     sent = _thread_work(monkeypatch)
-    context = Context(model=write_demo_script(tmp_path / "demo.jsonl"), env="webshop")
+    context = LaserContext(model=write_demo_script(tmp_path / "demo.jsonl"), env="webshop")
     outcome = await drive("laser", context, "loop-work", InMemorySaver(), {"task_id": DEMO["task_id"]})
     assert outcome.state["success"]
     assert sent.count("ScriptedChatModel.load") == 1  # the script file, read once (a file read blocks)

@@ -16,7 +16,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 from graphs.app.checkpoint import open_checkpointer
 from graphs.app.runner import drive, outcome_of
 from graphs.laser import build_graph
-from nodes.context import Context
+from nodes.laser.context import LaserContext
 
 ROOT = Path(__file__).resolve().parents[2]
 DEMO = json.loads((ROOT / "graphs/app/demos/laser.json").read_text())
@@ -35,7 +35,7 @@ def introspect(*args: str, env: dict[str, str]) -> subprocess.Popen:
 
 
 async def test_sigkill_then_resume_ends_like_an_uninterrupted_run(tmp_path):
-    context = Context(model=f"scripted:{SCRIPT}", env="webshop")
+    context = LaserContext(model=f"scripted:{SCRIPT}", env="webshop")
     reference = await drive("laser", context, "reference", InMemorySaver(), {"task_id": DEMO["task_id"]})
     assert reference.finished and reference.state["success"]
 
@@ -102,7 +102,7 @@ async def test_a_kill_between_a_nodes_writes_and_the_next_checkpoint_leaves_the_
             for line in SCRIPT.read_text().splitlines()
         )
     )
-    context = Context(model=f"scripted:{script}", env="webshop")
+    context = LaserContext(model=f"scripted:{script}", env="webshop")
     url = f"sqlite:///{tmp_path / 'runs.sqlite'}"
     async with open_checkpointer(url) as saver:
         done = await drive("laser", context, "t", saver, {"task_id": DEMO["task_id"]})

@@ -14,7 +14,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 
 from envs.sessions import SESSIONS
 from graphs.structured_reflection import build_graph, result
-from nodes.context import Context
+from nodes.sr.context import SRContext
 from tests.graphs.sr_support import fake_env, prompts_seen, run_sr, screen_in, scripted  # noqa: F401 (fixture)
 
 
@@ -257,7 +257,7 @@ async def test_resumed_run_ends_like_an_uninterrupted_one(tmp_path):
     )
     graph = build_graph(checkpointer=InMemorySaver())
     config = {"configurable": {"thread_id": uuid.uuid4().hex}, "recursion_limit": 500}
-    context = Context(model=spec, env="fakepage")
+    context = SRContext(model=spec, env="fakepage")
     await graph.ainvoke({"task_id": "boxes/0"}, config, context=context, interrupt_before=["plan"])
     paused = await graph.ainvoke(None, config, context=context, interrupt_before=["plan"])
     assert paused["trial"] == 2 and len(paused["steps"]) == 1  # replayed, about to plan at A

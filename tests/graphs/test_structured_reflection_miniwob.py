@@ -17,7 +17,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 from envs.miniwob import MiniWoBEnv
 from envs.sessions import SESSIONS
 from graphs.structured_reflection import build_graph, result
-from nodes.context import Context
+from nodes.sr.context import SRContext
 from tests.graphs.sr_support import id_of, prompts_seen, run_sr, screen_in, scripted
 
 pytestmark = pytest.mark.browser
@@ -235,7 +235,7 @@ async def test_run_interrupted_mid_trial_resumes_on_a_rebuilt_env(tmp_path, peek
     graph = build_graph(checkpointer=InMemorySaver())
     thread = uuid.uuid4().hex
     config = {"configurable": {"thread_id": thread}, "recursion_limit": 500}
-    context = Context(model=spec, env="miniwob")
+    context = SRContext(model=spec, env="miniwob")
     await graph.ainvoke({"task_id": "click-checkboxes/2"}, config, context=context, interrupt_before=["plan"])
     paused = await graph.ainvoke(None, config, context=context, interrupt_before=["plan"])
     assert paused["trial"] == 2 and [s["source"] for s in paused["steps"]] == ["replay", "enforce"]

@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 
-from nodes.context import Context, ContextError
+from nodes.context import ContextError
+from nodes.sr.context import SRContext
 from tests.graphs.sr_support import (  # noqa: F401
     FakePageEnv,
     fake_env,
@@ -127,12 +128,12 @@ async def test_first_screen_only_is_an_option(tmp_path):
 
 
 def test_options_are_checked():
-    assert Context().reflection_screens == "every"
-    assert (Context().structured_memory, Context().action_constraint) == (True, True)
+    assert SRContext().reflection_screens == "every"
+    assert (SRContext().structured_memory, SRContext().action_constraint) == (True, True)
     with pytest.raises(ContextError, match="reflection_screens='all' is not allowed: expected one of every, first"):
-        Context(reflection_screens="all")
+        SRContext(reflection_screens="all")
     with pytest.raises(ContextError, match="structured_memory='false' is not allowed: expected true or false"):
-        Context(structured_memory="false")
+        SRContext(structured_memory="false")
 
 
 # --- cycles within a stage ---------------------------------------------------------------------

@@ -9,9 +9,9 @@ import prompts
 from envs.base import env_class
 from nodes.autoplan import prompting, transcript
 from nodes.autoplan.batch import batch_tasks, branch_session, of_iteration, phase_starts
-from nodes.autoplan.collect import max_actions, normalize_command
+from nodes.autoplan.collect import normalize_command
+from nodes.autoplan.context import AutoPlanContext
 from nodes.autoplan.plan import clean_plan
-from nodes.context import Context
 
 
 @pytest.mark.parametrize(
@@ -96,9 +96,10 @@ def test_positions_derive_from_the_counters_of_the_records_and_records_sort_by_i
 
 
 def test_step_caps_are_the_papers():
-    assert max_actions(Context(env="alfworld")) == 35
-    assert max_actions(Context(env="hotpotqa")) == 10
-    assert max_actions(Context(env="hotpotqa", max_actions=4)) == 4
+    assert AutoPlanContext(env="alfworld").steps() == 35
+    assert AutoPlanContext(env="hotpotqa").steps() == 10
+    assert AutoPlanContext(env="hotpotqa", max_actions=4).steps() == 4
+    assert AutoPlanContext(env="alfworld", max_actions={"hotpotqa": 4}).steps() == 35
 
 
 def test_clean_plan_drops_an_echoed_header():

@@ -12,11 +12,11 @@ from __future__ import annotations
 import random
 
 from envs.miniwob.interface import INTERFACE as MINIWOB
-from nodes.context import Context
+from nodes.sr.context import SRContext
 from nodes.sr.stage import begin, status
 from nodes.sr.state import SRState, StepRecord, empty_memory
 
-CONTEXT = Context(max_actions=1000)
+CONTEXT = SRContext(max_actions=1000)
 
 
 def original(start: str, stages: list[list[str]]) -> tuple[str, int]:

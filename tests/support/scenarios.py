@@ -34,8 +34,14 @@ class Scenario:
     check: Callable[[dict[str, Any]], None] = lambda state: None  # asserts on the final state
 
     def context_for(self, spec: str) -> dict[str, Any]:
-        """The Context as JSON (what Studio and ``Context(**...)`` take) for model ``spec``."""
+        """The settings as JSON (what Studio and the method's Context class take) for model ``spec``."""
         return {"model": spec, "env": self.env, **self.context}
+
+    def settings(self, spec: str) -> Any:
+        """The method's own Context for model ``spec``."""
+        from graphs import method_named
+
+        return method_named(self.method).context(**self.context_for(spec))
 
     def stub_replies(self) -> list[Reply]:
         """The replies for the OpenAI-compatible stub (tests.support.openai_stub)."""
@@ -114,7 +120,7 @@ SCENARIOS: dict[str, Scenario] = {
             {"content": c}
             for c in ("Both are American.", "finish with yes", "finish[yes]", "Summary.", "New Task Plan:\n" + NEW_PLAN)
         ],
-        {"batch_size": 2, "iterations": 1, "max_actions": 1},
+        {"batch_size": 2, "iterations": 1, "max_actions": {"hotpotqa": 1}},
         _training,
     ),
 }

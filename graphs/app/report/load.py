@@ -60,12 +60,12 @@ class Config:
         return f"{provider}{sep}{Path(name).name}" if provider in ("scripted", "replay") else self.model
 
     def limit(self, key: str) -> int:
-        """A limit the runs had (``max_trials``, ``max_episodes``): the setting, else the
-        method's published default."""
+        """A limit the runs had (``max_trials``, ``max_episodes``): the setting (rows keep the
+        settings that differ from the defaults), else the method's default."""
         from graphs import method_named
 
         value = self.settings.get(key)
-        return int(value if value is not None else method_named(self.method).defaults[key])
+        return int(value if value is not None else method_named(self.method).context.default(key))
 
     @property
     def settings_text(self) -> str:

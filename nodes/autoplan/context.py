@@ -1,0 +1,68 @@
+"""AutoPlan's settings (paper 004): the graph's ``context_schema`` (inference and training).
+
+Defaults are the paper's setting: greedy decoding at inference, nucleus sampling (top_p 0.9,
+the original code's temperature 1.0) for the acting calls while training, 35 steps an
+experience on ALFWorld and 10 on HotpotQA, a batch of 4 and 3 iterations.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from nodes.context import TrainingContext, env, setting, temperature
+
+
+@dataclass(kw_only=True)
+class AutoPlanContext(TrainingContext):
+    """The shared settings plus AutoPlan's own."""
+
+    temperature: float = temperature(0.0)
+    env: str = env("alfworld")
+    train_temperature: float = setting(
+        1.0, "temperature of the acting calls while training (the original's default; the paper names none)", min=0.0
+    )
+    train_top_p: float = setting(
+        0.9, "nucleus sampling of the acting calls while training (paper 4.2)", min=0.0, max=1.0
+    )
+    max_actions: dict[str, int] = setting(
+        {"alfworld": 35, "hotpotqa": 10, "webshop": 35, "miniwob": 35, "webarena": 35},
+        "steps of one experience, per env (paper 4.2: 35 on ALFWorld, 10 on HotpotQA); a mapping given "
+        "changes the envs it names (--set max_actions='{\"hotpotqa\": 12}'), an integer sets every env's",
+        min=1,
+    )
+    plan: str = setting("", "the plan to follow (empty: ReAct zero-shot)")
+    reflect_flaw_revision: bool = setting(
+        True, "SIR reflection with flaw identification and revision (false: summary only)"
+    )
+    seed: int = setting(0, "seed of the order batches walk the training pool in")
+    shuffle_pool: bool = setting(
+        True, "walk the training pool in a seeded shuffle (false: the listed order, as the original code)"
+    )
+    few_shot: Literal["none", "react", "react_autoplan"] = setting(
+        "none",
+        "Table 3's ReAct K-shot baselines, ReAct's own examples in place of the plan (react: as ReAct's "
+        "runners pick them; react_autoplan: ALFWorld's from the file AutoPlan's code reads); see "
+        "nodes.autoplan.few_shot",
+    )
+    transcript: Literal["paper", "original"] = setting(
+        "paper",
+        "the chat as the paper writes H_t (paper) or as the original code sends it (original: ALFWorld "
+        "opens with its state summary and keeps the free-form action, the last observation is left out, "
+        "...); see nodes.autoplan.transcript",
+    )
+
+    def __post_init__(self) -> None:
+        # what was given, from the CLI or Studio, over the defaults: every run holds the whole
+        # mapping, so a value given at its default is the configuration that leaves it out
+        default = type(self).default("max_actions")
+        given: object = self.max_actions
+        if isinstance(given, int) and not isinstance(given, bool):
+            self.max_actions = dict.fromkeys(default, given)
+        elif isinstance(given, dict):
+            self.max_actions = {**default, **given}
+        super().__post_init__()
+
+    def steps(self) -> int:
+        """The step limit of one experience in this run's env."""
+        return self.max_actions[self.env]

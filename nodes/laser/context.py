@@ -1,0 +1,34 @@
+"""LASER's settings (paper 003): the graph's ``context_schema``.
+
+Defaults are the paper's setting: at most 15 state transitions (the agent is forced to
+stop), greedy decoding, the backup purchase, function calling.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from nodes.context import Context, env, setting, temperature
+
+
+@dataclass(kw_only=True)
+class LaserContext(Context):
+    """The shared settings plus LASER's own."""
+
+    temperature: float = temperature(0.0)
+    env: str = env("webshop")
+    max_actions: int = setting(
+        15, "state transitions per task; the backup strategy starts 2 before it (paper 003: 15)", min=1
+    )
+    backup: bool = setting(True, "buy the best examined item when the step budget runs out (the paper's backup)")
+    detail_text: Literal["full", "first_line"] = setting(
+        "full",
+        "what a Description/Features/Reviews page adds to the item state: its full text (the paper, "
+        "Table 6) or its first line (the original laser_agent.py)",
+    )
+    tool_mode: Literal["tools", "json"] = setting(
+        "tools",
+        "how the agent picks actions: native tool calls, or a JSON object in the reply for models "
+        "without tool calling (the paper's Table 3 ablation)",
+    )

@@ -1,0 +1,61 @@
+"""Structured Reflection's settings (paper 002): the graph's ``context_schema``.
+
+Defaults are the paper's setting: 5 trials, a fixed temperature of 0 "for better
+reproducibility", staged planning; the budgets the paper does not state are the original
+code's (a stage stops before a 10th action) or this project's (20 actions a trial).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from nodes.context import Context, env, setting, temperature
+
+
+@dataclass(kw_only=True)
+class SRContext(Context):
+    """The shared settings plus Structured Reflection's own."""
+
+    temperature: float = temperature(0.0)
+    env: str = env("miniwob")
+    max_trials: int = setting(5, "trials per task (paper 002: T = 1..5)", min=1)
+    max_actions: int = setting(20, "actions per trial; the paper states no budget", min=1)
+    max_stage_actions: int = setting(
+        9,
+        "actions per stage (one plan followed on one screen); the paper states none, this is the original "
+        "code's (its max_step_per_view=10 stops a stage before a 10th action)",
+        min=1,
+    )
+    planning: Literal["staged", "iterative"] = setting(
+        "staged", "staged (the paper) or iterative (one action per call, the baseline of Table 8)"
+    )
+    reflection_screens: Literal["every", "first"] = setting(
+        "every",
+        "the reflection prompt shows the screen before every action (Appendix E), or first: the trial's "
+        "first screen only (section 7.5, for social-media-all, whose full trace is too long)",
+    )
+    structured_memory: bool = setting(
+        True,
+        "Figure 7's ablation when false: no enforced action, no disabled ids, every reflection shown at "
+        "every planning call (section 7.1)",
+    )
+    action_constraint: bool = setting(
+        True, "Figure 7's ablation when false: failed click ids stay on the screen (section 7.2)"
+    )
+    budget_status: Literal["in_progress", "failed"] = setting(
+        "in_progress",
+        "the status of a trial that runs out of actions (max_actions, max_stage_actions): in_progress, the "
+        "paper's 'you took too many steps' (Appendix D), or failed, as the original code ends it",
+    )
+    disable_clicks: Literal["failed", "when_b_clicks"] = setting(
+        "failed",
+        "which failed click targets are disabled at A: failed, every one unless B is to be taken on that "
+        "element (the paper, section 5.2), or when_b_clicks, only when B is a click on another element "
+        "(the original code)",
+    )
+    reflect_past_end: bool = setting(
+        False,
+        "an addition neither the paper nor its code has: after an incomplete trial the reflection may name "
+        "the action after the last one (index=n+1)",
+    )
