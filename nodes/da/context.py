@@ -28,7 +28,15 @@ class DAContext(Context):
         min=1,
     )
     reasks: int = setting(
-        2, "how often a malformed reply is answered with feedback before the node gives up (not in the paper)", min=0
+        0,
+        "how often a malformed reply is answered with feedback before the node takes the paper's conservative "
+        "branch (no action, not aligned, not complete); the paper re-asks never (0), 2 is this project's",
+        min=0,
+    )
+    distinct_remedies: bool = setting(
+        False,
+        "a remedy that repeats an action already proposed is sent back as feedback instead of being pushed "
+        "(not in the paper, which pushes what the model answers; a repeat only retries a known step)",
     )
     plan_revision: bool = setting(True, "revise the plan after a failed episode")
     backtracking: bool = setting(True, "backtrack to pushed alternatives (false: remedies are never tried)")

@@ -4,8 +4,9 @@ Anticipatory reflection: after the action prompt and the model's first answer, t
 model is asked "If your answer above is not correct, instead, the next action should
 be:" (the paper's question; Context ``remedy_hint`` adds "(give one different action, in
 the same format)"). Each further remedy continues the same conversation, so it sees the
-alternatives already proposed; a repeated action is sent back as feedback (a duplicate on
-the stack would only repeat a known failure).
+alternatives already proposed. The paper pushes whatever the model answers; with Context
+``distinct_remedies`` a repeated action is sent back as feedback instead (a duplicate on the
+stack only repeats a known step).
 """
 
 from __future__ import annotations
@@ -26,9 +27,9 @@ from nodes.parse import ParseError
 from prompts import render
 
 
-def _new_action(text: str, proposed: list[str], interface: Interface) -> str:
+def _new_action(text: str, proposed: list[str], interface: Interface, distinct: bool) -> str:
     action = interface.parse_action(text)
-    if action in proposed:
+    if distinct and action in proposed:
         raise ParseError(f"{action} was already proposed; give a different action")
     return action
 
@@ -46,7 +47,12 @@ async def remedy(state: DAState, runtime: Runtime[DAContext], config: RunnableCo
         question += "\n" + render("devils_advocate/remedy_hint")
     for _ in range(settings.remedies_per_action):
         messages.append(HumanMessage(question))
-        answer = await ask(llm, messages, lambda text: _new_action(text, proposal, interface), reasks=settings.reasks)
+        answer = await ask(
+            llm,
+            messages,
+            lambda text: _new_action(text, proposal, interface, settings.distinct_remedies),
+            reasks=settings.reasks,
+        )
         messages = answer.messages
         if answer.value:
             proposal.append(answer.value)

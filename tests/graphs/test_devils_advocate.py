@@ -333,7 +333,7 @@ async def test_plan_act_baseline_has_no_remedies_and_no_revision(tmp_path):
     assert result(out)["plan_revisions"] == 0 and out["episode_actions"] == [["click [101]"]]
 
 
-async def test_malformed_replies_become_feedback(tmp_path):
+async def test_with_reasks_malformed_replies_become_feedback(tmp_path):
     spec = write_script(
         tmp_path,
         [
@@ -349,7 +349,7 @@ async def test_malformed_replies_become_feedback(tmp_path):
             "###Answer: Walnut Brown",  # answer
         ],
     )
-    out = await run(spec, remedies=0)
+    out = await run(spec, remedies=0, reasks=2)  # the paper re-asks never (reasks=0, the default)
     calls = model_for(spec, 1.0, 512).calls
     for index in (1, 3, 6, 9):
         assert calls[index]["messages"][-1].content.startswith("Your answer could not be used")

@@ -23,15 +23,21 @@ def request_text(stub: Any, index: int) -> str:
     return "\n".join(str(m.get("content") or "") for m in stub.requests[index]["messages"])
 
 
-async def run_with(run_graph, stub, method: str, at: int, bad: list[Reply], *, replace: int = 0):
+async def run_with(run_graph, stub, method: str, at: int, bad: list[Reply], *, replace: int = 0, **settings):
     """The method's known run with the replies ``bad`` answered from call ``at`` on: inserted
-    before the known reply, or instead of the ``replace`` known replies from there."""
+    before the known reply, or instead of the ``replace`` known replies from there; ``settings``
+    over the scenario's."""
     scenario = SCENARIOS[method]
     replies = scenario.stub_replies()
     replies[at : at + replace] = bad
     stub.replies.extend(replies)
     return await run_graph(
-        method, scenario.graph_input, model=MODEL, env=scenario.env, thread=f"bad-{method}", **scenario.context
+        method,
+        scenario.graph_input,
+        model=MODEL,
+        env=scenario.env,
+        thread=f"bad-{method}",
+        **{**scenario.context, **settings},
     )
 
 
@@ -122,9 +128,10 @@ DA_BAD = {
 async def test_devils_advocate(kind, run_graph, openai_stub):
     """The first action (Algorithm 1 line 14) is answered badly: empty, cut off inside the
     element id, in words, a tool call (DA's prompts ask for text: a tool call with bad
-    arguments carries none, read as an empty reply), a verb outside WebArena's grammar. The
-    model is told what was wrong and which forms exist, and asked again."""
-    outcome = await run_with(run_graph, openai_stub, "devils_advocate", 1, [DA_BAD[kind]])
+    arguments carries none, read as an empty reply), a verb outside WebArena's grammar. With
+    re-asks on (the paper has none), the model is told what was wrong and which forms exist,
+    and asked again."""
+    outcome = await run_with(run_graph, openai_stub, "devils_advocate", 1, [DA_BAD[kind]], reasks=2)
     assert outcome.finished and outcome.state["success"] and outcome.state["reward"] == 1.0
     assert outcome.state["usage"]["model_calls"] == len(SCENARIOS["devils_advocate"].replies) + 1
     reask = openai_stub.requests[2]["messages"][-1]["content"]

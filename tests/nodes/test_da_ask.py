@@ -59,3 +59,14 @@ async def test_ask_re_asks_with_feedback_then_gives_up(write_script):
 def test_an_explanation_after_the_answer_is_left_out():
     assert final_answer("###Answer: Gold\n\nThe frame in order 174 is gold.") == "Gold"
     assert final_answer("###Answer:\nYoga mat\nWater bottle") == "Yoga mat Water bottle"
+
+
+def test_a_repeated_remedy_is_pushed_as_the_paper_does_unless_remedies_must_differ():
+    from envs.webarena.interface import INTERFACE
+    from nodes.da.remedy import _new_action
+
+    proposed = ["click [3]"]
+    assert _new_action("click [3]", proposed, INTERFACE, distinct=False) == "click [3]"
+    with pytest.raises(ParseError, match="already proposed"):
+        _new_action("click [3]", proposed, INTERFACE, distinct=True)
+    assert _new_action("click [4]", proposed, INTERFACE, distinct=True) == "click [4]"
