@@ -18,7 +18,7 @@ import envs.base
 from envs.base import Env, Observation, StepResult, invalid
 from envs.webarena.interface import INTERFACE as WEBARENA
 from graphs.laser import build_graph
-from nodes.context import Context
+from nodes.laser.context import LaserContext
 from nodes.laser.space import FINISH, Page, State, StateSpace, Tool
 from tests.graphs.laser_scripts import call, think
 
@@ -111,7 +111,7 @@ async def test_an_action_the_site_refuses_stays_in_its_own_state(first, write_sc
     config = {"configurable": {"thread_id": uuid.uuid4().hex}}
     nodes: list[str] = []
     async for chunk in graph.astream(
-        {"task_id": first}, config, context=Context(model=spec, env="threepages"), stream_mode="updates"
+        {"task_id": first}, config, context=LaserContext(model=spec, env="threepages"), stream_mode="updates"
     ):
         nodes.extend(chunk)
     state = (await graph.aget_state(config)).values
