@@ -216,12 +216,12 @@ async def all_workloads() -> list[Workload]:
 async def run(workload: Workload, spec: str, saver: Any, thread_id: str, folder: Path) -> dict[str, Any]:
     """Run ``workload`` as users do (``drive``, or ``train`` for AutoPlan training) on
     ``saver``; returns the final state (the training record for training)."""
+    from graphs import method_named
     from graphs.app.runner import drive
     from graphs.context import Context
 
     context = Context(model=spec, env=workload.env, **workload.settings)
     if workload.pool:
-        from graphs import method_named
         from graphs.app.training import train
 
         return await train(
@@ -232,5 +232,5 @@ async def run(workload: Workload, spec: str, saver: Any, thread_id: str, folder:
             checkpointer=saver,
             thread_id=thread_id,
         )
-    outcome = await drive(workload.method, context, thread_id, saver, {"task_id": workload.task_id})
+    outcome = await drive(method_named(workload.method), context, thread_id, saver, {"task_id": workload.task_id})
     return outcome.state

@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from envs.base import make_env
-from graphs import method_named
 from graphs.app.training import load_plan
+from graphs.method import Method
 from nodes.context import Context
 
 
@@ -55,14 +55,13 @@ FLAGS = {
 }
 
 
-def context_from(args: argparse.Namespace, method: str, base: Context | None = None) -> Context:
+def context_from(args: argparse.Namespace, method: Method, base: Context | None = None) -> Context:
     """The run's Context from the command line (over ``base``, a thread's own Context,
     when continuing one), validated and with its model checked."""
-    declared = method_named(method)
     values: dict[str, Any] = base.to_dict() if base else {}
-    env = getattr(args, "env", None) or values.get("env") or declared.default_env
-    if env not in declared.envs:
-        raise UsageError(f"{method} runs on {', '.join(declared.envs)}, not {env!r}")
+    env = getattr(args, "env", None) or values.get("env") or method.default_env
+    if env not in method.envs:
+        raise UsageError(f"{method.name} runs on {', '.join(method.envs)}, not {env!r}")
     values["env"] = env
     if getattr(args, "env_option", None) or not base:
         values["env_options"] = pairs(getattr(args, "env_option", None), "--env-option")
@@ -75,15 +74,17 @@ def context_from(args: argparse.Namespace, method: str, base: Context | None = N
         if getattr(args, flag, None) is not None:
             values[name] = getattr(args, flag)
     if getattr(args, "plan", None):
-        if declared.training is None:
-            raise UsageError(f"{method} does not take a plan file (only a method with a training phase learns one)")
+        if method.training is None:
+            raise UsageError(
+                f"{method.name} does not take a plan file (only a method with a training phase learns one)"
+            )
         try:
             values["plan"] = load_plan(args.plan)
         except ValueError as exc:
             raise UsageError(str(exc)) from None
     context = Context(**values)
     check_model(context)
-    declared.check(context, False)  # settings that contradict each other (AutoPlan's few_shot)
+    method.check(context, False)  # settings that contradict each other (AutoPlan's few_shot)
     return context
 
 
@@ -117,7 +118,7 @@ def task_list(context: Context, split: str | None, selection: str | None) -> lis
     return wanted
 
 
-def results_path(given: str | None, method: str, context: Context) -> Path:
+def results_path(given: str | None, method: Method, context: Context) -> Path:
     """Where ``eval`` writes its rows (default: results/METHOD-ENV-MODEL.jsonl), checked
     to be a file that can be created, before anything runs."""
     from graphs.app.evaluate import results_name
