@@ -35,7 +35,7 @@ from langgraph.graph import END, START, StateGraph
 
 from graphs.edges import add_nodes, inline
 from graphs.method import Method, Report, Training, View
-from nodes.autoplan import few_shot, report
+from nodes.autoplan import few_shot, report, training_view
 from nodes.autoplan.batch import (
     of_iteration,
     release_batch,
@@ -258,6 +258,7 @@ METHOD = Method(
         release=release_batch,
         narrate=narrate_training,
         envs=("alfworld", "hotpotqa"),
+        page=training_view.page,
     ),
     studio_graphs={"autoplan": "graph", "autoplan_training": "training_graph"},
     baselines={"ReAct zero-shot": "no --plan", "ReAct few-shot": "--set few_shot=react"},

@@ -109,7 +109,8 @@ class Training(Generic[S]):
     The driver (graphs.app.training) runs ``graph`` (``build_graph()`` compiled once per
     process) on the tasks ``pool`` draws from the env's training splits, streams every update
     to ``narrate``, writes what ``record`` makes of the final state, and calls ``release`` with
-    the latest state when a run stops early.
+    the latest state when a run stops early; ``introspect view`` shows a training thread as
+    ``page`` draws it.
     """
 
     build_graph: Callable[..., Graph]
@@ -117,6 +118,8 @@ class Training(Generic[S]):
     pool: Callable[[Env, str | None, str | None], list[str]]  # (env, split, task type) -> task ids
     record: Callable[[S, Context], dict[str, Any]]  # final state -> what is written
     release: Callable[[S], Awaitable[None]]  # closes what a stopped run left open
+    # `introspect view` of a training thread: (``graph`` bound to its checkpointer, thread id, Context) -> HTML
+    page: Callable[[Any, str, Context], Awaitable[str]]
     narrate: Callable[[str, dict[str, Any]], str | None] = _no_narration
     envs: tuple[str, ...] = ()  # the envs it trains on: those with training splits (envs.base.TrainingSplits)
 

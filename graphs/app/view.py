@@ -9,7 +9,7 @@ as marks (Devil's Advocate's backtracks and plan revisions, Structured Reflectio
 trials with their reflections). Both are the method's to say (``Method.view``), so this
 module names no method. A results file gives one page per row's
 thread and an index page linking them. A training thread (``introspect train``) gets a page
-of its iterations instead (graphs.app.training_view).
+as its method draws it instead (``Training.page``).
 """
 
 from __future__ import annotations
@@ -22,10 +22,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from graphs.app.markup import STYLE, structure_html
 from graphs.app.runner import bound, graph_for, thread_context, thread_metadata, thread_method
 from graphs.method import Method, grown
 from nodes.context import Context
+from nodes.markup import STYLE, structure_html
 from nodes.screenshots import screenshot_path
 
 
@@ -139,16 +139,13 @@ def index_page(source: str, rows: list[dict[str, Any]], pages: dict[str, str]) -
 
 
 async def thread_page(saver: Any, thread_id: str, shots: Path) -> str:
-    """The page of a run thread, or of a training thread (graphs.app.training_view)."""
-    from graphs.app.training_view import training_iterations, training_page
-
+    """The page of a run thread, or of a training thread (as its method's ``Training.page`` draws it)."""
     meta = await thread_metadata(saver, thread_id)
     if meta.get("introspect_training"):
         method = thread_method(meta, "introspect_training")
         assert method.training is not None  # only a method with a training phase writes such a thread
-        final, iterations = await training_iterations(bound(method.training.graph, saver), thread_id)
         context = Context.from_dict(json.loads(meta["introspect_context"]))
-        return training_page(thread_id, method.title, context, final, iterations)
+        return await method.training.page(bound(method.training.graph, saver), thread_id, context)
     method, context, final, cards = await thread_cards(saver, thread_id)
     return page(thread_id, method, context, final, cards, shots)
 
