@@ -8,7 +8,8 @@ alias loads the others to find it).
 
 A method outside this package (a user's own, or a test's) is registered without editing
 ``METHODS``: ``INTROSPECT_METHODS="react=tests.support.react_method.graph"`` (comma-separated
-``name=module`` pairs) adds it after the shipped ones. An environment variable rather than a
+``name=module`` pairs) adds it after the shipped ones (an entry with a shipped name replaces
+that method: a patched copy can be tried under its usual name). An environment variable rather than a
 ``register()`` call because what must see the method is not only this process: the CLI a
 test starts as a child, ``langgraph dev`` serving Studio and the spawned ``eval --workers``
 processes all inherit the environment, and none would see a call made in the parent. It is
