@@ -154,7 +154,7 @@ async def evaluate_phase(
     sampler = asyncio.create_task(sample_peak(measure, stop)) if measure else None
     started, started_cpu = time.perf_counter(), time.process_time()
     async with open_checkpointer(f"sqlite:///{folder / 'eval.sqlite'}") as saver:
-        summary = await evaluate(method, context, tasks, folder / "results.jsonl", saver, concurrency)
+        summary = await evaluate(method_named(method), context, tasks, folder / "results.jsonl", saver, concurrency)
     seconds, cpu = time.perf_counter() - started, time.process_time() - started_cpu
     stop.set()
     return {

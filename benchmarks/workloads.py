@@ -231,5 +231,5 @@ async def run(workload: Workload, spec: str, saver: Any, thread_id: str, folder:
             checkpointer=saver,
             thread_id=thread_id,
         )
-    outcome = await drive(workload.method, context, thread_id, saver, {"task_id": workload.task_id})
+    outcome = await drive(method_named(workload.method), context, thread_id, saver, {"task_id": workload.task_id})
     return outcome.state

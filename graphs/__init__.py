@@ -1,14 +1,26 @@
 """The four methods as LangGraph graphs, and the registry everything else derives from.
 
 Each method module builds its graph(s) and declares ``METHOD = graphs.method.Method(...)``:
-names, aliases, the envs it runs on, its defaults, recursion limit, narration and optional
-training phase. Modules are imported when first asked for, so naming a method loads only
-its own graph (an alias loads the others to find it).
+names, aliases, the envs it runs on, its defaults, recursion limit, narration, optional
+training phase, what ``introspect view`` shows of it, its report and its prompt folder.
+Modules are imported when first asked for, so naming a method loads only its own graph (an
+alias loads the others to find it).
+
+A method outside this package (a user's own, or a test's) is registered without editing
+``METHODS``: ``INTROSPECT_METHODS="react=tests.support.react_method.graph"`` (comma-separated
+``name=module`` pairs) adds it after the shipped ones (an entry with a shipped name replaces
+that method: a patched copy can be tried under its usual name). An environment variable rather than a
+``register()`` call because what must see the method is not only this process: the CLI a
+test starts as a child, ``langgraph dev`` serving Studio and the spawned ``eval --workers``
+processes all inherit the environment, and none would see a call made in the parent. It is
+read at every look-up, not cached at import, so a test that sets it with
+``monkeypatch.setenv`` has the method for that test alone and leaves nothing behind.
 """
 
 from __future__ import annotations
 
 import importlib
+import os
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -21,27 +33,48 @@ METHODS: dict[str, str] = {
     "devils_advocate": "graphs.devils_advocate",
     "autoplan": "graphs.autoplan",
 }
+EXTRA = "INTROSPECT_METHODS"  # more name=module pairs, comma-separated (module docstring)
 
 
 class UnknownMethodError(ValueError):
     pass
 
 
+def registry() -> dict[str, str]:
+    """Every registered method: name -> the module that declares it (the shipped ones first,
+    then those ``INTROSPECT_METHODS`` adds)."""
+    extra: dict[str, str] = {}
+    for pair in os.environ.get(EXTRA, "").split(","):
+        name, sep, module = pair.partition("=")
+        if not pair.strip():
+            continue
+        if not sep or not name.strip() or not module.strip():
+            raise UnknownMethodError(f"{EXTRA} expects NAME=MODULE pairs separated by commas, got {pair!r}")
+        extra[name.strip()] = module.strip()
+    return {**METHODS, **extra}
+
+
 def method_named(name: str) -> Method:
     """The method called ``name``, one of its aliases, or either with hyphens (``devils-advocate``)."""
     key = name.strip().replace("-", "_")
-    if key in METHODS:
-        return _declared(key)
-    for candidate in METHODS:
-        method = _declared(candidate)
+    known = registry()
+    if key in known:
+        return _declared(known[key])
+    for module in known.values():
+        method = _declared(module)
         if key in method.aliases:
             return method
-    raise UnknownMethodError(f"unknown method {name!r}; choose one of: {', '.join(sorted(METHODS))}")
+    raise UnknownMethodError(f"unknown method {name!r}; choose one of: {', '.join(sorted(known))}")
 
 
 def methods() -> list[Method]:
     """Every method, in the registry's order."""
-    return [_declared(name) for name in METHODS]
+    return [_declared(module) for module in registry().values()]
+
+
+def module_of(method: Method) -> str:
+    """The module that declares ``method`` (``graphs.laser``)."""
+    return registry()[method.name]
 
 
 def matrix() -> list[tuple[Method, str, bool]]:
@@ -74,8 +107,16 @@ def studio_graphs() -> dict[str, tuple[Method, str]]:
 
 def compiled(method: Method, attribute: str) -> Any:
     """A compiled graph of ``method``'s module (``studio_graphs``' attribute), as Studio loads it."""
-    return getattr(importlib.import_module(METHODS[method.name]), attribute)
+    return getattr(importlib.import_module(module_of(method)), attribute)
 
 
-def _declared(name: str) -> Method:
-    return importlib.import_module(METHODS[name]).METHOD
+def _declared(module: str) -> Method:
+    try:
+        declared = importlib.import_module(module)
+    except ModuleNotFoundError as exc:
+        if exc.name is None or not module.startswith(exc.name):  # a module it imports is missing: not ours to say
+            raise
+        raise UnknownMethodError(f"no method module {module!r} (check {EXTRA})") from None
+    if not hasattr(declared, "METHOD"):
+        raise UnknownMethodError(f"module {module!r} declares no METHOD")
+    return declared.METHOD

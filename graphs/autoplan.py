@@ -28,13 +28,14 @@ never depend on which branch is scheduled first.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from langgraph.graph import END, START, StateGraph
 
 from graphs.edges import add_nodes, inline
-from graphs.method import Method, Training
-from nodes.autoplan import few_shot
+from graphs.method import Method, Report, Training, View
+from nodes.autoplan import few_shot, report, training_view
 from nodes.autoplan.batch import (
     of_iteration,
     release_batch,
@@ -60,6 +61,7 @@ from nodes.autoplan.reflect import reflect
 from nodes.autoplan.state import Collected, CollectState, Reflection, TrainState
 from nodes.channels import added, length
 from nodes.usage import add_usage
+from prompts import SHIPPED
 
 NODES_PER_STEP = 4  # think, act, formalize, execute
 
@@ -220,6 +222,17 @@ def narrate_training(node: str, update: dict[str, Any]) -> str | None:
     return None
 
 
+def structures(states: Sequence[Mapping[str, Any]]) -> list[tuple[str, Any]]:
+    """``introspect view``: the plan followed, and the step's thought, free-form and formalized action."""
+    values = states[-1]
+    return [
+        ("plan", values.get("plan") or "(none: ReAct zero-shot)"),
+        ("thought", values.get("thought")),
+        ("free-form action", values.get("raw_action")),
+        ("formalized", values.get("command")),
+    ]
+
+
 METHOD = Method(
     name="autoplan",
     title="AutoPlan",
@@ -242,7 +255,11 @@ METHOD = Method(
         release=release_batch,
         narrate=narrate_training,
         envs=("alfworld", "hotpotqa"),
+        page=training_view.page,
     ),
     studio_graphs={"autoplan": "graph", "autoplan_training": "training_graph"},
     baselines={"ReAct zero-shot": "no --plan", "ReAct few-shot": "--set few_shot=react"},
+    view=View(structures=structures),
+    report=Report(tables=report.tables, figures=report.figures),
+    prompts=SHIPPED.folder("autoplan"),
 )

@@ -31,14 +31,16 @@ appendix's; additions it lacks are Context options, off by default (``revision_n
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 
 from graphs.edges import add_nodes, inline
-from graphs.method import Method
+from graphs.method import Method, Report, View, grown, without_pages
 from nodes.channels import added
+from nodes.da import report
 from nodes.da.act import act
 from nodes.da.align import align
 from nodes.da.complete import complete
@@ -53,6 +55,7 @@ from nodes.da.remedy import remedy
 from nodes.da.stack import backtrack, differs, needs_mapping, pop, push
 from nodes.da.state import DAState
 from nodes.environment import env_interface
+from prompts import SHIPPED
 
 
 def _run_popped(state: DAState, settings: DAContext) -> str:
@@ -217,6 +220,40 @@ def narrate(node: str, update: dict[str, Any]) -> str | None:
     return None
 
 
+def structures(states: Sequence[Mapping[str, Any]]) -> list[tuple[str, Any]]:
+    """``introspect view``: the episode, the plan (the current subtask marked), the stack and
+    the backtracks so far."""
+    values = states[-1]
+    plan = [("-> " if i == values.get("subtask") else "   ") + s for i, s in enumerate(values.get("plan") or [])]
+    return [
+        ("episode", values.get("episode")),
+        ("plan", "\n".join(plan)),
+        ("stack (top last)", without_pages(values.get("stack"))),
+        ("backtracks", values.get("backtracks") or []),
+    ]
+
+
+def marks(before: Mapping[str, Any], after: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """``introspect view``: the backtracks and plan revisions between two checkpoints."""
+    out = [
+        (
+            "backtrack",
+            f"backtrack (episode {b.get('episode')}): back to {b.get('url')} to try "
+            f"{b.get('action')}"
+            + (
+                f", remapped to {b['mapped_action']}"
+                if b.get("mapped_action") and b.get("mapped_action") != b.get("action")
+                else ""
+            ),
+        )
+        for b in grown(before, after, "backtracks")
+    ]
+    out += [
+        ("revision", "plan revised:\n" + "\n".join(p)) for p in grown(before, after, "plans") if before.get("plans")
+    ]
+    return out
+
+
 METHOD = Method(
     name="devils_advocate",
     title="Devil's Advocate",
@@ -232,4 +269,7 @@ METHOD = Method(
     narrate=narrate,
     studio_graphs={"devils_advocate": "graph"},
     baselines={"Plan+Act": "--set remedies=0"},
+    view=View(structures=structures, marks=marks),
+    report=Report(tables=report.tables, figures=report.figures),
+    prompts=SHIPPED.folder("devils_advocate"),
 )

@@ -23,7 +23,7 @@ original laser_agent.py.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
@@ -31,8 +31,9 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 
 from graphs.edges import inline, path_map
-from graphs.method import Method
+from graphs.method import Method, Report, View, without_pages
 from nodes.channels import added
+from nodes.laser import report
 from nodes.laser.backup import backup_node
 from nodes.laser.context import LaserContext
 from nodes.laser.space import FINISH, StateSpace, merged_transitions
@@ -47,6 +48,7 @@ from nodes.laser.states import (
     start_node,
     state_node,
 )
+from prompts import SHIPPED
 
 
 def _edge_label(transitions: dict[str, dict[str, str]], target: str) -> str:
@@ -142,6 +144,15 @@ def result(state: LaserState) -> dict[str, Any]:
     }
 
 
+def structures(states: Sequence[Mapping[str, Any]]) -> list[tuple[str, Any]]:
+    """``introspect view``: the states visited so far and the buffer of examined items."""
+    path: list[str] = []
+    for values in states:
+        if values.get("laser_state") and (not path or path[-1] != values["laser_state"]):
+            path.append(values["laser_state"])
+    return [("state path", " -> ".join(path)), ("buffer", without_pages(states[-1].get("buffer")))]
+
+
 graph = build_graph()
 
 METHOD = Method(
@@ -161,4 +172,7 @@ METHOD = Method(
         "LASER - backup (Table 1)": "--set backup=false",
         "text generation instead of function calls (Table 3)": "--set tool_mode=json",
     },
+    view=View(structures=structures),
+    report=Report(tables=report.tables, figures=report.figures),
+    prompts=SHIPPED.folder("laser"),
 )

@@ -1,23 +1,30 @@
 """The one contract every method declares: ``METHOD = Method(...)`` in its graph module.
 
-The command line, the runner, the evaluation harness, ``introspect graphs``, langgraph.json
-and the generated tables of the README and the docs are all derived from these declarations (``graphs.method_named``
-finds one by name or alias), so nothing probes a module for optional functions and a
-method's defaults live in one place.
+The command line, the runner, the evaluation harness, ``introspect graphs``, ``view`` and
+``report``, langgraph.json, the documentation's prompt listings and the README's tables are
+all derived from these declarations (``graphs.method_named`` finds one by name or alias), so
+nothing probes a module for optional functions, the app names no method, and a new method is
+its own modules plus one registry line (graphs.METHODS, or ``INTROSPECT_METHODS``).
+
+What a method declares for the viewer and the report is plain data and functions the app
+calls (``View``, ``Report``), written in nodes.report's vocabulary: a method's modules sit
+below the app and never import it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, TypeAlias, TypeVar
 
 from nodes.context import Context, TrainingContext
+from nodes.report import Config, Figure, Table
 
 if TYPE_CHECKING:  # annotations only: langgraph loads with a method's graph module, not with the registry
     from langgraph.graph.state import CompiledStateGraph
 
     from envs.base import Env
+    from prompts import Templates
 
     Graph: TypeAlias = CompiledStateGraph[Any, Any, Any, Any]  # its context_schema is the method's Context class
 
@@ -40,6 +47,63 @@ def _default_recursion_limit(context: Context) -> int:
     return DEFAULT_RECURSION_LIMIT
 
 
+PAGES = frozenset({"snapshot", "state", "screen", "screens", "observation", "summary"})  # a step card shows its page
+
+
+def without_pages(records: list[dict[str, Any]] | None) -> list[dict[str, Any]]:
+    """Records (a buffer, a stack) without the pages they carry, for a ``View``'s structures:
+    the step's card already shows its page once."""
+    return [{k: v for k, v in r.items() if k not in PAGES} for r in records or []]
+
+
+def grown(before: Mapping[str, Any], after: Mapping[str, Any], key: str) -> list[Any]:
+    """What list ``key`` gained from one state to the next, for a ``View``'s marks."""
+    old, new = before.get(key) or [], after.get(key) or []
+    return list(new[len(old) :]) if len(new) > len(old) else []
+
+
+def _no_structures(states: Sequence[Mapping[str, Any]]) -> list[tuple[str, Any]]:
+    return []
+
+
+def _no_marks(before: Mapping[str, Any], after: Mapping[str, Any]) -> list[tuple[str, str]]:
+    return []
+
+
+@dataclass(frozen=True)
+class View:
+    """What ``introspect view`` (graphs.app.view) shows of a method besides its steps.
+
+    ``structures`` gets the thread's states so far, oldest first (the checkpoint after the step
+    shown is the last), and returns the method's structures as they stood then: (title, value)
+    pairs, a value drawn as a table when it is a list of records or a record. ``marks`` gets two
+    consecutive states and returns what happened between them that is not a step, as (kind,
+    text): a backtrack, a revised plan, an ended trial; the kind names the mark's style.
+    """
+
+    structures: Callable[[Sequence[Mapping[str, Any]]], list[tuple[str, Any]]] = _no_structures
+    marks: Callable[[Mapping[str, Any], Mapping[str, Any]], list[tuple[str, str]]] = _no_marks
+
+
+def _no_tables(mine: list[Config], training: Mapping[str, dict[str, Any]] | None = None) -> list[Table]:
+    return []
+
+
+def _no_figures(mine: list[Config], training: Mapping[str, dict[str, Any]] | None = None) -> list[Figure]:
+    return []
+
+
+@dataclass(frozen=True)
+class Report:
+    """What ``introspect report`` (graphs.app.report) shows of a method: its paper's tables and
+    figures, from its own configurations in the results files (``mine``, at least one unless
+    plan records were given) and, for a method with a training phase, the plan records of
+    ``introspect train`` (``training``: file name -> record; empty for the others)."""
+
+    tables: Callable[[list[Config], Mapping[str, dict[str, Any]]], list[Table]] = _no_tables
+    figures: Callable[[list[Config], Mapping[str, dict[str, Any]]], list[Figure]] = _no_figures
+
+
 @dataclass(frozen=True)
 class Training(Generic[S, T]):
     """A method's training phase (AutoPlan): what the app's training driver needs from it.
@@ -47,7 +111,8 @@ class Training(Generic[S, T]):
     The driver (graphs.app.training) runs ``graph`` (``build_graph()`` compiled once per
     process) on the tasks ``pool`` draws from the env's training splits, streams every update
     to ``narrate``, writes what ``record`` makes of the final state, and calls ``release`` with
-    the latest state when a run stops early.
+    the latest state when a run stops early; ``introspect view`` shows a training thread as
+    ``page`` draws it.
     """
 
     build_graph: Callable[..., Graph]
@@ -55,6 +120,8 @@ class Training(Generic[S, T]):
     pool: Callable[[Env, str | None, str | None], list[str]]  # (env, split, task type) -> task ids
     record: Callable[[S, T], dict[str, Any]]  # final state -> what is written
     release: Callable[[S], Awaitable[None]]  # closes what a stopped run left open
+    # `introspect view` of a training thread: (``graph`` bound to its checkpointer, thread id, Context) -> HTML
+    page: Callable[[Any, str, T], Awaitable[str]]
     narrate: Callable[[str, dict[str, Any]], str | None] = _no_narration
     envs: tuple[str, ...] = ()  # the envs it trains on: those with training splits (envs.base.TrainingSplits)
 
@@ -84,6 +151,9 @@ class Method(Generic[S, C]):
     studio_graphs: Mapping[str, str] = field(default_factory=dict)
     # the paper's baselines, which are this graph with other settings: name -> how to select it
     baselines: Mapping[str, str] = field(default_factory=dict)
+    view: View = View()  # its structures and marks in `introspect view`
+    report: Report = Report()  # its paper's tables and figures in `introspect report`
+    prompts: Templates | None = None  # its prompt folder (prompts.SHIPPED.folder(name) for the shipped methods)
 
     @property
     def default_env(self) -> str:

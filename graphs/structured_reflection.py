@@ -38,14 +38,16 @@ Edges:
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 
 from graphs.edges import add_nodes, inline
-from graphs.method import Method
+from graphs.method import Method, Report, View, grown, without_pages
 from nodes.channels import added
+from nodes.sr import report
 from nodes.sr.context import SRContext
 from nodes.sr.describe import describe, needs_description
 from nodes.sr.execute import execute_action
@@ -56,6 +58,7 @@ from nodes.sr.replay import replay
 from nodes.sr.state import SRState
 from nodes.sr.status import TrialStatus
 from nodes.sr.trial import finish, start_trial
+from prompts import SHIPPED
 
 Next = Literal["execute", "replay", "reflect", "finish"]
 NODES_PER_ACTION = 4  # at most: replay, plan, execute, describe
@@ -167,6 +170,30 @@ def narrate(node: str, update: dict[str, Any]) -> str | None:
     return None
 
 
+def structures(states: Sequence[Mapping[str, Any]]) -> list[tuple[str, Any]]:
+    """``introspect view``: the trial, its steps, the reflection memory and the trials so far."""
+    values = states[-1]
+    memory = values.get("memory") or {}
+    return [
+        ("trial", values.get("trial")),
+        ("this trial's steps", without_pages(values.get("steps"))),
+        ("reflection memory (by step index)", memory.get("entries") or {}),
+        ("trials", values.get("trials") or []),
+    ]
+
+
+def marks(before: Mapping[str, Any], after: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """``introspect view``: each trial that ended between two checkpoints, with its reflection."""
+    return [
+        (
+            "trial",
+            f"trial {t.get('trial')} ended {t.get('status')}, reward {t.get('reward')}"
+            + (f"; reflection: {t['reflection']}" if t.get("reflection") else ""),
+        )
+        for t in grown(before, after, "trials")
+    ]
+
+
 METHOD = Method(
     name="structured_reflection",
     title="Structured Reflection",
@@ -183,4 +210,7 @@ METHOD = Method(
     narrate=narrate,
     studio_graphs={"structured_reflection": "graph"},
     baselines={"iterative planning (Table 8)": "--set planning=iterative"},
+    view=View(structures=structures, marks=marks),
+    report=Report(tables=report.tables, figures=report.figures),
+    prompts=SHIPPED.folder("structured_reflection"),
 )

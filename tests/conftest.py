@@ -78,7 +78,7 @@ def run_graph(write_script):
         context = method.context(model=model or write_script(replies or []), env=env or method.default_env, **context)
         saver = checkpointer or InMemorySaver()
         if attr == "graph":
-            return await drive(method.name, context, thread, saver, graph_input, on_update)
+            return await drive(method, context, thread, saver, graph_input, on_update)
         runner = compiled(method, attr).copy(update={"checkpointer": saver})
         config = {"configurable": {"thread_id": thread}, "recursion_limit": method.recursion_limit(context)}
         try:
@@ -86,7 +86,7 @@ def run_graph(write_script):
         finally:
             await SESSIONS.close_all()
         snapshot = await runner.aget_state(config)
-        return Outcome(thread, method.name, dict(snapshot.values), finished=not snapshot.next)
+        return Outcome(thread, method, dict(snapshot.values), finished=not snapshot.next)
 
     return run
 

@@ -32,6 +32,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 
 from envs.sites.serve import SiteServer
 from envs.webarena.journal import Journal
+from graphs import method_named
 from graphs.app.checkpoint import open_checkpointer
 from graphs.app.runner import drive, outcome_of
 from tests.support.cli import child_env, output, run_main, spawn, wait_for_lines
@@ -76,7 +77,7 @@ def options(scenario: Scenario, folder: Path) -> list[str]:
 def final_state(db: Path, method: str, thread: str) -> Any:
     async def read() -> Any:
         async with open_checkpointer(f"sqlite:///{db}") as saver:
-            return await outcome_of(method, thread, saver)
+            return await outcome_of(method_named(method), thread, saver)
 
     return asyncio.run(read())
 
@@ -121,7 +122,9 @@ def references(shop, tmp_path_factory):
 
         before = len(shop.records)
         context = scenario.settings(spec)
-        outcome = asyncio.run(drive(method, context, "reference", InMemorySaver(), scenario.graph_input, count))
+        outcome = asyncio.run(
+            drive(method_named(method), context, "reference", InMemorySaver(), scenario.graph_input, count)
+        )
         scenario.check(outcome.state)
         total = outcome.state["usage"]["model_calls"]
         points = [lines for lines, calls in progress if total - calls >= LATER_CALLS]

@@ -10,6 +10,7 @@ import re
 
 import pytest
 
+from graphs import method_named
 from graphs.app.checkpoint import open_checkpointer
 from graphs.app.cli import main
 from graphs.app.runner import outcome_of
@@ -27,7 +28,7 @@ def run_cli(capsys, *args: str) -> tuple[int, str, str]:
 
 async def state_of(db, thread_id: str):
     async with open_checkpointer(f"sqlite://{db}") as saver:
-        return await outcome_of("laser", thread_id, saver)
+        return await outcome_of(method_named("laser"), thread_id, saver)
 
 
 @pytest.fixture

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from graphs import method_named
 from graphs.app.evaluate import read_rows
 from nodes.laser.context import LaserContext
 from tests.graphs.laser_scripts import ROW_FIELDS, paging_script
@@ -74,7 +75,7 @@ async def _stop_midway(url: str, context: LaserContext, task_id: str) -> str:
     from graphs.app.remote import server_thread_id
 
     client = get_client(url=url)
-    thread = server_thread_id("laser", context, task_id)
+    thread = server_thread_id(method_named("laser"), context, task_id)
     await client.threads.create(thread_id=thread, if_exists="do_nothing")
     run = await client.runs.create(thread, "laser", input={"task_id": task_id}, context=context.to_dict())
     for _ in range(200):

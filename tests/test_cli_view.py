@@ -12,10 +12,10 @@ import json
 
 import pytest
 
+from graphs import method_named
 from graphs.app.checkpoint import open_checkpointer
 from graphs.app.cli import main
 from graphs.app.runner import outcome_of
-from graphs.app.view import STRUCTURES
 from tests.support.laser_demo import write_demo_script
 from tests.support.scenarios import SCENARIOS
 
@@ -134,7 +134,7 @@ def test_bad_view_input_is_one_line(capsys, tmp_path, target, message):
 
 async def final_state(db: str, method: str, thread: str) -> dict:
     async with open_checkpointer(db) as saver:
-        return (await outcome_of(method, thread, saver)).state
+        return (await outcome_of(method_named(method), thread, saver)).state
 
 
 # what each method's section shows of this run, besides its structures' titles
@@ -176,7 +176,7 @@ def test_a_scripted_run_of_each_method_gets_its_steps_and_structures(capsys, tmp
     assert text.count("<section class='step'") == len(steps) > 1
     shown = [html.unescape(a[: a.index("</span>")]) for a in text.split("<span class='action'>")[1:]]
     assert shown == [s["action"] for s in steps]
-    for title, _ in STRUCTURES[method](state, []):  # the method's section on every step
+    for title, _ in method_named(method).view.structures([state]):  # the method's section on every step
         assert text.count(f"<summary>{html.escape(title)}</summary>") == len(steps), title
     assert OWN[method](text)
 

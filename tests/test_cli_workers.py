@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from graphs import method_named
 from graphs.app.evaluate import evaluate, read_rows
 from graphs.app.workers import WorkerPool
 from nodes.laser.context import LaserContext
@@ -73,7 +74,7 @@ async def test_tasks_spread_over_the_workers_and_a_dead_worker_leaves_resumable_
     context = LaserContext(model=spec, env="webshop", max_actions=2, backup=False)
     checkpoint = f"sqlite:///{tmp_path / 'runs.sqlite'}"
     results = tmp_path / "rows.jsonl"
-    async with WorkerPool(2, 2, "laser", context, checkpoint) as pool:
+    async with WorkerPool(2, 2, method_named("laser"), context, checkpoint) as pool:
 
         async def kill_one_worker() -> None:
             while len(pool.running) < 4:  # both workers hold two tasks each
@@ -81,15 +82,15 @@ async def test_tasks_spread_over_the_workers_and_a_dead_worker_leaves_resumable_
             os.kill(pool.processes[0].pid, signal.SIGKILL)
 
         killer = asyncio.create_task(kill_one_worker())
-        summary = await evaluate("laser", context, TASKS, results, None, 4, run=pool.run_one)
+        summary = await evaluate(method_named("laser"), context, TASKS, results, None, 4, run=pool.run_one)
         await killer
     assert len(set(pool.taken.values())) == 2  # both processes took tasks
     died = [r for r in read_rows(results) if r["error"]]
     assert died and all(r["error"].startswith("WorkerDied: worker process") for r in died)
     assert summary.tasks == len(TASKS) and summary.ran == len(TASKS) - len(died)
 
-    async with WorkerPool(2, 2, "laser", context, checkpoint) as pool:
-        summary = await evaluate("laser", context, TASKS, results, None, 4, run=pool.run_one)
+    async with WorkerPool(2, 2, method_named("laser"), context, checkpoint) as pool:
+        summary = await evaluate(method_named("laser"), context, TASKS, results, None, 4, run=pool.run_one)
     assert summary.ran == len(TASKS) and not summary.errors
     latest = {r["task_id"]: r for r in read_rows(results)}
     assert all(r["model_calls"] == 4 and r["steps"] == 2 for r in latest.values())  # resumed, not run twice

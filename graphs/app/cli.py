@@ -55,6 +55,7 @@ from graphs.app.runner import (
     resume,
     thread_context,
     thread_metadata,
+    thread_method,
 )
 from graphs.method import Method
 from nodes.context import Context, ContextError, TrainingContext
@@ -117,7 +118,7 @@ def gave_up(exc: Exception, thread_id: str, checkpoint: str | None) -> GaveUp:
 async def cmd_run(args: argparse.Namespace) -> int:
     from nodes.llm import RETRY_NOTICE, ModelCallError
 
-    method = method_named(args.method).name
+    method = method_named(args.method)
     if (args.fork or args.force) and not args.thread:
         raise UsageError("--fork and --force name an existing thread: add --thread ID")
     if not args.task and not args.fork:
@@ -129,7 +130,7 @@ async def cmd_run(args: argparse.Namespace) -> int:
             env.check_task(args.task)
         finally:
             await env.close()
-    thread_id = args.thread or f"{method}-{uuid.uuid4().hex[:10]}"
+    thread_id = args.thread or f"{method.name}-{uuid.uuid4().hex[:10]}"
     graph_input: dict[str, Any] | None = {"task_id": args.task}
     async with open_checkpointer(args.checkpoint) as saver:
         if args.thread and await thread_exists(saver, args.thread):
@@ -149,7 +150,7 @@ async def cmd_run(args: argparse.Namespace) -> int:
             raise ThreadError(f"no checkpointed thread {args.thread!r} to fork")
         task = args.task or "(from the forked thread)"
         print(
-            f"thread: {thread_id}  method: {method}  env: {context.env}  task: {task}  model: {context.model}",
+            f"thread: {thread_id}  method: {method.name}  env: {context.env}  task: {task}  model: {context.model}",
             flush=True,
         )
         RETRY_NOTICE.set(retry_notice())
@@ -161,12 +162,12 @@ async def cmd_run(args: argparse.Namespace) -> int:
     return 0
 
 
-async def _fork(args: argparse.Namespace, method: str, saver: Any) -> tuple[Context, str]:
+async def _fork(args: argparse.Namespace, method: Method, saver: Any) -> tuple[Context, str]:
     """``run --thread ID --fork``: copy thread ID to a new thread that continues from ID's
     last checkpoint with ID's Context and this command's options over it; ID stays as it was."""
     source_method, base = await thread_context(saver, args.thread)
-    if source_method != method:
-        raise UsageError(f"thread {args.thread!r} ran {source_method}, not {method}")
+    if source_method is not method:
+        raise UsageError(f"thread {args.thread!r} ran {source_method.name}, not {method.name}")
     where = await outcome_of(method, args.thread, saver)
     if where.finished:
         raise UsageError(
@@ -191,7 +192,7 @@ async def cmd_resume(args: argparse.Namespace) -> int:
         RETRY_NOTICE.set(retry_notice())
         try:
             if meta.get("introspect_training"):  # a training thread continues its training loop
-                method = method_named(str(meta["introspect_training"]))
+                method = thread_method(meta, "introspect_training")
                 context = method.context.from_dict(json.loads(meta["introspect_context"]))
                 plan_out = Path(meta["introspect_plan_out"])
                 record = await train(
@@ -202,12 +203,13 @@ async def cmd_resume(args: argparse.Namespace) -> int:
                     checkpointer=saver,
                     thread_id=args.thread_id,
                     resume=True,
-                    on_update=training_printer(method.name),
+                    on_update=training_printer(method),
                     on_question=answer_all,
                 )
                 print_training(record, plan_out)
                 return 0
-            outcome = await resume(saver, args.thread_id, update_printer(str(meta["introspect_method"])), answer_all)
+            printer = update_printer(thread_method(meta, "introspect_method"))
+            outcome = await resume(saver, args.thread_id, printer, answer_all)
         except ModelCallError as exc:
             raise gave_up(exc, args.thread_id, args.checkpoint) from None
     print_outcome(outcome.state, args.thread_id, outcome.finished, resume_command(args.thread_id, args.checkpoint))
@@ -219,7 +221,7 @@ async def cmd_eval(args: argparse.Namespace) -> int:
 
     from graphs.app.evaluate import evaluate, finished_tasks
 
-    method = method_named(args.method).name
+    method = method_named(args.method)
     context = context_from(args, method)
     if context.confirm:
         raise UsageError("eval does not stop to ask a person: confirm is for run, resume and train")
@@ -236,7 +238,7 @@ async def cmd_eval(args: argparse.Namespace) -> int:
             )
         server = ServerEvaluation(args.server, method, context, on_step=lambda task_id, node: on_step())
         await server.check()  # reachable, serving the graph: before the bar or any row
-    bar = tqdm(total=len(tasks), desc=f"{method} on {context.env}", unit="task", file=sys.stderr)
+    bar = tqdm(total=len(tasks), desc=f"{method.name} on {context.env}", unit="task", file=sys.stderr)
     bar.update(len(finished_tasks(results, method, context) & set(tasks)))
     counts = {"errors": 0, "retries": 0}
 
@@ -288,16 +290,15 @@ async def cmd_train(args: argparse.Namespace) -> int:
     from graphs.app.training import train
     from nodes.llm import RETRY_NOTICE, ModelCallError
 
-    declared = method_named(args.method)
-    method = declared.name
-    if declared.training is None:
-        raise UsageError(f"{method} has no training phase")
+    method = method_named(args.method)
+    if method.training is None:
+        raise UsageError(f"{method.name} has no training phase")
     context = context_from(args, method)
     assert isinstance(context, TrainingContext)  # a method with a training phase declares such settings
-    declared.check(context, True)
-    tasks = declared.training.pool(make_env(context.env, **context.env_options), args.split, args.task_type)
+    method.check(context, True)
+    tasks = method.training.pool(make_env(context.env, **context.env_options), args.split, args.task_type)
     plan_out = Path(args.plan_out)
-    thread_id = args.thread or f"train-{method}-{uuid.uuid4().hex[:10]}"
+    thread_id = args.thread or f"train-{method.name}-{uuid.uuid4().hex[:10]}"
     async with open_checkpointer(args.checkpoint) as saver:
         if args.thread and await thread_exists(saver, args.thread):
             raise UsageError(
@@ -305,7 +306,7 @@ async def cmd_train(args: argparse.Namespace) -> int:
                 f"`{resume_command(args.thread, args.checkpoint)}`"
             )
         print(
-            f"thread: {thread_id}  training {method} on {len(tasks)} {context.env} tasks: batch "
+            f"thread: {thread_id}  training {method.name} on {len(tasks)} {context.env} tasks: batch "
             f"{min(context.batch_size, len(tasks))}, {context.iterations} iterations",
             flush=True,
         )
@@ -318,7 +319,7 @@ async def cmd_train(args: argparse.Namespace) -> int:
         RETRY_NOTICE.set(retry_notice())
         try:
             record = await train(
-                declared,
+                method,
                 context,
                 task_ids=tasks,
                 plan_out=plan_out,
@@ -364,10 +365,9 @@ async def cmd_demo(args: argparse.Namespace) -> int:
         "no key or network needed)\n",
         flush=True,
     )
+    method = method_named(spec["method"])
     async with open_checkpointer(args.checkpoint or "memory") as saver:
-        outcome = await drive(
-            spec["method"], context, thread_id, saver, {"task_id": spec["task_id"]}, update_printer(spec["method"])
-        )
+        outcome = await drive(method, context, thread_id, saver, {"task_id": spec["task_id"]}, update_printer(method))
     print_outcome(outcome.state, thread_id, outcome.finished)
     return 0
 

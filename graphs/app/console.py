@@ -10,16 +10,16 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from graphs import method_named
+from graphs.method import Method
 from nodes.usage import dollars
 
 WIDTH = 110
 
 
-def update_printer(method: str) -> Callable[[str, dict[str, Any]], None]:
+def update_printer(method: Method) -> Callable[[str, dict[str, Any]], None]:
     """Prints each node update: the method's own one-line account of non-acting nodes
     (``Method.narrate``), the rationale, and every executed action."""
-    narrate = method_named(method).narrate
+    narrate = method.narrate
 
     def show(node: str, update: dict[str, Any]) -> None:
         steps = update.get("trajectory") or []
@@ -37,9 +37,9 @@ def update_printer(method: str) -> Callable[[str, dict[str, Any]], None]:
     return show
 
 
-def training_printer(method: str) -> Callable[[str, dict[str, Any]], None]:
+def training_printer(method: Method) -> Callable[[str, dict[str, Any]], None]:
     """Prints the training loop as it happens: each batch, experience, reflection and plan."""
-    training = method_named(method).training
+    training = method.training
 
     def show(node: str, update: dict[str, Any]) -> None:
         story = training.narrate(node, update) if training else None

@@ -30,8 +30,8 @@ from typing import Any
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
 
-from graphs import method_named
 from graphs.app.runner import Outcome, drive, outcome_of
+from graphs.method import Method
 from nodes.context import Context
 from nodes.llm import RETRY_NOTICE, ModelCallError
 from nodes.usage import Usage, add_usage, dollars, sum_costs
@@ -39,11 +39,11 @@ from nodes.usage import Usage, add_usage, dollars, sum_costs
 SETTING_TEXT = 80  # longer settings (a plan) appear in rows as a hash
 
 
-def fingerprint(method: str, context: Context) -> str:
+def fingerprint(method: Method, context: Context) -> str:
     """A short hash of what decides a task's outcome: method and result settings (the
     method's own and the shared fields, each at its effective value: a setting given at its
     default is the configuration that leaves it out)."""
-    key = json.dumps([method, context.result_settings()], sort_keys=True, default=str)
+    key = json.dumps([method.name, context.result_settings()], sort_keys=True, default=str)
     return hashlib.sha256(key.encode()).hexdigest()[:12]
 
 
@@ -60,17 +60,17 @@ def changed_settings(context: Context) -> dict[str, Any]:
     return out
 
 
-def eval_thread_id(method: str, context: Context, task_id: str) -> str:
+def eval_thread_id(method: Method, context: Context, task_id: str) -> str:
     """A stable thread id per configuration and task, so re-runs resume."""
-    return f"eval-{method}-{context.env}-{fingerprint(method, context)[:8]}-{task_id}"
+    return f"eval-{method.name}-{context.env}-{fingerprint(method, context)[:8]}-{task_id}"
 
 
-def results_name(method: str, context: Context) -> Path:
+def results_name(method: Method, context: Context) -> Path:
     """The default results file: results/METHOD-ENV-MODEL.jsonl, the model spec sanitised (a
     script's or recording's own ``.jsonl`` left out: ``scripted:demo.jsonl`` -> ``scripted_demo``)."""
     spec = re.sub(r"\.jsonl$", "", context.model, flags=re.IGNORECASE)
     model = re.sub(r"[^A-Za-z0-9.-]+", "_", spec).strip("_")[:80]
-    return Path("results") / f"{method}-{context.env}-{model}.jsonl"
+    return Path("results") / f"{method.name}-{context.env}-{model}.jsonl"
 
 
 @dataclass
@@ -102,7 +102,7 @@ class Summary:
 
 
 def row_for(
-    method: str,
+    method: Method,
     context: Context,
     task_id: str,
     thread_id: str,
@@ -117,7 +117,7 @@ def row_for(
     usage = add_usage(state.get("usage"), spent)
     row: dict[str, Any] = {
         "task_id": task_id,
-        "method": method,
+        "method": method.name,
         "env": context.env,
         "model": context.model,
         "fingerprint": fingerprint(method, context),
@@ -138,7 +138,7 @@ def row_for(
     if state.get("evaluation"):
         row["evaluation"] = state["evaluation"]  # the benchmark's own scoring: evaluators, EM/F1, judge
     if not error:
-        row.update(method_named(method).result(state))
+        row.update(method.result(state))
     return row
 
 
@@ -157,9 +157,9 @@ def read_rows(path: Path) -> list[dict[str, Any]]:
     return rows
 
 
-def matching_rows(path: Path, method: str, context: Context) -> dict[str, dict[str, Any]]:
+def matching_rows(path: Path, method: Method, context: Context) -> dict[str, dict[str, Any]]:
     """The latest row per task of this configuration (method, env, model, fingerprint)."""
-    want = (method, context.env, context.model, fingerprint(method, context))
+    want = (method.name, context.env, context.model, fingerprint(method, context))
     latest: dict[str, dict[str, Any]] = {}
     for row in read_rows(path):
         if (row.get("method"), row.get("env"), row.get("model"), row.get("fingerprint")) == want:
@@ -167,7 +167,7 @@ def matching_rows(path: Path, method: str, context: Context) -> dict[str, dict[s
     return latest
 
 
-def finished_tasks(path: Path, method: str, context: Context) -> set[str]:
+def finished_tasks(path: Path, method: Method, context: Context) -> set[str]:
     """Tasks of this configuration with a row and no error: a re-run skips them."""
     return {task for task, row in matching_rows(path, method, context).items() if not row.get("error")}
 
@@ -218,7 +218,7 @@ class ResultsFile:
             os.fsync(handle.fileno())
 
 
-async def run_one(method: str, context: Context, task_id: str, checkpointer: BaseCheckpointSaver) -> dict[str, Any]:
+async def run_one(method: Method, context: Context, task_id: str, checkpointer: BaseCheckpointSaver) -> dict[str, Any]:
     """The row of one task: a finished thread is reported from its final state, an
     unfinished one resumed, a new one started (errors become rows too)."""
     thread_id = eval_thread_id(method, context, task_id)
@@ -245,7 +245,7 @@ async def run_one(method: str, context: Context, task_id: str, checkpointer: Bas
 
 
 async def evaluate(
-    method: str,
+    method: Method,
     context: Context,
     task_ids: list[str],
     results_path: Path,
@@ -260,7 +260,6 @@ async def evaluate(
     notice)`` hears every retried model request as it happens. ``run(task_id)`` gives a
     task's row when the tasks run elsewhere (graphs.app.remote: a LangGraph server); by
     default ``run_one`` runs them here with ``checkpointer``."""
-    method = method_named(method).name
     results = ResultsFile(results_path)
     done = finished_tasks(results_path, method, context)
     todo = [t for t in task_ids if t not in done]

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from graphs import METHODS, compiled, matrix_rows, methods, studio_graphs
+from graphs import compiled, matrix_rows, methods, module_of, studio_graphs
 from graphs.app import reference
 
 if TYPE_CHECKING:
@@ -35,7 +35,7 @@ DOCS = ROOT / "docs"
 def langgraph_json() -> str:
     """langgraph.json: every graph Studio serves, by file path as ``langgraph dev`` loads them."""
     graphs = {
-        name: f"./{METHODS[method.name].replace('.', '/')}.py:{attribute}"
+        name: f"./{module_of(method).replace('.', '/')}.py:{attribute}"
         for name, (method, attribute) in studio_graphs().items()
     }
     return json.dumps({"dependencies": ["."], "graphs": graphs}, indent=2) + "\n"
@@ -46,7 +46,7 @@ def method_table() -> str:
     rows = ["| method | paper | graph | envs (the paper's own in bold) |", "|---|---|---|---|"]
     for method in methods():
         envs = ", ".join(f"**`{env}`**" if env in method.paper_envs else f"`{env}`" for env in method.envs)
-        module = METHODS[method.name].replace(".", "/")
+        module = module_of(method).replace(".", "/")
         rows.append(f"| **{method.title}**: {method.summary} | {method.paper} | `{module}.py` | {envs} |")
     return "\n".join(rows)
 

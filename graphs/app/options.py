@@ -19,7 +19,6 @@ from pathlib import Path
 from typing import Any
 
 from envs.base import make_env
-from graphs import method_named
 from graphs.app.training import load_plan
 from graphs.method import Method
 from nodes.context import Context
@@ -58,38 +57,39 @@ FLAGS = {
 }
 
 
-def context_from(args: argparse.Namespace, method: str, base: Context | None = None) -> Context:
+def context_from(args: argparse.Namespace, method: Method, base: Context | None = None) -> Context:
     """The run's settings, in the method's own class, from the command line (over ``base``,
     a thread's own settings, when continuing one), validated and with its model checked."""
-    declared = method_named(method)
-    settings = declared.context
+    settings = method.context
     values: dict[str, Any] = base.to_dict() if base else {}
-    env = getattr(args, "env", None) or values.get("env") or declared.default_env
-    if env not in declared.envs:
-        raise UsageError(f"{method} runs on {', '.join(declared.envs)}, not {env!r}")
+    env = getattr(args, "env", None) or values.get("env") or method.default_env
+    if env not in method.envs:
+        raise UsageError(f"{method.name} runs on {', '.join(method.envs)}, not {env!r}")
     values["env"] = env
     if getattr(args, "env_option", None) or not base:
         values["env_options"] = pairs(getattr(args, "env_option", None), "--env-option")
     known = settings.field_names()
     for key, value in pairs(getattr(args, "set", None), "--set").items():
         if key not in known or key in ("env", "env_options"):
-            raise UsageError(f"{declared.name} has no setting {key!r}; its settings: {setting_names(settings)}")
+            raise UsageError(f"{method.name} has no setting {key!r}; its settings: {setting_names(settings)}")
         values[key] = value
     for flag, name in FLAGS.items():
         if getattr(args, flag, None) is not None:
             if name not in known:
-                raise UsageError(f"{declared.name} has no setting {name!r} (--{flag.replace('_', '-')})")
+                raise UsageError(f"{method.name} has no setting {name!r} (--{flag.replace('_', '-')})")
             values[name] = getattr(args, flag)
     if getattr(args, "plan", None):
-        if declared.training is None:
-            raise UsageError(f"{method} does not take a plan file (only a method with a training phase learns one)")
+        if method.training is None:
+            raise UsageError(
+                f"{method.name} does not take a plan file (only a method with a training phase learns one)"
+            )
         try:
             values["plan"] = load_plan(args.plan)
         except ValueError as exc:
             raise UsageError(str(exc)) from None
     context = settings(**values)
     check_model(context)
-    declared.check(context, False)  # settings that contradict each other (AutoPlan's few_shot)
+    method.check(context, False)  # settings that contradict each other (AutoPlan's few_shot)
     return context
 
 
@@ -149,7 +149,7 @@ def task_list(context: Context, split: str | None, selection: str | None) -> lis
     return wanted
 
 
-def results_path(given: str | None, method: str, context: Context) -> Path:
+def results_path(given: str | None, method: Method, context: Context) -> Path:
     """Where ``eval`` writes its rows (default: results/METHOD-ENV-MODEL.jsonl), checked
     to be a file that can be created, before anything runs."""
     from graphs.app.evaluate import results_name

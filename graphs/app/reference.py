@@ -1,6 +1,6 @@
 """Reference text generated from the code for the documentation site (docs/): the CLI reference
 from the argparse parser, each method's graph as Mermaid from its compiled graph, its prompts
-from prompts/<method>/, its settings from its Context class's field metadata.
+from its declared prompt folder, its settings from its Context class's field metadata.
 graphs.app.generated writes these into the pages' generated sections and fails the tests
 when a page is stale, so the site cannot drift from the code.
 """
@@ -11,11 +11,8 @@ import argparse
 import json
 import re
 from dataclasses import Field
-from pathlib import Path
 
 from graphs import compiled, method_named
-
-PROMPTS = Path(__file__).resolve().parents[2] / "prompts"
 
 
 def _cell(text: str) -> str:
@@ -77,12 +74,14 @@ def diagrams(method: str) -> str:
 
 
 def prompts(method: str) -> str:
-    """Every prompt file of ``method``, folded, as the model receives it (placeholders in braces)."""
-    folder = PROMPTS / method_named(method).name
+    """Every prompt of ``method``'s declared folder (``Method.prompts``), folded, as the model
+    receives it (placeholders in braces)."""
+    templates = method_named(method).prompts
+    if templates is None:
+        return ""
     out = []
-    for path in sorted(folder.rglob("*.md")):
-        name = path.relative_to(folder).with_suffix("").as_posix()
-        body = "\n".join(f"    {line}".rstrip() for line in path.read_text(encoding="utf-8").strip().splitlines())
+    for name in templates.names():
+        body = "\n".join(f"    {line}".rstrip() for line in templates.load(name).strip().splitlines())
         out += [f'??? note "`{name}`"', "", "    ```text", body, "    ```", ""]
     return "\n".join(out).rstrip()
 

@@ -20,10 +20,9 @@ import uuid
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from graphs import method_named
 from graphs.app.evaluate import eval_thread_id, row_for
 from graphs.app.runner import DURABILITY, has_finished
-from graphs.method import DEFAULT_RECURSION_LIMIT
+from graphs.method import DEFAULT_RECURSION_LIMIT, Method
 from nodes.context import Context
 
 if TYPE_CHECKING:
@@ -41,7 +40,7 @@ class RunFailed(RuntimeError):
     """A run on the server ended in an error, or stopped before the graph's end."""
 
 
-def server_thread_id(method: str, context: Context, task_id: str) -> str:
+def server_thread_id(method: Method, context: Context, task_id: str) -> str:
     """The task's thread on the server: stable per configuration and task."""
     return str(uuid.uuid5(THREADS, eval_thread_id(method, context, task_id)))
 
@@ -51,16 +50,16 @@ class ServerEvaluation:
     task runner ``graphs.app.evaluate.evaluate`` takes."""
 
     def __init__(
-        self, url: str, method: str, context: Context, on_step: Callable[[str, str], None] | None = None
+        self, url: str, method: Method, context: Context, on_step: Callable[[str, str], None] | None = None
     ) -> None:
         from langgraph_sdk import get_client
 
         self.on_step = on_step  # hears (task id, node) for every graph step streamed from the server
         self.url = url
-        self.method = method_named(method).name
+        self.method = method
         self.context = context
         self.client = get_client(url=url)
-        self.graph = self.method  # langgraph.json serves each method's graph under its name
+        self.graph = method.name  # langgraph.json serves each method's graph under its name
 
     async def check(self) -> None:
         """The server answers and serves the method's graph, before any task is submitted."""
@@ -80,7 +79,7 @@ class ServerEvaluation:
                 thread_id=thread,
                 if_exists="do_nothing",
                 metadata={
-                    "introspect_method": self.method,
+                    "introspect_method": self.method.name,
                     "introspect_task": task_id,
                     "introspect_thread": eval_thread_id(self.method, self.context, task_id),
                 },
@@ -103,9 +102,7 @@ class ServerEvaluation:
 
     async def _follow(self, task_id: str, thread: str, graph_input: dict[str, Any] | None) -> None:
         """Start a run (``graph_input`` None continues the thread's checkpoint) and follow it."""
-        config: Config = {
-            "recursion_limit": max(method_named(self.method).recursion_limit(self.context), DEFAULT_RECURSION_LIMIT)
-        }
+        config: Config = {"recursion_limit": max(self.method.recursion_limit(self.context), DEFAULT_RECURSION_LIMIT)}
         async for part in self.client.runs.stream(
             thread,
             self.graph,

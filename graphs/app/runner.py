@@ -25,9 +25,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from envs.sessions import SESSIONS
-from graphs import method_named
+from graphs import UnknownMethodError, method_named
 from graphs.app.checkpoint import copy_thread
-from graphs.method import DEFAULT_RECURSION_LIMIT
+from graphs.method import DEFAULT_RECURSION_LIMIT, Method
 from nodes.context import Context
 
 if TYPE_CHECKING:  # langgraph is imported with the method's graph module, not before
@@ -49,7 +49,7 @@ class Outcome:
     """How a thread ended (or stopped), from its final state."""
 
     thread_id: str
-    method: str
+    method: Method
     state: dict[str, Any]
     finished: bool
 
@@ -62,22 +62,23 @@ def bound(graph: Any, checkpointer: BaseCheckpointSaver | None) -> Any:
     return graph.copy(update={"checkpointer": checkpointer})
 
 
-def graph_for(method: str, checkpointer: BaseCheckpointSaver | None) -> Any:
+def graph_for(method: Method, checkpointer: BaseCheckpointSaver | None) -> Any:
     """The method's compiled graph bound to ``checkpointer``."""
-    return bound(method_named(method).graph, checkpointer)
+    return bound(method.graph, checkpointer)
 
 
-def run_config(thread_id: str, method: str, context: Context) -> RunnableConfig:
-    """The thread's config; its metadata makes the thread resumable by id alone."""
+def run_config(thread_id: str, method: Method, context: Context) -> RunnableConfig:
+    """The thread's config; its metadata (the method's name, the Context) makes the thread
+    resumable by id alone."""
     return {
         "configurable": {"thread_id": thread_id},
-        "metadata": {"introspect_method": method, "introspect_context": json.dumps(context.to_dict())},
-        "recursion_limit": max(method_named(method).recursion_limit(context), DEFAULT_RECURSION_LIMIT),
+        "metadata": {"introspect_method": method.name, "introspect_context": json.dumps(context.to_dict())},
+        "recursion_limit": max(method.recursion_limit(context), DEFAULT_RECURSION_LIMIT),
     }
 
 
 async def drive(
-    method: str,
+    method: Method,
     context: Context,
     thread_id: str,
     checkpointer: BaseCheckpointSaver,
@@ -91,7 +92,6 @@ async def drive(
     None, the thread is left paused and the outcome is unfinished."""
     from langgraph.types import Command
 
-    method = method_named(method).name
     graph = graph_for(method, checkpointer)
     config = run_config(thread_id, method, context)
     pending = await questions(graph, config) if graph_input is None and on_question else []
@@ -123,7 +123,7 @@ async def questions(graph: Any, config: RunnableConfig) -> Pending:
     return [(item.id, item.value) for item in snapshot.interrupts]
 
 
-async def outcome_of(method: str, thread_id: str, checkpointer: BaseCheckpointSaver) -> Outcome:
+async def outcome_of(method: Method, thread_id: str, checkpointer: BaseCheckpointSaver) -> Outcome:
     """Where a thread stands now: its latest state and whether it has finished.
 
     A thread has finished when its latest checkpoint has no task at all. A process killed
@@ -152,13 +152,24 @@ async def thread_metadata(checkpointer: BaseCheckpointSaver, thread_id: str) -> 
     return meta
 
 
-async def thread_context(checkpointer: BaseCheckpointSaver, thread_id: str) -> tuple[str, Context]:
+async def thread_context(checkpointer: BaseCheckpointSaver, thread_id: str) -> tuple[Method, Context]:
     """The method and Context a run thread was started with."""
     meta = await thread_metadata(checkpointer, thread_id)
     if not meta.get("introspect_method"):
         raise ThreadError(f"thread {thread_id!r} is a training thread; continue it with introspect resume")
-    method = str(meta["introspect_method"])
-    return method, method_named(method).context.from_dict(json.loads(meta["introspect_context"]))
+    method = thread_method(meta, "introspect_method")
+    return method, method.context.from_dict(json.loads(meta["introspect_context"]))
+
+
+def thread_method(meta: dict[str, Any], key: str) -> Method:
+    """The method a thread's metadata names under ``key`` (a thread stores the name; a method
+    no longer registered cannot continue it)."""
+    try:
+        return method_named(str(meta[key]))
+    except UnknownMethodError:
+        raise ThreadError(
+            f"the thread ran {meta[key]!r}, a method not registered here (graphs.METHODS or INTROSPECT_METHODS)"
+        ) from None
 
 
 async def resume(

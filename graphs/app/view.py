@@ -4,11 +4,12 @@ The page is built from the thread's checkpoints (LangGraph's ``aget_state_histor
 first. Every environment step is a card: the node that acted, the model's rationale, the
 action, the reward, the observation, the screenshot kept during the run (``--screenshots``,
 nodes.screenshots; embedded, so the page needs no network and no other file), and the
-method's own structures as they stood after that step (``STRUCTURES``). What happened
-between steps is shown as marks: Devil's Advocate's backtracks and plan revisions, Structured
-Reflection's ended trials with their reflections. A results file gives one page per row's
+method's own structures as they stood after that step. What happened between steps is shown
+as marks (Devil's Advocate's backtracks and plan revisions, Structured Reflection's ended
+trials with their reflections). Both are the method's to say (``Method.view``), so this
+module names no method. A results file gives one page per row's
 thread and an index page linking them. A training thread (``introspect train``) gets a page
-of its iterations instead (graphs.app.training_view).
+as its method draws it instead (``Training.page``).
 """
 
 from __future__ import annotations
@@ -17,129 +18,44 @@ import asyncio
 import base64
 import html
 import json
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from graphs.app.markup import STYLE, structure_html
-from graphs.app.runner import bound, graph_for, thread_context, thread_metadata
+from graphs.app.runner import bound, graph_for, thread_context, thread_metadata, thread_method
+from graphs.method import Method, grown
+from nodes.markup import STYLE, structure_html
 from nodes.screenshots import screenshot_path
-
-HIDDEN = {"snapshot", "state", "screen", "screens", "observation", "summary"}  # pages, shown once per step
 
 
 @dataclass
 class Card:
     """One environment step, or a mark between steps."""
 
-    kind: str  # "step" or a mark's kind ("backtrack", "revision", "trial")
+    kind: str  # "step" or a mark's kind (the method's View.marks: "backtrack", "revision", "trial")
     text: str = ""
     step: dict[str, Any] = field(default_factory=dict)
     index: int = 0
     structures: list[tuple[str, Any]] = field(default_factory=list)
 
 
-def _grown(before: dict[str, Any], after: dict[str, Any], key: str) -> list[Any]:
-    old, new = before.get(key) or [], after.get(key) or []
-    return list(new[len(old) :]) if len(new) > len(old) else []
-
-
-def _shown(records: list[dict[str, Any]] | None) -> list[dict[str, Any]]:
-    """Records without the pages they carry (a step card shows its page once)."""
-    return [{k: v for k, v in r.items() if k not in HIDDEN} for r in records or []]
-
-
-def _da(values: dict[str, Any], path: list[str]) -> list[tuple[str, Any]]:
-    plan = [("-> " if i == values.get("subtask") else "   ") + s for i, s in enumerate(values.get("plan") or [])]
-    return [
-        ("episode", values.get("episode")),
-        ("plan", "\n".join(plan)),
-        ("stack (top last)", _shown(values.get("stack"))),
-        ("backtracks", values.get("backtracks") or []),
-    ]
-
-
-def _sr(values: dict[str, Any], path: list[str]) -> list[tuple[str, Any]]:
-    memory = values.get("memory") or {}
-    return [
-        ("trial", values.get("trial")),
-        ("this trial's steps", _shown(values.get("steps"))),
-        ("reflection memory (by step index)", memory.get("entries") or {}),
-        ("trials", values.get("trials") or []),
-    ]
-
-
-def _laser(values: dict[str, Any], path: list[str]) -> list[tuple[str, Any]]:
-    return [("state path", " -> ".join(path)), ("buffer", _shown(values.get("buffer")))]
-
-
-def _autoplan(values: dict[str, Any], path: list[str]) -> list[tuple[str, Any]]:
-    return [
-        ("plan", values.get("plan") or "(none: ReAct zero-shot)"),
-        ("thought", values.get("thought")),
-        ("free-form action", values.get("raw_action")),
-        ("formalized", values.get("command")),
-    ]
-
-
-STRUCTURES: dict[str, Callable[[dict[str, Any], list[str]], list[tuple[str, Any]]]] = {
-    "devils_advocate": _da,
-    "structured_reflection": _sr,
-    "laser": _laser,
-    "autoplan": _autoplan,
-}
-
-
-def marks(before: dict[str, Any], after: dict[str, Any]) -> list[Card]:
-    """What happened between two checkpoints that is not an environment step."""
-    out = [
-        Card(
-            "backtrack",
-            f"backtrack (episode {b.get('episode')}): back to {b.get('url')} to try "
-            f"{b.get('action')}"
-            + (
-                f", remapped to {b['mapped_action']}"
-                if b.get("mapped_action") and b.get("mapped_action") != b.get("action")
-                else ""
-            ),
-        )
-        for b in _grown(before, after, "backtracks")
-    ]
-    out += [
-        Card("revision", "plan revised:\n" + "\n".join(p))
-        for p in _grown(before, after, "plans")
-        if before.get("plans")
-    ]
-    out += [
-        Card(
-            "trial",
-            f"trial {t.get('trial')} ended {t.get('status')}, reward {t.get('reward')}"
-            + (f"; reflection: {t['reflection']}" if t.get("reflection") else ""),
-        )
-        for t in _grown(before, after, "trials")
-    ]
-    return out
-
-
-async def thread_cards(saver: Any, thread_id: str) -> tuple[str, Any, dict[str, Any], list[Card]]:
-    """The thread's method, Context, final state and cards, oldest first."""
+async def thread_cards(saver: Any, thread_id: str) -> tuple[Method, Any, dict[str, Any], list[Card]]:
+    """The thread's method, Context, final state and cards, oldest first: each step with the
+    method's structures after it, and the method's marks between checkpoints (``Method.view``)."""
     method, context = await thread_context(saver, thread_id)
     graph = graph_for(method, saver)
     snapshots = [s async for s in graph.aget_state_history({"configurable": {"thread_id": thread_id}})]
     snapshots.reverse()
     cards: list[Card] = []
     before: dict[str, Any] = {}
-    path: list[str] = []
-    structures = STRUCTURES.get(method, lambda values, path: [])
+    states: list[dict[str, Any]] = []
     for snap in snapshots:
         values = dict(snap.values)
-        if values.get("laser_state") and (not path or path[-1] != values["laser_state"]):
-            path.append(values["laser_state"])
-        cards += marks(before, values)
+        states.append(values)
+        cards += [Card(kind, text) for kind, text in method.view.marks(before, values)]
         done = len(before.get("trajectory") or [])
-        for offset, step in enumerate(_grown(before, values, "trajectory")):
-            cards.append(Card("step", step=step, index=done + offset, structures=structures(values, list(path))))
+        for offset, step in enumerate(grown(before, values, "trajectory")):
+            cards.append(Card("step", step=step, index=done + offset, structures=method.view.structures(states)))
         before = values
     return method, context, before, cards
 
@@ -174,7 +90,7 @@ def _step_html(card: Card, shots: Path, session: str) -> str:
     )
 
 
-def page(thread_id: str, method: str, context: Any, final: dict[str, Any], cards: list[Card], shots: Path) -> str:
+def page(thread_id: str, method: Method, context: Any, final: dict[str, Any], cards: list[Card], shots: Path) -> str:
     """The thread's page: a header with the outcome, then its steps and marks in order."""
     usage = final.get("usage") or {}
     outcome = (
@@ -189,7 +105,7 @@ def page(thread_id: str, method: str, context: Any, final: dict[str, Any], cards
         else f"<div class='mark {c.kind}'><pre>{html.escape(c.text)}</pre></div>"
         for c in cards
     )
-    title = f"{method} on {context.env}, task {final.get('task_id', '')}"
+    title = f"{method.name} on {context.env}, task {final.get('task_id', '')}"
     return (
         f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
         f"<style>{STYLE}</style></head><body><header><h1>{html.escape(title)}</h1>"
@@ -222,19 +138,15 @@ def index_page(source: str, rows: list[dict[str, Any]], pages: dict[str, str]) -
 
 
 async def thread_page(saver: Any, thread_id: str, shots: Path) -> str:
-    """The page of a run thread, or of a training thread (graphs.app.training_view)."""
-    from graphs import method_named
-    from graphs.app.training_view import training_iterations, training_page
-
+    """The page of a run thread, or of a training thread (as its method's ``Training.page`` draws it)."""
     meta = await thread_metadata(saver, thread_id)
     if meta.get("introspect_training"):
-        method = method_named(str(meta["introspect_training"]))
+        method = thread_method(meta, "introspect_training")
         assert method.training is not None  # only a method with a training phase writes such a thread
-        final, iterations = await training_iterations(bound(method.training.graph, saver), thread_id)
         context = method.context.from_dict(json.loads(meta["introspect_context"]))
-        return training_page(thread_id, method.title, context, final, iterations)
-    method_name, context, final, cards = await thread_cards(saver, thread_id)
-    return page(thread_id, method_name, context, final, cards, shots)
+        return await method.training.page(bound(method.training.graph, saver), thread_id, context)
+    method, context, final, cards = await thread_cards(saver, thread_id)
+    return page(thread_id, method, context, final, cards, shots)
 
 
 def _file_name(thread_id: str) -> str:

@@ -24,20 +24,23 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+from graphs import method_named
 from graphs.app.evaluate import eval_thread_id, row_for
+from graphs.method import Method
 from nodes.context import Context
 
 POLL = 0.2  # seconds between looks at the workers while waiting for rows
 
 
 def _work(method: str, context: dict[str, Any], checkpoint: str, slots: int, tasks: Any, out: Any) -> None:
-    """A worker process: ``slots`` tasks at a time until it takes the ``None`` that ends it."""
-    from graphs import method_named
+    """A worker process: ``slots`` tasks at a time until it takes the ``None`` that ends it.
+    The method crosses into the process by name (a ``Method`` holds compiled graphs, which do
+    not pickle); the worker inherits the environment, ``INTROSPECT_METHODS`` too."""
+    declared = method_named(method)
+    asyncio.run(_serve(declared, declared.context.from_dict(context), checkpoint, slots, tasks, out))
 
-    asyncio.run(_serve(method, method_named(method).context.from_dict(context), checkpoint, slots, tasks, out))
 
-
-async def _serve(method: str, context: Context, checkpoint: str, slots: int, tasks: Any, out: Any) -> None:
+async def _serve(method: Method, context: Context, checkpoint: str, slots: int, tasks: Any, out: Any) -> None:
     from graphs.app.checkpoint import open_checkpointer
     from graphs.app.evaluate import run_one
     from nodes.llm import RETRY_NOTICE
@@ -69,7 +72,7 @@ class WorkerPool:
         self,
         workers: int,
         slots: int,
-        method: str,
+        method: Method,
         context: Context,
         checkpoint: str,
         on_retry: Callable[[str, str], None] | None = None,
@@ -81,7 +84,9 @@ class WorkerPool:
         self.tasks, self.rows = mp.Queue(), mp.Queue()
         self.processes = [
             mp.Process(
-                target=_work, args=(method, context.to_dict(), checkpoint, slots, self.tasks, self.rows), daemon=True
+                target=_work,
+                args=(method.name, context.to_dict(), checkpoint, slots, self.tasks, self.rows),
+                daemon=True,
             )
             for _ in range(workers)
         ]

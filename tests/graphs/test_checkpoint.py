@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from graphs import method_named
 from graphs.app.checkpoint import CheckpointConfigError, open_checkpointer, sqlite_path
 
 
@@ -91,9 +92,9 @@ async def test_copy_thread_carries_the_whole_chain(tmp_path):
     for url in savers(tmp_path):
         async with open_checkpointer(url) as saver:
             source, copy = f"source-{uuid.uuid4().hex}", f"copy-{uuid.uuid4().hex}"  # Postgres outlives tests
-            done = await drive("laser", context, source, saver, {"task_id": DEMO["task_id"]})
+            done = await drive(method_named("laser"), context, source, saver, {"task_id": DEMO["task_id"]})
             await copy_thread(saver, source, copy)
-            copied = await outcome_of("laser", copy, saver)
+            copied = await outcome_of(method_named("laser"), copy, saver)
             assert copied.finished and copied.state == done.state, url
             chain = [c.checkpoint["id"] async for c in saver.alist({"configurable": {"thread_id": copy}})]
             assert chain == [c.checkpoint["id"] async for c in saver.alist({"configurable": {"thread_id": source}})]
@@ -126,7 +127,7 @@ async def test_sqlite_stores_a_step_in_one_trip_to_its_thread_and_langgraphs_sav
         )
         assert stored is None and trips == 1
         saver.conn._execute = execute
-        done = await drive("laser", context, "t", saver, {"task_id": DEMO["task_id"]})
+        done = await drive(method_named("laser"), context, "t", saver, {"task_id": DEMO["task_id"]})
     async with AsyncSqliteSaver.from_conn_string(str(db)) as plain:
-        state = await graph_for("laser", plain).aget_state({"configurable": {"thread_id": "t"}})
+        state = await graph_for(method_named("laser"), plain).aget_state({"configurable": {"thread_id": "t"}})
     assert state.values == done.state and not state.next

@@ -13,7 +13,7 @@ from langgraph.channels.delta import DeltaChannel
 from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 from langgraph.checkpoint.serde.types import _DeltaSnapshot
 
-from graphs import autoplan, devils_advocate, laser, structured_reflection
+from graphs import autoplan, devils_advocate, laser, method_named, structured_reflection
 from graphs.app.checkpoint import copy_thread, open_checkpointer
 from graphs.app.runner import drive, graph_for, outcome_of
 from nodes.autoplan.context import AutoPlanContext
@@ -55,10 +55,10 @@ async def test_no_checkpoint_row_holds_the_growing_fields_and_the_state_reads_ba
     context = LaserContext(model=write_demo_script(tmp_path / "demo.jsonl"), env="webshop")
     db = tmp_path / "runs.sqlite"
     async with open_checkpointer(f"sqlite:///{db}") as saver:
-        done = await drive("laser", context, "t", saver, {"task_id": DEMO["task_id"]})
-        reread = await outcome_of("laser", "t", saver)
+        done = await drive(method_named("laser"), context, "t", saver, {"task_id": DEMO["task_id"]})
+        reread = await outcome_of(method_named("laser"), "t", saver)
     async with open_checkpointer("memory") as memory:
-        reference = await drive("laser", context, "t", memory, {"task_id": DEMO["task_id"]})
+        reference = await drive(method_named("laser"), context, "t", memory, {"task_id": DEMO["task_id"]})
     assert reread.state == done.state == reference.state
     assert len(done.state["trajectory"]) >= 8 and len(done.state["history"]) >= 5
 
@@ -80,8 +80,8 @@ async def test_time_travel_edits_and_runs_from_an_old_checkpoint(tmp_path, kind)
     context = LaserContext(model=write_demo_script(tmp_path / "demo.jsonl"), env="webshop")
     thread = f"tt-{uuid.uuid4().hex}"  # Postgres outlives tests
     async with open_checkpointer(urls[kind]) as saver:
-        done = await drive("laser", context, thread, saver, {"task_id": DEMO["task_id"]})
-        graph = graph_for("laser", saver)
+        done = await drive(method_named("laser"), context, thread, saver, {"task_id": DEMO["task_id"]})
+        graph = graph_for(method_named("laser"), saver)
         history = [s async for s in graph.aget_state_history({"configurable": {"thread_id": thread}})]
         final = done.state["trajectory"]
         steps = [s for s in history if s.values.get("trajectory")]

@@ -11,6 +11,7 @@ import uuid
 
 import pytest
 
+from graphs import method_named
 from graphs.app.checkpoint import open_checkpointer
 from graphs.app.evaluate import evaluate, read_rows
 from graphs.app.runner import drive, fork, outcome_of, resume
@@ -55,15 +56,15 @@ def unique(name: str) -> str:
 async def _stopped(url: str, context: LaserContext, thread: str) -> None:
     async with open_checkpointer(url) as saver:
         with pytest.raises(Stop):
-            await drive("laser", context, thread, saver, {"task_id": DEMO["task_id"]}, stop_after(6))
-        assert not (await outcome_of("laser", thread, saver)).finished
+            await drive(method_named("laser"), context, thread, saver, {"task_id": DEMO["task_id"]}, stop_after(6))
+        assert not (await outcome_of(method_named("laser"), thread, saver)).finished
 
 
 async def test_a_stopped_run_resumes_to_the_uninterrupted_end(checkpoint_url, tmp_path):
     context = LaserContext(model=write_demo_script(tmp_path / "demo.jsonl"), env="webshop")
     whole, stopped = unique("whole"), unique("stopped")
     async with open_checkpointer(checkpoint_url) as saver:
-        reference = await drive("laser", context, whole, saver, {"task_id": DEMO["task_id"]})
+        reference = await drive(method_named("laser"), context, whole, saver, {"task_id": DEMO["task_id"]})
     await _stopped(checkpoint_url, context, stopped)
     async with open_checkpointer(checkpoint_url) as saver:  # a new process would open it anew
         done = await resume(saver, stopped)
@@ -78,10 +79,10 @@ async def test_a_fork_continues_a_copy_and_leaves_the_source(checkpoint_url, tmp
     source, copy = unique("source"), unique("copy")
     await _stopped(checkpoint_url, context, source)
     async with open_checkpointer(checkpoint_url) as saver:
-        before = await outcome_of("laser", source, saver)
+        before = await outcome_of(method_named("laser"), source, saver)
         await fork(saver, source, copy)
-        done = await drive("laser", context, copy, saver, None)
-        after = await outcome_of("laser", source, saver)
+        done = await drive(method_named("laser"), context, copy, saver, None)
+        after = await outcome_of(method_named("laser"), source, saver)
     assert done.finished and done.state["success"] is True
     assert not after.finished and after.state == before.state
 
@@ -100,7 +101,7 @@ async def test_an_evaluation_of_16_tasks_at_once(checkpoint_url, tmp_path):
     tasks = [f"synthetic-{i}" for i in range(100, 116)]
     results = tmp_path / "rows.jsonl"
     async with open_checkpointer(checkpoint_url) as saver:
-        summary = await evaluate("laser", context, tasks, results, saver, concurrency=16)
+        summary = await evaluate(method_named("laser"), context, tasks, results, saver, concurrency=16)
     rows = read_rows(results)
     assert sorted(r["task_id"] for r in rows) == tasks and summary.tasks == 16 and summary.ran == 16
     assert all(r["model_calls"] == 4 and r["steps"] == 2 and not r["error"] for r in rows)

@@ -13,6 +13,7 @@ from typing import Any
 from langgraph.config import get_config
 
 import nodes.environment
+from graphs import method_named
 from graphs.app.checkpoint import open_checkpointer
 from graphs.app.runner import drive
 from tests.support.scenarios import SCENARIOS
@@ -39,7 +40,7 @@ async def test_each_step_is_committed_before_the_next_step_acts(tmp_path, monkey
     monkeypatch.setattr(nodes.environment, "_step", step)
     context = scenario.settings(scenario.write_script(tmp_path / "script.jsonl"))
     async with open_checkpointer(f"sqlite:///{db}") as saver:
-        outcome = await drive(scenario.method, context, "durable", saver, scenario.graph_input)
+        outcome = await drive(method_named(scenario.method), context, "durable", saver, scenario.graph_input)
     assert outcome.finished
     assert len(seen) >= 3
     assert all(on_disk == acting - 1 for acting, on_disk in seen), seen

@@ -18,6 +18,7 @@ import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 
 from envs import browser
+from graphs import method_named
 from graphs.app.evaluate import evaluate, read_rows
 from nodes.sr.context import SRContext
 from tests.support.chromium import kill_chromium
@@ -34,7 +35,9 @@ async def evaluate_with_kills(tmp_path: Path, kills: int) -> list[dict[str, obje
     script.write_text("\n".join(json.dumps(reply) for _ in range(20)) + "\n", encoding="utf-8")
     context = SRContext(model=f"scripted:{script}", env="miniwob", max_trials=3)
     results = tmp_path / f"results-{kills}.jsonl"
-    running = asyncio.ensure_future(evaluate("structured_reflection", context, TASKS, results, InMemorySaver(), 6))
+    running = asyncio.ensure_future(
+        evaluate(method_named("structured_reflection"), context, TASKS, results, InMemorySaver(), 6)
+    )
     await asyncio.sleep(1.0)
     for _ in range(kills):
         assert not running.done(), "the evaluation ended before Chromium could be killed under it"

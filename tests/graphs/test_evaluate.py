@@ -10,6 +10,7 @@ from pathlib import Path
 from langgraph.checkpoint.memory import InMemorySaver
 
 import graphs.laser
+from graphs import method_named
 from graphs.app.evaluate import evaluate, fingerprint, read_rows, results_name
 from nodes import llm
 from nodes.laser.context import LaserContext
@@ -29,22 +30,22 @@ async def test_another_model_or_other_settings_is_another_evaluation(tmp_path):
     results = tmp_path / "results.jsonl"
     saver = InMemorySaver()
     first = LaserContext(model=write_demo_script(tmp_path / "a.jsonl"), env="webshop")
-    summary = await evaluate("laser", first, [TASK], results, saver)
+    summary = await evaluate(method_named("laser"), first, [TASK], results, saver)
     assert summary.tasks == 1 and summary.success_rate == 1.0
 
     second = LaserContext(model=write_demo_script(tmp_path / "b.jsonl"), env="webshop")
-    summary = await evaluate("laser", second, [TASK], results, saver)
+    summary = await evaluate(method_named("laser"), second, [TASK], results, saver)
     assert calls_of(second.model) == 12  # the task ran again with the other model
     assert summary.tasks == 1 and summary.model_calls == 12  # the summary covers only its own rows
 
     changed = LaserContext(model=second.model, env="webshop", max_actions=14)
-    assert fingerprint("laser", changed) != fingerprint("laser", second)
-    await evaluate("laser", changed, [TASK], results, saver)
+    assert fingerprint(method_named("laser"), changed) != fingerprint(method_named("laser"), second)
+    await evaluate(method_named("laser"), changed, [TASK], results, saver)
     assert calls_of(second.model) == 24
 
     patient = LaserContext(model=second.model, env="webshop", timeout=5.0, retries=1)  # cannot change outcomes
-    assert fingerprint("laser", patient) == fingerprint("laser", second)
-    await evaluate("laser", patient, [TASK], results, saver)
+    assert fingerprint(method_named("laser"), patient) == fingerprint(method_named("laser"), second)
+    await evaluate(method_named("laser"), patient, [TASK], results, saver)
     assert calls_of(second.model) == 24
 
     rows = read_rows(results)
@@ -57,22 +58,22 @@ async def test_another_model_or_other_settings_is_another_evaluation(tmp_path):
 
 def test_default_results_file_names_the_model():
     context = LaserContext(model="openai:gpt-4o-mini", env="webshop")
-    assert results_name("laser", context) == Path("results/laser-webshop-openai_gpt-4o-mini.jsonl")
+    assert results_name(method_named("laser"), context) == Path("results/laser-webshop-openai_gpt-4o-mini.jsonl")
     local = LaserContext(model="openai:Qwen/Qwen2.5-7B-Instruct", env="webshop")
-    assert results_name("laser", local).name == "laser-webshop-openai_Qwen_Qwen2.5-7B-Instruct.jsonl"
+    assert results_name(method_named("laser"), local).name == "laser-webshop-openai_Qwen_Qwen2.5-7B-Instruct.jsonl"
     replayed = LaserContext(model="replay:runs/gpt.JSONL", env="webshop")
-    assert results_name("laser", replayed).name == "laser-webshop-replay_runs_gpt.jsonl"
+    assert results_name(method_named("laser"), replayed).name == "laser-webshop-replay_runs_gpt.jsonl"
 
 
 async def test_a_finished_thread_is_reported_not_run_again(tmp_path):
     results = tmp_path / "results.jsonl"
     saver = InMemorySaver()
     context = LaserContext(model=write_demo_script(tmp_path / "demo.jsonl"), env="webshop")
-    await evaluate("laser", context, [TASK], results, saver)
+    await evaluate(method_named("laser"), context, [TASK], results, saver)
     (first,) = read_rows(results)
     results.unlink()  # the row is lost; the finished thread is still checkpointed
 
-    summary = await evaluate("laser", context, [TASK], results, saver)
+    summary = await evaluate(method_named("laser"), context, [TASK], results, saver)
     (again,) = read_rows(results)
     assert calls_of(context.model) == 12  # the model was not asked again
     assert again["from_checkpoint"] is True and not again["error"]
@@ -87,7 +88,7 @@ async def test_graphs_are_compiled_once_not_per_task(tmp_path, monkeypatch):
 
     monkeypatch.setattr(graphs.laser, "build_graph", no_compiling)
     context = LaserContext(model=write_demo_script(tmp_path / "demo.jsonl"), env="webshop")
-    summary = await evaluate("laser", context, [TASK], tmp_path / "r.jsonl", InMemorySaver())
+    summary = await evaluate(method_named("laser"), context, [TASK], tmp_path / "r.jsonl", InMemorySaver())
     assert summary.success_rate == 1.0 and not summary.errors
 
 
@@ -99,7 +100,7 @@ async def test_errors_are_not_failures(tmp_path, monkeypatch):
         monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
         stub.replies.extend([*demo_replies(), demo_replies()[0], Reply(status=400)])
         context = LaserContext(model="openai:gpt-4o-mini", env="webshop")
-        summary = await evaluate("laser", context, [TASK, OTHER], results, InMemorySaver(), concurrency=1)
+        summary = await evaluate(method_named("laser"), context, [TASK, OTHER], results, InMemorySaver(), concurrency=1)
     assert summary.tasks == 2 and summary.ran == 1
     assert summary.success_rate == 1.0  # over the task that ran to an outcome
     assert [task for task, _ in summary.errors] == [OTHER]
@@ -108,4 +109,4 @@ async def test_errors_are_not_failures(tmp_path, monkeypatch):
     assert error_row["success"] is False and error_row["model_calls"] == 1  # the call it did make counts
     assert any(line.startswith(f"error         task {OTHER}: ") for line in summary.lines())
     assert "(of the 1 that ran)" in summary.lines()[1]
-    assert json.loads(results.read_text().splitlines()[0])["fingerprint"] == fingerprint("laser", context)
+    assert json.loads(results.read_text().splitlines()[0])["fingerprint"] == fingerprint(method_named("laser"), context)

@@ -9,7 +9,7 @@ import functools
 
 from langgraph.checkpoint.memory import InMemorySaver
 
-from graphs import autoplan, devils_advocate, laser, structured_reflection
+from graphs import autoplan, devils_advocate, laser, method_named, structured_reflection
 from graphs.app.runner import drive
 from nodes.laser.context import LaserContext
 from nodes.scripted import ScriptedChatModel
@@ -47,7 +47,7 @@ def _thread_work(monkeypatch) -> list[str]:
 async def test_a_run_sends_only_env_work_to_worker_threads(tmp_path, monkeypatch):
     sent = _thread_work(monkeypatch)
     context = LaserContext(model=write_demo_script(tmp_path / "demo.jsonl"), env="webshop")
-    outcome = await drive("laser", context, "loop-work", InMemorySaver(), {"task_id": DEMO["task_id"]})
+    outcome = await drive(method_named("laser"), context, "loop-work", InMemorySaver(), {"task_id": DEMO["task_id"]})
     assert outcome.state["success"]
     assert sent.count("ScriptedChatModel.load") == 1  # the script file, read once (a file read blocks)
     assert all(name.startswith(("WebShopEnv.", "env_class", "ScriptedChatModel.load")) for name in sent), sent

@@ -13,7 +13,6 @@ from typing import Any
 
 import pytest
 
-from graphs.app.report import autoplan, da, laser, sr
 from graphs.app.report.load import (
     ReportInputError,
     configurations,
@@ -22,6 +21,10 @@ from graphs.app.report.load import (
 )
 from graphs.app.report.stats import paired_bootstrap
 from graphs.app.report.tables import comparisons, failures, runs
+from nodes.autoplan import report as autoplan
+from nodes.da import report as da
+from nodes.laser import report as laser
+from nodes.sr import report as sr
 
 
 def row(task: str, method: str = "laser", env: str = "webshop", **fields: Any) -> dict[str, Any]:

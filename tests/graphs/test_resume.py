@@ -13,6 +13,7 @@ from pathlib import Path
 
 from langgraph.checkpoint.memory import InMemorySaver
 
+from graphs import method_named
 from graphs.app.checkpoint import open_checkpointer
 from graphs.app.runner import drive, outcome_of
 from graphs.laser import build_graph
@@ -36,7 +37,7 @@ def introspect(*args: str, env: dict[str, str]) -> subprocess.Popen:
 
 async def test_sigkill_then_resume_ends_like_an_uninterrupted_run(tmp_path):
     context = LaserContext(model=f"scripted:{SCRIPT}", env="webshop")
-    reference = await drive("laser", context, "reference", InMemorySaver(), {"task_id": DEMO["task_id"]})
+    reference = await drive(method_named("laser"), context, "reference", InMemorySaver(), {"task_id": DEMO["task_id"]})
     assert reference.finished and reference.state["success"]
 
     db = tmp_path / "runs.sqlite"
@@ -69,7 +70,7 @@ async def test_sigkill_then_resume_ends_like_an_uninterrupted_run(tmp_path):
     assert not any("finished:" in line for line in seen)
 
     async with open_checkpointer(f"sqlite:///{db}") as saver:
-        interrupted = await outcome_of("laser", "crashy", saver)
+        interrupted = await outcome_of(method_named("laser"), "crashy", saver)
     # LangGraph saves checkpoints in the background: the kill may leave the last step's writes
     # pending, with no next node yet; the thread is unfinished all the same
     assert not interrupted.finished, "the killed run should have unfinished work"
@@ -105,12 +106,12 @@ async def test_a_kill_between_a_nodes_writes_and_the_next_checkpoint_leaves_the_
     context = LaserContext(model=f"scripted:{script}", env="webshop")
     url = f"sqlite:///{tmp_path / 'runs.sqlite'}"
     async with open_checkpointer(url) as saver:
-        done = await drive("laser", context, "t", saver, {"task_id": DEMO["task_id"]})
+        done = await drive(method_named("laser"), context, "t", saver, {"task_id": DEMO["task_id"]})
     with sqlite3.connect(tmp_path / "runs.sqlite") as db:  # the last two checkpoints never written
         for _ in range(2):
             db.execute("DELETE FROM checkpoints WHERE checkpoint_id = (SELECT max(checkpoint_id) FROM checkpoints)")
     async with open_checkpointer(url) as saver:
-        cut = await outcome_of("laser", "t", saver)
+        cut = await outcome_of(method_named("laser"), "t", saver)
         assert not cut.finished and cut.state["trajectory"][-1]["action"] == "click[Buy Now]"  # the writes show
         resumed = await resume(saver, "t")
     assert resumed.finished and resumed.state["trajectory"] == done.state["trajectory"]

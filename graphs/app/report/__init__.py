@@ -2,7 +2,7 @@
 
 From results files of ``introspect eval`` (and optionally plan records of ``introspect
 train``) it prints the runs (model, settings, tasks, success, tokens, cost, time), each
-method's own tables (graphs.app.report.sr, .da, .laser, .autoplan), a side-by-side comparison
+method's own tables (as its ``Method.report`` declares them), a side-by-side comparison
 with paired bootstrap intervals when there are several configurations, and the failures with
 their stop reasons; ``--markdown FILE`` writes the same as Markdown and ``--plots DIR`` the
 figures. Every input is read and checked before anything is printed or written.

@@ -4,20 +4,42 @@ from __future__ import annotations
 
 from typing import Any
 
-from graphs.app.report import autoplan, da, laser, sr
-from graphs.app.report.load import Config
+from graphs import methods
 from graphs.app.report.tables import (
-    Table,
     comparisons,
     configurations_table,
     failures,
     runs,
 )
+from graphs.method import Method
+from nodes.report import Config, Figure, Table
+
+
+def _mine(method: Method, configs: list[Config]) -> list[Config]:
+    return [c for c in configs if c.method == method.name]
+
+
+def _training(method: Method, training: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """The plan records, for a method with a training phase (the records are of its training)."""
+    return training if method.training is not None else {}
 
 
 def report_tables(configs: list[Config], training: dict[str, dict[str, Any]]) -> list[Table]:
     """The configurations and their runs, the side-by-side comparison (several configurations), each method's paper
-    tables, then the failures."""
+    tables (``Method.report``, in the registry's order), then the failures."""
     tables = [configurations_table(configs), runs(configs), *comparisons(configs)]
-    tables += sr.tables(configs) + da.tables(configs) + laser.tables(configs) + autoplan.tables(configs, training)
+    for method in methods():
+        mine, records = _mine(method, configs), _training(method, training)
+        if mine or records:
+            tables += method.report.tables(mine, records)
     return [*tables, failures(configs)]
+
+
+def method_figures(configs: list[Config], training: dict[str, dict[str, Any]]) -> list[Figure]:
+    """Each method's figures (``Method.report``), in the registry's order."""
+    out: list[Figure] = []
+    for method in methods():
+        mine, records = _mine(method, configs), _training(method, training)
+        if mine or records:
+            out += method.report.figures(mine, records)
+    return out

@@ -12,11 +12,11 @@ object with a ``task_id`` makes the file unreadable as results: one line, exit 2
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from graphs.app.options import UsageError
+from nodes.report import Config
 
 ConfigKey = tuple[str, str, str, str]  # method, env, model, fingerprint
 REQUIRED = ("task_id", "method", "env", "model", "success")
@@ -24,58 +24,6 @@ REQUIRED = ("task_id", "method", "env", "model", "success")
 
 class ReportInputError(UsageError):
     """A file the report cannot read: one line, exit 2, nothing written."""
-
-
-@dataclass
-class Config:
-    """One evaluated configuration and its latest row per task."""
-
-    number: int  # 1, 2, ... in the order first seen: tables name a configuration "#N method"
-    method: str
-    env: str
-    model: str
-    fingerprint: str
-    settings: dict[str, Any]
-    sources: list[str] = field(default_factory=list)  # the files its rows came from
-    by_task: dict[str, dict[str, Any]] = field(default_factory=dict)
-
-    @property
-    def rows(self) -> list[dict[str, Any]]:
-        return list(self.by_task.values())
-
-    @property
-    def ran(self) -> list[dict[str, Any]]:
-        """Rows that ran to an outcome: an error row is not a failure (graphs.app.evaluate)."""
-        return [r for r in self.by_task.values() if not r.get("error")]
-
-    @property
-    def label(self) -> str:
-        """``#N method env``: short enough for a table column; ``description`` says the rest."""
-        return f"#{self.number} {self.method} {self.env}"
-
-    @property
-    def model_name(self) -> str:
-        """The model spec, a script named by its file (``scripted:run.jsonl``), not its folders."""
-        provider, sep, name = self.model.partition(":")
-        return f"{provider}{sep}{Path(name).name}" if provider in ("scripted", "replay") else self.model
-
-    def limit(self, key: str) -> int:
-        """A limit the runs had (``max_trials``, ``max_episodes``): the setting (rows keep the
-        settings that differ from the defaults), else the method's default."""
-        from graphs import method_named
-
-        value = self.settings.get(key)
-        return int(value if value is not None else method_named(self.method).context.default(key))
-
-    @property
-    def settings_text(self) -> str:
-        """The settings that differ from the defaults, ``key=value`` (long values cut)."""
-        return " ".join(f"{k}={_short(v)}" for k, v in sorted(self.settings.items())) or "defaults"
-
-
-def _short(value: Any) -> str:
-    text = value if isinstance(value, str) else json.dumps(value, sort_keys=True)
-    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def read_results(path: Path) -> list[dict[str, Any]]:

@@ -1,9 +1,10 @@
 """The report's PNG figures (matplotlib, Agg backend: no display needed).
 
-One figure per kind of data present: completion vs trials (Structured Reflection), success
-vs episodes (Devil's Advocate), the transitions histogram (LASER), batch success per training
-iteration (AutoPlan plan records), and success rate per configuration (any report). Legends
-name configurations by their labels, wrapped so that no text is cut off.
+Each method's own figures, as it declares them (``Method.report.figures``: completion vs trials
+for Structured Reflection, success by episode for Devil's Advocate, the transitions histogram
+for LASER, batch success per training iteration from AutoPlan's plan records), drawn here from
+their data, then the success rate per configuration (any report). Legends name configurations
+by their labels, wrapped so that no text is cut off.
 """
 
 from __future__ import annotations
@@ -12,9 +13,8 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
-from graphs.app.report import autoplan, da, laser, sr
-from graphs.app.report.load import Config
-from graphs.app.report.tables import rate
+from graphs.app.report.contents import method_figures
+from nodes.report import Config, Curves, Histogram, rate
 
 WRAP = 48  # legend and tick label width, in characters
 
@@ -45,15 +45,15 @@ def _save(plt: Any, fig: Any, path: Path) -> Path:
     return path
 
 
-def _lines(plt: Any, curves: dict[str, list[float]], title: str, xlabel: str, ylabel: str, path: Path) -> Path:
+def _lines(plt: Any, figure: Curves, path: Path) -> Path:
     fig, ax = plt.subplots(figsize=(7, 4.5))
-    for label, values in curves.items():
+    for key, values in figure.lines:
         xs = list(range(1, len(values) + 1))
-        ax.plot(xs, [100 * v for v in values], marker="o", label=label)
-    longest = max((len(v) for v in curves.values()), default=1)
+        ax.plot(xs, [100 * v for v in values], marker="o", label=_named(key))
+    longest = max((len(v) for _, v in figure.lines), default=1)
     ax.set_xticks(range(1, longest + 1))
     ax.set_ylim(-2, 102)
-    ax.set(title=title, xlabel=xlabel, ylabel=ylabel)
+    ax.set(title=figure.title, xlabel=figure.xlabel, ylabel=figure.ylabel)
     ax.grid(alpha=0.3)
     ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.16), fontsize=9, frameon=False)
     return _save(plt, fig, path)
@@ -64,55 +64,28 @@ def write(configs: list[Config], training: dict[str, dict[str, Any]], folder: Pa
     plt = _pyplot()
     folder.mkdir(parents=True, exist_ok=True)
     out = []
-    by_method = {m: [c for c in configs if c.method == m and c.ran] for m in (sr.METHOD, da.METHOD, laser.METHOD)}
-    if by_method[sr.METHOD]:
-        trials = max(c.limit("max_trials") for c in by_method[sr.METHOD])
-        out.append(
-            _lines(
-                plt,
-                {legend(c): sr.curve(c, trials) for c in by_method[sr.METHOD]},
-                "Structured Reflection: completion vs trials",
-                "trials (T)",
-                "completion rate (%)",
-                folder / "sr_trials.png",
-            )
-        )
-    if by_method[da.METHOD]:
-        out.append(
-            _lines(
-                plt,
-                {legend(c): da.by_episode(c) for c in by_method[da.METHOD]},
-                "Devil's Advocate: success by episode",
-                "episode",
-                "success rate (%)",
-                folder / "da_episodes.png",
-            )
-        )
-    if by_method[laser.METHOD]:
-        out.append(_histogram(plt, by_method[laser.METHOD], folder / "laser_transitions.png"))
-    if training:
-        out.append(
-            _lines(
-                plt,
-                {_wrap(name): autoplan.iteration_rates(r) for name, r in training.items()},
-                "AutoPlan: batch success per training iteration",
-                "training iteration",
-                "batch success rate (%)",
-                folder / "autoplan_training.png",
-            )
-        )
+    for figure in method_figures(configs, training):
+        if isinstance(figure, Curves):
+            out.append(_lines(plt, figure, folder / f"{figure.name}.png"))
+        else:
+            out.append(_histogram(plt, figure, folder / f"{figure.name}.png"))
     if any(c.ran for c in configs):
         out.append(_bars(plt, [c for c in configs if c.ran], folder / "comparison.png"))
     return out
 
 
-def _histogram(plt: Any, configs: list[Config], path: Path) -> Path:
+def _named(key: Config | str) -> str:
+    """A line's legend: a configuration's (``legend``), or a training record's file name."""
+    return legend(key) if isinstance(key, Config) else _wrap(key)
+
+
+def _histogram(plt: Any, figure: Histogram, path: Path) -> Path:
     fig, ax = plt.subplots(figsize=(7, 4.5))
-    data = [laser.transitions(c) for c in configs]
+    data = [values for _, values in figure.series]
     top = max(max(d) for d in data)
     bins = [x - 0.5 for x in range(top + 2)]
-    ax.hist(data, bins=bins, label=[legend(c) for c in configs])
-    ax.set(title="LASER: state transitions per episode", xlabel="state transitions", ylabel="episodes")
+    ax.hist(data, bins=bins, label=[legend(c) for c, _ in figure.series])
+    ax.set(title=figure.title, xlabel=figure.xlabel, ylabel=figure.ylabel)
     ax.set_xticks(range(top + 1))
     ax.yaxis.get_major_locator().set_params(integer=True)
     ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.16), fontsize=9, frameon=False)

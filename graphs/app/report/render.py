@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from graphs.app.report.tables import Table
+from nodes.report import Table
 
 WIDE = 160  # characters per line when the output is not a terminal
 

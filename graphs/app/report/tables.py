@@ -1,50 +1,17 @@
 """The tables every report has: the runs (model, settings, tasks, success, tokens, cost,
 time), the failures with their stop reasons, and the side-by-side comparison with paired
-differences. A ``Table`` is plain text cells, rendered for the terminal or as Markdown by
-graphs.app.report.render."""
+differences. A ``Table`` (nodes.report, where the methods' own tables are written too) is
+plain text cells, rendered for the terminal or as Markdown by graphs.app.report.render."""
 
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass, field
-from typing import Any
 
-from graphs.app.report.load import Config
 from graphs.app.report.stats import RESAMPLES, SEED, Difference, paired_bootstrap
-from nodes.usage import dollars, sum_costs
+from nodes.report import NONE, Config, Table, mean, number, percent, rate, total_cost
+from nodes.usage import dollars
 
-NONE = "-"  # a cell with nothing to show (no task of that kind)
 EXAMPLES = 5  # task ids listed per failure kind
-
-
-@dataclass
-class Table:
-    title: str
-    columns: list[str]
-    rows: list[list[str]] = field(default_factory=list)
-    note: str = ""
-
-
-def percent(value: float | None) -> str:
-    return NONE if value is None else f"{100 * value:.1f}"
-
-
-def number(value: float | None, digits: int = 2) -> str:
-    return NONE if value is None else f"{value:.{digits}f}"
-
-
-def mean(values: list[float]) -> float | None:
-    return sum(values) / len(values) if values else None
-
-
-def rate(rows: list[dict[str, Any]]) -> float | None:
-    """The success rate of rows (None without rows)."""
-    return mean([float(bool(r.get("success"))) for r in rows])
-
-
-def total_cost(rows: list[dict[str, Any]]) -> float | None:
-    """Summed cost; None (unpriced) when any row's model has no known price."""
-    return sum_costs(r.get("cost_usd") for r in rows)
 
 
 def configurations_table(configs: list[Config]) -> Table:

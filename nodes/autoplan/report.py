@@ -12,21 +12,12 @@ iteration's batch and the training cost per question.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
-from graphs.app.report.load import Config
-from graphs.app.report.tables import (
-    NONE,
-    Table,
-    mean,
-    number,
-    percent,
-    rate,
-    total_cost,
-)
+from nodes.report import NONE, Config, Curves, Figure, Table, mean, number, percent, rate, total_cost
 from nodes.usage import dollars
 
-METHOD = "autoplan"
 TYPE_LABELS = ("Pick", "Light", "Clean", "Heat", "Cool", "Pick Two")  # in ALFWorld's type order, as Table 3a
 
 
@@ -149,8 +140,9 @@ def training_table(name: str, record: dict[str, Any]) -> Table:
     return table
 
 
-def tables(configs: list[Config], training: dict[str, dict[str, Any]]) -> list[Table]:
-    mine = [c for c in configs if c.method == METHOD]
+def tables(mine: list[Config], training: Mapping[str, dict[str, Any]] | None = None) -> list[Table]:
+    """Tables 3a, 3b and 4 over AutoPlan's configurations ``mine``, then one table per plan
+    record of ``introspect train`` (``training``: file name -> record)."""
     out = []
     if alfworld := [c for c in mine if c.env == "alfworld"]:
         out.append(alfworld_table(alfworld))
@@ -158,4 +150,19 @@ def tables(configs: list[Config], training: dict[str, dict[str, Any]]) -> list[T
         out.append(hotpotqa_table(hotpotqa))
     if mine:
         out.append(cost_table(mine))
-    return out + [training_table(name, record) for name, record in training.items()]
+    return out + [training_table(name, record) for name, record in (training or {}).items()]
+
+
+def figures(mine: list[Config], training: Mapping[str, dict[str, Any]] | None = None) -> list[Figure]:
+    """Batch success per training iteration, one line per plan record."""
+    if not training:
+        return []
+    return [
+        Curves(
+            "autoplan_training",
+            "AutoPlan: batch success per training iteration",
+            "training iteration",
+            "batch success rate (%)",
+            [(name, iteration_rates(record)) for name, record in training.items()],
+        )
+    ]

@@ -1,5 +1,6 @@
 """``introspect view`` of a training thread (``introspect train autoplan``): one page, a card
-per iteration of AutoPlan's loop (paper 3.2).
+per iteration of AutoPlan's loop (paper 3.2). AutoPlan declares it as its ``Training.page``;
+``introspect view`` (graphs.app.view) calls it for a thread its training wrote.
 
 An iteration shows the batch as ``sample_batch`` drew it, the plan the batch was played
 with, each experience's outcome (with its whole interaction, folded), each SIR reflection
@@ -15,9 +16,9 @@ import html
 from dataclasses import dataclass, field
 from typing import Any
 
-from graphs.app.markup import STYLE, structure_html
 from nodes.autoplan.batch import of_iteration
 from nodes.context import TrainingContext
+from nodes.markup import STYLE, structure_html
 
 EXPERIENCE = ("task_id", "success", "reward", "steps", "stop_reason", "outcome")
 REFLECTION = ("task_id", "summary", "flaw", "revision")
@@ -118,3 +119,10 @@ def training_page(
         f"<div>thread {html.escape(thread_id)} · model {html.escape(context.model)}</div>"
         f"<div>{html.escape(summary)}</div></header><main>{body}</main></body></html>"
     )
+
+
+async def page(graph: Any, thread_id: str, context: TrainingContext) -> str:
+    """The page of training thread ``thread_id`` (``Training.page``): ``graph`` is the training
+    graph bound to the thread's checkpointer."""
+    final, iterations = await training_iterations(graph, thread_id)
+    return training_page(thread_id, "AutoPlan", context, final, iterations)

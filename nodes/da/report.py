@@ -10,10 +10,12 @@ that is success with ``episodes <= k``.
 
 from __future__ import annotations
 
-from graphs.app.report.load import Config
-from graphs.app.report.tables import NONE, Table, mean, number, percent, rate
+from collections.abc import Mapping
+from typing import Any
 
-METHOD = "devils_advocate"
+from nodes.da.context import DAContext
+from nodes.report import NONE, Config, Curves, Figure, Table, mean, number, percent, rate
+
 TABLE_1 = ("actions_first_episode", "actions_last_episode", "plan_revisions", "backtracks")  # averaged per task
 
 
@@ -22,15 +24,17 @@ def by_episode(config: Config) -> list[float]:
     ran = config.ran
     if not ran:
         return []
-    last = max([config.limit("max_episodes"), *(int(r.get("episodes") or 1) for r in ran)])
+    last = max(
+        [config.limit("max_episodes", DAContext.default("max_episodes")), *(int(r.get("episodes") or 1) for r in ran)]
+    )
     return [
         sum(bool(r.get("success")) and int(r.get("episodes") or 1) <= k for r in ran) / len(ran)
         for k in range(1, last + 1)
     ]
 
 
-def tables(configs: list[Config]) -> list[Table]:
-    mine = [c for c in configs if c.method == METHOD]
+def tables(mine: list[Config], training: Mapping[str, dict[str, Any]] | None = None) -> list[Table]:
+    """Table 1 and success by episode over Devil's Advocate's configurations ``mine``."""
     if not mine:
         return []
     table1 = Table(
@@ -59,3 +63,19 @@ def tables(configs: list[Config]) -> list[Table]:
     for label, values in curves.items():
         episodes.rows.append([label, *(percent(v) for v in values), *[NONE] * (longest - len(values))])
     return [table1, episodes]
+
+
+def figures(mine: list[Config], training: Mapping[str, dict[str, Any]] | None = None) -> list[Figure]:
+    """Success by episode, one line per configuration that ran."""
+    ran = [c for c in mine if c.ran]
+    if not ran:
+        return []
+    return [
+        Curves(
+            "da_episodes",
+            "Devil's Advocate: success by episode",
+            "episode",
+            "success rate (%)",
+            [(c, by_episode(c)) for c in ran],
+        )
+    ]

@@ -9,10 +9,11 @@ whose item the backup strategy chose apart (the paper's forced-stop group).
 
 from __future__ import annotations
 
-from graphs.app.report.load import Config
-from graphs.app.report.tables import Table, mean, number, percent, rate
+from collections.abc import Mapping
+from typing import Any
 
-METHOD = "laser"
+from nodes.report import Config, Figure, Histogram, Table, mean, number, percent, rate
+
 GROUPS = (("3 or fewer", 0, 3), ("4-6", 4, 6), ("7-9", 7, 9), ("10-13", 10, 13), ("14 or more", 14, 10**9))
 BACKUP = "backup chose"
 
@@ -21,8 +22,8 @@ def transitions(config: Config) -> list[int]:
     return [int(r.get("transitions") or 0) for r in config.ran]
 
 
-def tables(configs: list[Config]) -> list[Table]:
-    mine = [c for c in configs if c.method == METHOD]
+def tables(mine: list[Config], training: Mapping[str, dict[str, Any]] | None = None) -> list[Table]:
+    """Table 1 and Figure 2's groups over LASER's configurations ``mine``."""
     if not mine:
         return []
     main = Table(
@@ -73,3 +74,19 @@ def tables(configs: list[Config]) -> list[Table]:
                     ]
                 )
     return [main, lengths]
+
+
+def figures(mine: list[Config], training: Mapping[str, dict[str, Any]] | None = None) -> list[Figure]:
+    """The histogram of state transitions per episode, one series per configuration that ran."""
+    ran = [c for c in mine if c.ran]
+    if not ran:
+        return []
+    return [
+        Histogram(
+            "laser_transitions",
+            "LASER: state transitions per episode",
+            "state transitions",
+            "episodes",
+            [(c, transitions(c)) for c in ran],
+        )
+    ]

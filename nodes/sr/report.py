@@ -15,12 +15,12 @@ the first three trials of every seed both ran ("T=3"), and the saving 1 - staged
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Mapping
 from typing import Any
 
-from graphs.app.report.load import Config
-from graphs.app.report.tables import NONE, Table, mean, percent
+from nodes.report import NONE, Config, Curves, Figure, Table, mean, percent
+from nodes.sr.context import SRContext
 
-METHOD = "structured_reflection"
 TRIALS = (1, 3, 5)  # the paper's columns
 OTHER = "other"  # tasks outside the paper's 43, or an env without categories
 
@@ -129,8 +129,9 @@ def planning_table(staged: Config, iterative: Config) -> Table:
     return table
 
 
-def tables(configs: list[Config]) -> list[Table]:
-    mine = [c for c in configs if c.method == METHOD]
+def tables(mine: list[Config], training: Mapping[str, dict[str, Any]] | None = None) -> list[Table]:
+    """Completion rates per configuration, and Table 8 for every staged/iterative pair among
+    Structured Reflection's configurations ``mine``."""
     out = [t for c in mine for t in completion_tables(c)]
     pairs: dict[tuple[Any, ...], dict[str, Config]] = defaultdict(dict)
     for c in mine:
@@ -140,3 +141,20 @@ def tables(configs: list[Config]) -> list[Table]:
         if {"staged", "iterative"} <= set(pair):
             out.append(planning_table(pair["staged"], pair["iterative"]))
     return out
+
+
+def figures(mine: list[Config], training: Mapping[str, dict[str, Any]] | None = None) -> list[Figure]:
+    """Completion vs trials up to the largest trial limit, one line per configuration that ran."""
+    ran = [c for c in mine if c.ran]
+    if not ran:
+        return []
+    trials = max(c.limit("max_trials", SRContext.default("max_trials")) for c in ran)
+    return [
+        Curves(
+            "sr_trials",
+            "Structured Reflection: completion vs trials",
+            "trials (T)",
+            "completion rate (%)",
+            [(c, curve(c, trials)) for c in ran],
+        )
+    ]

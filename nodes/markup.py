@@ -1,9 +1,9 @@
 """The HTML pieces every ``introspect view`` page shares: its style sheet and how a method's
 structures (plans, reflections, experiences) are drawn as tables.
 
-Kept apart from the trajectory page (graphs.app.view) so that the training page
-(graphs.app.training_view), which view itself opens, draws with the same pieces without
-importing view.
+Kept below the app and the method graphs so that the trajectory page (graphs.app.view) and a
+method's own page of its training threads (``Training.page``: AutoPlan's in
+nodes.autoplan.training_view) draw with the same pieces, and a method never imports the app.
 """
 
 from __future__ import annotations

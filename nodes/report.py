@@ -1,0 +1,126 @@
+"""What a method's report is written in: the rows of one evaluated configuration (``Config``),
+tables of text cells (``Table``), figures as data (``Curves``, ``Histogram``) and the cell
+formats every table shares.
+
+A method declares its report (``graphs.method.Report``) as functions of these, in its own
+package (``nodes.<method>.report``), so ``introspect report`` (graphs.app.report) shows a new
+method's paper tables without naming it. They live down here, below the method graphs and the
+app, because both build on them: a method's package may not import the app.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from nodes.usage import sum_costs
+
+NONE = "-"  # a cell with nothing to show (no task of that kind)
+
+
+@dataclass
+class Table:
+    title: str
+    columns: list[str]
+    rows: list[list[str]] = field(default_factory=list)
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class Curves:
+    """A line figure: per configuration (or training record, by name) its values at x = 1, 2, ...,
+    rates between 0 and 1 drawn as percentages."""
+
+    name: str  # the file's stem: ``sr_trials`` is written as sr_trials.png
+    title: str
+    xlabel: str
+    ylabel: str
+    lines: list[tuple[Config | str, list[float]]]
+
+
+@dataclass(frozen=True)
+class Histogram:
+    """A histogram of whole numbers, one series per configuration."""
+
+    name: str
+    title: str
+    xlabel: str
+    ylabel: str
+    series: list[tuple[Config, list[int]]]
+
+
+Figure = Curves | Histogram
+
+
+@dataclass
+class Config:
+    """One evaluated configuration and its latest row per task."""
+
+    number: int  # 1, 2, ... in the order first seen: tables name a configuration "#N method"
+    method: str
+    env: str
+    model: str
+    fingerprint: str
+    settings: dict[str, Any]
+    sources: list[str] = field(default_factory=list)  # the files its rows came from
+    by_task: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    @property
+    def rows(self) -> list[dict[str, Any]]:
+        return list(self.by_task.values())
+
+    @property
+    def ran(self) -> list[dict[str, Any]]:
+        """Rows that ran to an outcome: an error row is not a failure (graphs.app.evaluate)."""
+        return [r for r in self.by_task.values() if not r.get("error")]
+
+    @property
+    def label(self) -> str:
+        """``#N method env``: short enough for a table column; ``description`` says the rest."""
+        return f"#{self.number} {self.method} {self.env}"
+
+    @property
+    def model_name(self) -> str:
+        """The model spec, a script named by its file (``scripted:run.jsonl``), not its folders."""
+        provider, sep, name = self.model.partition(":")
+        return f"{provider}{sep}{Path(name).name}" if provider in ("scripted", "replay") else self.model
+
+    def limit(self, key: str, default: int) -> int:
+        """A limit the runs had (``max_trials``, ``max_episodes``): the setting, else ``default``
+        (the method's published one, which a row leaves out as unchanged)."""
+        value = self.settings.get(key)
+        return int(value if value is not None else default)
+
+    @property
+    def settings_text(self) -> str:
+        """The settings that differ from the defaults, ``key=value`` (long values cut)."""
+        return " ".join(f"{k}={_short(v)}" for k, v in sorted(self.settings.items())) or "defaults"
+
+
+def _short(value: Any) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, sort_keys=True)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def percent(value: float | None) -> str:
+    return NONE if value is None else f"{100 * value:.1f}"
+
+
+def number(value: float | None, digits: int = 2) -> str:
+    return NONE if value is None else f"{value:.{digits}f}"
+
+
+def mean(values: list[float]) -> float | None:
+    return sum(values) / len(values) if values else None
+
+
+def rate(rows: list[dict[str, Any]]) -> float | None:
+    """The success rate of rows (None without rows)."""
+    return mean([float(bool(r.get("success"))) for r in rows])
+
+
+def total_cost(rows: list[dict[str, Any]]) -> float | None:
+    """Summed cost; None (unpriced) when any row's model has no known price."""
+    return sum_costs(r.get("cost_usd") for r in rows)
