@@ -62,7 +62,7 @@ def test_a_fifth_method_runs_views_and_reports_without_app_code(react, capsys, t
     assert "finished: success=True reward=1.000 steps=4 model_calls=4" in child.stdout
 
     code, out, err = cli(capsys, "graphs")
-    assert code == 0 and "react  envs: webshop  nodes: start, think, execute, finish  defaults: max_actions=10" in out
+    assert code == 0 and "react  envs: webshop  nodes: start, think, execute, finish  settings: max_actions=10" in out
 
     code, out, err = cli(capsys, "view", "r1", "--checkpoint", db, "--out", str(tmp_path / "views"))
     assert code == 0, err
@@ -90,7 +90,9 @@ def test_studio_serves_the_fifth_method_s_graph_and_schemas(react):
     spec.loader.exec_module(module)  # as `langgraph dev` loads a graph: by file path
     graph = getattr(module, attribute)
     assert graph.checkpointer is None  # the server adds its own
-    assert {"model", "env", "max_actions"} <= set(graph.get_context_jsonschema()["properties"])  # Studio's form
+    fields = graph.get_context_jsonschema()["properties"]  # Studio's form: the method's own settings class
+    assert {"model", "env", "max_actions"} <= set(fields) and fields["max_actions"]["default"] == 10
+    assert "remedies" not in fields and "backup" not in fields
     assert {"task_id", "thoughts", "success"} <= set(graph.builder.channels)  # its state, input and output
     assert '??? note "`step`"' in reference.prompts("react")  # its own prompt folder, documented
 

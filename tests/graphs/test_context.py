@@ -8,13 +8,15 @@ from dataclasses import fields
 
 import pytest
 
-from graphs import methods
+from graphs import method_named, methods
 from graphs.app.evaluate import changed_settings, fingerprint
 from nodes.autoplan.context import AutoPlanContext
 from nodes.context import Context, ContextError
 from nodes.da.context import DAContext
 from nodes.laser.context import LaserContext
 from nodes.sr.context import SRContext
+
+LASER, AUTOPLAN = method_named("laser"), method_named("autoplan")
 
 
 @pytest.mark.parametrize(
@@ -88,12 +90,12 @@ def test_a_setting_given_at_its_default_is_the_same_configuration():
     """The fingerprint is over effective values: giving the default changes nothing."""
     plain = LaserContext(model="openai:gpt-4o-mini")
     explicit = LaserContext(model="openai:gpt-4o-mini", max_actions=15, backup=True, temperature=0.0)
-    assert fingerprint("laser", plain) == fingerprint("laser", explicit)
+    assert fingerprint(LASER, plain) == fingerprint(LASER, explicit)
     assert changed_settings(explicit) == {}
-    assert fingerprint("laser", plain) != fingerprint("laser", LaserContext(model="openai:gpt-4o-mini", max_actions=14))
+    assert fingerprint(LASER, plain) != fingerprint(LASER, LaserContext(model="openai:gpt-4o-mini", max_actions=14))
     ap = AutoPlanContext(env="hotpotqa")
-    assert fingerprint("autoplan", ap) == fingerprint(
-        "autoplan", AutoPlanContext(env="hotpotqa", max_actions={"hotpotqa": 10})
+    assert fingerprint(AUTOPLAN, ap) == fingerprint(
+        AUTOPLAN, AutoPlanContext(env="hotpotqa", max_actions={"hotpotqa": 10})
     )
     assert changed_settings(AutoPlanContext(env="hotpotqa", max_actions={"hotpotqa": 4})) == {
         "max_actions": {**AutoPlanContext.default("max_actions"), "hotpotqa": 4}

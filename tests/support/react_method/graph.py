@@ -5,7 +5,6 @@ action, and the loop goes back to ``think`` until the env says done (Buy Now) or
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -17,22 +16,14 @@ from langgraph.runtime import Runtime
 from envs.base import ActionParseError
 from graphs.edges import inline
 from graphs.method import Method, Report, View
-from nodes.context import Context, env, setting
 from nodes.environment import env_interface, execute, live_env, release, start_task
 from nodes.llm import caller_for
 from nodes.state import RunState
 from prompts import Templates
 from tests.support.react_method import report
+from tests.support.react_method.context import ReactContext
 
 PROMPTS = Templates(Path(__file__).resolve().parent / "prompts")
-
-
-@dataclass(kw_only=True)
-class ReactContext(Context):
-    """The shared settings plus ReAct's own: a step cap (its graphs' context_schema)."""
-
-    env: str = env("webshop")
-    max_actions: int = setting(10, "actions per task", min=1)
 
 
 class ReactState(RunState, total=False):
