@@ -21,6 +21,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, Literal, Protocol, runtime_checkable
 
+from errors import IntrospectError, UserError
+
 DATA_ROOT = Path(__file__).resolve().parent / "data"  # the shipped benchmark data, one folder per env
 
 
@@ -43,7 +45,7 @@ class StepResult:
     info: dict[str, Any] = field(default_factory=dict)
 
 
-class EnvError(ValueError):
+class EnvError(UserError, ValueError):
     """Bad input to an environment (unknown env, task or option): a user error, not a bug."""
 
 
@@ -55,7 +57,7 @@ class UnknownTaskError(EnvError):
     pass
 
 
-class ActionParseError(ValueError):
+class ActionParseError(IntrospectError, ValueError):
     """Model text holding no action of an env's grammar; the message is feedback for the agent."""
 
 

@@ -11,6 +11,8 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
+from errors import UserError
+
 if TYPE_CHECKING:
     from graphs.method import Method
 
@@ -23,8 +25,8 @@ METHODS: dict[str, str] = {
 }
 
 
-class UnknownMethodError(ValueError):
-    pass
+class UnknownMethodError(UserError, ValueError):
+    """A method name that is none of the registry's (nor an alias)."""
 
 
 def method_named(name: str) -> Method:

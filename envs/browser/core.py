@@ -51,6 +51,7 @@ from envs.base import StepResult
 from envs.browser.click import first_line
 from envs.browser.gate import Gate, UrlPolicy
 from envs.browser.launch import BrowserDiedError, get_browser, while_connected
+from errors import IntrospectError
 
 DEFAULT_LOAD_TIMEOUT_MS = 15000.0  # a navigation's response, then its page's load event
 DEFAULT_READ_TIMEOUT_MS = 20000.0  # one DevTools read of a page
@@ -59,7 +60,7 @@ DEFAULT_READ_TIMEOUT_MS = 20000.0  # one DevTools read of a page
 DEFAULT_MAX_ELEMENTS = 50_000
 
 
-class PageTooLarge(PlaywrightError):
+class PageTooLarge(PlaywrightError, IntrospectError):
     """The page has more elements than a session reads; the message is the agent's feedback."""
 
 
