@@ -450,6 +450,6 @@ def reported(result: StepResult, reports: list[str]) -> StepResult:
     ran, but what it led to was not what it asked for (a dialog answered for the agent, a page
     that did not load), and the agent must read why."""
     if reports:
-        feedback = " ".join(filter(None, [str(result.info.get("feedback") or ""), *reports]))
-        result.info.update(valid=False, feedback=feedback)
+        result.feedback = " ".join(filter(None, [result.feedback, *reports]))
+        result.valid = False
     return result
