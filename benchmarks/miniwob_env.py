@@ -83,7 +83,7 @@ async def task_latencies(
         ids = res.observation.info["ids"]
         if ids and not res.done:
             res, t = await atimed(env.step(f"click id={ids[0]}"))
-            kinds["step_click" if res.info["valid"] else "step_click_refused"].append(t)
+            kinds["step_click" if res.valid else "step_click_refused"].append(t)
         snap = await env.snapshot()
         _, t = await atimed(replica.restore(snap))
         kinds["restore"].append(t)

@@ -21,6 +21,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, Literal, Protocol, runtime_checkable
 
+from errors import IntrospectError, UserError
+
 DATA_ROOT = Path(__file__).resolve().parent / "data"  # the shipped benchmark data, one folder per env
 
 
@@ -35,15 +37,33 @@ class Observation:
 
 @dataclass
 class StepResult:
-    """The outcome of one action; an invalid action sets ``info["valid"] = False``."""
+    """The outcome of one action.
+
+    ``valid`` is False when the env refused the action (its state unchanged) or the action ran
+    but did not lead where it asked (a browser env: a dialog answered for the agent, a page that
+    did not load); ``feedback`` then says why, in a sentence the agent reads. ``success``: the
+    task was accomplished; read only on the step that ends the episode (``done``), where every
+    env sets it. ``info`` holds what one env adds (WebShop's reward parts, WebArena's
+    evaluators, ALFWorld's admissible commands, the ``evaluation`` a final step may carry).
+
+    A change to the env contract: the three were once keys of ``info`` (``info["valid"]``...).
+    An env now sets the fields (keyword-only, after the four positional ones), and a final step
+    that does not set ``success`` is a failure, whatever its reward (the stepping node used to
+    take a reward of 1 as success then). Nothing stored holds a StepResult (graph state keeps the
+    node's own ``Step``; a HotpotQA snapshot keeps its observation's info, where the old keys
+    are extras nobody reads), so threads, recordings and results rows written before read the same.
+    """
 
     observation: Observation
     reward: float
     done: bool
     info: dict[str, Any] = field(default_factory=dict)
+    valid: bool = field(default=True, kw_only=True)
+    feedback: str = field(default="", kw_only=True)
+    success: bool = field(default=False, kw_only=True)
 
 
-class EnvError(ValueError):
+class EnvError(UserError, ValueError):
     """Bad input to an environment (unknown env, task or option): a user error, not a bug."""
 
 
@@ -55,7 +75,7 @@ class UnknownTaskError(EnvError):
     pass
 
 
-class ActionParseError(ValueError):
+class ActionParseError(IntrospectError, ValueError):
     """Model text holding no action of an env's grammar; the message is feedback for the agent."""
 
 
@@ -129,8 +149,8 @@ class Interface(abc.ABC):
 class Env(abc.ABC):
     """An async benchmark environment.
 
-    Invalid actions never raise: they return a StepResult whose info has ``valid=False``
-    and a ``feedback`` sentence the agent can read. ``interface`` says what an agent is told
+    Invalid actions never raise: they return a StepResult with ``valid=False`` and a
+    ``feedback`` sentence the agent can read (``invalid``). ``interface`` says what an agent is told
     about the env and how its replies are read.
     """
 
@@ -256,7 +276,7 @@ def judge_option(value: Any, env: str) -> str | None:
 
 def invalid(observation: Observation, feedback: str, **info: Any) -> StepResult:
     """The StepResult of a refused action: state unchanged, no reward, feedback for the agent."""
-    return StepResult(observation, 0.0, False, {"valid": False, "feedback": feedback, **info})
+    return StepResult(observation, 0.0, False, info, valid=False, feedback=feedback)
 
 
 # name -> "module:Class"; imported lazily so that, e.g., using WebShop never starts a browser.

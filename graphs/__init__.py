@@ -23,6 +23,8 @@ import importlib
 import os
 from typing import TYPE_CHECKING, Any
 
+from errors import UserError
+
 if TYPE_CHECKING:
     from graphs.method import Method
 
@@ -36,8 +38,8 @@ METHODS: dict[str, str] = {
 EXTRA = "INTROSPECT_METHODS"  # more name=module pairs, comma-separated (module docstring)
 
 
-class UnknownMethodError(ValueError):
-    pass
+class UnknownMethodError(UserError, ValueError):
+    """A method name that is none of the registry's (nor an alias)."""
 
 
 def registry() -> dict[str, str]:

@@ -27,8 +27,10 @@ import typing
 from dataclasses import MISSING, Field, asdict, dataclass, field, fields
 from typing import Any, Literal
 
+from errors import UserError
 
-class ContextError(ValueError):
+
+class ContextError(UserError, ValueError):
     """A Context field with a value outside its type, range or choices."""
 
 

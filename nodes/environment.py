@@ -184,17 +184,16 @@ async def execute(
     snap = await env.snapshot()
     SESSIONS.mark(session_key(config, state), snap)
     await capture(env, session_key(config, state), len(state.get("trajectory") or []))
-    valid = bool(result.info.get("valid", True))
     step = Step(
         node=node,
         action=action,
         rationale=rationale,
         observation=result.observation.text,
         reward=float(result.reward),
-        valid=valid,
+        valid=result.valid,
     )
-    if not valid:
-        step["feedback"] = str(result.info.get("feedback", ""))
+    if not result.valid:
+        step["feedback"] = result.feedback
     update: dict[str, Any] = {
         "observation": result.observation.text,
         "env_snapshot": snap,
@@ -202,7 +201,7 @@ async def execute(
         "actions": int(state.get("actions", 0)) + 1,  # refused actions count too: no free loops
         "reward": float(result.reward),
         "done": bool(result.done),
-        "success": bool(result.done and result.info.get("success", result.reward >= 1.0)),
+        "success": bool(result.done and result.success),
     }
     evaluation = result.info.get("evaluation")
     if result.done and isinstance(evaluation, dict):

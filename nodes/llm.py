@@ -29,21 +29,25 @@ from langchain_core.language_models.chat_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 from pydantic import SecretStr
 
+from errors import IntrospectError, UserError
 from nodes.recording import RECORDER, ReplayChatModel, record_call, request_record
 from nodes.scripted import ScriptedChatModel, cut_at_stop
 from nodes.secrets import redact
 from nodes.usage import Usage, add_usage, empty_usage, load_prices, usage_of_call
 
 
-class ModelConfigError(ValueError):
+class ModelConfigError(UserError, ValueError):
     """A malformed model spec, a missing key or a missing provider package."""
 
 
-class ModelCallError(RuntimeError):
-    """A model call failed for good (non-transient, or retries exhausted).
+class ModelCallError(IntrospectError, RuntimeError):
+    """A model call failed for good (non-transient, or retries exhausted). Not a bug and not
+    the user's input: the command says so in one line and exits 1 (the run stays checkpointed).
 
     ``usage`` is what the failing node had spent, which its state never receives: its
     earlier calls and the failed call's retries."""
+
+    exit_status = 1
 
     def __init__(self, message: str, usage: Usage | None = None) -> None:
         super().__init__(redact(message))

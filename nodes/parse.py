@@ -10,8 +10,10 @@ import json
 import re
 from typing import Any
 
+from errors import IntrospectError
 
-class ParseError(ValueError):
+
+class ParseError(IntrospectError, ValueError):
     """The reply did not have the expected form; the message is feedback for the model."""
 
 

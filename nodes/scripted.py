@@ -29,8 +29,10 @@ from langchain_core.outputs import ChatGeneration, ChatResult
 from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import Field
 
+from errors import UserError
 
-class ScriptError(ValueError):
+
+class ScriptError(UserError, ValueError):
     """The script file is missing, malformed, or has run out of replies."""
 
 

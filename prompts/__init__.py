@@ -18,11 +18,14 @@ from __future__ import annotations
 import string
 from pathlib import Path
 
+from errors import IntrospectError
+
 ROOT = Path(__file__).resolve().parent
 
 
-class PromptError(KeyError):
-    """An unknown prompt or an unfilled placeholder."""
+class PromptError(IntrospectError, KeyError):
+    """An unknown prompt or an unfilled placeholder: a bug (the code names the prompts and
+    fills them), so not a user error."""
 
 
 class Templates:

@@ -1,17 +1,27 @@
 """Bad input to the ``introspect`` command: one line on stderr and exit 2, before any step
-runs and with nothing written (no checkpoint database, no results file, no directory)."""
+runs and with nothing written (no checkpoint database, no results file, no directory).
+Which errors those are is their type's say (``errors.UserError``), for every one of them."""
 
 from __future__ import annotations
 
 import hashlib
+import importlib
 import os
+import pkgutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from envs.webarena.login import LoginFailed
+from errors import IntrospectError, UserError
+from graphs.app import cli
 from graphs.app.cli import main
+from graphs.app.gaveup import GaveUp
+from nodes.llm import ModelCallError
+from nodes.parse import ParseError
+from prompts import PromptError
 from tests.support.laser_demo import DEMO, ROOT, write_demo_script
 
 TASK = DEMO["task_id"]
@@ -124,3 +134,75 @@ def test_bad_input_as_a_user_meets_it(workdir, name):
     assert done.stderr.count("\n") == 1 and message in done.stderr and "Traceback" not in done.stderr
     assert done.stdout == ""
     assert tree(workdir) == before
+
+
+def project_exceptions() -> list[type[BaseException]]:
+    """Every exception class the project's packages define (each of their modules imported)."""
+    found: dict[str, type[BaseException]] = {}
+    for package in ("errors", "prompts", "envs", "nodes", "graphs"):
+        root = importlib.import_module(package)
+        for module in pkgutil.walk_packages(root.__path__, f"{package}."):
+            if not module.name.startswith("envs.data") and ".static" not in module.name:
+                importlib.import_module(module.name)
+    for package in ("errors", "prompts", "envs", "nodes", "graphs"):
+        for name, module in list(sys.modules.items()):
+            if name == package or name.startswith(f"{package}."):
+                for value in vars(module).values():
+                    if isinstance(value, type) and issubclass(value, BaseException) and value.__module__ == name:
+                        found[f"{value.__module__}.{value.__qualname__}"] = value
+    return [found[key] for key in sorted(found)]
+
+
+EXCEPTIONS = project_exceptions()
+USER_ERRORS = [cls for cls in EXCEPTIONS if issubclass(cls, UserError)]
+
+
+def test_every_exception_of_the_project_is_an_introspect_error():
+    """One base, so the command tells user errors from bugs by type, not by a list it keeps."""
+    strays = [f"{cls.__module__}.{cls.__qualname__}" for cls in EXCEPTIONS if not issubclass(cls, IntrospectError)]
+    assert not strays
+    named = {cls.__name__ for cls in USER_ERRORS}
+    assert {"UsageError", "ContextError", "UnknownMethodError", "EnvError", "UnknownTaskError", "ThreadError"} <= named
+    assert {"CheckpointConfigError", "ModelConfigError", "ScriptError", "ReportInputError", "ServerError"} <= named
+
+
+def raising(monkeypatch, error: BaseException) -> None:
+    """``introspect graphs`` raises ``error`` (its handler is looked up when the parser is built)."""
+
+    def handler(args):
+        raise error
+
+    monkeypatch.setattr(cli, "cmd_graphs", handler)
+
+
+@pytest.mark.parametrize("cls", USER_ERRORS, ids=lambda cls: f"{cls.__module__}.{cls.__name__}")
+def test_every_user_error_is_one_line_and_exit_2(capsys, monkeypatch, cls):
+    raising(monkeypatch, cls(f"what was wrong with the {cls.__name__} input"))
+    code, out, err = run_main(capsys, ["graphs"])
+    assert code == 2
+    assert err == f"introspect: what was wrong with the {cls.__name__} input\n" and out == ""
+
+
+@pytest.mark.parametrize(
+    "error",
+    [ModelCallError("model call failed after 5 attempts: RateLimitError"), GaveUp("gave up"), LoginFailed("no")],
+    ids=lambda error: type(error).__name__,
+)
+def test_a_model_or_site_that_failed_is_one_line_and_exit_1(capsys, monkeypatch, error):
+    raising(monkeypatch, error)
+    code, out, err = run_main(capsys, ["graphs"])
+    assert code == 1 and err == f"introspect: {error}\n" and out == ""
+
+
+@pytest.mark.parametrize(
+    "error",
+    [PromptError("no prompt named 'laser/nope'"), ParseError("no JSON object found"), ValueError("a bug")],
+    ids=lambda error: type(error).__name__,
+)
+def test_an_error_that_means_a_bug_is_not_a_user_error(capsys, monkeypatch, error):
+    """A bug keeps its traceback (the command re-raises it) and is never exit 2."""
+    raising(monkeypatch, error)
+    with pytest.raises(type(error)) as raised:
+        main(["graphs"])
+    assert raised.value is error
+    assert capsys.readouterr().err == ""

@@ -122,7 +122,17 @@ def test_run_shows_retries_and_a_run_that_gave_up_names_its_resume_command(capsy
     assert "finished: success=True" in out
 
 
-def test_eval_where_every_task_errored_exits_1_and_counts_no_failures(capsys, monkeypatch, tmp_path):
+@pytest.mark.parametrize(
+    "checkpoint, again",
+    [
+        ("memory", "their checkpoints were in memory: the same command again runs them from the start"),
+        ("sqlite", "run the same command again to resume them from their checkpoints"),
+    ],
+)
+def test_eval_where_every_task_errored_exits_1_and_counts_no_failures(capsys, monkeypatch, tmp_path, checkpoint, again):
+    """The last line says what the same command does next: resume the tasks, or (their
+    checkpoints gone with the process) run them from the start."""
+    where = "memory" if checkpoint == "memory" else f"sqlite://{tmp_path / 'cp.sqlite'}"
     with OpenAIStub() as stub:
         monkeypatch.setenv("OPENAI_BASE_URL", stub.base_url)
         monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
@@ -140,11 +150,11 @@ def test_eval_where_every_task_errored_exits_1_and_counts_no_failures(capsys, mo
             "--results",
             str(tmp_path / "r.jsonl"),
             "--checkpoint",
-            "memory",
+            where,
         )
     assert code == 1
     assert "(ran to an outcome: 0, errors: 2)" in out and "error         task 0: " in out
-    assert "2 of 2 tasks errored (not counted as failures)" in err
+    assert err.strip().splitlines()[-1] == f"introspect: 2 of 2 tasks errored (not counted as failures); {again}"
 
 
 def test_eval_shows_retries_live_and_counts_them_per_task(capsys, monkeypatch, tmp_path):

@@ -8,8 +8,8 @@ and "You arrive at loc N. " from arrivals (the raw text stays in ``info["raw"]``
 
 A command the game refuses (not admissible: the engine would say "Nothing happens.") is
 answered with AutoPlan's augmented feedback (paper 004, Table 6; see envs.alfworld.feedback)
-in ``info["feedback"]`` and, by default, in the observation as AutoPlan's original shows it:
-"Action failed. System Message: You are not at countertop 1.".
+in the step's ``feedback`` (its kind in ``info["error"]``) and, by default, in the observation
+as AutoPlan's original shows it: "Action failed. System Message: You are not at countertop 1.".
 
 The engine is CPU-bound (about 0.1 s a step, 1-2 s to load a game) and reading games
 touches the disk, so everything but bookkeeping runs in a worker thread: finding the data
@@ -227,32 +227,40 @@ class ALFWorldEnv(Env):
         """One action (engine thread). Refused actions count towards the step cap too."""
         command = " ".join(str(action).strip().split())
         if self._done:
-            info = self._info(NOTHING, valid=False, feedback="The episode has ended.", success=self._won)
-            return StepResult(self._observation, 0.0, True, info)
+            ended = "The episode has ended."
+            return StepResult(
+                self._observation, 0.0, True, self._info(NOTHING), valid=False, feedback=ended, success=self._won
+            )
         self._actions.append(command)
-        extra: dict[str, Any]
+        extra: dict[str, Any] = {}
+        valid, feedback = True, ""
         if command.lower().startswith("think:"):
             raw = text = "OK."  # ReAct's reasoning step: no game effect
-            extra = {"valid": True}
         elif command in self._state.admissible_commands:
             raw = self._engine_step(command)
             text = react_text(raw)
-            extra = {"valid": True}
         else:
             names = {key: entity.name or entity.id for key, entity in self._state["_entity_infos"].items()}
             world = World.from_facts(self._state["_facts"], names)
             why = explain(command, world, self._state.admissible_commands)
             raw = NOTHING
             text = REFUSED + why.sentence if self.augmented else NOTHING
-            extra = {"valid": False, "feedback": why.sentence, "error": why.error}
+            valid, feedback, extra["error"] = False, why.sentence, why.error
         self._won = bool(self._state.won)
         out_of_steps = len(self._actions) >= self.max_steps and not self._won
         self._done = self._won or out_of_steps
         if self._done:
-            extra["success"] = self._won
             extra["stop_reason"] = "won" if self._won else "max_steps"
         self._observation = Observation(text, info=self._info(raw, **extra))
-        return StepResult(self._observation, 1.0 if self._won else 0.0, self._done, dict(self._observation.info))
+        return StepResult(
+            self._observation,
+            1.0 if self._won else 0.0,
+            self._done,
+            dict(self._observation.info),
+            valid=valid,
+            feedback=feedback,
+            success=self._done and self._won,
+        )
 
     async def snapshot(self) -> dict[str, Any]:
         """The game and every action since reset; restore replays them (JSON, small)."""

@@ -51,6 +51,7 @@ from envs.base import StepResult
 from envs.browser.click import first_line
 from envs.browser.gate import Gate, UrlPolicy
 from envs.browser.launch import BrowserDiedError, get_browser, while_connected
+from errors import IntrospectError
 
 DEFAULT_LOAD_TIMEOUT_MS = 15000.0  # a navigation's response, then its page's load event
 DEFAULT_READ_TIMEOUT_MS = 20000.0  # one DevTools read of a page
@@ -59,7 +60,7 @@ DEFAULT_READ_TIMEOUT_MS = 20000.0  # one DevTools read of a page
 DEFAULT_MAX_ELEMENTS = 50_000
 
 
-class PageTooLarge(PlaywrightError):
+class PageTooLarge(PlaywrightError, IntrospectError):
     """The page has more elements than a session reads; the message is the agent's feedback."""
 
 
@@ -449,6 +450,6 @@ def reported(result: StepResult, reports: list[str]) -> StepResult:
     ran, but what it led to was not what it asked for (a dialog answered for the agent, a page
     that did not load), and the agent must read why."""
     if reports:
-        feedback = " ".join(filter(None, [str(result.info.get("feedback") or ""), *reports]))
-        result.info.update(valid=False, feedback=feedback)
+        result.feedback = " ".join(filter(None, [result.feedback, *reports]))
+        result.valid = False
     return result

@@ -17,6 +17,7 @@ from playwright.async_api import Browser, Playwright, async_playwright
 from playwright.async_api import Error as PlaywrightError
 
 from envs.browser.processes import OWNER_FLAG, kill_browser_processes
+from errors import IntrospectError
 
 T = TypeVar("T")
 
@@ -100,8 +101,10 @@ async def close_browser() -> None:
         await playwright.stop()
 
 
-class BrowserDiedError(PlaywrightError):
-    """Chromium died or disconnected while a call to it was under way."""
+class BrowserDiedError(PlaywrightError, IntrospectError):
+    """Chromium died or disconnected while a call to it was under way. A Playwright ``Error``
+    first: every handler of a failed page call (an action that failed, a crash to recover
+    from) must take it as one; ours too, though no command words it for the user."""
 
 
 async def while_connected(browser: Browser, call: Awaitable[T]) -> T:

@@ -222,31 +222,42 @@ class HotpotQAEnv(Env):
         if not self.state.task_id:
             raise EnvError("hotpotqa: call reset(task_id) before step()")
         if self.state.done:
-            info = self._info(valid=False, feedback="The episode has ended.")
-            return StepResult(Observation(self.state.observation, info=info), 0.0, True, info)
+            info = self._info()
+            ended = "The episode has ended."
+            return StepResult(
+                Observation(self.state.observation, info=info), 0.0, True, info, valid=False, feedback=ended
+            )
         self.state.steps += 1
         match = ACTION.match(str(action))
         verb, argument = (match.group(1).lower(), _argument(match.group(2))) if match else ("", "")
-        reward = 0.0
-        extra: dict[str, Any] = {"valid": True}
+        reward, feedback, success = 0.0, "", False
+        extra: dict[str, Any] = {}
         if verb == "search" and argument:
             text = await self._search(argument)
         elif verb == "lookup" and argument:
-            text, extra = self._lookup(argument)
+            text, feedback = self._lookup(argument)
         elif verb == "finish":
-            text, reward, extra = await self._finish(argument)
+            text, reward, success, extra = await self._finish(argument)
         elif verb == "think":
             text = "Nice thought."
         else:
-            why = f"{verb}[] needs an argument." if verb else GRAMMAR
-            text, extra = f"Invalid action: {str(action).strip()}", {"valid": False, "feedback": why}
+            feedback = f"{verb}[] needs an argument." if verb else GRAMMAR
+            text = f"Invalid action: {str(action).strip()}"
         if not self.state.done and self.state.steps >= self.max_steps:
             self.state.done = True
-            extra.update(success=False, em=0.0, f1=0.0, answer=None, stop_reason="max_steps")
+            extra.update(em=0.0, f1=0.0, answer=None, stop_reason="max_steps")
         self.state.observation = text
         info = self._info(**extra)
         self.state.last_info = info
-        return StepResult(Observation(text, info=dict(info)), reward, self.state.done, dict(info))
+        return StepResult(
+            Observation(text, info=dict(info)),
+            reward,
+            self.state.done,
+            dict(info),
+            valid=not feedback,
+            feedback=feedback,
+            success=success,
+        )
 
     async def _search(self, entity: str) -> str:
         found = await self.backend.search(entity)
@@ -259,18 +270,20 @@ class HotpotQAEnv(Env):
         self.state.lookup_keyword, self.state.lookup_index = None, 0
         return " ".join(page.sentences[:PAGE_SENTENCES])
 
-    def _lookup(self, keyword: str) -> tuple[str, dict[str, Any]]:
+    def _lookup(self, keyword: str) -> tuple[str, str]:
+        """The observation and, when the lookup is refused, the feedback saying why."""
         if self.state.page is None:
-            return "No more results.", {"valid": False, "feedback": "No page is open: search[entity] first."}
+            return "No more results.", "No page is open: search[entity] first."
         if keyword != self.state.lookup_keyword:
             self.state.lookup_keyword, self.state.lookup_index = keyword, 0
         hits = [s for s in self.state.page["sentences"] if keyword.lower() in s.lower()]
         if self.state.lookup_index >= len(hits):
-            return "No more results.", {"valid": True}
+            return "No more results.", ""
         self.state.lookup_index += 1
-        return f"(Result {self.state.lookup_index} / {len(hits)}) {hits[self.state.lookup_index - 1]}", {"valid": True}
+        return f"(Result {self.state.lookup_index} / {len(hits)}) {hits[self.state.lookup_index - 1]}", ""
 
-    async def _finish(self, answer: str) -> tuple[str, float, dict[str, Any]]:
+    async def _finish(self, answer: str) -> tuple[str, float, bool, dict[str, Any]]:
+        """The observation, reward (EM), success and the info of the answer's scoring."""
         question = self._question()
         gold = str(question["answer"])
         em = 1.0 if exact_match(answer, gold) else 0.0
@@ -280,14 +293,8 @@ class HotpotQAEnv(Env):
         self.state.answer, self.state.done = answer, True
         evaluation = {"answer": answer, "gold": gold, "em": em, "f1": f1(answer, gold), "judge": verdict}
         success = verdict if verdict is not None else em == 1.0
-        extra = {
-            "valid": True,
-            **evaluation,
-            "success": success,
-            "stop_reason": "finish",
-            "evaluation": {**evaluation, "success": success},
-        }
-        return f"Episode finished, reward = {em:g}", em, extra
+        extra = {**evaluation, "stop_reason": "finish", "evaluation": {**evaluation, "success": success}}
+        return f"Episode finished, reward = {em:g}", em, success, extra
 
     async def snapshot(self) -> dict[str, Any]:
         return {"env": self.name, "backend": self.backend_name, **asdict(self.state)}

@@ -21,8 +21,9 @@ Observation: ``text`` is the compact screen (envs/miniwob/screen.py); ``info`` h
 ``utterance`` (the goal; also as ``goal``), ``fields`` (the task's structured goal fields, if
 any), ``task``, ``seed``, ``category`` (paper 002's, or None), ``ids`` (actionable ids on the
 screen), ``disabled_ids``, ``done``, ``reward`` (raw), ``steps``, and ``success`` once done.
-StepResult info: ``valid``, ``feedback`` (when refused), ``action`` (canonical form), ``done``,
-``raw_reward``, ``env_reward`` (MiniWoB's time-scaled reward), ``reason``, ``success`` when done.
+StepResult: ``valid``, ``feedback`` (when refused), ``success`` (positive raw reward) when done;
+``info`` has ``action`` (canonical form), ``done``, ``raw_reward``, ``env_reward`` (MiniWoB's
+time-scaled reward) and ``reason``.
 """
 
 from __future__ import annotations
@@ -221,16 +222,14 @@ class MiniWoBEnv(Env):
         self._actions.append(canonical(parsed))
         obs = await self._observe(settle=True)
         info: dict[str, Any] = {
-            "valid": True,
             "action": canonical(parsed),
             "done": obs.info["done"],
             "raw_reward": float(self._status["raw"]),
             "env_reward": float(self._status["reward"]),
             "reason": self._status["reason"],
         }
-        if obs.info["done"]:
-            info["success"] = obs.info["success"]
-        result = StepResult(obs, float(self._status["raw"]), bool(obs.info["done"]), info)
+        done = bool(obs.info["done"])
+        result = StepResult(obs, float(self._status["raw"]), done, info, success=done and bool(obs.info["success"]))
         return reported(result, self._session.take_reports() if self._session else [])
 
     async def snapshot(self) -> dict[str, Any]:

@@ -25,13 +25,14 @@ from playwright.async_api import CDPSession, Locator, Page, Request
 from playwright.async_api import Error as PlaywrightError
 
 from envs import browser
+from errors import IntrospectError
 
 ELEMENT_ACTIONS = ("click", "hover", "type")
 _TAG = "data-introspect-target"
 _tokens = itertools.count(1)
 
 
-class ActionError(ValueError):
+class ActionError(IntrospectError, ValueError):
     """A malformed action; the message is feedback for the agent."""
 
 

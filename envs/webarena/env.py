@@ -3,7 +3,7 @@
     env = make_env("webarena")                 # options: viewport_width, viewport_height,
     obs = await env.reset("shop-0")            #   judge (run | off | provider:model),
     res = await env.step("click [18]")         #   action_timeout_ms, load_timeout_ms
-    res = await env.step("stop [Walnut]")      # -> reward 1.0, info["success"], info["evaluators"]
+    res = await env.step("stop [Walnut]")      # -> reward 1.0, res.success, info["evaluators"]
 
 Tasks: the 812 WebArena configs (ids "0".."811"; their sites come from WEBARENA_SHOPPING,
 WEBARENA_SHOPPING_ADMIN, WEBARENA_REDDIT, WEBARENA_GITLAB, WEBARENA_MAP, WEBARENA_WIKIPEDIA,
@@ -15,13 +15,13 @@ login`` writes, envs.webarena.login); a local task without one signs in with the
 Observation: envs.webarena.observe (tab header, URL, the viewport's accessibility tree);
 obs.info has task_id, goal (the intent; also as intent), intro (the task's sites in the Devil's
 Advocate appendix's words, envs.webarena.interface), sites, site_urls, start_url, notes, url, tabs. Actions:
-envs.webarena.actions; step info adds valid, action (and feedback when refused). A task's sites
-are its navigation allowlist: anything else (another host, file://) is refused with feedback.
+envs.webarena.actions; a step's info adds action (a refused step: valid False, feedback). A task's
+sites are its navigation allowlist: anything else (another host, file://) is refused with feedback.
 A page that does not answer or finish loading within ``load_timeout_ms``, a dialog it opens, or a
 page too large to read ends the step with valid False and a sentence saying what happened
 (envs.browser); a step that finds Chromium dead reopens the tabs from the last snapshot and runs.
-The final ``stop [answer]`` result adds answer, success and evaluators (one dict per evaluator:
-evaluator, passed True/False/None, detail).
+The final ``stop [answer]`` result has success, and its info adds answer and evaluators (one dict
+per evaluator: evaluator, passed True/False/None, detail), gathered with success in evaluation.
 
 fuzzy_match and the N/A check ask a model (``envs.base.JudgedEnv``): by default the run's own
 (``judge="run"``), or the model ``judge`` names (``judge_model`` is the same option). The node that
@@ -169,7 +169,7 @@ class WebArenaEnv(Env):
             failed = invalid(obs, f"the action failed: {str(exc).splitlines()[0]}", **obs.info)
             return reported(failed, ep.session.take_reports())
         obs = await self._observe()
-        result = StepResult(obs, 0.0, False, {**obs.info, "valid": True, "action": parsed.kind})
+        result = StepResult(obs, 0.0, False, {**obs.info, "action": parsed.kind})
         return reported(result, ep.session.take_reports())
 
     async def screenshot(self) -> bytes:
@@ -460,13 +460,7 @@ class WebArenaEnv(Env):
         page = ep.session.page
         success, outcomes = await webarena_eval.evaluate(ep.config, answer, page, ep.session.context, self.judge)
         ep.session.page = page  # program_html's own pages must not become the current tab
-        info = {
-            **obs.info,
-            "valid": True,
-            "action": "stop",
-            "answer": answer,
-            "success": success,
-            "evaluators": [o.as_dict() for o in outcomes],
-        }
-        info["evaluation"] = {key: info[key] for key in ("answer", "success", "evaluators")}
-        return StepResult(obs, 1.0 if success else 0.0, True, info)
+        evaluators = [o.as_dict() for o in outcomes]
+        evaluation = {"answer": answer, "success": success, "evaluators": evaluators}
+        info = {**obs.info, "action": "stop", "answer": answer, "evaluators": evaluators, "evaluation": evaluation}
+        return StepResult(obs, 1.0 if success else 0.0, True, info, success=success)

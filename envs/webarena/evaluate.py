@@ -33,6 +33,7 @@ from playwright.async_api import Error as PlaywrightError
 import prompts
 from envs.base import Judge
 from envs.webarena import helpers as webarena_helpers
+from errors import IntrospectError
 
 _TOKEN = re.compile(r"\w+|[^\w\s]")
 
@@ -49,7 +50,7 @@ class Outcome:
         return asdict(self)
 
 
-class Undecided(RuntimeError):
+class Undecided(IntrospectError, RuntimeError):
     """A model judge was needed and could not decide: no judge was given, or its reply named no
     verdict (WebArena's own code stops on an assertion there; here the evaluator reports None)."""
 

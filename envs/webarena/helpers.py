@@ -30,10 +30,12 @@ from typing import Any
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page
 
+from errors import IntrospectError
+
 _CALL = re.compile(r"^\s*([A-Za-z_]\w*)\((.*)\)\s*$", re.S)
 
 
-class HelperUnavailable(RuntimeError):
+class HelperUnavailable(IntrospectError, RuntimeError):
     """The helper is unknown, malformed, or cannot run here."""
 
 

@@ -48,10 +48,14 @@ from envs.browser import BrowserSession, UrlPolicy
 from envs.sites.serve import site_url as local_site_url
 from envs.sites.shop.store import load_store
 from envs.webarena import tasks as webarena_tasks
+from errors import IntrospectError
 
 
-class LoginFailed(RuntimeError):
-    """A site did not accept the login (the check page still asks to sign in)."""
+class LoginFailed(IntrospectError, RuntimeError):
+    """A site did not accept the login (the check page still asks to sign in): the command
+    says which in one line and exits 1."""
+
+    exit_status = 1
 
 
 Fill = Callable[[Page, str, str, str], Awaitable[None]]  # page, base URL, user, password

@@ -4,7 +4,8 @@ An episode is one WebShop goal. The agent sees WebShop's pages as its text obser
 (``envs.webshop.pages``) and acts with ``search[query]`` (on the search page) and
 ``click[button text]`` (any button on the current page; item ids case-insensitive).
 ``click[Buy Now]`` ends the episode with WebShop's reward (``envs.webshop.reward.reward``,
-re-exported here); ``info["success"]`` is reward == 1.
+re-exported here); ``success`` is reward == 1 and ``info`` has ``reward_info`` (its parts) and
+``purchased``.
 
 Task ids and splits. WebShop has two goal lists (``envs.webshop.catalogue``): the human
 goals (crowd-sourced instructions; what WebShop's and LASER's evaluations use) and the
@@ -272,7 +273,7 @@ class WebShopEnv(Env):
 
     def _moved(self, view: View) -> StepResult:
         self._view = view
-        return StepResult(self._observe(), 0.0, False, {"valid": True})
+        return StepResult(self._observe(), 0.0, False)
 
     # -- actions ------------------------------------------------------------------------
     def _search(self, here: Observation, query: str) -> StepResult:
@@ -342,9 +343,7 @@ class WebShopEnv(Env):
         total, parts, price = self._score(product)
         self._total = total
         info = {
-            "valid": True,
-            "success": abs(total - 1.0) <= SUCCESS_TOLERANCE,
             "reward_info": parts,
             "purchased": {"asin": self._view.asin, "options": dict(self._view.options), "price": price},
         }
-        return StepResult(self._observe(), total, True, info)
+        return StepResult(self._observe(), total, True, info, success=abs(total - 1.0) <= SUCCESS_TOLERANCE)

@@ -30,6 +30,8 @@ from contextlib import AsyncExitStack, asynccontextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from errors import UserError
+
 if TYPE_CHECKING:  # the checkpointer modules load langchain_core: only when one is opened
     from langchain_core.runnables import RunnableConfig
     from langgraph.checkpoint.base import BaseCheckpointSaver
@@ -39,8 +41,8 @@ CONNECT_TIMEOUT = 10  # seconds, for a Postgres URL that sets none
 FORMS = "memory, sqlite, sqlite:///ABSOLUTE/PATH, sqlite:RELATIVE/PATH or postgresql://..."
 
 
-class CheckpointConfigError(ValueError):
-    pass
+class CheckpointConfigError(UserError, ValueError):
+    """A checkpointer that cannot be used: a malformed URL, an unreachable or corrupt database."""
 
 
 def default_url() -> str:

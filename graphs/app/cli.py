@@ -4,8 +4,9 @@ Exit status: 0 when the command did its work; 2 for bad input (unknown method, e
 task, a malformed or unknown model, a missing key, a Context value out of range, an
 unusable checkpointer or results path, an existing thread id), reported in one line
 before anything runs or is written; 1 when a model gave up (the run is checkpointed and
-the line says how to resume it) or, for ``eval``, when any task errored. Nothing is
-printed as a traceback.
+the line says how to resume it) or, for ``eval``, when any task errored. Which errors are
+which is the errors' own say (``errors.IntrospectError.exit_status``: every ``UserError`` is
+exit 2); only an error that means a bug is shown with its traceback.
 """
 
 from __future__ import annotations
@@ -20,24 +21,19 @@ import uuid
 from pathlib import Path
 from typing import Any, NoReturn
 
-from envs.base import EnvError, make_env
+from envs.base import make_env
+from errors import IntrospectError
 from graphs import UnknownMethodError, compiled, method_named, studio_graphs
 from graphs.app.asking import answer_all
-from graphs.app.checkpoint import (
-    CheckpointConfigError,
-    default_url,
-    open_checkpointer,
-    redact,
-    thread_exists,
-)
+from graphs.app.checkpoint import default_url, open_checkpointer, thread_exists
 from graphs.app.console import (
     matrix_text,
     print_outcome,
     print_training,
-    retry_notice,
     training_printer,
     update_printer,
 )
+from graphs.app.gaveup import errored_line, in_memory, resumable, resume_command
 from graphs.app.options import (
     UsageError,
     context_from,
@@ -58,37 +54,12 @@ from graphs.app.runner import (
     thread_method,
 )
 from graphs.method import Method
-from nodes.context import Context, ContextError, TrainingContext
-from prompts import PromptError
+from nodes.context import Context, TrainingContext
 
 # The model stack (nodes.llm, langchain) and the graphs (langgraph) are imported by the
 # commands that use them, not here: `introspect --help` and a mistyped option then answer
 # in a few hundredths of a second instead of most of one (tests/test_cli.py checks it).
 DEMOS = Path(__file__).resolve().parent / "demos"
-
-
-def user_errors() -> tuple[type[Exception], ...]:
-    """The exceptions that mean bad input: one line, exit 2."""
-    from graphs.app.remote import ServerError
-    from nodes.llm import ModelConfigError
-    from nodes.scripted import ScriptError
-
-    return (
-        UsageError,
-        ServerError,
-        EnvError,
-        UnknownMethodError,
-        ModelConfigError,
-        ScriptError,
-        ThreadError,
-        CheckpointConfigError,
-        PromptError,
-        ContextError,
-    )
-
-
-class GaveUp(RuntimeError):
-    """A model gave up mid-run; the message says how to continue the checkpointed thread."""
 
 
 class Parser(argparse.ArgumentParser):
@@ -99,25 +70,7 @@ class Parser(argparse.ArgumentParser):
         self.exit(2, f"introspect: {message} (see {command})\n")
 
 
-def resume_command(thread_id: str, checkpoint: str | None) -> str:
-    """The command that continues ``thread_id`` (empty for in-memory checkpoints)."""
-    url = checkpoint or default_url()
-    if url == "memory":
-        return ""
-    return f"introspect resume {thread_id}" + (f" --checkpoint {redact(checkpoint)}" if checkpoint else "")
-
-
-def gave_up(exc: Exception, thread_id: str, checkpoint: str | None) -> GaveUp:
-    command = resume_command(thread_id, checkpoint)
-    return GaveUp(
-        f"{exc}; "
-        + (f"the run is checkpointed: continue it with `{command}`" if command else "its checkpoints were in memory")
-    )
-
-
 async def cmd_run(args: argparse.Namespace) -> int:
-    from nodes.llm import RETRY_NOTICE, ModelCallError
-
     method = method_named(args.method)
     if (args.fork or args.force) and not args.thread:
         raise UsageError("--fork and --force name an existing thread: add --thread ID")
@@ -153,11 +106,8 @@ async def cmd_run(args: argparse.Namespace) -> int:
             f"thread: {thread_id}  method: {method.name}  env: {context.env}  task: {task}  model: {context.model}",
             flush=True,
         )
-        RETRY_NOTICE.set(retry_notice())
-        try:
+        with resumable(thread_id, args.checkpoint):
             outcome = await drive(method, context, thread_id, saver, graph_input, update_printer(method), answer_all)
-        except ModelCallError as exc:
-            raise gave_up(exc, thread_id, args.checkpoint) from None
     print_outcome(outcome.state, thread_id, outcome.finished, resume_command(thread_id, args.checkpoint))
     return 0
 
@@ -185,12 +135,10 @@ async def _fork(args: argparse.Namespace, method: Method, saver: Any) -> tuple[C
 
 async def cmd_resume(args: argparse.Namespace) -> int:
     from graphs.app.training import train
-    from nodes.llm import RETRY_NOTICE, ModelCallError
 
     async with open_checkpointer(args.checkpoint) as saver:
         meta = await thread_metadata(saver, args.thread_id)
-        RETRY_NOTICE.set(retry_notice())
-        try:
+        with resumable(args.thread_id, args.checkpoint):
             if meta.get("introspect_training"):  # a training thread continues its training loop
                 method = thread_method(meta, "introspect_training")
                 context = method.context.from_dict(json.loads(meta["introspect_context"]))
@@ -210,8 +158,6 @@ async def cmd_resume(args: argparse.Namespace) -> int:
                 return 0
             printer = update_printer(thread_method(meta, "introspect_method"))
             outcome = await resume(saver, args.thread_id, printer, answer_all)
-        except ModelCallError as exc:
-            raise gave_up(exc, args.thread_id, args.checkpoint) from None
     print_outcome(outcome.state, args.thread_id, outcome.finished, resume_command(args.thread_id, args.checkpoint))
     return 0
 
@@ -277,18 +223,14 @@ async def cmd_eval(args: argparse.Namespace) -> int:
     print(f"results: {results}")
     print("\n".join(summary.lines()))
     if summary.errors:
-        print(
-            f"introspect: {len(summary.errors)} of {summary.tasks} tasks errored (not counted as failures); "
-            "run the same command again to resume them from their checkpoints",
-            file=sys.stderr,
-        )
+        kept = bool(args.server) or not in_memory(args.checkpoint)
+        print(errored_line(len(summary.errors), summary.tasks, kept), file=sys.stderr)
         return 1
     return 0
 
 
 async def cmd_train(args: argparse.Namespace) -> int:
     from graphs.app.training import train
-    from nodes.llm import RETRY_NOTICE, ModelCallError
 
     method = method_named(args.method)
     if method.training is None:
@@ -316,8 +258,7 @@ async def cmd_train(args: argparse.Namespace) -> int:
                 f"every batch is the whole pool",
                 flush=True,
             )
-        RETRY_NOTICE.set(retry_notice())
-        try:
+        with resumable(thread_id, args.checkpoint):
             record = await train(
                 method,
                 context,
@@ -328,8 +269,6 @@ async def cmd_train(args: argparse.Namespace) -> int:
                 on_update=training_printer(method),
                 on_question=answer_all,
             )
-        except ModelCallError as exc:
-            raise gave_up(exc, thread_id, args.checkpoint) from None
     print_training(record, plan_out)
     return 0
 
@@ -366,8 +305,12 @@ async def cmd_demo(args: argparse.Namespace) -> int:
         flush=True,
     )
     method = method_named(spec["method"])
-    async with open_checkpointer(args.checkpoint or "memory") as saver:
-        outcome = await drive(method, context, thread_id, saver, {"task_id": spec["task_id"]}, update_printer(method))
+    checkpoint = args.checkpoint or "memory"
+    async with open_checkpointer(checkpoint) as saver:
+        with resumable(thread_id, checkpoint):
+            outcome = await drive(
+                method, context, thread_id, saver, {"task_id": spec["task_id"]}, update_printer(method)
+            )
     print_outcome(outcome.state, thread_id, outcome.finished)
     return 0
 
@@ -380,10 +323,7 @@ async def cmd_webarena_login(args: argparse.Namespace) -> int:
     folder = Path(args.auth_dir) if args.auth_dir else webarena_login.auth_dir()
     webarena_login.plan(args.site or [], os.environ)  # unknown site, unset URL, missing account: exit 2
     try:
-        written = await webarena_login.login(args.site or [], folder)
-    except webarena_login.LoginFailed as exc:
-        print(f"introspect: {exc}", file=sys.stderr)
-        return 1
+        written = await webarena_login.login(args.site or [], folder)  # LoginFailed: one line, exit 1
     finally:
         await close_browser()
     for path in written:
@@ -582,19 +522,11 @@ def main(argv: list[str] | None = None) -> int:
         with keeping(args):
             outcome = args.handler(args)
             return asyncio.run(outcome) if asyncio.iscoroutine(outcome) else int(outcome)
-    except GaveUp as exc:
+    except IntrospectError as exc:
+        if exc.exit_status is None:  # a bug: its traceback says where
+            raise
         print(f"introspect: {exc}", file=sys.stderr)
-        return 1
-    except Exception as exc:
-        from nodes.llm import ModelCallError
-
-        if isinstance(exc, user_errors()):
-            print(f"introspect: {exc}", file=sys.stderr)
-            return 2
-        if isinstance(exc, ModelCallError):
-            print(f"introspect: {exc}", file=sys.stderr)
-            return 1
-        raise
+        return exc.exit_status
     except KeyboardInterrupt:
         print("introspect: interrupted; the run is checkpointed and can be resumed", file=sys.stderr)
         return 130

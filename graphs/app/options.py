@@ -19,13 +19,14 @@ from pathlib import Path
 from typing import Any
 
 from envs.base import make_env
+from errors import UserError
 from graphs.app.training import load_plan
 from graphs.method import Method
 from nodes.context import Context
 
 
-class UsageError(ValueError):
-    pass
+class UsageError(UserError, ValueError):
+    """A command line that asks for something the command cannot do; the message says what instead."""
 
 
 def _value(text: str) -> Any:

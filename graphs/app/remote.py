@@ -20,6 +20,7 @@ import uuid
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from errors import IntrospectError, UserError
 from graphs.app.evaluate import eval_thread_id, row_for
 from graphs.app.runner import DURABILITY, has_finished
 from graphs.method import DEFAULT_RECURSION_LIMIT, Method
@@ -32,11 +33,11 @@ THREADS = uuid.UUID("5f0c2b9e-8a1d-4e5b-9c3f-6d7a8b9c0d1e")  # namespace of eval
 ACTIVE = ("pending", "running")
 
 
-class ServerError(ValueError):
+class ServerError(UserError, ValueError):
     """The server cannot be used for this evaluation (unreachable, the graph not served)."""
 
 
-class RunFailed(RuntimeError):
+class RunFailed(IntrospectError, RuntimeError):
     """A run on the server ended in an error, or stopped before the graph's end."""
 
 

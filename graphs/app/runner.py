@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from envs.sessions import SESSIONS
+from errors import UserError
 from graphs import UnknownMethodError, method_named
 from graphs.app.checkpoint import copy_thread
 from graphs.method import DEFAULT_RECURSION_LIMIT, Method
@@ -40,7 +41,7 @@ Pending = list[tuple[str, Any]]  # a paused graph's questions: (interrupt id, qu
 OnQuestion = Callable[[Pending], Awaitable[dict[str, Any] | None]]  # answers by id, or None: stay paused
 
 
-class ThreadError(ValueError):
+class ThreadError(UserError, ValueError):
     """An unknown thread, or a thread this version cannot resume."""
 
 

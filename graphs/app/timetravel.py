@@ -79,9 +79,8 @@ async def cmd_history(args: argparse.Namespace) -> int:
 
 
 async def cmd_fork(args: argparse.Namespace) -> int:
-    from graphs.app.cli import gave_up, resume_command
-    from graphs.app.console import print_outcome, retry_notice, update_printer
-    from nodes.llm import RETRY_NOTICE, ModelCallError
+    from graphs.app.console import print_outcome, update_printer
+    from graphs.app.gaveup import resumable, resume_command
 
     async with open_checkpointer(args.checkpoint) as saver:
         method, base = await thread_context(saver, args.thread_id)
@@ -97,10 +96,7 @@ async def cmd_fork(args: argparse.Namespace) -> int:
             f"forked thread {args.thread_id} at checkpoint {at.checkpoint_id} (step {at.step}) into {target}",
             flush=True,
         )
-        RETRY_NOTICE.set(retry_notice())
-        try:
+        with resumable(target, args.checkpoint):
             outcome = await drive(method, context, target, saver, None, update_printer(method))
-        except ModelCallError as exc:
-            raise gave_up(exc, target, args.checkpoint) from None
     print_outcome(outcome.state, target, outcome.finished, resume_command(target, args.checkpoint))
     return 0

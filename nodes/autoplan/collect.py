@@ -161,8 +161,8 @@ async def execute_command(state: CollectState, runtime: Runtime[AutoPlanContext]
     )
     update["usage"] = llm.usage
     observation = result.observation.text
-    if not result.info.get("valid", True) and observation == state.get("observation"):
-        observation = str(result.info.get("feedback") or observation)  # the env echoed the old screen
+    if not result.valid and observation == state.get("observation"):
+        observation = result.feedback or observation  # the env echoed the old screen
     update["observation"] = observation
     if update["done"]:
         update["stop_reason"] = "max_actions" if result.info.get("stop_reason") == "max_steps" else "done"

@@ -58,7 +58,7 @@ async def execute_action(state: DAState, runtime: Runtime[DAContext], config: Ru
     )
     episodes = [list(actions) for actions in state.get("episode_actions") or [[]]]
     episodes[-1].append(action)
-    note = interface.noted(action) if result.info.get("valid", True) else None
+    note = interface.noted(action) if result.valid else None
     notes = state.get("notes") or []
     return {
         **update,

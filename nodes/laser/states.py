@@ -164,8 +164,8 @@ async def run_actions(
         update.update(step_update)
         current = updated(current, step_update)
         update["page"] = space.classify(result.observation)
-        if not result.info.get("valid", True):
-            return update, str(result.info.get("feedback", "invalid action"))
+        if not result.valid:
+            return update, result.feedback or "invalid action"
     return update, ""
 
 

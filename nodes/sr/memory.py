@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from envs.base import Interface
+from errors import IntrospectError
 from nodes.sr.actions import clicked_element, parse_action
 from nodes.sr.state import Memory, MemoryEntry, StepRecord
 
@@ -48,7 +49,7 @@ class Suggestion:
     action: str
 
 
-class ReflectionError(ValueError):
+class ReflectionError(IntrospectError, ValueError):
     """The reflection named no action of the trajectory; the message says why."""
 
 

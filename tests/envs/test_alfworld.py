@@ -113,11 +113,12 @@ async def test_known_sequence_wins_each_task_type(env, task_id):
         assert command in info["admissible_commands"]
         result = await env.step(command)
         info = result.info
-        assert result.info["valid"] is True
+        assert result.valid is True
         assert result.done == (i == len(commands) - 1)
-    assert result.reward == 1.0 and result.info["success"] is True and result.info["won"] is True
+    assert result.reward == 1.0 and result.success is True and result.info["won"] is True
     after = await env.step("look")
-    assert after.done and after.info["valid"] is False
+    assert after.done and after.valid is False and after.success is True  # the episode was won
+    assert {"valid", "feedback", "success"}.isdisjoint(result.info)
 
 
 async def test_every_augmented_feedback_case(env):
@@ -154,14 +155,14 @@ async def test_every_augmented_feedback_case(env):
     for action, error, text in cases:
         result = await env.step(action)
         if error is None:
-            assert result.info["valid"] is True and "feedback" not in result.info, action
+            assert result.valid is True and result.feedback == "", action
             assert text is None or result.observation.text == text, action
         else:
-            assert result.info["valid"] is False and result.info["error"] == error, action
+            assert result.valid is False and result.info["error"] == error, action
             assert result.info["raw"] == "Nothing happens."
             # the original's observation of a refused command, which the Flaw prompt refers to
-            assert result.observation.text == "Action failed. System Message: " + result.info["feedback"]
-            assert text is None or result.info["feedback"] == text, action
+            assert result.observation.text == "Action failed. System Message: " + result.feedback
+            assert text is None or result.feedback == text, action
             assert result.info["admissible_commands"] == before  # a refused command changes nothing
         before = result.info["admissible_commands"]
     assert result.info["steps"] == len(cases) and not result.done
@@ -205,11 +206,11 @@ async def test_alfworld_data_dir_from_environment(tmp_path, monkeypatch):
     assert obs.info["task_id"] == task
     refused = await env.step("fly to the moon")
     assert refused.observation.text == "Nothing happens."  # plain ALFWorld text
-    assert refused.info["valid"] is False and refused.info["error"] == "unknown_command"
+    assert refused.valid is False and refused.info["error"] == "unknown_command"
     assert not (await env.step("go to countertop 1")).done
     last = await env.step("think: the apple is here")
     assert last.observation.text == "OK."
-    assert last.done and last.reward == 0.0 and last.info["success"] is False
+    assert last.done and last.reward == 0.0 and last.success is False
     assert last.info["stop_reason"] == "max_steps"
     await env.close()
 

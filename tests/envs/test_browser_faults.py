@@ -92,19 +92,19 @@ async def test_a_page_that_never_answers_is_stopped_with_feedback(env, site: str
     home = await asyncio.wait_for(env.reset("7"), BOUND_S)
     for action in (f"goto [{site}/never]", f"click [{element(home.text, 'link', 'Never answers')}]"):
         result = await step(env, action)
-        assert result.info["valid"] is False and "did not respond within 2 s" in result.info["feedback"]
+        assert result.valid is False and "did not respond within 2 s" in result.feedback
         assert result.observation.url == site + "/" and "button 'Alert'" in result.observation.text
         after = await step(env, "scroll [down]")  # the page answers again, with nothing to report
-        assert after.info["valid"] is True and "feedback" not in after.info
+        assert after.valid is True and after.feedback == ""
 
 
 async def test_a_page_that_never_finishes_loading_shows_what_loaded(env, site: str) -> None:
     await asyncio.wait_for(env.reset("7"), BOUND_S)
     result = await step(env, f"goto [{site}/hanging]")
-    assert result.info["valid"] is False and "did not finish loading within 2 s" in result.info["feedback"]
+    assert result.valid is False and "did not finish loading within 2 s" in result.feedback
     assert "StaticText 'Partly here'" in result.observation.text
     after = await step(env, "scroll [down]")
-    assert after.info["valid"] is True and "feedback" not in after.info
+    assert after.valid is True and after.feedback == ""
 
 
 @pytest.mark.parametrize(
@@ -118,7 +118,7 @@ async def test_a_page_that_never_finishes_loading_shows_what_loaded(env, site: s
 async def test_dialogs_are_answered_and_reported(env, button: str, said: str, answer) -> None:
     home = await asyncio.wait_for(env.reset("7"), BOUND_S)
     result = await step(env, f"click [{element(home.text, 'button', button)}]")
-    assert result.info["valid"] is False and said in result.info["feedback"]
+    assert result.valid is False and said in result.feedback
     assert await env._ep.session.page.evaluate("window.answer === undefined ? null : window.answer") == answer
 
 
@@ -128,14 +128,14 @@ async def test_leaving_a_page_that_asks_before_unload(env, site: str) -> None:
     await step(env, f"click [{element(draft.observation.text, 'button', 'Edit')}]")  # a user gesture
     left = await step(env, f"goto [{site}/]")
     assert left.observation.url == site + "/"
-    assert left.info["valid"] is False and "asked whether to leave it; it was left" in left.info["feedback"]
+    assert left.valid is False and "asked whether to leave it; it was left" in left.feedback
 
 
 async def test_a_10_mb_page_ends_in_feedback_and_the_agent_can_go_back(env, site: str) -> None:
     await asyncio.wait_for(env.reset("7"), BOUND_S)
     result = await asyncio.wait_for(env.step(f"goto [{site}/big]"), 120)
-    assert result.info["valid"] is False
-    assert f"more than the {browser.DEFAULT_MAX_ELEMENTS:,} that are read" in result.info["feedback"]
+    assert result.valid is False
+    assert f"more than the {browser.DEFAULT_MAX_ELEMENTS:,} that are read" in result.feedback
     assert "could not be read" in result.observation.text
     back = await step(env, "go_back")
     assert back.observation.url == site + "/" and "button 'Alert'" in back.observation.text
@@ -146,18 +146,18 @@ async def test_webarena_step_after_chromium_died_reopens_the_tabs_and_goes_on() 
     try:
         home = await env.reset("shop-0")
         scrolled = await env.step("scroll [down]")
-        assert scrolled.info["valid"]
+        assert scrolled.valid
         before = await env.snapshot()
         launches = browser.launch_count()
         await kill_chromium(env._ep.session.context.browser)
         noted = await asyncio.wait_for(env.step("note_down [still here]"), BOUND_S)
-        assert noted.info["valid"] is True and browser.launch_count() == launches + 1
+        assert noted.valid is True and browser.launch_count() == launches + 1
         assert noted.observation.url == home.url and noted.info["notes"] == ["still here"]
         assert (await env.snapshot())["tabs"] == before["tabs"]  # same URL, same scroll offset
         await kill_chromium(env._ep.session.context.browser)  # and again, before a click
         link = element(noted.observation.text, "link", "Privacy and Cookie Policy")  # an id of that screen
         policy = await asyncio.wait_for(env.step(f"click [{link}]"), BOUND_S)
-        assert policy.info["valid"] is True and browser.launch_count() == launches + 2, policy.info
+        assert policy.valid is True and browser.launch_count() == launches + 2, policy.info
         assert policy.observation.url != home.url and "Privacy" in policy.observation.text
     finally:
         await env.close()
@@ -174,8 +174,8 @@ async def test_miniwob_dialogs_are_reported_and_the_action_is_kept() -> None:
             button,
         )
         result = await asyncio.wait_for(env.step(f"click id={button}"), BOUND_S)
-        assert result.info["valid"] is False
-        assert "asked to confirm: 'Sure?'; it was answered Cancel" in result.info["feedback"]
+        assert result.valid is False
+        assert "asked to confirm: 'Sure?'; it was answered Cancel" in result.feedback
         assert await env.page.evaluate("window.answer") is False
         assert (await env.snapshot())["actions"] == [f"click id={button}"]  # it ran: a replay repeats it
     finally:
@@ -190,7 +190,7 @@ async def test_miniwob_step_after_the_page_crashed_rebuilds_the_episode() -> Non
             re.search(rf"<button id=(\d+)[^>]*>{word}<", obs.text)[1]  # type: ignore[index]
             for word in ("ONE", "TWO")
         )
-        assert (await env.step(f"click id={first}")).info["valid"]
+        assert (await env.step(f"click id={first}")).valid
         with pytest.raises(PlaywrightTimeoutError):  # the renderer dies without answering
             await env._session.cdp("Page.crash", timeout_ms=500)  # type: ignore[union-attr]
         for _ in range(50):
@@ -198,7 +198,7 @@ async def test_miniwob_step_after_the_page_crashed_rebuilds_the_episode() -> Non
                 break
             await asyncio.sleep(0.05)
         result = await asyncio.wait_for(env.step(f"click id={second}"), BOUND_S)
-        assert result.info["valid"] and result.done and result.info["success"]
+        assert result.valid and result.done and result.success
     finally:
         await env.close()
 

@@ -62,7 +62,7 @@ def test_training_split_is_disjoint_from_the_evaluation_split():
 async def test_search_hit_shows_the_first_five_sentences(env):
     result = await env.step("search[Scott Derrickson]")
     assert result.observation.text == " ".join(paragraphs()["Scott Derrickson"])  # 3 sentences
-    assert result.info["valid"] and result.info["page"] == "Scott Derrickson"
+    assert result.valid and result.info["page"] == "Scott Derrickson"
     sentences = paragraphs()["James P. Comer"]  # any page of the local wiki, not only this question's
     assert len(sentences) == 10
     long = await env.step("search[James P. Comer]")
@@ -86,7 +86,7 @@ async def test_search_miss_lists_similar_titles(env):
     assert text.startswith("Could not find Derrickson horror director. Similar: [")
     similar = ast.literal_eval(text.split("Similar: ", 1)[1].rstrip("."))
     assert 1 <= len(similar) <= 5 and similar[0] == "Scott Derrickson"
-    assert result.info["page"] is None and result.info["valid"]
+    assert result.info["page"] is None and result.valid
 
 
 async def test_a_search_miss_can_read_as_autoplans_code_words_it():
@@ -120,14 +120,15 @@ async def test_finish_scores_exact_match_and_f1(env):
     result = await env.step("finish[Yes.]")
     assert result.done and result.reward == 1.0
     assert result.observation.text == "Episode finished, reward = 1"
-    assert result.info["em"] == 1.0 and result.info["f1"] == 1.0 and result.info["success"] is True
+    assert result.info["em"] == 1.0 and result.info["f1"] == 1.0 and result.success is True
     assert result.info["gold"] == "yes" and result.info["answer"] == "Yes."
     after = await env.step("search[Ed Wood]")
-    assert after.done and after.info["valid"] is False
+    assert after.done and after.valid is False and after.feedback == "The episode has ended."
+    assert {"valid", "feedback", "success"}.isdisjoint(result.info) and "evaluation" in result.info
     other = make_env("hotpotqa")
     await other.reset(other.task_ids()[4])  # gold: "Greenwich Village, New York City"
     partial = await other.step("finish[Greenwich Village in New York]")
-    assert partial.reward == 0.0 and partial.info["success"] is False
+    assert partial.reward == 0.0 and partial.success is False
     assert partial.info["f1"] == pytest.approx(2 * (4 / 5) * (4 / 5) / (8 / 5))  # P = R = 4/5
 
 
@@ -146,14 +147,14 @@ def test_answer_normalisation_em_and_f1_by_hand():
 async def test_invalid_actions_get_feedback(env):
     bad = await env.step("dance[tango]")
     assert bad.observation.text == "Invalid action: dance[tango]"
-    assert bad.info["valid"] is False and "search[entity]" in bad.info["feedback"]
+    assert bad.valid is False and "search[entity]" in bad.feedback
     empty = await env.step("search[]")
-    assert empty.info["valid"] is False and empty.info["feedback"] == "search[] needs an argument."
+    assert empty.valid is False and empty.feedback == "search[] needs an argument."
     no_page = await env.step("lookup[film]")
-    assert no_page.observation.text == "No more results." and no_page.info["valid"] is False
-    assert "search[entity] first" in no_page.info["feedback"]
+    assert no_page.observation.text == "No more results." and no_page.valid is False
+    assert "search[entity] first" in no_page.feedback
     thought = await env.step("think[Both seem American.]")
-    assert thought.observation.text == "Nice thought." and thought.info["valid"]
+    assert thought.observation.text == "Nice thought." and thought.valid
     assert thought.info["steps"] == 4 and not thought.done
 
 
@@ -163,7 +164,7 @@ async def test_step_cap_ends_the_episode_unanswered():
     assert not (await env.step("search[Ed Wood]")).done
     last = await env.step("lookup[American]")
     assert last.done and last.reward == 0.0 and last.info["stop_reason"] == "max_steps"
-    assert last.info["success"] is False and last.info["answer"] is None
+    assert last.success is False and last.info["answer"] is None
 
 
 async def test_snapshot_restore_on_a_fresh_instance(env):

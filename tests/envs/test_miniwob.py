@@ -99,7 +99,7 @@ async def test_collapsed_content_appears_only_after_expanding(env: MiniWoBEnv) -
     assert "ui-accordion-content" not in obs.text
     header = re.search(r"<h3 id=(\d+)", obs.text)[1]  # type: ignore[index]
     result = await env.step(f"click id={header}")
-    assert result.info["valid"] and "ui-accordion-content" in result.observation.text
+    assert result.valid and "ui-accordion-content" in result.observation.text
 
 
 async def test_hidden_clipped_and_offpage_elements_are_left_out(env: MiniWoBEnv) -> None:
@@ -134,7 +134,7 @@ async def test_invalid_actions_give_feedback_and_change_nothing(env: MiniWoBEnv)
         ("", "empty action"),
     ]:
         result = await env.step(action)
-        assert result.info["valid"] is False and words in result.info["feedback"], (action, result.info)
+        assert result.valid is False and words in result.feedback, (action, result.info)
         assert not result.done and result.reward == 0.0
     assert (await env.snapshot())["actions"] == []
     assert (await env.observe()).text == obs.text
@@ -143,9 +143,9 @@ async def test_invalid_actions_give_feedback_and_change_nothing(env: MiniWoBEnv)
 async def test_step_after_the_episode_ended_is_refused(env: MiniWoBEnv) -> None:
     obs = await env.reset("click-test/0")
     done = await env.step(f"click id={id_of('Click Me!', obs.text)}")
-    assert done.done and done.info["success"] and done.reward == 1.0
+    assert done.done and done.success and done.reward == 1.0
     again = await env.step("press ENTER")
-    assert again.info["valid"] is False and "over" in again.info["feedback"]
+    assert again.valid is False and "over" in again.feedback
 
 
 async def test_disabled_ids_lose_their_id_and_are_refused(env: MiniWoBEnv) -> None:
@@ -155,7 +155,7 @@ async def test_disabled_ids_lose_their_id_and_are_refused(env: MiniWoBEnv) -> No
     assert ">ONE<" in shown.text and f"id={one} " not in shown.text
     assert one not in shown.info["ids"] and shown.info["disabled_ids"] == [one]
     refused = await env.step(f"click id={one}")
-    assert refused.info["valid"] is False and "disabled" in refused.info["feedback"]
+    assert refused.valid is False and "disabled" in refused.feedback
     assert not refused.done and (await env.snapshot())["disabled_ids"] == [one]
     cleared = await env.reset("click-test-2/0")
     assert f"id={one} " in cleared.text and cleared.info["disabled_ids"] == []
@@ -184,7 +184,7 @@ async def test_snapshot_restore_replays_on_fresh_and_used_envs(env: MiniWoBEnv) 
         assert f'value="{user}"' in restored.text and "replay_failures" not in restored.info
         login = id_of("Login", restored.text)
         final = await fresh.step(f"click id={login}")
-        assert final.done and final.info["success"]
+        assert final.done and final.success
     finally:
         await fresh.close()
 
@@ -199,7 +199,7 @@ async def test_hold_ctrl_selects_several_options(env: MiniWoBEnv) -> None:
     options = re.findall(r"<option id=(\d+)", obs.text)[:2]
     assert len(options) == 2
     for action in ["hold CTRL", *(f"click id={o}" for o in options), "release CTRL"]:
-        assert (await env.step(action)).info["valid"]
+        assert (await env.step(action)).valid
     count = "() => document.getElementById('options').selectedOptions.length"
     assert await env.page.evaluate(count) == 2
 
@@ -216,8 +216,8 @@ async def test_click_on_a_covered_element_is_refused(env: MiniWoBEnv) -> None:
     obs = await env.reset("click-dialog/0")
     area = re.search(r'<div id=(\d+) class="area"', obs.text)[1]  # type: ignore[index]
     result = await env.step(f"click id={area}")  # the dialog lies over the task area
-    assert result.info["valid"] is False and "covered by" in result.info["feedback"]
-    assert re.search(r"covered by <\w+ id=\d+", result.info["feedback"]) and not result.done
+    assert result.valid is False and "covered by" in result.feedback
+    assert re.search(r"covered by <\w+ id=\d+", result.feedback) and not result.done
     assert (await env.snapshot())["actions"] == []
 
 
@@ -227,7 +227,7 @@ async def test_the_page_time_limit_ends_the_episode() -> None:
         await short.reset("click-test/0")
         await asyncio.sleep(1.5)
         late = await short.step("press ENTER")
-        assert late.info["valid"] is False and "over" in late.info["feedback"]
+        assert late.valid is False and "over" in late.feedback
         assert late.observation.info["done"] and late.observation.info["success"] is False
     finally:
         await short.close()
@@ -241,7 +241,7 @@ async def test_a_step_after_chromium_died_replays_the_episode_and_goes_on() -> N
         old_browser = env.page.context.browser
         await kill_chromium(old_browser)
         result = await env.step(f"click id={id_of('TWO', obs.text)}")
-        assert result.info["valid"] and result.done and result.info["success"]
+        assert result.valid and result.done and result.success
         assert env.page.context.browser is not old_browser
     finally:
         await env.close()

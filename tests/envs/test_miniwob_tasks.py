@@ -86,7 +86,7 @@ def quoted(obs: Observation) -> str:
 
 async def act(env: MiniWoBEnv, action: str) -> StepResult:
     result = await env.step(action)
-    assert result.info["valid"], (action, result.info.get("feedback"))
+    assert result.valid, (action, result.feedback)
     return result
 
 
@@ -376,5 +376,5 @@ def test_solved_tasks_cover_the_three_categories() -> None:
 async def test_known_correct_actions_get_reward_1(env: MiniWoBEnv, task_id: str) -> None:
     obs = await env.reset(task_id)
     result = await SOLVERS[task_id.split("/")[0]](env, obs)
-    assert result.done and result.reward == 1.0 and result.info["success"] is True, result.info
+    assert result.done and result.reward == 1.0 and result.success is True, result.info
     assert result.observation.info["success"] is True

@@ -51,7 +51,7 @@ async def test_alfworld_never_blocks_the_event_loop():
         await fresh.close()
         await SESSIONS.release("nonblocking-alf")
     assert "Your task is to: heat some apple" in first.text
-    assert moved.info["valid"] and moved.observation.text.startswith("On the countertop 1, you see")
+    assert moved.valid and moved.observation.text.startswith("On the countertop 1, you see")
     assert refused.observation.text == REFUSED + "countertop 9 is not a valid action in this household."
     assert restored.info["steps"] == 2
 

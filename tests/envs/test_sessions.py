@@ -26,7 +26,7 @@ class CounterEnv(Env):
         if action != "inc":
             return base.invalid(Observation(f"value {self.value}"), "only 'inc' is allowed")
         self.value += 1
-        return StepResult(Observation(f"value {self.value}"), 0.0, False, {"valid": True})
+        return StepResult(Observation(f"value {self.value}"), 0.0, False)
 
     async def snapshot(self) -> dict:
         return {"value": self.value}
@@ -67,7 +67,7 @@ async def test_in_sync_session_is_not_restored_and_diverged_one_is(counter_env):
 async def test_invalid_action_returns_feedback(counter_env):
     env = make_env("counter")
     result = await env.step("dec")
-    assert result.info == {"valid": False, "feedback": "only 'inc' is allowed"}
+    assert (result.valid, result.feedback, result.info) == (False, "only 'inc' is allowed", {})
 
 
 def test_unknown_env_and_bad_options():

@@ -36,7 +36,7 @@ def element(text: str, role: str, name: str, after: str | None = None) -> str:
 
 async def ok(env: Env, action: str) -> StepResult:
     result = await env.step(action)
-    assert result.info.get("valid") is True, (action, result.info.get("feedback"))
+    assert result.valid is True, (action, result.feedback)
     return result
 
 
@@ -99,7 +99,7 @@ async def test_goto_outside_the_allowlist_is_refused_with_feedback(env) -> None:
     obs = await env.reset("shop-0")
     for url in ("https://example.com/", "file:///etc/passwd", "http://127.0.0.2:1/"):
         result = await env.step(f"goto [{url}]")
-        assert result.info["valid"] is False and "not allowed" in result.info["feedback"]
+        assert result.valid is False and "not allowed" in result.feedback
         assert result.observation.url == obs.url and result.done is False
     moved = await ok(env, f"goto [{obs.url}contact/]")
     assert moved.observation.url.endswith("/contact/")
@@ -123,11 +123,11 @@ async def test_malformed_and_impossible_actions_never_raise(env) -> None:
         "```",
     ]:
         result = await env.step(action)
-        assert result.info["valid"] is False and result.info["feedback"], action
+        assert result.valid is False and result.feedback, action
         assert result.done is False
     await ok(env, f"click [{element(obs, 'link', 'My Orders')}]")
     result = await env.step(f"type [{stale}] [hello]")  # an id of the previous screen
-    assert result.info["valid"] is False
+    assert result.valid is False
 
 
 async def test_type_with_enter_submits_and_with_zero_does_not(env) -> None:
@@ -223,10 +223,10 @@ async def test_a_restored_snapshot_keeps_what_was_typed_ticked_and_chosen(env) -
 async def test_stop_ends_the_episode_and_later_actions_are_refused(env) -> None:
     await env.reset("shop-3")
     final = await env.step("stop [4]")
-    assert final.done and final.reward == 0.0 and final.info["success"] is False
+    assert final.done and final.reward == 0.0 and final.success is False
     assert final.info["evaluators"][0]["evaluator"] == "string_match"
     again = await env.step("scroll [down]")
-    assert again.info["valid"] is False and "ended" in again.info["feedback"]
+    assert again.valid is False and "ended" in again.feedback
 
 
 # --- every local task, solved ---------------------------------------------------------------------
@@ -234,8 +234,8 @@ async def test_stop_ends_the_episode_and_later_actions_are_refused(env) -> None:
 
 async def finish(env: Env, answer: str = "") -> StepResult:
     final = await env.step(f"stop [{answer}]")
-    assert final.done and final.info["valid"] is True
-    assert final.info["success"] is True, final.info["evaluators"]
+    assert final.done and final.valid is True
+    assert final.success is True, final.info["evaluators"]
     assert final.reward == 1.0 and all(e["passed"] for e in final.info["evaluators"])
     return final
 
@@ -344,7 +344,7 @@ async def test_shop_10_fails_when_the_message_misses_the_point(env) -> None:
     form = (await ok(env, f"click [{element(obs, 'link', 'Contact Us')}]")).observation.text
     await ok(env, f"type [{element(form, 'textbox', 'Order Number')}] [000000173] [0]")
     final = await env.step("stop []")
-    assert final.info["success"] is False and final.reward == 0.0
+    assert final.success is False and final.reward == 0.0
     assert final.info["evaluators"][0]["passed"] is False
 
 
@@ -413,7 +413,7 @@ async def test_shop_12_unachievable_task_answered_na(env) -> None:
 async def test_shop_13_fuzzy_match_needs_a_judge(env, write_script: Callable[..., str]) -> None:
     await open_order(env, await start(env, "shop-13"), "000000176")
     unjudged = await env.step("stop [A yoga mat and a water bottle]")
-    assert unjudged.info["success"] is False and unjudged.reward == 0.0
+    assert unjudged.success is False and unjudged.reward == 0.0
     assert unjudged.info["evaluators"][0]["passed"] is None
     assert "needs a model" in unjudged.info["evaluators"][0]["detail"]
     env.judge = Caller(write_script([{"content": "correct"}]), temperature=0.0, max_tokens=64, calls_before=0).judge()
@@ -460,14 +460,14 @@ async def covered_and_select(env: Env) -> None:
         " document.body.appendChild(d); }"
     )
     refused = await env.step(f"click [{link}]")
-    assert refused.info["valid"] is False and "covered" in refused.info["feedback"]
+    assert refused.valid is False and "covered" in refused.feedback
     assert not refused.observation.url.endswith("/contact/")
     product = await ok(env, "goto [" + refused.observation.url + "solid-wood-picture-frame.html]")
     colour = element(product.observation.text, "combobox", "Color")
     chosen = await ok(env, f"type [{colour}] [Walnut]")
     assert re.search(r"combobox 'Color' value: 'Walnut'", chosen.observation.text)
     missing = await env.step(f"type [{element(chosen.observation.text, 'combobox', 'Color')}] [Purple]")
-    assert missing.info["valid"] is False and "no option 'Purple'" in missing.info["feedback"]
+    assert missing.valid is False and "no option 'Purple'" in missing.feedback
     hovered = await ok(env, f"hover [{element(chosen.observation.text, 'link', 'My Orders')}]")
     assert hovered.observation.url == product.observation.url
 
@@ -494,7 +494,7 @@ async def test_a_webarena_task_runs_on_the_site_its_variable_names(env, monkeypa
     assert obs.info["intent"] == webarena_tasks.config(task_id)["intent"]
     assert "StaticText 'Welcome, Emma Lopez!'" in obs.text  # signed in from the stored login
     refused = await env.step("goto [http://localhost:7770/]")  # WebArena's usual port, not this task's
-    assert refused.info["valid"] is False
+    assert refused.valid is False
 
 
 async def test_a_link_that_opens_a_new_tab_makes_it_current(env) -> None:
@@ -517,7 +517,7 @@ async def test_a_link_outside_the_allowlist_leaves_the_page_and_says_so(env) -> 
     )
     screen = (await ok(env, "scroll [up]")).observation.text
     result = await env.step(f"click [{element(screen, 'link', 'Away')}]")
-    assert result.info["valid"] is False and result.done is False
-    assert "https://example.com/away is not allowed" in result.info["feedback"]
-    assert "stayed" in result.info["feedback"]
+    assert result.valid is False and result.done is False
+    assert "https://example.com/away is not allowed" in result.feedback
+    assert "stayed" in result.feedback
     assert result.observation.url == obs.url and "Away" in result.observation.text

@@ -34,7 +34,7 @@ async def buy(env: WebShopEnv, task_id: str, asin: str, query: str, values: list
     await open_item(env, task_id, asin, query)
     for value in values:
         res = await env.step(f"click[{value}]")
-        assert res.info["valid"], res.info
+        assert res.valid, res.info
     return await env.step("click[Buy Now]")
 
 
@@ -49,7 +49,7 @@ async def test_buying_the_goal_product_with_its_options_scores_one(env, task_id)
     goal = env.goal
     res = await buy(env, task_id, goal["asin"], goal["name"], own_option_values(env))
     assert res.done and res.reward == pytest.approx(1.0)
-    assert res.info["success"] is True
+    assert res.success is True and {"valid", "feedback", "success"}.isdisjoint(res.info)  # typed fields now
     assert res.info["purchased"]["asin"] == goal["asin"]
     assert res.info["purchased"]["price"] <= goal["price_upper"]
     assert res.observation.info["page"] == "done"
@@ -64,7 +64,7 @@ async def test_wrong_options_score_by_webshop_formula(env):
     res = await buy(env, GOAL_12, goal["asin"], goal["name"], ["b-purple-thumbhole", "small"])
     assert res.reward == pytest.approx(5 / 6)
     assert res.info["reward_info"]["r_option"] == pytest.approx(0.5)
-    assert res.info["success"] is False
+    assert res.success is False
     # No option chosen at all: (3 + 0 + 1) / 6.
     res = await buy(env, GOAL_12, goal["asin"], goal["name"], [])
     assert res.reward == pytest.approx(4 / 6)
@@ -103,7 +103,7 @@ async def test_results_pages_and_navigation(env):
     # WebShop shows "Next >" on every results page: past the 50 results the page is empty.
     assert last.observation.info["has_next"]
     beyond = await env.step("click[Next >]")
-    assert beyond.info["valid"] and beyond.observation.info["page_number"] == 6
+    assert beyond.valid and beyond.observation.info["page_number"] == 6
     assert beyond.observation.info["item_ids"] == [] and beyond.observation.text.endswith("[button] Next > [button_]\n")
     await env.step("click[< Prev]")
     item = await env.step(f"click[{last.observation.info['item_ids'][0]}]")
@@ -190,22 +190,22 @@ async def test_invalid_actions_return_feedback(env, why, before, action, phrase)
     obs = await env.reset(GOAL_12)
     for step in before:
         res = await env.step(step)
-        assert res.info["valid"]
+        assert res.valid
         obs = res.observation
     snap = await env.snapshot()
     res = await env.step(action)
-    assert res.info["valid"] is False and phrase in res.info["feedback"]
+    assert res.valid is False and phrase in res.feedback
     assert res.reward == 0.0 and res.done is False
     assert res.observation.text == obs.text and await env.snapshot() == snap  # nothing moved
 
 
 async def test_actions_after_the_purchase_and_before_reset_are_refused(env):
     res = await env.step("search[shirt]")
-    assert res.info["valid"] is False and "reset" in res.info["feedback"]
+    assert res.valid is False and "reset" in res.feedback
     await env.reset(GOAL_12)
     await buy(env, GOAL_12, "B08JD14GJF", "coorun women's sun protection shirts", [])
     res = await env.step("click[Back to Search]")
-    assert res.info["valid"] is False and "over" in res.info["feedback"]
+    assert res.valid is False and "over" in res.feedback
 
 
 async def test_snapshot_restores_the_same_page_on_a_fresh_instance(env):
@@ -227,7 +227,7 @@ async def test_snapshot_restores_the_same_page_on_a_fresh_instance(env):
     for action in [None, *actions]:
         if action is not None:
             res = await env.step(action)
-            assert res.info["valid"], (action, res.info)
+            assert res.valid, (action, res.info)
             current = res.observation
         snap = json.loads(json.dumps(await env.snapshot()))  # must survive JSON
         fresh = WebShopEnv()
@@ -292,7 +292,7 @@ async def test_restore_on_a_used_instance_and_bad_snapshots(env):
     await env.reset("synthetic-0")  # the same instance moved on to another task
     obs = await env.restore(snap)
     assert obs.text == opened.observation.text and env.goal["asin"] == "B08JD14GJF"
-    assert (await env.step("click[x-large]")).info["valid"]
+    assert (await env.step("click[x-large]")).valid
     bad_views = [
         {"page": "checkout"},
         {"page": "item", "query": "shirt", "asin": "NOPE"},

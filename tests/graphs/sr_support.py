@@ -140,10 +140,10 @@ class FakePageEnv(Env):
             self.over = True
             wanted = TASKS[self.task.split("/")[0]][1]
             ok = target == 5 and self.checked == wanted
-            return StepResult(self._obs(), 1.0 if ok else -1.0, True, {"success": ok})
+            return StepResult(self._obs(), 1.0 if ok else -1.0, True, success=ok)
         elif not (click or enter or action.startswith(("press ", "hold ", "release "))):
             return invalid(obs, f"unknown action {action!r}")
-        return StepResult(self._obs(), 0.0, False, {})
+        return StepResult(self._obs(), 0.0, False)
 
     async def snapshot(self) -> dict[str, Any]:
         return {"task": self.task, "history": list(self.history), "disabled": sorted(self.disabled)}

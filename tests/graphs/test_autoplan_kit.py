@@ -69,16 +69,12 @@ class ToyHousehold(Env):
         info: dict[str, Any] = {"admissible_commands": self._admissible()}
         if action not in self._admissible():
             sentence = f"{action or 'That'} is not a valid action in this household."
-            return StepResult(
-                Observation(REFUSED + sentence), 0.0, False, {**info, "valid": False, "feedback": sentence}
-            )
+            return StepResult(Observation(REFUSED + sentence), 0.0, False, info, valid=False, feedback=sentence)
         target = f"countertop {self.task.split('/')[1]}"
         heated = "heat egg 1 with microwave 1" in self.done_commands
         self.won = heated and action == f"put egg 1 in/on {target}"
         text = "You heat the egg 1 using the microwave 1." if action.startswith("heat") else f"You did: {action}."
-        if self.won:
-            info["success"] = True
-        return StepResult(Observation(text), 1.0 if self.won else 0.0, self.won, {**info, "valid": True})
+        return StepResult(Observation(text), 1.0 if self.won else 0.0, self.won, info, success=self.won)
 
     async def snapshot(self) -> dict[str, Any]:
         return {"task": self.task, "commands": list(self.done_commands)}

@@ -89,7 +89,7 @@ class FakeShop(Env):
         arg = action[action.find("[") + 1 : action.rfind("]")] if "[" in action else ""
         if verb == "stop":
             success = "walnut" in arg.lower()
-            return StepResult(self._obs(), float(success), True, {"success": success})
+            return StepResult(self._obs(), float(success), True, success=success)
         if verb == "click":
             element = self._ids().get(arg)
             if element is None or element[2] is None:
@@ -102,7 +102,7 @@ class FakeShop(Env):
             self._load(self.back.pop())
         elif verb != "note_down":
             return invalid(self._obs(), f"unsupported action {action}")
-        return StepResult(self._obs(), 0.0, False, {"valid": True})
+        return StepResult(self._obs(), 0.0, False)
 
     async def snapshot(self) -> dict[str, Any]:
         return {"url": ORIGIN + self.path, "scroll": self.scroll}

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from envs import make_env
-from envs.base import DisablesElements, EnvError, HasReferences, TrainingSplits
+from envs.base import DisablesElements, Env, EnvError, HasReferences, Observation, StepResult, TrainingSplits, invalid
 from envs.sessions import SESSIONS
 from nodes.environment import (
     disable_elements,
@@ -110,3 +110,39 @@ async def test_a_failed_restore_leaves_the_env_to_be_restored_from_state() -> No
     back = await live_env(state, ctx, cfg)  # restored from the state's snapshot, on the search page
     assert (await back.snapshot())["view"]["page"] == "search"
     await SESSIONS.release("door-restore")
+
+
+class _Scored(Env):
+    """Ends on ``finish`` with a reward of 1 that is no success, and refuses anything else."""
+
+    name = "scored"
+
+    async def reset(self, task_id: str) -> Observation:
+        return Observation("here")
+
+    async def step(self, action: str) -> StepResult:
+        if action != "finish":
+            return invalid(Observation("here"), "only finish ends it", tried=action)
+        return StepResult(Observation("over"), 1.0, True, {"score": 1.0})
+
+    async def snapshot(self) -> dict[str, Any]:
+        return {}
+
+    async def restore(self, snapshot: dict[str, Any]) -> Observation:
+        return Observation("here")
+
+    def task_ids(self, split: str | None = None) -> list[str]:
+        return ["t"]
+
+
+async def test_a_step_is_read_from_the_typed_fields_of_its_result(write_script: Callable[..., str]) -> None:
+    """Valid, feedback and success are StepResult's fields; a final step that does not say
+    ``success`` failed, whatever its reward (the node used to take a reward of 1 for success)."""
+    caller = Caller(write_script([]), temperature=None, max_tokens=64, calls_before=0)
+    state: dict[str, Any] = {"task_id": "t", "actions": 0}
+    refused, update = await execute(_Scored(), state, config("typed"), "jump", node="act", caller=caller)
+    assert (refused.valid, refused.feedback, refused.info) == (False, "only finish ends it", {"tried": "jump"})
+    assert update["trajectory"][0]["valid"] is False and update["trajectory"][0]["feedback"] == "only finish ends it"
+    final, update = await execute(_Scored(), state, config("typed"), "finish", node="act", caller=caller)
+    assert final.valid and final.feedback == "" and "feedback" not in update["trajectory"][0]
+    assert update["done"] is True and update["reward"] == 1.0 and update["success"] is False
