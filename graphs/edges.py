@@ -7,7 +7,9 @@ import inspect
 from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from nodes.state import Node
+from langgraph.typing import ContextT, NodeInputT, StateT
+
+from nodes.node import Node
 
 if TYPE_CHECKING:
     from langgraph.graph import StateGraph
@@ -15,16 +17,26 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 
 
-def add_nodes(builder: StateGraph[Any, Any, Any, Any], nodes: Mapping[str, Node]) -> None:
-    """Add ``nodes`` (name -> node function) to ``builder``, in order.
+def add_nodes(builder: StateGraph[StateT, ContextT, Any, Any], nodes: Mapping[str, Node[StateT, ContextT]]) -> None:
+    """Add ``nodes`` (name -> node function) to ``builder``, in order; each is checked for
+    being a ``Node`` of the graph's state and Context (nodes.node).
 
     A node taking (state, runtime, config), as the model-calling nodes do, is one LangGraph
     runs (it passes ``runtime`` and ``config`` by parameter name) but none of ``add_node``'s
-    typed overloads lists; as a ``Node`` it is checked for what the graph needs of it (a
-    coroutine function returning its update) instead of failing those overloads.
+    typed overloads lists, hence the one unchecked handover below.
     """
     for name, node in nodes.items():
-        builder.add_node(name, node)
+        _add(builder, name, node)
+
+
+def add_sent_node(builder: StateGraph[Any, ContextT, Any, Any], name: str, node: Node[NodeInputT, ContextT]) -> None:
+    """Add a node that only a ``Send`` starts, with its own input instead of the graph's state
+    (LangGraph reads its type from the node's ``state`` annotation)."""
+    _add(builder, name, node)
+
+
+def _add(builder: StateGraph[Any, Any, Any, Any], name: str, node: Any) -> None:
+    builder.add_node(name, node)
 
 
 def inline(router: Callable[..., T]) -> Callable[..., Awaitable[T]]:

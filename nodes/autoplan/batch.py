@@ -139,14 +139,19 @@ def caller_at(
 def branch_caller(
     context: Context, state: Mapping[str, Any], temperature: float = GREEDY, top_p: float | None = None
 ) -> Caller:
-    """The Caller of a node of a collection: it starts at the collection's counter (which a
-    training branch starts at the phase's count: see the module docstring)."""
+    """The Caller of a node of a collection or a reflection: it starts at the branch's counter
+    (which a training branch starts at the phase's count: see the module docstring)."""
     return caller_at(context, calls(state.get("usage")), temperature, top_p, state.get("task_id"))
 
 
 def acting_caller(context: Context, state: CollectState) -> Caller:
     """The Caller of the thought and action calls (a branch is a training collection)."""
     return branch_caller(context, state, *acting_sampling(context, bool(state.get("branch"))))
+
+
+def update_caller(context: Context, state: TrainState) -> Caller:
+    """The plan update's Caller: greedy, at the count after the iteration's reflections."""
+    return caller_at(context, phase_starts(state, iteration_of(state))[2])
 
 
 def iteration_of(state: TrainState) -> int:

@@ -19,13 +19,15 @@ from nodes.da.state import DAState, Settings
 from nodes.da.summarise import shown
 from nodes.da.views import plan_text, prompt_name, subtask_text
 from nodes.environment import env_interface
+from nodes.llm import Caller
+from nodes.node import model_node
 from prompts import render
 
 
-async def align(state: DAState, runtime: Runtime[Context], config: RunnableConfig) -> dict[str, Any]:
+@model_node(caller)
+async def align(state: DAState, runtime: Runtime[Context], config: RunnableConfig, llm: Caller) -> dict[str, Any]:
     if last_step_refused(state) is not None:
         return {"aligned": False}
-    llm = caller(runtime.context, state)
     prompt = render(
         prompt_name(await env_interface(runtime.context), "align"),
         step=subtask_text(state),
@@ -35,4 +37,4 @@ async def align(state: DAState, runtime: Runtime[Context], config: RunnableConfi
         screen_after=shown(state["current"]),
     )
     answer = await ask(llm, prompt, yes_no, reasks=Settings.of(runtime.context).reasks)
-    return {"aligned": bool(answer.value), "usage": llm.usage}
+    return {"aligned": bool(answer.value)}

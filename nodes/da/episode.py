@@ -23,14 +23,16 @@ from nodes.da.state import DAState, Settings, StackEntry
 from nodes.da.summarise import look
 from nodes.da.views import site_of
 from nodes.environment import env_interface, execute, live_env, release, start_task
+from nodes.llm import Caller
+from nodes.node import model_node
 
 
-async def start(state: DAState, runtime: Runtime[Context], config: RunnableConfig) -> dict[str, Any]:
+@model_node(caller)
+async def start(state: DAState, runtime: Runtime[Context], config: RunnableConfig, llm: Caller) -> dict[str, Any]:
     """Reset the env to the task; S_0 is the first screen (summarised if too long)."""
     settings = Settings.of(runtime.context)
     _, obs, update = await start_task(state, runtime.context, config)
     goal = str(obs.info["goal"])
-    llm = caller(runtime.context, state)
     initial = await look(llm, goal, obs, update["env_snapshot"], settings.observation_budget)
     return {
         **update,
@@ -53,7 +55,6 @@ async def start(state: DAState, runtime: Runtime[Context], config: RunnableConfi
         "backtracks": [],
         "answer": "",
         "stop_reason": "",
-        "usage": llm.usage,
     }
 
 
@@ -84,19 +85,19 @@ def stop_reason(state: DAState, settings: Settings) -> str:
     return "max_episodes"
 
 
-async def finish(state: DAState, runtime: Runtime[Context], config: RunnableConfig) -> dict[str, Any]:
+@model_node(caller)
+async def finish(state: DAState, runtime: Runtime[Context], config: RunnableConfig, llm: Caller) -> dict[str, Any]:
     """End the run: an early stop when no answer was delivered, then release the env."""
     reason = stop_reason(state, Settings.of(runtime.context))
     update: dict[str, Any] = {"stop_reason": reason}
     answer_action = (await env_interface(runtime.context)).answer_action
     if not state.get("done") and answer_action is not None:
         env = await live_env(state, runtime.context, config)
-        llm = caller(runtime.context, state)
         early_stop = answer_action.format(answer=f"Early stop: {reason}")
         _, stepped = await execute(
             env, state, config, early_stop, node="finish", caller=llm, confirm=False
         )  # the budget is spent: there is nothing else to choose
         stepped["actions"] = int(state.get("actions", 0))  # stopping is not one of the agent's actions
-        update.update(stepped, usage=llm.usage)
+        update.update(stepped)
     await release(state, config)
     return update

@@ -27,6 +27,7 @@ from nodes.da.state import DAState, Screen, Settings
 from nodes.da.summarise import look
 from nodes.environment import env_interface, execute, sync_env
 from nodes.llm import Caller
+from nodes.node import model_node
 
 
 async def _rebuilt_env(
@@ -39,12 +40,14 @@ async def _rebuilt_env(
     return env, await look(llm, state.get("goal", ""), obs, snapshot, settings.observation_budget, state["current"])
 
 
-async def execute_action(state: DAState, runtime: Runtime[Context], config: RunnableConfig) -> dict[str, Any]:
+@model_node(caller)
+async def execute_action(
+    state: DAState, runtime: Runtime[Context], config: RunnableConfig, llm: Caller
+) -> dict[str, Any]:
     entry = state["popped"]
     assert entry and entry["action"]  # routed here only with an action to run
     action = entry["action"]
     settings = Settings.of(runtime.context)
-    llm = caller(runtime.context, state)
     before = state["current"]
     interface = await env_interface(runtime.context)
     env, rebuilt = await _rebuilt_env(state, runtime.context, config, llm, settings)
@@ -66,5 +69,4 @@ async def execute_action(state: DAState, runtime: Runtime[Context], config: Runn
         "current": after,
         "episode_actions": edit(state.get("episode_actions") or [], episodes),
         "notes": edit(notes, [*notes, note] if note is not None else notes),
-        "usage": llm.usage,
     }

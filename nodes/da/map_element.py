@@ -24,6 +24,7 @@ from nodes.da.state import DAState, Screen, Settings
 from nodes.da.summarise import shown
 from nodes.environment import env_interface
 from nodes.llm import Caller
+from nodes.node import model_node
 from nodes.parse import ParseError
 from prompts import render
 
@@ -66,20 +67,19 @@ async def mapped_action(
     return interface.with_element(action, answer.value) if answer.value is not None else None
 
 
-async def map_element(state: DAState, runtime: Runtime[Context], config: RunnableConfig) -> dict[str, Any]:
+@model_node(caller)
+async def map_element(state: DAState, runtime: Runtime[Context], config: RunnableConfig, llm: Caller) -> dict[str, Any]:
     entry = state["popped"]
     assert entry
-    llm = caller(runtime.context, state)
     reasks = Settings.of(runtime.context).reasks
     interface = await env_interface(runtime.context)
     mapped = await mapped_action(llm, interface, entry["action"], entry["state"], state["current"], reasks)
     if mapped is None:
-        return {"popped": {}, "usage": llm.usage}
+        return {"popped": {}}
     backtracks = [dict(b) for b in state.get("backtracks") or []]
     if backtracks:
         backtracks[-1]["mapped_action"] = mapped
     return {
         "popped": {**entry, "action": mapped},
         "backtracks": edit(state.get("backtracks") or [], backtracks),
-        "usage": llm.usage,
     }

@@ -20,11 +20,13 @@ from nodes.da.state import DAState, Settings
 from nodes.da.summarise import shown
 from nodes.da.views import prompt_name
 from nodes.environment import env_interface
+from nodes.llm import Caller
+from nodes.node import model_node
 from prompts import render
 
 
-async def plan(state: DAState, runtime: Runtime[Context], config: RunnableConfig) -> dict[str, Any]:
-    llm = caller(runtime.context, state)
+@model_node(caller)
+async def plan(state: DAState, runtime: Runtime[Context], config: RunnableConfig, llm: Caller) -> dict[str, Any]:
     interface = await env_interface(runtime.context)
     prompt = render(
         prompt_name(interface, "plan"),
@@ -36,7 +38,7 @@ async def plan(state: DAState, runtime: Runtime[Context], config: RunnableConfig
     answer = await ask(llm, prompt, plan_steps, reasks=Settings.of(runtime.context).reasks)
     steps = answer.value or [state["goal"]]
     plans = state.get("plans") or []
-    return {"plan": steps, "plans": edit(plans, [*plans, steps]), "usage": llm.usage}
+    return {"plan": steps, "plans": edit(plans, [*plans, steps])}
 
 
 async def next_subtask(state: DAState) -> dict[str, Any]:

@@ -22,6 +22,8 @@ from nodes.da.state import DAState, Settings
 from nodes.da.summarise import shown
 from nodes.da.views import experience_text, notes_text, plan_text, prompt_name
 from nodes.environment import env_interface
+from nodes.llm import Caller
+from nodes.node import model_node
 from prompts import render
 
 
@@ -35,9 +37,9 @@ def additions(state: DAState, settings: Settings) -> str:
     return "".join(f"\n\n{block}" for block in blocks)
 
 
-async def reflect(state: DAState, runtime: Runtime[Context], config: RunnableConfig) -> dict[str, Any]:
+@model_node(caller)
+async def reflect(state: DAState, runtime: Runtime[Context], config: RunnableConfig, llm: Caller) -> dict[str, Any]:
     settings = Settings.of(runtime.context)
-    llm = caller(runtime.context, state)
     interface = await env_interface(runtime.context)
     prompt = render(
         prompt_name(interface, "plan_revision"),
@@ -52,4 +54,4 @@ async def reflect(state: DAState, runtime: Runtime[Context], config: RunnableCon
     answer = await ask(llm, prompt, plan_steps, reasks=settings.reasks)
     steps = answer.value or list(state["plan"])
     plans = state.get("plans") or []
-    return {"plan": steps, "plans": edit(plans, [*plans, steps]), "usage": llm.usage}
+    return {"plan": steps, "plans": edit(plans, [*plans, steps])}

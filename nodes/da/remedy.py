@@ -22,6 +22,8 @@ from nodes.da.act import action_prompt
 from nodes.da.ask import ask, caller
 from nodes.da.state import DAState, Settings
 from nodes.environment import env_interface
+from nodes.llm import Caller
+from nodes.node import model_node
 from nodes.parse import ParseError
 from prompts import render
 
@@ -33,10 +35,10 @@ def _new_action(text: str, proposed: list[str], interface: Interface) -> str:
     return action
 
 
-async def remedy(state: DAState, runtime: Runtime[Context], config: RunnableConfig) -> dict[str, Any]:
+@model_node(caller)
+async def remedy(state: DAState, runtime: Runtime[Context], config: RunnableConfig, llm: Caller) -> dict[str, Any]:
     """``proposal`` = [a_t, a_t^(1), ..., a_t^(R)] (fewer when a remedy stays malformed)."""
     settings = Settings.of(runtime.context)
-    llm = caller(runtime.context, state)
     proposal = list(state["proposal"])
     interface = await env_interface(runtime.context)
     prompt = action_prompt(state, interface)
@@ -50,4 +52,4 @@ async def remedy(state: DAState, runtime: Runtime[Context], config: RunnableConf
         messages = answer.messages
         if answer.value:
             proposal.append(answer.value)
-    return {"proposal": proposal, "usage": llm.usage}
+    return {"proposal": proposal}

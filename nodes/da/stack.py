@@ -23,6 +23,8 @@ from nodes.da.map_element import same_element
 from nodes.da.state import Backtrack, DAState, HistoryItem, Screen, Settings, StackEntry
 from nodes.da.summarise import look
 from nodes.environment import restore
+from nodes.llm import Caller
+from nodes.node import model_node
 
 
 def _fingerprint(screen: Screen) -> str:
@@ -72,7 +74,8 @@ async def push(state: DAState) -> dict[str, Any]:
     return {"stack": edit(stack, [*stack, *entries]), "proposal": []}
 
 
-async def backtrack(state: DAState, runtime: Runtime[Context], config: RunnableConfig) -> dict[str, Any]:
+@model_node(caller)
+async def backtrack(state: DAState, runtime: Runtime[Context], config: RunnableConfig, llm: Caller) -> dict[str, Any]:
     """go_back(S'_t); S_t = S'_t (line 6): restore the saved snapshot and look again.
 
     A snapshot the env cannot restore drops the entry (``popped`` {}): the agent pops
@@ -88,14 +91,12 @@ async def backtrack(state: DAState, runtime: Runtime[Context], config: RunnableC
         note = f"Could not go back to {saved['url'] or 'an earlier screen'}: {exc}"
         history = state.get("history") or []
         return {"popped": {}, "history": edit(history, [*history, HistoryItem(episode=episode, action="", text=note)])}
-    llm = caller(runtime.context, state)
     budget = Settings.of(runtime.context).observation_budget
     current = await look(llm, state.get("goal", ""), obs, snapshot, budget, known=saved)
     update: dict[str, Any] = {
         "current": current,
         "observation": obs.text,
         "env_snapshot": snapshot,
-        "usage": llm.usage,
     }
     if entry["action"]:  # a root entry only starts an episode; an alternative is a real backtrack
         backtracks, history = state.get("backtracks") or [], state.get("history") or []

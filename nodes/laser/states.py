@@ -17,6 +17,7 @@ the run (a graph built for one space, or the default graph's choice by ``Context
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Annotated, Any, TypedDict
 
 from langchain_core.runnables import RunnableConfig
@@ -37,7 +38,8 @@ from nodes.laser.observe import (
 from nodes.laser.space import FINISH, Page, StateSpace
 from nodes.laser.spaces import Picker
 from nodes.llm import Caller, caller_for
-from nodes.state import Node, RunState, updated
+from nodes.node import Node, model_node
+from nodes.state import RunState, updated
 
 # The paper's settings: at most 15 transitions (the agent is forced to stop), greedy decoding.
 DEFAULTS: dict[str, Any] = {"max_actions": 15, "temperature": 0.0}
@@ -79,6 +81,11 @@ class LaserState(RunState, total=False):
     backup_problem: str  # why the backup strategy ended nothing
 
 
+def caller(context: Any, state: Mapping[str, Any]) -> Caller:
+    """The run's model, greedy (the paper's setting) unless the Context sets a temperature."""
+    return caller_for(context, state, DEFAULTS["temperature"])
+
+
 def backup_at(context: Context) -> int:
     return context.limit("max_actions", DEFAULTS["max_actions"]) - BACKUP_MARGIN
 
@@ -106,7 +113,7 @@ def candidates(state: LaserState, space: StateSpace) -> list[BufferItem]:
     return list(found.values())
 
 
-def start_node(pick: Picker) -> Node:
+def start_node(pick: Picker) -> Node[LaserState, Context]:
     async def start(state: LaserState, runtime: Runtime[Context], config: RunnableConfig) -> dict[str, Any]:
         """Reset the env to the task's goal; the agent starts in the state of the first page."""
         space = pick(runtime.context)
@@ -171,14 +178,14 @@ async def run_actions(
     return update, ""
 
 
-def state_node(pick: Picker) -> Node:
+def state_node(pick: Picker) -> Node[LaserState, Context]:
     """A state node: a rationale and one function of the current state's tools (Tables 4-6)."""
 
-    async def act(state: LaserState, runtime: Runtime[Context]) -> dict[str, Any]:
+    @model_node(caller)
+    async def act(state: LaserState, runtime: Runtime[Context], config: RunnableConfig, llm: Caller) -> dict[str, Any]:
         ctx = runtime.context
         space = pick(ctx)
         here = state["laser_state"]
-        llm = caller_for(ctx, state, DEFAULTS["temperature"])
         observation = observation_for(state, space)
         tools = space.tools_for(here, state.get("page", {}), read=state.get("details", {}))
         system = prompts.render(space.state(here).instruction)
@@ -188,18 +195,20 @@ def state_node(pick: Picker) -> Node:
             note = f"Rationale: {why}\nAction: none (the answer was refused: {choice.problem})"
             history = list(state.get("history", []))
             return {
-                "usage": llm.usage,
                 "call": None,
                 "refusals": int(state.get("refusals", 0)) + 1,
                 "history": edit(history, [*history, note]),
             }
-        return {"usage": llm.usage, "call": Call(name=choice.name, args=choice.args, rationale=why, state=here)}
+        return {"call": Call(name=choice.name, args=choice.args, rationale=why, state=here)}
 
     return act
 
 
-def execute_node(pick: Picker) -> Node:
-    async def execute_call(state: LaserState, runtime: Runtime[Context], config: RunnableConfig) -> dict[str, Any]:
+def execute_node(pick: Picker) -> Node[LaserState, Context]:
+    @model_node(caller)
+    async def execute_call(
+        state: LaserState, runtime: Runtime[Context], config: RunnableConfig, llm: Caller
+    ) -> dict[str, Any]:
         """Carry out the state node's call: a detail page is read (and the agent goes back to the
         item), any other function becomes its tool's env actions; the new page gives the next state."""
         ctx = runtime.context
@@ -210,7 +219,6 @@ def execute_node(pick: Picker) -> Node:
         tool = space.tool(call["state"], name)
         page = state.get("page", {})
         details = dict(state.get("details", {}))
-        llm = caller_for(ctx, state, DEFAULTS["temperature"])  # an env judge would ask through it
         env = await live_env(state, ctx, config)
         buffer = list(state.get("buffer", []))
         target = dict(state.get("target", {}))
@@ -241,7 +249,6 @@ def execute_node(pick: Picker) -> Node:
         history = list(state.get("history", []))
         update = {
             **run,
-            "usage": llm.usage,
             "laser_state": new_page["state"],
             "target": target,
             "transitions": int(state.get("transitions", 0)) + (1 if moved else 0),
@@ -274,7 +281,7 @@ def stop_reason(state: LaserState, context: Context, space: StateSpace) -> str:
     return f"not {ended}: step cap ({cap} transitions) reached with no examined item for the backup strategy"
 
 
-def finish_node(pick: Picker) -> Node:
+def finish_node(pick: Picker) -> Node[LaserState, Context]:
     async def finish(state: LaserState, runtime: Runtime[Context], config: RunnableConfig) -> dict[str, Any]:
         """End of the episode: why it ended, and the env released."""
         await release(state, config)

@@ -22,10 +22,10 @@ from langgraph.runtime import Runtime
 from nodes.channels import edit
 from nodes.context import Context
 from nodes.environment import env_interface
-from nodes.llm import caller_for
-from nodes.sr.model import ask
+from nodes.llm import Caller
+from nodes.node import model_node
+from nodes.sr.model import ask, caller
 from nodes.sr.prompting import render
-from nodes.sr.stage import DEFAULTS
 from nodes.sr.state import SRState, StepRecord
 
 
@@ -34,13 +34,13 @@ def needs_description(step: StepRecord) -> bool:
     return not step.get("description")
 
 
-async def describe(state: SRState, runtime: Runtime[Context], config: RunnableConfig) -> dict[str, Any]:
+@model_node(caller)
+async def describe(state: SRState, runtime: Runtime[Context], config: RunnableConfig, llm: Caller) -> dict[str, Any]:
     """Paraphrase the last executed action, on the screen it was taken on."""
     steps = list(state["steps"])
     screen = steps[-1].get("screen", "")
     ctx = runtime.context
     interface = await env_interface(ctx)
-    llm = caller_for(ctx, state, temperature=DEFAULTS["temperature"])
     prompt = render(
         interface,
         "paraphrase",
@@ -51,4 +51,4 @@ async def describe(state: SRState, runtime: Runtime[Context], config: RunnableCo
     )
     summary = await ask(llm, prompt)
     steps[-1] = StepRecord(**steps[-1], description=summary.strip().removeprefix("Summary:").strip())
-    return {"steps": edit(state["steps"], steps), "usage": llm.usage}
+    return {"steps": edit(state["steps"], steps)}

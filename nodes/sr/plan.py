@@ -25,12 +25,13 @@ import prompts
 from envs.base import Interface
 from nodes.context import Context
 from nodes.environment import env_interface
-from nodes.llm import caller_for
+from nodes.llm import Caller
+from nodes.node import model_node
 from nodes.sr.actions import read_plan
 from nodes.sr.memory import entry_at
-from nodes.sr.model import ask
+from nodes.sr.model import ask, caller
 from nodes.sr.prompting import actions_text, render
-from nodes.sr.stage import DEFAULTS, status
+from nodes.sr.stage import status
 from nodes.sr.state import PlannedAction, SRState, StepRecord
 
 
@@ -74,17 +75,16 @@ def planning_prompt(state: SRState, context: Context, interface: Interface) -> s
     )
 
 
-async def plan(state: SRState, runtime: Runtime[Context], config: RunnableConfig) -> dict[str, Any]:
+@model_node(caller)
+async def plan(state: SRState, runtime: Runtime[Context], config: RunnableConfig, llm: Caller) -> dict[str, Any]:
     """Ask for this screen's actions (all of them, or one in the iterative baseline)."""
     ctx = runtime.context
-    llm = caller_for(ctx, state, temperature=DEFAULTS["temperature"])
     interface = await env_interface(ctx)
     reply = await ask(llm, planning_prompt(state, ctx, interface))
     lines = read_plan(reply, interface)
     if ctx.planning == "iterative":
         lines = lines[:1]
     update: dict[str, Any] = {
-        "usage": llm.usage,
         "planning_calls": int(state.get("planning_calls", 0)) + 1,
         "pending": [
             PlannedAction(action=line.action, source="plan", **({"error": line.error} if line.error else {}))

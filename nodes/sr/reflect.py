@@ -38,11 +38,11 @@ from envs.base import Interface
 from nodes.channels import edit
 from nodes.context import Context
 from nodes.environment import env_interface
-from nodes.llm import caller_for
+from nodes.llm import Caller
+from nodes.node import model_node
 from nodes.sr import memory as mem
-from nodes.sr.model import ask
+from nodes.sr.model import ask, caller
 from nodes.sr.prompting import actions_text, render
-from nodes.sr.stage import DEFAULTS
 from nodes.sr.state import SRState, StepRecord
 from nodes.sr.status import TrialStatus
 from nodes.sr.trial import record
@@ -82,13 +82,13 @@ def reflection_prompt(state: SRState, context: Context, interface: Interface) ->
     )
 
 
-async def reflect(state: SRState, runtime: Runtime[Context], config: RunnableConfig) -> dict[str, Any]:
+@model_node(caller)
+async def reflect(state: SRState, runtime: Runtime[Context], config: RunnableConfig, llm: Caller) -> dict[str, Any]:
     """Ask where the trial went wrong and update the memory for the next trial."""
     interface = await env_interface(runtime.context)
-    llm = caller_for(runtime.context, state, temperature=DEFAULTS["temperature"])
     reply = (await ask(llm, reflection_prompt(state, runtime.context, interface))).strip()
     steps, trials = state.get("steps", []), state.get("trials", [])
-    update: dict[str, Any] = {"usage": llm.usage}
+    update: dict[str, Any] = {}
     ctx = runtime.context
     past_end = ctx.reflect_past_end and state["status"] == TrialStatus.INCOMPLETE.value
     try:
