@@ -22,6 +22,14 @@ Two kinds of field, by how nodes write them:
 An unwritten field reads as its type's empty value ([] or {}), not as a missing key.
 Both reducers fold the writes in order, so two batches applied in turn give what their
 concatenation gives, as DeltaChannel requires; both keep every value plain JSON.
+
+DeltaChannel is a **beta** LangGraph API, and its stored format (the snapshot marker in a
+checkpoint, the writes a field is rebuilt from) may change in a LangGraph release. Every
+state field annotated with ``log()``, ``record()`` or ``current()`` depends on it: the
+trajectory, observation and env snapshot of every run, and each method's growing fields.
+A checkpoint file written by an earlier version is pinned by
+tests/nodes/test_checkpoint_format.py, which reads it back and resumes it: it must pass
+before a LangGraph upgrade, since the threads on users' disks are in that format.
 """
 
 from __future__ import annotations
