@@ -84,8 +84,9 @@ class UsageWritten(TypeError):
 def model_node(
     caller: CallerFor,
 ) -> Callable[[ModelCalling[StateT_contra, ContextT]], ConfigNode[StateT_contra, ContextT]]:
-    """Register-ready node for ``node``: called with its Caller made by ``caller``, its update
-    carrying that Caller's usage (see the module docstring)."""
+    """The decorator of a model-calling node: the node is called with the Caller that
+    ``caller(context, state)`` makes, and its update carries that Caller's usage (see the
+    module docstring); what it returns is a ``ConfigNode`` to register."""
 
     def wrap(node: ModelCalling[StateT_contra, ContextT]) -> ConfigNode[StateT_contra, ContextT]:
         name = getattr(node, "__name__", "node")

@@ -26,7 +26,9 @@ each plan update's calls: ``plan_calls``, more than one when a person rejected a
 nothing but counters is kept for them, and a resumed run reads the same lines as an
 uninterrupted one. Real models ignore positions; ``score_batch`` counts each collection's
 own calls (its counter less its start) into the run's usage. The Callers are made here for
-that reason; how each call decodes is nodes.autoplan.decoding's.
+that reason: each model-calling node of a branch is a ``nodes.node.model_node`` over one of
+these factories, which adds its own calls to the branch's counter as any node adds them to
+the run's; how each call decodes is nodes.autoplan.decoding's.
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ what the node spent; a node cannot write usage itself."""
 from __future__ import annotations
 
 import json
-from typing import Annotated, Any
+from typing import Annotated, Any, TypedDict
 
 import pytest
 from langchain_core.messages import HumanMessage
@@ -13,7 +13,7 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 
-from graphs.edges import add_nodes
+from graphs.edges import add_nodes, add_sent_node
 from nodes import llm
 from nodes.channels import log
 from nodes.context import Context
@@ -24,6 +24,12 @@ from nodes.state import RunState
 
 class AskState(RunState, total=False):
     replies: Annotated[list[str], log()]
+
+
+class Question(TypedDict):
+    """What a Send gives a node instead of the graph's state."""
+
+    question: str
 
 
 def asking(count: int):
@@ -94,3 +100,16 @@ async def test_a_failed_call_reports_the_calls_made_before_it(tmp_path):
 async def test_a_model_node_cannot_write_usage_itself(script):
     with pytest.raises(UsageWritten, match="writes_usage"):
         await graph(("first", writes_usage)).ainvoke({"task_id": "t"}, context=script)
+
+
+def test_langgraph_reads_a_model_nodes_own_input_type():
+    """LangGraph takes a node's input schema from its ``state`` annotation (a Send target's own
+    input); the wrapper shows it the wrapped node's."""
+
+    @model_node(caller_for)
+    async def answer(state: Question, runtime: Runtime[Context], config: RunnableConfig, llm: Caller) -> dict:
+        return {"replies": [(await llm([HumanMessage(state["question"])])).text]}
+
+    builder = StateGraph(AskState, context_schema=Context)
+    add_sent_node(builder, "answer", answer)
+    assert builder.nodes["answer"].input_schema is Question
