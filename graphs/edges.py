@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from langgraph.typing import ContextT, NodeInputT, StateT
 
-from nodes.node import Node
+from nodes.channels import check_edits, edited_lists
+from nodes.node import Node, Update
 
 if TYPE_CHECKING:
     from langgraph.graph import StateGraph
@@ -36,7 +37,23 @@ def add_sent_node(builder: StateGraph[Any, ContextT, Any, Any], name: str, node:
 
 
 def _add(builder: StateGraph[Any, Any, Any, Any], name: str, node: Any) -> None:
-    builder.add_node(name, node)
+    lists = edited_lists(builder.state_schema)
+    builder.add_node(name, writing_edits(name, node, lists) if lists else node)
+
+
+def writing_edits(name: str, node: Callable[..., Awaitable[Update]], lists: frozenset[str]) -> Any:
+    """``node``, its updates checked for lists written whole (nodes.channels.check_edits).
+
+    ``functools.wraps`` shows LangGraph the node's own signature (it passes ``runtime`` and
+    ``config`` by the names there) and annotations (a Send target's input type)."""
+
+    @functools.wraps(node)
+    async def run(state: Any, **passed: Any) -> Update:
+        update = await node(state, **passed)
+        check_edits(name, state, update, lists)
+        return update
+
+    return run
 
 
 def inline(router: Callable[..., T]) -> Callable[..., Awaitable[T]]:
