@@ -19,12 +19,13 @@ T = TypeVar("T")
 
 
 def add_nodes(builder: StateGraph[StateT, ContextT, Any, Any], nodes: Mapping[str, Node[StateT, ContextT]]) -> None:
-    """Add ``nodes`` (name -> node function) to ``builder``, in order; each is checked for
-    being a ``Node`` of the graph's state and Context (nodes.node).
+    """Add ``nodes`` (name -> node function) to ``builder``, in order. The type checker holds
+    each to being a ``Node`` of the graph's state and Context (nodes.node); at run time its
+    updates are checked for lists written whole (``writing_edits``).
 
     A node taking (state, runtime, config), as the model-calling nodes do, is one LangGraph
     runs (it passes ``runtime`` and ``config`` by parameter name) but none of ``add_node``'s
-    typed overloads lists, hence the one unchecked handover below.
+    typed overloads lists, hence the untyped handover in ``_add``.
     """
     for name, node in nodes.items():
         _add(builder, name, node)
