@@ -33,7 +33,7 @@ from typing import Any
 
 from langgraph.graph import END, START, StateGraph
 
-from graphs.edges import add_nodes, inline
+from graphs.edges import add_nodes, add_sent_node, inline
 from graphs.method import Method, Report, Training, View
 from nodes.autoplan import few_shot, report, training_view
 from nodes.autoplan.batch import (
@@ -105,7 +105,9 @@ def build_training_graph(checkpointer: Any = None):
     builder = StateGraph(TrainState, context_schema=AutoPlanContext)
     add_nodes(builder, {"sample_batch": sample_batch})
     builder.add_node("collect", _collection(Collected).compile(name="collect"))  # a subgraph
-    add_nodes(builder, {"score_batch": score_batch, "reflect": reflect, "plan": plan})
+    add_nodes(builder, {"score_batch": score_batch})
+    add_sent_node(builder, "reflect", reflect)
+    add_nodes(builder, {"plan": plan})
     builder.add_edge(START, "sample_batch")
     builder.add_conditional_edges("sample_batch", inline(send_collections), ["collect"])
     builder.add_edge("collect", "score_batch")

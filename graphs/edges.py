@@ -7,7 +7,10 @@ import inspect
 from collections.abc import Awaitable, Callable, Hashable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Self, TypeVar
 
-from nodes.state import Node
+from langgraph.typing import ContextT, NodeInputT, StateT
+
+from nodes.channels import check_edits, edited_lists
+from nodes.node import Node, Update
 
 if TYPE_CHECKING:
     from langgraph.graph import StateGraph
@@ -15,16 +18,43 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 
 
-def add_nodes(builder: StateGraph[Any, Any, Any, Any], nodes: Mapping[str, Node]) -> None:
-    """Add ``nodes`` (name -> node function) to ``builder``, in order.
+def add_nodes(builder: StateGraph[StateT, ContextT, Any, Any], nodes: Mapping[str, Node[StateT, ContextT]]) -> None:
+    """Add ``nodes`` (name -> node function) to ``builder``, in order. The type checker holds
+    each to being a ``Node`` of the graph's state and Context (nodes.node); at run time its
+    updates are checked for lists written whole (``writing_edits``).
 
     A node taking (state, runtime, config), as the model-calling nodes do, is one LangGraph
     runs (it passes ``runtime`` and ``config`` by parameter name) but none of ``add_node``'s
-    typed overloads lists; as a ``Node`` it is checked for what the graph needs of it (a
-    coroutine function returning its update) instead of failing those overloads.
+    typed overloads lists, hence the untyped handover in ``_add``.
     """
     for name, node in nodes.items():
-        builder.add_node(name, node)
+        _add(builder, name, node)
+
+
+def add_sent_node(builder: StateGraph[Any, ContextT, Any, Any], name: str, node: Node[NodeInputT, ContextT]) -> None:
+    """Add a node that only a ``Send`` starts, with its own input instead of the graph's state
+    (LangGraph reads its type from the node's ``state`` annotation)."""
+    _add(builder, name, node)
+
+
+def _add(builder: StateGraph[Any, Any, Any, Any], name: str, node: Any) -> None:
+    lists = edited_lists(builder.state_schema)
+    builder.add_node(name, writing_edits(name, node, lists) if lists else node)
+
+
+def writing_edits(name: str, node: Callable[..., Awaitable[Update]], lists: frozenset[str]) -> Any:
+    """``node``, its updates checked for lists written whole (nodes.channels.check_edits).
+
+    ``functools.wraps`` shows LangGraph the node's own signature (it passes ``runtime`` and
+    ``config`` by the names there) and annotations (a Send target's input type)."""
+
+    @functools.wraps(node)
+    async def run(state: Any, **passed: Any) -> Update:
+        update = await node(state, **passed)
+        check_edits(name, state, update, lists)
+        return update
+
+    return run
 
 
 def inline(router: Callable[..., T]) -> Callable[..., Awaitable[T]]:

@@ -30,7 +30,7 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 
-from graphs.edges import inline, path_map
+from graphs.edges import add_nodes, inline, path_map
 from graphs.method import Method, Report, View, without_pages
 from nodes.channels import added
 from nodes.laser import report
@@ -48,6 +48,7 @@ from nodes.laser.states import (
     start_node,
     state_node,
 )
+from nodes.node import Node
 from prompts import SHIPPED
 
 
@@ -102,13 +103,13 @@ def build_graph(checkpointer: BaseCheckpointSaver | None = None, space: StateSpa
         return state["laser_state"]
 
     builder = StateGraph(LaserState, context_schema=LaserContext)
-    builder.add_node("start", start_node(pick))
-    for name in transitions:
-        builder.add_node(name, state_node(pick))
-    builder.add_node("execute", execute_node(pick))
+    nodes: dict[str, Node[LaserState, LaserContext]] = {"start": start_node(pick)}
+    nodes.update({name: state_node(pick) for name in transitions})
+    nodes["execute"] = execute_node(pick)
     if with_backup:
-        builder.add_node("backup", backup_node(pick))
-    builder.add_node("finish", finish_node(pick))
+        nodes["backup"] = backup_node(pick)
+    nodes["finish"] = finish_node(pick)
+    add_nodes(builder, nodes)
     builder.add_edge(START, "start")
     if len(transitions) == 1:
         builder.add_edge("start", next(iter(transitions)))

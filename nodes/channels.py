@@ -15,19 +15,29 @@ Two kinds of field, by how nodes write them:
 - a **record** (``record()``): a write replaces the value; for a list it may instead be an
   ``Edit``, ``{"keep": n, "then": [...]}``: keep the first n items, then these. Nodes
   write ``edit(old, new)``, which is only the change (a push, a pop, a replaced last
-  item). A whole value (what Studio's state editor sends) still replaces. A record
+  item). A whole value (what Studio's state editor sends) still replaces, so the reducer
+  cannot refuse one; a node's whole list that repeats items the list holds is refused
+  where the graphs register their nodes (``check_edits``, graphs.edges). A record
   replaced at most steps (``current()``: the observation, a screen) holds page text that
   then sits in a checkpoint only at the step that showed it, not in every later one.
 
 An unwritten field reads as its type's empty value ([] or {}), not as a missing key.
 Both reducers fold the writes in order, so two batches applied in turn give what their
 concatenation gives, as DeltaChannel requires; both keep every value plain JSON.
+
+DeltaChannel is a **beta** LangGraph API, and its stored format (the snapshot marker in a
+checkpoint, the writes a field is rebuilt from) may change in a LangGraph release. Every
+state field annotated with ``log()``, ``record()`` or ``current()`` depends on it: the
+trajectory, observation and env snapshot of every run, and each method's growing fields.
+A checkpoint file written by an earlier version is pinned by
+tests/nodes/test_checkpoint_format.py, which reads it back and resumes it: it must pass
+before a LangGraph upgrade, since the threads on users' disks are in that format.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any, TypedDict
+from collections.abc import Mapping, Sequence
+from typing import Annotated, Any, TypedDict, get_args, get_origin, get_type_hints
 
 from langgraph.channels.delta import DeltaChannel
 
@@ -102,3 +112,28 @@ def added(write: Any) -> list[Any]:
     if is_edit(write):
         return list(write["then"])
     return list(write) if isinstance(write, list) else []
+
+
+class WholeListWritten(ValueError):
+    """A node wrote a list record whole, repeating items it held, instead of ``edit(old, new)``."""
+
+
+def edited_lists(schema: type) -> frozenset[str]:
+    """The fields of state ``schema`` that nodes write with ``edit``: the lists kept as records."""
+    return frozenset(
+        name
+        for name, hint in get_type_hints(schema, include_extras=True).items()
+        if get_origin(hint) is Annotated
+        and get_origin(get_args(hint)[0]) is list
+        and any(isinstance(meta, DeltaChannel) and meta.reducer is revised for meta in hint.__metadata__)
+    )
+
+
+def check_edits(node: str, state: Mapping[str, Any], update: Mapping[str, Any], lists: frozenset[str]) -> None:
+    """Refuse ``update`` when it writes one of ``lists`` as a whole list that starts with items
+    the list holds in ``state``: the checkpoint would store them again at this step, where
+    ``edit`` stores only the change. A new list (a reset, a first item) may be written whole."""
+    for name in lists & update.keys():
+        write = update[name]
+        if isinstance(write, list) and edit(state.get(name) or [], write)["keep"]:
+            raise WholeListWritten(f"node {node} writes {name} whole: write edit(old, new), only the change")

@@ -6,7 +6,8 @@ OPENAI_BASE_URL (any OpenAI-compatible server: vLLM, Ollama, llama.cpp); any oth
 replays a script (nodes.scripted), ``replay:<file.jsonl>`` a recording, checking every
 request against it (nodes.recording; ``--record FILE`` writes one through the Caller).
 Nodes never hold a client: they use ``Caller``, which
-picks the model from the run's Context and accounts usage so that it lands in graph state.
+picks the model from the run's Context and accounts usage, which ``nodes.node.model_node``
+merges into the node's update so that it lands in graph state.
 
 Transient failures (429, 5xx, timeouts, dropped connections) are retried by the OpenAI
 client itself (``max_retries``; it honours Retry-After and backs off with jitter). Its

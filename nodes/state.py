@@ -8,7 +8,7 @@ Fields that grow during a run are checkpointed as each step's change (nodes.chan
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Mapping
 from typing import Annotated, Any, TypedDict, TypeVar, cast
 
 from nodes.channels import current, log
@@ -44,10 +44,6 @@ class RunState(TypedDict, total=False):
     evaluation: dict[str, Any]  # the env's scoring of the final step (evaluators, EM/F1, judge)
     usage: Annotated[Usage, add_usage]
 
-
-# A node function: LangGraph calls it with the state and, by parameter name, ``runtime`` and
-# ``config``; it returns its update.
-Node = Callable[..., Awaitable[dict[str, Any]]]
 
 S = TypeVar("S", bound=RunState)
 

@@ -1,8 +1,9 @@
 """Model usage accounting: calls, tokens and cost, summed in graph state.
 
-Usage is a TypedDict so it checkpoints as plain JSON; nodes return the usage of the
-calls they made and the ``add_usage`` reducer sums it, which also works for the
-parallel branches of AutoPlan's batch collection.
+Usage is a TypedDict so it checkpoints as plain JSON; a model-calling node's update
+carries the usage of the calls it made (``nodes.node.model_node`` adds it) and the
+``add_usage`` reducer sums it, which also works for the parallel branches of AutoPlan's
+batch collection.
 
 Cost comes from genai-prices, a maintained database of providers' list prices, looked up
 by the spec's provider and model. A model it does not know (a local server's model, a

@@ -26,7 +26,9 @@ each plan update's calls: ``plan_calls``, more than one when a person rejected a
 nothing but counters is kept for them, and a resumed run reads the same lines as an
 uninterrupted one. Real models ignore positions; ``score_batch`` counts each collection's
 own calls (its counter less its start) into the run's usage. The Callers are made here for
-that reason; how each call decodes is nodes.autoplan.decoding's.
+that reason: each model-calling node of a branch is a ``nodes.node.model_node`` over one of
+these factories, which adds its own calls to the branch's counter as any node adds them to
+the run's; how each call decodes is nodes.autoplan.decoding's.
 """
 
 from __future__ import annotations
@@ -143,14 +145,19 @@ def caller_at(
 def branch_caller(
     context: AutoPlanContext, state: Mapping[str, Any], temperature: float = GREEDY, top_p: float | None = None
 ) -> Caller:
-    """The Caller of a node of a collection: it starts at the collection's counter (which a
-    training branch starts at the phase's count: see the module docstring)."""
+    """The Caller of a node of a collection or a reflection: it starts at the branch's counter
+    (which a training branch starts at the phase's count: see the module docstring)."""
     return caller_at(context, calls(state.get("usage")), temperature, top_p, state.get("task_id"))
 
 
 def acting_caller(context: AutoPlanContext, state: CollectState) -> Caller:
     """The Caller of the thought and action calls (a branch is a training collection)."""
     return branch_caller(context, state, *acting_sampling(context, bool(state.get("branch"))))
+
+
+def update_caller(context: AutoPlanContext, state: TrainState) -> Caller:
+    """The plan update's Caller: greedy, at the count after the iteration's reflections."""
+    return caller_at(context, phase_starts(state, iteration_of(state))[2])
 
 
 def iteration_of(state: TrainState) -> int:

@@ -36,6 +36,8 @@ from nodes.environment import (
     release,
     start_task,
 )
+from nodes.llm import Caller
+from nodes.node import model_node
 from nodes.usage import empty_usage
 
 _LABEL = re.compile(r"^\s*(?:formalized(?: first)? action|action)\s*\d*\s*:\s*", re.IGNORECASE)
@@ -103,63 +105,63 @@ async def _observed(state: CollectState, context: AutoPlanContext) -> str:
     )
 
 
-async def think(state: CollectState, runtime: Runtime[AutoPlanContext], config: RunnableConfig) -> dict:
+@model_node(acting_caller)
+async def think(state: CollectState, runtime: Runtime[AutoPlanContext], config: RunnableConfig, llm: Caller) -> dict:
     """~a_t ~ M(H_{t-1} ⊕ Thought-prompt): the first turn carries P_j ⊕ X_i and o_0."""
     env, plan = runtime.context.env, state.get("plan", "")
     context = await _observed(state, runtime.context)
     ask = Turn(role="user", content=f"{context}\n{text.thought_prompt(env, plan)}")
-    llm = acting_caller(runtime.context, state)
     kind: decoding.CallKind = "thought" if state.get("messages") else "opening_thought"
     chat = state.get("messages", [])
     thought = (await decoding.ask(llm, text.chat(env, [*chat, ask]), env, kind)).strip()
     return {
         "messages": edit(chat, [*chat, ask, Turn(role="assistant", content=thought)]),
         "thought": thought,
-        "usage": llm.usage,
     }
 
 
-async def act(state: CollectState, runtime: Runtime[AutoPlanContext], config: RunnableConfig) -> dict:
+@model_node(acting_caller)
+async def act(state: CollectState, runtime: Runtime[AutoPlanContext], config: RunnableConfig, llm: Caller) -> dict:
     """a'_t ~ M(H_{t-1} ⊕ ~a_t ⊕ "Action:"): a free-form action, which ends at a newline
     (nodes.autoplan.decoding)."""
     env = runtime.context.env
     asked = text.with_user(state.get("messages", []), text.render(env, "action"))
-    llm = acting_caller(runtime.context, state)
     raw = (await decoding.ask(llm, text.chat(env, asked), env, "action")).strip()
-    return {"raw_action": raw, "usage": llm.usage}
+    return {"raw_action": raw}
 
 
-async def formalize(state: CollectState, runtime: Runtime[AutoPlanContext], config: RunnableConfig) -> dict:
+@model_node(branch_caller)
+async def formalize(
+    state: CollectState, runtime: Runtime[AutoPlanContext], config: RunnableConfig, llm: Caller
+) -> dict:
     """a_t = F(a'_t): the formalizer call (Appendix A.1), greedy, outside the chat, with the
     env's grammar (its Interface's words, in the generic prompt); ALFWorld's ReAct baseline
     takes the action as written (nodes.autoplan.few_shot)."""
     ctx = runtime.context
     env, raw = ctx.env, state.get("raw_action", "")
-    update: dict = {}
     interface = await env_interface(ctx)
     if few_shot.skips_formalizer(env, ctx.few_shot):
         command = normalize_command(raw, interface)
     else:
-        llm = branch_caller(ctx, state)
         prompt = text.render(env, "formalize", action=raw, **text.interface_values(interface))
         reply = await decoding.ask(llm, [HumanMessage(prompt)], env, "formalize")
         command = normalize_command(reply, interface)
-        update["usage"] = llm.usage
     said = transcript.action_in_chat(env, raw, command, ctx.transcript)
     turns = [Turn(role="user", content=text.render(env, "action")), Turn(role="assistant", content=said)]
     chat = state.get("messages", [])
-    return {"command": command, "messages": edit(chat, [*chat, *turns]), **update}
+    return {"command": command, "messages": edit(chat, [*chat, *turns])}
 
 
-async def execute_command(state: CollectState, runtime: Runtime[AutoPlanContext], config: RunnableConfig) -> dict:
+@model_node(branch_caller)
+async def execute_command(
+    state: CollectState, runtime: Runtime[AutoPlanContext], config: RunnableConfig, llm: Caller
+) -> dict:
     """o_t = E(a_t); a refused command shows the env's feedback (ALFWorld: Table 6)."""
     cfg = session_config(state, config)
     env = await live_env(state, runtime.context, cfg)
-    llm = branch_caller(runtime.context, state)
     result, update = await execute(
         env, state, cfg, state.get("command", ""), node="execute", caller=llm, rationale=state.get("thought", "")
     )
-    update["usage"] = llm.usage
     observation = result.observation.text
     if not result.valid and observation == state.get("observation"):
         observation = result.feedback or observation  # the env echoed the old screen

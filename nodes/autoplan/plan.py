@@ -19,12 +19,14 @@ from langgraph.runtime import Runtime
 from envs.base import Interface
 from nodes import confirm as confirmation
 from nodes.autoplan import prompting as text
-from nodes.autoplan.batch import caller_at, calls, iteration_of, of_iteration, phase_starts
+from nodes.autoplan.batch import calls, iteration_of, of_iteration, update_caller
 from nodes.autoplan.context import AutoPlanContext
 from nodes.autoplan.decoding import ask
 from nodes.autoplan.state import TrainState
 from nodes.channels import edit
 from nodes.environment import env_interface
+from nodes.llm import Caller
+from nodes.node import model_node
 
 NO_PLAN = "None"  # how an empty plan X_0 is shown to the updater
 _HEADER = re.compile(r"^\s*(?:#+\s*)?\**\s*new (?:game |task )?plan\s*:?\s*\**\s*\n?", re.IGNORECASE)
@@ -56,7 +58,8 @@ def update_prompt(env: str, interface: Interface, state: TrainState) -> str:
     )
 
 
-async def plan(state: TrainState, runtime: Runtime[AutoPlanContext], config: RunnableConfig) -> dict:
+@model_node(update_caller)
+async def plan(state: TrainState, runtime: Runtime[AutoPlanContext], config: RunnableConfig, llm: Caller) -> dict:
     """Rewrite the plan from the whole batch and its reflections (greedy).
 
     With Context.confirm a person approves, edits or rejects the new plan (nodes.confirm); a
@@ -64,7 +67,6 @@ async def plan(state: TrainState, runtime: Runtime[AutoPlanContext], config: Run
     env = runtime.context.env
     iteration = iteration_of(state)
     reflections = of_iteration(state.get("reflections") or [], iteration)
-    llm = caller_at(runtime.context, phase_starts(state, iteration)[2])
     messages: list[BaseMessage] = [HumanMessage(update_prompt(env, await env_interface(runtime.context), state))]
     while True:
         reply = (await ask(llm, messages, env, "update")).strip()
@@ -86,7 +88,6 @@ async def plan(state: TrainState, runtime: Runtime[AutoPlanContext], config: Run
     return {
         "plans": edit(state["plans"], [*state["plans"], new_plan]),
         "plan_calls": edit(counts, [*counts, calls(llm.usage)]),
-        "usage": llm.usage,
     }
 
 

@@ -15,11 +15,12 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 
 from nodes.autoplan import prompting as text
-from nodes.autoplan.batch import caller_at, calls
+from nodes.autoplan.batch import branch_caller
 from nodes.autoplan.context import AutoPlanContext
 from nodes.autoplan.decoding import ask
 from nodes.autoplan.state import ReflectInput, Reflection, Turn
 from nodes.llm import Caller
+from nodes.node import model_node
 
 
 async def _answer(llm: Caller, env: str, turns: list[Turn], prompt: str) -> tuple[list[Turn], str]:
@@ -29,11 +30,11 @@ async def _answer(llm: Caller, env: str, turns: list[Turn], prompt: str) -> tupl
     return [*asked, Turn(role="assistant", content=reply)], reply
 
 
-async def reflect(state: ReflectInput, runtime: Runtime[AutoPlanContext], config: RunnableConfig) -> dict:
+@model_node(branch_caller)  # at the phase's count (nodes.autoplan.batch)
+async def reflect(state: ReflectInput, runtime: Runtime[AutoPlanContext], config: RunnableConfig, llm: Caller) -> dict:
     """s_j, f_j and r_j for one experience (one Send branch per experience)."""
     env = runtime.context.env
     experience = state["experience"]
-    llm = caller_at(runtime.context, calls(state.get("usage")))  # the phase's count (nodes.autoplan.batch)
     summary_prompt = text.render(env, "summary", outcome=experience.get("outcome", ""))
     turns, summary = await _answer(llm, env, list(experience.get("messages", [])), summary_prompt)
     flaw = revision = ""
@@ -51,4 +52,4 @@ async def reflect(state: ReflectInput, runtime: Runtime[AutoPlanContext], config
         revision=revision,
         usage=llm.usage,
     )
-    return {"reflections": [reflection], "usage": llm.usage}
+    return {"reflections": [reflection]}

@@ -15,7 +15,7 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 
 from envs.base import Interface
-from nodes.da.ask import ask, caller
+from nodes.da.ask import ask
 from nodes.da.context import DAContext
 from nodes.da.state import DAState
 from nodes.da.summarise import shown
@@ -27,6 +27,8 @@ from nodes.da.views import (
     subtask_text,
 )
 from nodes.environment import env_interface
+from nodes.llm import Caller, caller_for
+from nodes.node import model_node
 from prompts import render
 
 
@@ -44,10 +46,10 @@ def action_prompt(state: DAState, interface: Interface) -> str:
     )
 
 
-async def act(state: DAState, runtime: Runtime[DAContext], config: RunnableConfig) -> dict[str, Any]:
+@model_node(caller_for)
+async def act(state: DAState, runtime: Runtime[DAContext], config: RunnableConfig, llm: Caller) -> dict[str, Any]:
     """``proposal`` = [a_t], or [] when the model gave no usable action."""
-    llm = caller(runtime.context, state)
     interface = await env_interface(runtime.context)
     prompt = action_prompt(state, interface)
     answer = await ask(llm, prompt, interface.parse_action, reasks=runtime.context.reasks)
-    return {"proposal": [answer.value] if answer.value else [], "usage": llm.usage}
+    return {"proposal": [answer.value] if answer.value else []}

@@ -12,20 +12,22 @@ from typing import Any
 from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 
-from nodes.da.ask import ask, caller, yes_no
+from nodes.da.ask import ask, yes_no
 from nodes.da.context import DAContext
 from nodes.da.describe import last_step_refused
 from nodes.da.state import DAState
 from nodes.da.summarise import shown
 from nodes.da.views import plan_text, prompt_name, subtask_text
 from nodes.environment import env_interface
+from nodes.llm import Caller, caller_for
+from nodes.node import model_node
 from prompts import render
 
 
-async def align(state: DAState, runtime: Runtime[DAContext], config: RunnableConfig) -> dict[str, Any]:
+@model_node(caller_for)
+async def align(state: DAState, runtime: Runtime[DAContext], config: RunnableConfig, llm: Caller) -> dict[str, Any]:
     if last_step_refused(state) is not None:
         return {"aligned": False}
-    llm = caller(runtime.context, state)
     prompt = render(
         prompt_name(await env_interface(runtime.context), "align"),
         step=subtask_text(state),
@@ -35,4 +37,4 @@ async def align(state: DAState, runtime: Runtime[DAContext], config: RunnableCon
         screen_after=shown(state["current"]),
     )
     answer = await ask(llm, prompt, yes_no, reasks=runtime.context.reasks)
-    return {"aligned": bool(answer.value), "usage": llm.usage}
+    return {"aligned": bool(answer.value)}

@@ -10,14 +10,14 @@ conservative branch (no action, "not aligned", "not complete").
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Generic, TypeVar
+from typing import Generic, TypeVar
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 
 from envs.base import ActionParseError
-from nodes.llm import Caller, caller_for
+from nodes.llm import Caller
 from nodes.parse import ParseError, numbered_list
 from prompts import render
 
@@ -114,8 +114,3 @@ def plan_steps(text: str) -> list[str]:
         if steps:
             return steps
     raise ParseError("no plan found; give the steps as a numbered list (1., 2., 3., ...)")
-
-
-def caller(context: Any, state: Mapping[str, Any]) -> Caller:
-    """The run's model at its temperature (the paper's 1.0 unless the Context sets another)."""
-    return caller_for(context, state)

@@ -20,7 +20,7 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 
 from nodes.channels import edit
-from nodes.da.ask import ask, caller, final_answer, yes_no
+from nodes.da.ask import ask, final_answer, yes_no
 from nodes.da.context import DAContext
 from nodes.da.describe import refusal
 from nodes.da.state import DAState
@@ -33,6 +33,8 @@ from nodes.da.views import (
     subtask_text,
 )
 from nodes.environment import env_interface, execute, live_env
+from nodes.llm import Caller, caller_for
+from nodes.node import model_node
 from prompts import render
 
 
@@ -55,9 +57,9 @@ def delivered(answer_action: str, action: str) -> str | None:
     return action[len(head) : len(action) - len(tail)]
 
 
-async def complete(state: DAState, runtime: Runtime[DAContext], config: RunnableConfig) -> dict[str, Any]:
+@model_node(caller_for)
+async def complete(state: DAState, runtime: Runtime[DAContext], config: RunnableConfig, llm: Caller) -> dict[str, Any]:
     reasks = runtime.context.reasks
-    llm = caller(runtime.context, state)
     fields = _fields(state)
     interface = await env_interface(runtime.context)
     answer_action = interface.answer_action
@@ -78,10 +80,10 @@ async def complete(state: DAState, runtime: Runtime[DAContext], config: Runnable
         update["actions"] = int(state.get("actions", 0))  # delivering the answer is not an action
         if not result.valid:  # a person rejected the answer (Context.confirm): go on,
             history = state.get("history") or []  # with the reason in H, which the next prompts show
-            refused = refusal(state, deliver, result.feedback)
-            return {**update, "history": edit(history, [*history, refused]), "task_done": False, "usage": llm.usage}
+            refused = refusal(state, deliver, str(result.info.get("feedback", "")))
+            return {**update, "history": edit(history, [*history, refused]), "task_done": False}
         answer = delivered(answer_action, update["trajectory"][-1]["action"]) or answer  # as a person edited it
-        return {**update, "task_done": True, "answer": answer, "usage": llm.usage}
+        return {**update, "task_done": True, "answer": answer}
     subtask_done = await ask(
         llm,
         render(prompt_name(interface, "complete_subtask"), **fields, step=subtask_text(state)),
@@ -89,4 +91,4 @@ async def complete(state: DAState, runtime: Runtime[DAContext], config: Runnable
         reasks=reasks,
     )
     subtask = int(state.get("subtask", 0)) + (1 if subtask_done.value else 0)
-    return {"task_done": False, "subtask": subtask, "usage": llm.usage}
+    return {"task_done": False, "subtask": subtask}

@@ -15,12 +15,13 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 
 from nodes.channels import edit
-from nodes.da.ask import caller
 from nodes.da.context import DAContext
 from nodes.da.state import DAState, HistoryItem
 from nodes.da.summarise import shown
 from nodes.da.views import prompt_name
 from nodes.environment import env_interface
+from nodes.llm import Caller, caller_for
+from nodes.node import model_node
 from prompts import render
 
 
@@ -38,14 +39,13 @@ def refusal(state: DAState, action: str, feedback: str) -> HistoryItem:
     return HistoryItem(episode=int(state.get("episode", 1)), action=action, text=text)
 
 
-async def describe(state: DAState, runtime: Runtime[DAContext], config: RunnableConfig) -> dict[str, Any]:
+@model_node(caller_for)
+async def describe(state: DAState, runtime: Runtime[DAContext], config: RunnableConfig, llm: Caller) -> dict[str, Any]:
     action = state["episode_actions"][-1][-1]
-    update: dict[str, Any] = {}
     refused = last_step_refused(state)
     if refused is not None:
         item = refusal(state, action, refused)
     else:
-        llm = caller(runtime.context, state)
         prompt = render(
             prompt_name(await env_interface(runtime.context), "describe"),
             task=state["goal"],
@@ -56,6 +56,5 @@ async def describe(state: DAState, runtime: Runtime[DAContext], config: Runnable
         reply = await llm([HumanMessage(prompt)])
         text = " ".join(reply.text.split()) or f"Executed {action}."
         item = HistoryItem(episode=int(state.get("episode", 1)), action=action, text=text)
-        update["usage"] = llm.usage
     history = state.get("history") or []
-    return {**update, "history": edit(history, [*history, item])}
+    return {"history": edit(history, [*history, item])}

@@ -17,20 +17,21 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 
 from nodes.channels import edit
-from nodes.da.ask import caller
 from nodes.da.context import DAContext
 from nodes.da.state import DAState, StackEntry
 from nodes.da.summarise import look
 from nodes.da.views import site_of
 from nodes.environment import env_interface, execute, live_env, release, start_task
+from nodes.llm import Caller, caller_for
+from nodes.node import model_node
 
 
-async def start(state: DAState, runtime: Runtime[DAContext], config: RunnableConfig) -> dict[str, Any]:
+@model_node(caller_for)
+async def start(state: DAState, runtime: Runtime[DAContext], config: RunnableConfig, llm: Caller) -> dict[str, Any]:
     """Reset the env to the task; S_0 is the first screen (summarised if too long)."""
     settings = runtime.context
     _, obs, update = await start_task(state, runtime.context, config)
     goal = str(obs.info["goal"])
-    llm = caller(runtime.context, state)
     initial = await look(llm, goal, obs, update["env_snapshot"], settings.observation_budget)
     return {
         **update,
@@ -53,7 +54,6 @@ async def start(state: DAState, runtime: Runtime[DAContext], config: RunnableCon
         "backtracks": [],
         "answer": "",
         "stop_reason": "",
-        "usage": llm.usage,
     }
 
 
@@ -84,19 +84,19 @@ def stop_reason(state: DAState, settings: DAContext) -> str:
     return "max_episodes"
 
 
-async def finish(state: DAState, runtime: Runtime[DAContext], config: RunnableConfig) -> dict[str, Any]:
+@model_node(caller_for)
+async def finish(state: DAState, runtime: Runtime[DAContext], config: RunnableConfig, llm: Caller) -> dict[str, Any]:
     """End the run: an early stop when no answer was delivered, then release the env."""
     reason = stop_reason(state, runtime.context)
     update: dict[str, Any] = {"stop_reason": reason}
     answer_action = (await env_interface(runtime.context)).answer_action
     if not state.get("done") and answer_action is not None:
         env = await live_env(state, runtime.context, config)
-        llm = caller(runtime.context, state)
         early_stop = answer_action.format(answer=f"Early stop: {reason}")
         _, stepped = await execute(
             env, state, config, early_stop, node="finish", caller=llm, confirm=False
         )  # the budget is spent: there is nothing else to choose
         stepped["actions"] = int(state.get("actions", 0))  # stopping is not one of the agent's actions
-        update.update(stepped, usage=llm.usage)
+        update.update(stepped)
     await release(state, config)
     return update

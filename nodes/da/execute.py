@@ -20,13 +20,13 @@ from langgraph.runtime import Runtime
 
 from envs.base import Env
 from nodes.channels import edit
-from nodes.da.ask import caller
 from nodes.da.context import DAContext
 from nodes.da.map_element import mapped_action, same_element
 from nodes.da.state import DAState, Screen
 from nodes.da.summarise import look
 from nodes.environment import env_interface, execute, sync_env
-from nodes.llm import Caller
+from nodes.llm import Caller, caller_for
+from nodes.node import model_node
 
 
 async def _rebuilt_env(
@@ -39,12 +39,14 @@ async def _rebuilt_env(
     return env, await look(llm, state.get("goal", ""), obs, snapshot, settings.observation_budget, state["current"])
 
 
-async def execute_action(state: DAState, runtime: Runtime[DAContext], config: RunnableConfig) -> dict[str, Any]:
+@model_node(caller_for)
+async def execute_action(
+    state: DAState, runtime: Runtime[DAContext], config: RunnableConfig, llm: Caller
+) -> dict[str, Any]:
     entry = state["popped"]
     assert entry and entry["action"]  # routed here only with an action to run
     action = entry["action"]
     settings = runtime.context
-    llm = caller(runtime.context, state)
     before = state["current"]
     interface = await env_interface(runtime.context)
     env, rebuilt = await _rebuilt_env(state, runtime.context, config, llm, settings)
@@ -66,5 +68,4 @@ async def execute_action(state: DAState, runtime: Runtime[DAContext], config: Ru
         "current": after,
         "episode_actions": edit(state.get("episode_actions") or [], episodes),
         "notes": edit(notes, [*notes, note] if note is not None else notes),
-        "usage": llm.usage,
     }

@@ -18,12 +18,13 @@ from langgraph.runtime import Runtime
 
 from envs.base import Interface
 from nodes.channels import edit
-from nodes.da.ask import ask, caller
+from nodes.da.ask import ask
 from nodes.da.context import DAContext
 from nodes.da.state import DAState, Screen
 from nodes.da.summarise import shown
 from nodes.environment import env_interface
-from nodes.llm import Caller
+from nodes.llm import Caller, caller_for
+from nodes.node import model_node
 from nodes.parse import ParseError
 from prompts import render
 
@@ -66,20 +67,21 @@ async def mapped_action(
     return interface.with_element(action, answer.value) if answer.value is not None else None
 
 
-async def map_element(state: DAState, runtime: Runtime[DAContext], config: RunnableConfig) -> dict[str, Any]:
+@model_node(caller_for)
+async def map_element(
+    state: DAState, runtime: Runtime[DAContext], config: RunnableConfig, llm: Caller
+) -> dict[str, Any]:
     entry = state["popped"]
     assert entry
-    llm = caller(runtime.context, state)
     reasks = runtime.context.reasks
     interface = await env_interface(runtime.context)
     mapped = await mapped_action(llm, interface, entry["action"], entry["state"], state["current"], reasks)
     if mapped is None:
-        return {"popped": {}, "usage": llm.usage}
+        return {"popped": {}}
     backtracks = [dict(b) for b in state.get("backtracks") or []]
     if backtracks:
         backtracks[-1]["mapped_action"] = mapped
     return {
         "popped": {**entry, "action": mapped},
         "backtracks": edit(state.get("backtracks") or [], backtracks),
-        "usage": llm.usage,
     }

@@ -14,17 +14,19 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 
 from nodes.channels import edit
-from nodes.da.ask import ask, caller, plan_steps
+from nodes.da.ask import ask, plan_steps
 from nodes.da.context import DAContext
 from nodes.da.state import DAState
 from nodes.da.summarise import shown
 from nodes.da.views import prompt_name
 from nodes.environment import env_interface
+from nodes.llm import Caller, caller_for
+from nodes.node import model_node
 from prompts import render
 
 
-async def plan(state: DAState, runtime: Runtime[DAContext], config: RunnableConfig) -> dict[str, Any]:
-    llm = caller(runtime.context, state)
+@model_node(caller_for)
+async def plan(state: DAState, runtime: Runtime[DAContext], config: RunnableConfig, llm: Caller) -> dict[str, Any]:
     interface = await env_interface(runtime.context)
     prompt = render(
         prompt_name(interface, "plan"),
@@ -36,7 +38,7 @@ async def plan(state: DAState, runtime: Runtime[DAContext], config: RunnableConf
     answer = await ask(llm, prompt, plan_steps, reasks=runtime.context.reasks)
     steps = answer.value or [state["goal"]]
     plans = state.get("plans") or []
-    return {"plan": steps, "plans": edit(plans, [*plans, steps]), "usage": llm.usage}
+    return {"plan": steps, "plans": edit(plans, [*plans, steps])}
 
 
 async def next_subtask(state: DAState) -> dict[str, Any]:

@@ -16,12 +16,14 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 
 from nodes.channels import edit
-from nodes.da.ask import ask, caller, plan_steps
+from nodes.da.ask import ask, plan_steps
 from nodes.da.context import DAContext
 from nodes.da.state import DAState
 from nodes.da.summarise import shown
 from nodes.da.views import experience_text, notes_text, plan_text, prompt_name
 from nodes.environment import env_interface
+from nodes.llm import Caller, caller_for
+from nodes.node import model_node
 from prompts import render
 
 
@@ -35,9 +37,9 @@ def additions(state: DAState, settings: DAContext) -> str:
     return "".join(f"\n\n{block}" for block in blocks)
 
 
-async def reflect(state: DAState, runtime: Runtime[DAContext], config: RunnableConfig) -> dict[str, Any]:
+@model_node(caller_for)
+async def reflect(state: DAState, runtime: Runtime[DAContext], config: RunnableConfig, llm: Caller) -> dict[str, Any]:
     settings = runtime.context
-    llm = caller(runtime.context, state)
     interface = await env_interface(runtime.context)
     prompt = render(
         prompt_name(interface, "plan_revision"),
@@ -52,4 +54,4 @@ async def reflect(state: DAState, runtime: Runtime[DAContext], config: RunnableC
     answer = await ask(llm, prompt, plan_steps, reasks=settings.reasks)
     steps = answer.value or list(state["plan"])
     plans = state.get("plans") or []
-    return {"plan": steps, "plans": edit(plans, [*plans, steps]), "usage": llm.usage}
+    return {"plan": steps, "plans": edit(plans, [*plans, steps])}

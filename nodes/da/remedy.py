@@ -19,10 +19,12 @@ from langgraph.runtime import Runtime
 
 from envs.base import Interface
 from nodes.da.act import action_prompt
-from nodes.da.ask import ask, caller
+from nodes.da.ask import ask
 from nodes.da.context import DAContext
 from nodes.da.state import DAState
 from nodes.environment import env_interface
+from nodes.llm import Caller, caller_for
+from nodes.node import model_node
 from nodes.parse import ParseError
 from prompts import render
 
@@ -34,10 +36,10 @@ def _new_action(text: str, proposed: list[str], interface: Interface, distinct: 
     return action
 
 
-async def remedy(state: DAState, runtime: Runtime[DAContext], config: RunnableConfig) -> dict[str, Any]:
+@model_node(caller_for)
+async def remedy(state: DAState, runtime: Runtime[DAContext], config: RunnableConfig, llm: Caller) -> dict[str, Any]:
     """``proposal`` = [a_t, a_t^(1), ..., a_t^(R)] (fewer when a remedy stays malformed)."""
     settings = runtime.context
-    llm = caller(runtime.context, state)
     proposal = list(state["proposal"])
     interface = await env_interface(runtime.context)
     prompt = action_prompt(state, interface)
@@ -56,4 +58,4 @@ async def remedy(state: DAState, runtime: Runtime[DAContext], config: RunnableCo
         messages = answer.messages
         if answer.value:
             proposal.append(answer.value)
-    return {"proposal": proposal, "usage": llm.usage}
+    return {"proposal": proposal}

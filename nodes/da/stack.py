@@ -17,12 +17,13 @@ from langgraph.runtime import Runtime
 
 from envs.base import EnvError, Interface
 from nodes.channels import edit
-from nodes.da.ask import caller
 from nodes.da.context import DAContext
 from nodes.da.map_element import same_element
 from nodes.da.state import Backtrack, DAState, HistoryItem, Screen, StackEntry
 from nodes.da.summarise import look
 from nodes.environment import restore
+from nodes.llm import Caller, caller_for
+from nodes.node import model_node
 
 
 def _fingerprint(screen: Screen) -> str:
@@ -72,7 +73,8 @@ async def push(state: DAState) -> dict[str, Any]:
     return {"stack": edit(stack, [*stack, *entries]), "proposal": []}
 
 
-async def backtrack(state: DAState, runtime: Runtime[DAContext], config: RunnableConfig) -> dict[str, Any]:
+@model_node(caller_for)
+async def backtrack(state: DAState, runtime: Runtime[DAContext], config: RunnableConfig, llm: Caller) -> dict[str, Any]:
     """go_back(S'_t); S_t = S'_t (line 6): restore the saved snapshot and look again.
 
     A snapshot the env cannot restore drops the entry (``popped`` {}): the agent pops
@@ -88,14 +90,12 @@ async def backtrack(state: DAState, runtime: Runtime[DAContext], config: Runnabl
         note = f"Could not go back to {saved['url'] or 'an earlier screen'}: {exc}"
         history = state.get("history") or []
         return {"popped": {}, "history": edit(history, [*history, HistoryItem(episode=episode, action="", text=note)])}
-    llm = caller(runtime.context, state)
     budget = runtime.context.observation_budget
     current = await look(llm, state.get("goal", ""), obs, snapshot, budget, known=saved)
     update: dict[str, Any] = {
         "current": current,
         "observation": obs.text,
         "env_snapshot": snapshot,
-        "usage": llm.usage,
     }
     if entry["action"]:  # a root entry only starts an episode; an alternative is a real backtrack
         backtracks, history = state.get("backtracks") or [], state.get("history") or []

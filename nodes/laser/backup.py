@@ -31,22 +31,24 @@ from nodes.laser.observe import backup_listing, item_observation
 from nodes.laser.spaces import Picker
 from nodes.laser.states import (
     LaserState,
-    Node,
     call_text,
     candidates,
     run_actions,
 )
-from nodes.llm import caller_for
+from nodes.llm import Caller, caller_for
+from nodes.node import Node, model_node
 
 
-def backup_node(pick: Picker) -> Node:
-    async def backup(state: LaserState, runtime: Runtime[LaserContext], config: RunnableConfig) -> dict[str, Any]:
+def backup_node(pick: Picker) -> Node[LaserState, LaserContext]:
+    @model_node(caller_for)
+    async def backup(
+        state: LaserState, runtime: Runtime[LaserContext], config: RunnableConfig, llm: Caller
+    ) -> dict[str, Any]:
         """Choose an examined item, reopen it, choose its options, buy it."""
         ctx = runtime.context
         space = pick(ctx)
         plan = space.backup
         assert plan is not None  # routed here only for a space with a backup strategy
-        llm = caller_for(ctx, state)
         before = list(state.get("history", []))
         history = list(before)  # the notes this step adds go after ``before``
         choices = candidates(state, space)
@@ -56,7 +58,7 @@ def backup_node(pick: Picker) -> Node:
         if picked.name is None:
             problem = f"no valid item choice in {ATTEMPTS} answers: {picked.problem}"
             history.append(f"Backup: {problem}")
-            return {"usage": llm.usage, "backup_problem": problem, "history": edit(before, history)}
+            return {"backup_problem": problem, "history": edit(before, history)}
         entry = next(c for c in choices if c["asin"] == next(iter(picked.args.values())))
         history.append(f"Rationale: backup strategy: {why}\nAction: {call_text(picked.name, picked.args)}")
 
@@ -74,12 +76,12 @@ def backup_node(pick: Picker) -> Node:
             if ended.name is None:
                 problem = f"no valid options for {entry['asin']} in {ATTEMPTS} answers: {ended.problem}"
                 history.append(f"Backup: {problem}")
-                return {"usage": llm.usage, "backup_problem": problem, "history": edit(before, history)}
+                return {"backup_problem": problem, "history": edit(before, history)}
             args = ended.args
         actions = plan.finish.actions(args, page)
         run, feedback = await run_actions(env, here, config, llm, space, actions, why, "backup")
         note = f"Rationale: backup strategy: {why}\nAction: {call_text(plan.finish.name, args)}"
-        update: dict[str, Any] = {**run, "usage": llm.usage, "history": edit(before, [*history, note])}
+        update: dict[str, Any] = {**run, "history": edit(before, [*history, note])}
         if feedback:
             return {
                 **update,

@@ -37,7 +37,8 @@ from nodes.laser.observe import (
 from nodes.laser.space import FINISH, Page, StateSpace
 from nodes.laser.spaces import Picker
 from nodes.llm import Caller, caller_for
-from nodes.state import Node, RunState, updated
+from nodes.node import Node, model_node
+from nodes.state import RunState, updated
 
 BACKUP_MARGIN = 2  # the backup purchase starts 2 transitions before the cap (13)
 REFUSAL_LIMIT = 3  # consecutive steps whose answer was refused end the exploration
@@ -104,7 +105,7 @@ def candidates(state: LaserState, space: StateSpace) -> list[BufferItem]:
     return list(found.values())
 
 
-def start_node(pick: Picker) -> Node:
+def start_node(pick: Picker) -> Node[LaserState, LaserContext]:
     async def start(state: LaserState, runtime: Runtime[LaserContext], config: RunnableConfig) -> dict[str, Any]:
         """Reset the env to the task's goal; the agent starts in the state of the first page."""
         space = pick(runtime.context)
@@ -169,14 +170,16 @@ async def run_actions(
     return update, ""
 
 
-def state_node(pick: Picker) -> Node:
+def state_node(pick: Picker) -> Node[LaserState, LaserContext]:
     """A state node: a rationale and one function of the current state's tools (Tables 4-6)."""
 
-    async def act(state: LaserState, runtime: Runtime[LaserContext]) -> dict[str, Any]:
+    @model_node(caller_for)
+    async def act(
+        state: LaserState, runtime: Runtime[LaserContext], config: RunnableConfig, llm: Caller
+    ) -> dict[str, Any]:
         ctx = runtime.context
         space = pick(ctx)
         here = state["laser_state"]
-        llm = caller_for(ctx, state)
         observation = observation_for(state, space)
         tools = space.tools_for(here, state.get("page", {}), read=state.get("details", {}))
         system = prompts.render(space.state(here).instruction)
@@ -186,18 +189,20 @@ def state_node(pick: Picker) -> Node:
             note = f"Rationale: {why}\nAction: none (the answer was refused: {choice.problem})"
             history = list(state.get("history", []))
             return {
-                "usage": llm.usage,
                 "call": None,
                 "refusals": int(state.get("refusals", 0)) + 1,
                 "history": edit(history, [*history, note]),
             }
-        return {"usage": llm.usage, "call": Call(name=choice.name, args=choice.args, rationale=why, state=here)}
+        return {"call": Call(name=choice.name, args=choice.args, rationale=why, state=here)}
 
     return act
 
 
-def execute_node(pick: Picker) -> Node:
-    async def execute_call(state: LaserState, runtime: Runtime[LaserContext], config: RunnableConfig) -> dict[str, Any]:
+def execute_node(pick: Picker) -> Node[LaserState, LaserContext]:
+    @model_node(caller_for)
+    async def execute_call(
+        state: LaserState, runtime: Runtime[LaserContext], config: RunnableConfig, llm: Caller
+    ) -> dict[str, Any]:
         """Carry out the state node's call: a detail page is read (and the agent goes back to the
         item), any other function becomes its tool's env actions; the new page gives the next state."""
         ctx = runtime.context
@@ -208,7 +213,6 @@ def execute_node(pick: Picker) -> Node:
         tool = space.tool(call["state"], name)
         page = state.get("page", {})
         details = dict(state.get("details", {}))
-        llm = caller_for(ctx, state)  # an env judge would ask through it
         env = await live_env(state, ctx, config)
         buffer = list(state.get("buffer", []))
         target = dict(state.get("target", {}))
@@ -239,7 +243,6 @@ def execute_node(pick: Picker) -> Node:
         history = list(state.get("history", []))
         update = {
             **run,
-            "usage": llm.usage,
             "laser_state": new_page["state"],
             "target": target,
             "transitions": int(state.get("transitions", 0)) + (1 if moved else 0),
@@ -272,7 +275,7 @@ def stop_reason(state: LaserState, context: LaserContext, space: StateSpace) -> 
     return f"not {ended}: step cap ({cap} transitions) reached with no examined item for the backup strategy"
 
 
-def finish_node(pick: Picker) -> Node:
+def finish_node(pick: Picker) -> Node[LaserState, LaserContext]:
     async def finish(state: LaserState, runtime: Runtime[LaserContext], config: RunnableConfig) -> dict[str, Any]:
         """End of the episode: why it ended, and the env released."""
         await release(state, config)

@@ -21,7 +21,8 @@ from langgraph.runtime import Runtime
 
 from nodes.channels import edit
 from nodes.environment import env_interface
-from nodes.llm import caller_for
+from nodes.llm import Caller, caller_for
+from nodes.node import model_node
 from nodes.sr.context import SRContext
 from nodes.sr.model import ask
 from nodes.sr.prompting import render
@@ -33,13 +34,13 @@ def needs_description(step: StepRecord) -> bool:
     return not step.get("description")
 
 
-async def describe(state: SRState, runtime: Runtime[SRContext], config: RunnableConfig) -> dict[str, Any]:
+@model_node(caller_for)
+async def describe(state: SRState, runtime: Runtime[SRContext], config: RunnableConfig, llm: Caller) -> dict[str, Any]:
     """Paraphrase the last executed action, on the screen it was taken on."""
     steps = list(state["steps"])
     screen = steps[-1].get("screen", "")
     ctx = runtime.context
     interface = await env_interface(ctx)
-    llm = caller_for(ctx, state)
     prompt = render(
         interface,
         "paraphrase",
@@ -50,4 +51,4 @@ async def describe(state: SRState, runtime: Runtime[SRContext], config: Runnable
     )
     summary = await ask(llm, prompt)
     steps[-1] = StepRecord(**steps[-1], description=summary.strip().removeprefix("Summary:").strip())
-    return {"steps": edit(state["steps"], steps), "usage": llm.usage}
+    return {"steps": edit(state["steps"], steps)}

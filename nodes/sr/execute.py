@@ -23,7 +23,8 @@ from langgraph.runtime import Runtime
 import prompts
 from nodes.channels import edit
 from nodes.environment import env_interface, execute, live_env
-from nodes.llm import caller_for
+from nodes.llm import Caller, caller_for
+from nodes.node import model_node
 from nodes.sr.actions import kind
 from nodes.sr.constrain import constrain_step
 from nodes.sr.context import SRContext
@@ -39,7 +40,10 @@ def invalid_description(action: str, feedback: str) -> str:
     return prompts.render("structured_reflection/invalid_action", action=action, feedback=feedback)
 
 
-async def execute_action(state: SRState, runtime: Runtime[SRContext], config: RunnableConfig) -> dict[str, Any]:
+@model_node(caller_for)
+async def execute_action(
+    state: SRState, runtime: Runtime[SRContext], config: RunnableConfig, llm: Caller
+) -> dict[str, Any]:
     """Execute the head of ``pending`` and compute the trial status."""
     ctx = runtime.context
     before = state
@@ -75,11 +79,9 @@ async def execute_action(state: SRState, runtime: Runtime[SRContext], config: Ru
         update["actions"] = int(state.get("actions", 0)) + 1
     else:
         env = await live_env(state, ctx, config)
-        llm = caller_for(ctx, state)
         result, executed = await execute(
             env, state, config, item["action"], node="execute", caller=llm, rationale=item["source"]
         )
-        executed["usage"] = llm.usage
         update.update(executed)
         if not executed["trajectory"][0].get("valid", True):
             record.update({"valid": False, "feedback": executed["trajectory"][0].get("feedback", "")})

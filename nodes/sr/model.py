@@ -1,7 +1,7 @@
 """One prompt in, the reply's text out: how every SR node talks to the model.
 
 The paper's prompts are single text prompts (Appendices A-E), so each call is one human
-message. Usage stays on the Caller; the node returns ``{"usage": llm.usage}``.
+message, asked through the Caller ``caller`` makes for the node (nodes.node.model_node).
 """
 
 from __future__ import annotations

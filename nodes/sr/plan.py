@@ -24,7 +24,8 @@ from langgraph.runtime import Runtime
 import prompts
 from envs.base import Interface
 from nodes.environment import env_interface
-from nodes.llm import caller_for
+from nodes.llm import Caller, caller_for
+from nodes.node import model_node
 from nodes.sr.actions import read_plan
 from nodes.sr.context import SRContext
 from nodes.sr.memory import entry_at
@@ -74,17 +75,16 @@ def planning_prompt(state: SRState, context: SRContext, interface: Interface) ->
     )
 
 
-async def plan(state: SRState, runtime: Runtime[SRContext], config: RunnableConfig) -> dict[str, Any]:
+@model_node(caller_for)
+async def plan(state: SRState, runtime: Runtime[SRContext], config: RunnableConfig, llm: Caller) -> dict[str, Any]:
     """Ask for this screen's actions (all of them, or one in the iterative baseline)."""
     ctx = runtime.context
-    llm = caller_for(ctx, state)
     interface = await env_interface(ctx)
     reply = await ask(llm, planning_prompt(state, ctx, interface))
     lines = read_plan(reply, interface)
     if ctx.planning == "iterative":
         lines = lines[:1]
     update: dict[str, Any] = {
-        "usage": llm.usage,
         "planning_calls": int(state.get("planning_calls", 0)) + 1,
         "pending": [
             PlannedAction(action=line.action, source="plan", **({"error": line.error} if line.error else {}))

@@ -37,7 +37,8 @@ import prompts
 from envs.base import Interface
 from nodes.channels import edit
 from nodes.environment import env_interface
-from nodes.llm import caller_for
+from nodes.llm import Caller, caller_for
+from nodes.node import model_node
 from nodes.sr import memory as mem
 from nodes.sr.context import SRContext
 from nodes.sr.model import ask
@@ -81,13 +82,13 @@ def reflection_prompt(state: SRState, context: SRContext, interface: Interface) 
     )
 
 
-async def reflect(state: SRState, runtime: Runtime[SRContext], config: RunnableConfig) -> dict[str, Any]:
+@model_node(caller_for)
+async def reflect(state: SRState, runtime: Runtime[SRContext], config: RunnableConfig, llm: Caller) -> dict[str, Any]:
     """Ask where the trial went wrong and update the memory for the next trial."""
     interface = await env_interface(runtime.context)
-    llm = caller_for(runtime.context, state)
     reply = (await ask(llm, reflection_prompt(state, runtime.context, interface))).strip()
     steps, trials = state.get("steps", []), state.get("trials", [])
-    update: dict[str, Any] = {"usage": llm.usage}
+    update: dict[str, Any] = {}
     ctx = runtime.context
     past_end = ctx.reflect_past_end and state["status"] == TrialStatus.INCOMPLETE.value
     try:

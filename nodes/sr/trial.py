@@ -44,7 +44,7 @@ async def start_trial(state: SRState, runtime: Runtime[SRContext], config: Runna
         intro=str(observation.info.get("intro") or (await env_interface(runtime.context)).intro),
         actions=actions_so_far,
         trial=int(state.get("trial", 0)) + 1,
-        screens=[observation.text],
+        screens=edit(state.get("screens", []), [observation.text]),  # a new trial may open on the same screen
         steps=[],
         pending=[],
         planning_calls=0,

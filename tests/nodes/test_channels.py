@@ -1,11 +1,28 @@
 """The reducers of fields stored as per-step writes: edits rebuild the list they describe,
-and replaying writes in any batching gives the same value (what DeltaChannel requires)."""
+and replaying writes in any batching gives the same value (what DeltaChannel requires); a
+node that writes a list record whole, repeating what it holds, is refused."""
 
 from __future__ import annotations
 
 import random
+from typing import Annotated, Any, TypedDict
 
-from nodes.channels import added, appended, edit, length, revised
+import pytest
+from langgraph.graph import END, START, StateGraph
+
+from graphs.edges import add_nodes
+from nodes.channels import (
+    WholeListWritten,
+    added,
+    appended,
+    current,
+    edit,
+    edited_lists,
+    length,
+    log,
+    record,
+    revised,
+)
 
 
 def test_an_edit_is_only_the_change_and_rebuilds_the_new_list():
@@ -57,3 +74,41 @@ def test_streamed_updates_read_as_the_items_they_add():
     assert added(edit([1, 2], [1, 2, 3])) == [3]
     assert added([4, 5]) == [4, 5] and added(None) == []
     assert length(edit([1, 2], [1, 2, 3])) == 3 and length([1]) == 1
+
+
+class Notes(TypedDict, total=False):
+    notes: Annotated[list[str], record()]
+    log: Annotated[list[str], log()]
+    seen: Annotated[dict[str, str], record()]
+    screen: Annotated[list[str], current()]
+    count: int
+
+
+def test_the_lists_written_with_edit_are_the_list_records():
+    assert edited_lists(Notes) == {"notes", "screen"}
+
+
+def notes_graph(write):
+    """One node, ``note``, that writes ``notes`` as ``write(old, new)`` after a first note."""
+
+    async def note(state: Notes) -> dict[str, Any]:
+        old = state.get("notes") or []
+        return {"notes": write(old, [*old, f"note {len(old)}"])}
+
+    builder = StateGraph(Notes)
+    add_nodes(builder, {"note": note})
+    builder.add_edge(START, "note")
+    builder.add_edge("note", END)
+    return builder.compile()
+
+
+async def test_a_node_writing_a_list_record_whole_is_refused():
+    with pytest.raises(WholeListWritten, match="node note writes notes whole: write edit"):
+        await notes_graph(lambda old, new: new).ainvoke({"notes": ["note 0"]})
+
+
+async def test_an_edit_a_reset_and_a_first_list_are_written():
+    assert (await notes_graph(edit).ainvoke({"notes": ["note 0"]}))["notes"] == ["note 0", "note 1"]
+    assert (await notes_graph(lambda old, new: []).ainvoke({"notes": ["note 0"]}))["notes"] == []
+    assert (await notes_graph(lambda old, new: new).ainvoke({}))["notes"] == ["note 0"]
+    assert (await notes_graph(lambda old, new: ["other"]).ainvoke({"notes": ["note 0"]}))["notes"] == ["other"]
