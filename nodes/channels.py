@@ -41,6 +41,8 @@ from typing import Annotated, Any, TypedDict, get_args, get_origin, get_type_hin
 
 from langgraph.channels.delta import DeltaChannel
 
+from errors import IntrospectError
+
 # Updates of a field between two full snapshots of it: a step that snapshots stores the
 # whole value once; reading a field replays the writes since. A field replaced at most
 # steps (the page on screen) snapshots more often, so that reading it replays few pages.
@@ -114,7 +116,7 @@ def added(write: Any) -> list[Any]:
     return list(write) if isinstance(write, list) else []
 
 
-class WholeListWritten(ValueError):
+class WholeListWritten(IntrospectError, ValueError):
     """A node wrote a list record whole, repeating items it held, instead of ``edit(old, new)``."""
 
 

@@ -30,6 +30,8 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeAlias, get_type_hints
 
 from langgraph.typing import ContextT, StateT_contra
 
+from errors import IntrospectError
+
 if TYPE_CHECKING:
     from langchain_core.runnables import RunnableConfig
     from langgraph.runtime import Runtime
@@ -77,7 +79,7 @@ class ModelCalling(Protocol[StateT_contra, ContextT]):
 CallerFor: TypeAlias = Callable[[Any, Any], "Caller"]
 
 
-class UsageWritten(TypeError):
+class UsageWritten(IntrospectError, TypeError):
     """A model node wrote ``usage`` itself: the wrapper writes it (see the module docstring)."""
 
 

@@ -80,7 +80,7 @@ async def complete(state: DAState, runtime: Runtime[DAContext], config: Runnable
         update["actions"] = int(state.get("actions", 0))  # delivering the answer is not an action
         if not result.valid:  # a person rejected the answer (Context.confirm): go on,
             history = state.get("history") or []  # with the reason in H, which the next prompts show
-            refused = refusal(state, deliver, str(result.info.get("feedback", "")))
+            refused = refusal(state, deliver, result.feedback)
             return {**update, "history": edit(history, [*history, refused]), "task_done": False}
         answer = delivered(answer_action, update["trajectory"][-1]["action"]) or answer  # as a person edited it
         return {**update, "task_done": True, "answer": answer}

@@ -45,7 +45,7 @@ class ThreePagesEnv(Env):
 
     async def step(self, action: str) -> StepResult:
         if action == "stop [done]" and self.page == "list":
-            return StepResult(self._observation(), 1.0, True, {"success": True})
+            return StepResult(self._observation(), 1.0, True, success=True)
         to = LINKS[self.page].get(action.removeprefix("click "))
         if to is None:
             return invalid(self._observation(), f"there is no {action!r} on the {self.page} page")

@@ -26,9 +26,10 @@ from typing import Any
 from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 from langgraph.checkpoint.serde.types import _DeltaSnapshot
 
+from graphs import method_named
 from graphs.app.checkpoint import open_checkpointer
 from graphs.app.runner import drive, outcome_of
-from nodes.context import Context
+from nodes.laser.context import LaserContext
 from nodes.llm import ModelCallError, clear_models
 
 DATA = Path(__file__).parent / "data"
@@ -39,9 +40,11 @@ CALLS_WRITTEN = 8  # the model calls the stored run made before its model failed
 # LASER's fields stored as each step's change (nodes.laser.states, nodes.state)
 DELTA_FIELDS = ("trajectory", "history", "buffer", "details", "page", "observation", "env_snapshot")
 
+LASER = method_named("laser")
 
-def context(script: Path) -> Context:
-    return Context(model=f"scripted:{script}", env="webshop")
+
+def context(script: Path) -> LaserContext:
+    return LaserContext(model=f"scripted:{script}", env="webshop")
 
 
 def read_back(state: dict[str, Any]) -> dict[str, Any]:
@@ -54,12 +57,12 @@ async def test_a_checkpoint_file_written_by_an_earlier_version_reads_back_and_re
     shutil.copy(FILE, db)  # the committed file stays as it was written
     expected = json.loads(EXPECTED.read_text(encoding="utf-8"))
     async with open_checkpointer(f"sqlite:///{db}") as saver:
-        stored = await outcome_of("laser", THREAD, saver)
+        stored = await outcome_of(LASER, THREAD, saver)
         assert not stored.finished
         assert read_back(stored.state) == expected
-        resumed = await drive("laser", context(SCRIPT), THREAD, saver, None)
+        resumed = await drive(LASER, context(SCRIPT), THREAD, saver, None)
     async with open_checkpointer("memory") as memory:
-        reference = await drive("laser", context(SCRIPT), "reference", memory, {"task_id": TASK})
+        reference = await drive(LASER, context(SCRIPT), "reference", memory, {"task_id": TASK})
     clear_models()
     assert resumed.finished and resumed.state["success"]
     assert resumed.state == {**reference.state, "run_id": THREAD}
@@ -90,12 +93,12 @@ async def write() -> None:
     try:
         async with open_checkpointer(f"sqlite:///{FILE}") as saver:
             try:
-                await drive("laser", context(short), THREAD, saver, {"task_id": TASK})
+                await drive(LASER, context(short), THREAD, saver, {"task_id": TASK})
             except ModelCallError:
                 pass
             else:
                 raise AssertionError("the short script should have run out")
-            state = (await outcome_of("laser", THREAD, saver)).state
+            state = (await outcome_of(LASER, THREAD, saver)).state
     finally:
         short.unlink()
         clear_models()
