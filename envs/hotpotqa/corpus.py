@@ -143,7 +143,7 @@ DISTRACTOR = Corpus("distractor", False, "distractor corpus: not comparable with
 class LocalWiki:
     """The union of the questions' paragraphs, searchable like a small Wikipedia."""
 
-    corpus = DISTRACTOR
+    corpus: ClassVar[Corpus] = DISTRACTOR
 
     def __init__(self, questions: Iterable[dict[str, Any]]) -> None:
         self.index = PageIndex()

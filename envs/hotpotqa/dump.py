@@ -23,7 +23,7 @@ import os
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from envs.base import EnvError
 from envs.hotpotqa.corpus import Corpus, Page, PageIndex, SearchResult
@@ -93,7 +93,9 @@ def open_index(folder: str, index: str | None = None) -> PageIndex:
 class AbstractsDump:
     """Search over the dump's articles (``folder``; ``index``: where its SQLite index lives)."""
 
-    corpus = Corpus("abstracts-2017-10-01", False, "2017-10-01 abstracts: pages are their first paragraph only")
+    corpus: ClassVar[Corpus] = Corpus(
+        "abstracts-2017-10-01", False, "2017-10-01 abstracts: pages are their first paragraph only"
+    )
 
     def __init__(self, folder: str, index: str | None = None) -> None:
         self.index = open_index(folder, index)

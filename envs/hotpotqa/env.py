@@ -347,7 +347,7 @@ class HotpotQAEnv(Env):
         return f"Episode finished, reward = {em:g}", em, extra
 
     async def snapshot(self) -> dict[str, Any]:
-        return {"env": self.name, "backend": self.backend_name, **asdict(self.state)}
+        return {"env": self.name, "backend": self.backend_name, **self.provenance(), **asdict(self.state)}
 
     async def restore(self, snapshot: dict[str, Any]) -> Observation:
         fields = {k: v for k, v in snapshot.items() if k in EpisodeState.__dataclass_fields__}

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import re
 from html.parser import HTMLParser
-from typing import Any
+from typing import Any, ClassVar
 
 from envs.base import EnvError
 from envs.hotpotqa.corpus import Corpus, Page, SearchResult
@@ -81,7 +81,7 @@ def page_text(html: str) -> str:
 class Wikipedia:
     """The MediaWiki API at ``api_url`` (its index.php beside it), pages pinned before 2017-10-01."""
 
-    corpus = Corpus("wikipedia-2017-10-01", True)
+    corpus: ClassVar[Corpus] = Corpus("wikipedia-2017-10-01", True)
 
     def __init__(self, api_url: str = WIKIPEDIA_API, timeout: float = 10.0) -> None:
         self.api_url = api_url
