@@ -128,7 +128,7 @@ class PageIndex:
         with self.lock, self.db:
             self.db.execute("INSERT OR REPLACE INTO meta(name, value) VALUES (?, ?)", (name, value))
 
-    def lookup(self, entity: str) -> SearchResult:
+    def find(self, entity: str) -> SearchResult:
         """The page titled ``entity``, else the titles most like it (blocking)."""
         page = self.page(entity)
         return SearchResult(page) if page is not None else SearchResult(None, tuple(self.similar(entity)))
@@ -154,4 +154,4 @@ class LocalWiki:
         )
 
     async def search(self, entity: str) -> SearchResult:
-        return await asyncio.to_thread(self.index.lookup, entity)
+        return await asyncio.to_thread(self.index.find, entity)

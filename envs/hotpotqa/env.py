@@ -71,7 +71,7 @@ NOT_FOUND_AUTOPLAN = (
 PAGE_SENTENCES = 5
 DEFAULT_MAX_STEPS = 10
 SPLIT = re.compile(r"^(dev|train|test|bridge|comparison)?(?:\[(-?\d*):(-?\d*)\])?$")
-BACKENDS: dict[str, Corpus] = {
+CORPUS_OF: dict[str, Corpus] = {  # what each backend searches
     "local": LocalWiki.corpus,
     "abstracts": AbstractsDump.corpus,
     "wikipedia": Wikipedia.corpus,
@@ -92,6 +92,14 @@ def _local_wiki(path: str | None, train_path: str | None, seed: int) -> LocalWik
 @lru_cache(maxsize=2)
 def _dump(folder: str, index: str | None) -> AbstractsDump:
     return AbstractsDump(folder, index)
+
+
+def _integer(value: Any, name: str) -> int:
+    """An integer option, or one line saying it is not one."""
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        raise EnvError(f"hotpotqa option {name}={value!r}: expected an integer") from None
 
 
 def _argument(text: str) -> str:
@@ -145,19 +153,19 @@ class HotpotQAEnv(Env):
         judge_model: str | None = None,
         augmented_feedback: bool = False,
     ) -> None:
-        if backend not in BACKENDS:
-            raise EnvError(f"unknown hotpotqa backend {backend!r}; use {', '.join(BACKENDS)}")
+        if backend not in CORPUS_OF:
+            raise EnvError(f"unknown hotpotqa backend {backend!r}; use {', '.join(CORPUS_OF)}")
         if backend == "abstracts" and not wiki_dump:
             raise EnvError("hotpotqa backend 'abstracts' needs wiki_dump=FOLDER (the unpacked abstracts dump)")
-        if int(max_steps) < 1:
+        if _integer(max_steps, "max_steps") < 1:
             raise EnvError("max_steps must be at least 1")
         self.sources = (
             str(questions) if questions else None,
             str(train_questions) if train_questions else None,
-            int(seed),
+            _integer(seed, "seed"),
         )
         self.backend_name = backend
-        self.corpus = BACKENDS[backend]
+        self.corpus = CORPUS_OF[backend]
         self._wikipedia = (api_url, float(timeout))
         self._dump = (str(wiki_dump or ""), str(wiki_index) if wiki_index else None)
         self._questions: QuestionSet | None = None

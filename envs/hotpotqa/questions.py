@@ -19,7 +19,7 @@ from __future__ import annotations
 import gzip
 import json
 import random
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -63,7 +63,7 @@ class QuestionSet:
     dev: list[str]
     train: list[str]
     test: list[str]
-    caveat: str = field(default="")  # what the split is, when it is not the paper's draw
+    caveat: str = ""  # what the split is, when it is not the paper's draw
 
     @classmethod
     def load(cls, questions: str | None, train_questions: str | None, seed: int) -> QuestionSet:

@@ -358,6 +358,8 @@ def test_too_few_hard_training_questions_for_the_papers_draw_is_one_line(tmp_pat
     env = make_env("hotpotqa", train_questions=train)
     with pytest.raises(EnvError, match="draws 50 hard training questions, but the file has 0"):
         env.task_ids("train")
+    with pytest.raises(EnvError, match="seed='x': expected an integer"):
+        make_env("hotpotqa", train_questions=train, seed="x")
 
 
 async def test_every_step_and_result_of_the_local_corpus_is_marked_not_comparable():
