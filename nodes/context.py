@@ -108,6 +108,11 @@ class Context:
         for spec in fields(self):
             setattr(self, spec.name, _validated(spec, hints[spec.name], getattr(self, spec.name)))
 
+    def env_settings(self) -> dict[str, Any]:
+        """The options the run's env is made with: ``env_options``, over whatever defaults the
+        method's paper setting gives that env (AutoPlan judges HotpotQA answers by default)."""
+        return dict(self.env_options)
+
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 

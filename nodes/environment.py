@@ -63,7 +63,7 @@ async def env_interface(context: Any) -> Interface:
 async def start_task(state: RunState, context: Any, config: RunnableConfig) -> tuple[Env, Observation, dict[str, Any]]:
     """Reset the run's env to ``state["task_id"]``; returns env, observation and state update."""
     key = session_key(config, state)
-    env, obs, snap = await SESSIONS.start(key, context.env, dict(context.env_options), str(state["task_id"]))
+    env, obs, snap = await SESSIONS.start(key, context.env, context.env_settings(), str(state["task_id"]))
     update: dict[str, Any] = {
         "run_id": key,
         "observation": obs.text,
@@ -79,7 +79,7 @@ async def start_task(state: RunState, context: Any, config: RunnableConfig) -> t
 async def live_env(state: RunState, context: Any, config: RunnableConfig) -> Env:
     """The run's env, restored to ``state["env_snapshot"]`` if it is elsewhere."""
     return await SESSIONS.get(
-        session_key(config, state), context.env, dict(context.env_options), state.get("env_snapshot")
+        session_key(config, state), context.env, context.env_settings(), state.get("env_snapshot")
     )
 
 
@@ -90,7 +90,7 @@ async def sync_env(
     and the env's snapshot after it (a rebuilt page may number its elements anew); else
     (env, None, None)."""
     key = session_key(config, state)
-    env, restored = await SESSIONS.sync(key, context.env, dict(context.env_options), state.get("env_snapshot"))
+    env, restored = await SESSIONS.sync(key, context.env, context.env_settings(), state.get("env_snapshot"))
     if restored is None:
         return env, None, None
     snap = await env.snapshot()
@@ -106,7 +106,7 @@ async def restore(
     back (the page is gone): the env is then somewhere unknown, and the next access restores
     it from the state's snapshot."""
     key = session_key(config, state)
-    env = await SESSIONS.get(key, context.env, dict(context.env_options), None)  # created if the run resumed
+    env = await SESSIONS.get(key, context.env, context.env_settings(), None)  # created if the run resumed
     try:
         obs = await env.restore(snapshot)
     except EnvError:

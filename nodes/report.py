@@ -94,6 +94,12 @@ class Config:
         return int(value if value is not None else default)
 
     @property
+    def caveat(self) -> str:
+        """What its rows' env said about comparing them with the paper (each distinct caveat
+        once, in row order; "" when none did)."""
+        return "; ".join(dict.fromkeys(str(r["caveat"]) for r in self.rows if r.get("caveat")))
+
+    @property
     def settings_text(self) -> str:
         """The settings that differ from the defaults, ``key=value`` (long values cut)."""
         return " ".join(f"{k}={_short(v)}" for k, v in sorted(self.settings.items())) or "defaults"

@@ -266,6 +266,8 @@ def test_train_crash_resume_and_eval_with_the_plan(capsys, tmp_path, monkeypatch
     common = [
         "--env",
         "hotpotqa",
+        "--set",
+        "judge=off",  # exact match: the original's GPT-4 judge needs a key
         "--model",
         f"scripted:{script}",
         "--checkpoint",
@@ -325,6 +327,8 @@ def test_train_crash_resume_and_eval_with_the_plan(capsys, tmp_path, monkeypatch
         "5a8b57f25542995d1e6f1371",
         "--plan",
         str(plans),
+        "--set",
+        "judge=off",
         "--model",
         f"scripted:{answer}",
         "--results",

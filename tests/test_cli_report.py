@@ -80,7 +80,7 @@ def results(tmp_path_factory) -> dict[str, Path]:
             "--model",
             script("autoplan"),
         ],
-        "hotpotqa": ["autoplan", "--env", "hotpotqa", "--tasks", QUESTIONS, "--model", qa],
+        "hotpotqa": ["autoplan", "--env", "hotpotqa", "--tasks", QUESTIONS, "--model", qa, "--set", "judge=off"],
     }
     out = {}
     for name, args in runs.items():
@@ -102,6 +102,8 @@ def results(tmp_path_factory) -> dict[str, Path]:
             "1",
             "--set",
             "max_actions=1",
+            "--set",
+            "judge=off",
             "--plan-out",
             str(out["plans"]),
             "--model",

@@ -204,7 +204,16 @@ def train(capsys, tmp_path, thread: str, replies: list[str]) -> tuple[int, str]:
     code, _, err = cli(
         capsys,
         *("train", "autoplan", "--env", "hotpotqa", "--split", "train[:2]", "--batch", "2", "--iterations", "2"),
-        *("--set", "max_actions=1", "--plan-out", str(tmp_path / f"{thread}.json"), "--thread", thread),
+        *(
+            "--set",
+            "max_actions=1",
+            "--set",
+            "judge=off",
+            "--plan-out",
+            str(tmp_path / f"{thread}.json"),
+            "--thread",
+            thread,
+        ),
         *("--model", f"scripted:{script}", "--checkpoint", f"sqlite:///{tmp_path / 'runs.sqlite'}"),
     )
     return code, err

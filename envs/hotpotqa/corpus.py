@@ -1,31 +1,35 @@
-"""Where HotpotQA's search[entity] looks pages up: a local corpus or live Wikipedia.
+"""Where HotpotQA's search[entity] looks pages up: the backends and what each one is.
 
-The local "wiki" is the union of the context paragraphs of every loaded question (the
-distractor setting's 2 gold + 8 distractor paragraphs each), indexed with SQLite FTS5. A
-search whose text is a page title (ignoring case, spacing and underscores) opens that page;
-any other search gets the 5 best-matching titles, the way Wikipedia's search page answers
-when there is no article of that name. Live Wikipedia uses the MediaWiki API.
+Three backends, each saying what it searches (``Corpus``), which results rows carry:
 
-SQLite calls block, so the index is built by the env in a worker thread and ranked searches
-run in one too (``asyncio.to_thread``); one connection serves every thread, under a lock.
+- ``local`` (``LocalWiki``): the union of the loaded questions' context paragraphs (the
+  distractor setting's 2 gold + 8 distractor paragraphs each). Offline and the default, but it
+  hands the agent the gold pages (a question's own words find them among the 5 suggestions
+  for most questions), so its results are marked "not comparable with the paper".
+- ``abstracts`` (``AbstractsDump``): HotpotQA's official processed Wikipedia of 2017-10-01,
+  the introductory paragraphs of every article
+  (``enwiki-20171001-pages-meta-current-withlinks-abstracts``, envs.hotpotqa.dump); all of
+  Wikipedia to search, but a page is its first paragraph only.
+- ``wikipedia`` (envs.hotpotqa.wikipedia): the MediaWiki API, each page pinned at its last
+  revision before 2017-10-01, as AutoPlan's code reads it.
+
+A search whose text is a page title (ignoring case, spacing and underscores, as HotpotQA
+treats titles) opens that page; any other search gets the 5 best-matching titles. The local
+and dump backends keep pages in SQLite (FTS5 for the suggestions). SQLite calls block, so
+searches run in a worker thread (``asyncio.to_thread``); one connection serves every thread,
+under a lock.
 """
 
 from __future__ import annotations
 
 import asyncio
-import gzip
 import json
 import re
 import sqlite3
 import threading
+from collections.abc import Iterable
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any, Protocol
-
-from envs.base import DATA_ROOT, EnvError
-
-SHIPPED_QUESTIONS = DATA_ROOT / "hotpotqa" / "hotpot_dev_distractor_v1_first100.json.gz"
-WIKIPEDIA_API = "https://en.wikipedia.org/w/api.php"
+from typing import Any, ClassVar, Protocol
 
 
 @dataclass(frozen=True)
@@ -44,21 +48,20 @@ class SearchResult:
     similar: tuple[str, ...] = ()
 
 
+@dataclass(frozen=True)
+class Corpus:
+    """What a backend searches, as every step's info and every result row name it.
+    ``comparable``: whether scores on it can stand beside the paper's; ``caveat`` says why not."""
+
+    name: str
+    comparable: bool
+    caveat: str = ""
+
+
 class Backend(Protocol):
+    corpus: ClassVar[Corpus]
+
     async def search(self, entity: str) -> SearchResult: ...
-
-
-def load_questions(path: str | Path | None = None) -> list[dict[str, Any]]:
-    """Questions in the official HotpotQA schema, from a .json or .json.gz file."""
-    source = Path(path) if path else SHIPPED_QUESTIONS
-    if not source.is_file():
-        raise EnvError(f"HotpotQA questions file {str(source)!r} does not exist")
-    opener = gzip.open if source.suffix == ".gz" else open
-    with opener(source, "rt", encoding="utf-8") as handle:
-        data = json.load(handle)
-    if not isinstance(data, list) or not all(isinstance(q, dict) and "_id" in q for q in data):
-        raise EnvError(f"{source} is not a HotpotQA file (a list of records with _id)")
-    return data
 
 
 def title_key(text: str) -> str:
@@ -72,83 +75,83 @@ def fts_query(text: str) -> str | None:
     return " OR ".join(f'"{w}"' for w in words) if words else None
 
 
-class LocalWiki:
-    """The union of the questions' paragraphs, searchable like a small Wikipedia."""
+class PageIndex:
+    """Pages by title and their full-text index, in one SQLite database (blocking calls).
+    The first page of a title wins, as a dict filled in order would keep it."""
 
-    def __init__(self, questions: list[dict[str, Any]]) -> None:
-        self.pages: dict[str, Page] = {}
-        for question in questions:
-            for title, sentences in question.get("context", []):
-                key = title_key(title)
-                if key not in self.pages:
-                    kept = tuple(s.strip() for s in sentences if s.strip())
-                    self.pages[key] = Page(title, kept)
+    SCHEMA = """
+        CREATE TABLE IF NOT EXISTS page(key TEXT PRIMARY KEY, title TEXT NOT NULL, sentences TEXT NOT NULL);
+        CREATE VIRTUAL TABLE IF NOT EXISTS search USING fts5(title, body);
+        CREATE TABLE IF NOT EXISTS meta(name TEXT PRIMARY KEY, value TEXT NOT NULL);
+    """
+
+    def __init__(self, path: str = ":memory:") -> None:
         self.lock = threading.Lock()
-        self.db = sqlite3.connect(":memory:", check_same_thread=False)
-        self.db.execute("CREATE VIRTUAL TABLE pages USING fts5(title, body)")
-        self.db.executemany(
-            "INSERT INTO pages(title, body) VALUES (?, ?)",
-            [(p.title, " ".join(p.sentences)) for p in self.pages.values()],
-        )
+        self.db = sqlite3.connect(path, check_same_thread=False)
+        self.db.executescript(self.SCHEMA)
+
+    def add(self, pages: Iterable[Page]) -> None:
+        with self.lock, self.db:
+            for page in pages:
+                added = self.db.execute(
+                    "INSERT OR IGNORE INTO page(key, title, sentences) VALUES (?, ?, ?)",
+                    (title_key(page.title), page.title, json.dumps(page.sentences)),
+                )
+                if added.rowcount:
+                    self.db.execute(
+                        "INSERT INTO search(title, body) VALUES (?, ?)", (page.title, " ".join(page.sentences))
+                    )
+
+    def page(self, title: str) -> Page | None:
+        with self.lock:
+            row = self.db.execute("SELECT title, sentences FROM page WHERE key = ?", (title_key(title),)).fetchone()
+        return Page(row[0], tuple(json.loads(row[1]))) if row else None
 
     def similar(self, text: str, limit: int = 5) -> list[str]:
-        """The best-matching titles (blocking: SQLite)."""
+        """The best-matching titles, a title's words weighing 10 times a sentence's."""
         query = fts_query(text)
         if query is None:
             return []
         with self.lock:
             rows = self.db.execute(
-                "SELECT title FROM pages WHERE pages MATCH ? ORDER BY bm25(pages, 10.0, 1.0) LIMIT ?",
+                "SELECT title FROM search WHERE search MATCH ? ORDER BY bm25(search, 10.0, 1.0) LIMIT ?",
                 (query, limit),
             ).fetchall()
         return [row[0] for row in rows]
 
-    async def search(self, entity: str) -> SearchResult:
-        page = self.pages.get(title_key(entity))
-        if page is not None:
-            return SearchResult(page)
-        return SearchResult(None, tuple(await asyncio.to_thread(self.similar, entity)))
+    def get_meta(self, name: str) -> str | None:
+        with self.lock:
+            row = self.db.execute("SELECT value FROM meta WHERE name = ?", (name,)).fetchone()
+        return row[0] if row else None
+
+    def set_meta(self, name: str, value: str) -> None:
+        with self.lock, self.db:
+            self.db.execute("INSERT OR REPLACE INTO meta(name, value) VALUES (?, ?)", (name, value))
+
+    def find(self, entity: str) -> SearchResult:
+        """The page titled ``entity``, else the titles most like it (blocking)."""
+        page = self.page(entity)
+        return SearchResult(page) if page is not None else SearchResult(None, tuple(self.similar(entity)))
+
+    def close(self) -> None:
+        self.db.close()
 
 
-def react_sentences(text: str) -> tuple[str, ...]:
-    """ReAct's split of a page's text: paragraphs by line, sentences at '. '."""
-    sentences: list[str] = []
-    for paragraph in (p.strip() for p in text.split("\n")):
-        if paragraph:
-            sentences += [s.strip() for s in paragraph.split(". ") if s.strip()]
-    return tuple(s if s.endswith(".") else s + "." for s in sentences)
+DISTRACTOR = Corpus("distractor", False, "distractor corpus: not comparable with the paper")
 
 
-class Wikipedia:
-    """Live Wikipedia through the MediaWiki API (current article text, plain)."""
+class LocalWiki:
+    """The union of the questions' paragraphs, searchable like a small Wikipedia."""
 
-    def __init__(self, api_url: str = WIKIPEDIA_API, timeout: float = 10.0) -> None:
-        self.api_url = api_url
-        self.timeout = float(timeout)
+    corpus: ClassVar[Corpus] = DISTRACTOR
 
-    async def _get(self, **params: Any) -> dict[str, Any]:
-        import httpx
-
-        query = {"format": "json", "formatversion": "2", **params}
-        headers = {"User-Agent": "Introspect/0.1 (HotpotQA agent env)"}
-        try:
-            async with httpx.AsyncClient(timeout=self.timeout, headers=headers) as client:
-                response = await client.get(self.api_url, params=query)
-                response.raise_for_status()
-                return response.json()
-        except (httpx.HTTPError, ValueError) as exc:
-            raise EnvError(
-                f"Wikipedia is unreachable at {self.api_url} ({type(exc).__name__}); use backend='local' offline"
-            ) from None
+    def __init__(self, questions: Iterable[dict[str, Any]]) -> None:
+        self.index = PageIndex()
+        self.index.add(
+            Page(title, tuple(s.strip() for s in sentences if s.strip()))
+            for question in questions
+            for title, sentences in question.get("context", [])
+        )
 
     async def search(self, entity: str) -> SearchResult:
-        found = await self._get(action="query", prop="extracts", explaintext=1, redirects=1, titles=entity)
-        pages = (found.get("query") or {}).get("pages") or []
-        pages = list(pages.values()) if isinstance(pages, dict) else pages  # formatversion 1 or 2
-        page = pages[0] if pages else {}
-        extract = str(page.get("extract") or "")
-        if page and "missing" not in page and extract and "may refer to:" not in extract:
-            return SearchResult(Page(str(page.get("title", entity)), react_sentences(extract)))
-        hits = await self._get(action="query", list="search", srsearch=entity, srlimit=5)
-        titles = [str(h.get("title", "")) for h in (hits.get("query") or {}).get("search", [])]
-        return SearchResult(None, tuple(t for t in titles if t)[:5])
+        return await asyncio.to_thread(self.index.find, entity)

@@ -12,27 +12,35 @@ prompts expect; AutoPlan adds no feedback of its own for HotpotQA):
 - ``finish[A]``: ends the episode, ``Episode finished, reward = <EM>``; reward = exact match,
   ``info`` has ``em``, ``f1``, ``answer``, ``gold`` and ``judge`` (the model judge's verdict, or
   None when the ``judge`` option is off), also gathered in ``info["evaluation"]``. Success is the
-  judge's verdict when a judge answered (AutoPlan reports judged accuracy), else EM.
+  judge's verdict when a judge is set (AutoPlan reports judged accuracy), else EM; a judge set
+  but not handed to the env (no model to ask) is an EnvError, never a silent EM.
 - ``think[...]``: ``Nice thought.``. Anything else: ``Invalid action: ...`` (valid False).
 - A step cap (10, AutoPlan's) ends the episode unanswered.
 - Quotes around an argument are dropped (``search["Ed Wood"]`` opens Ed Wood), as AutoPlan's
   original task code does before it calls ReAct's env (``strip('"\'')``); ReAct's own prompts
   never quote, so this changes nothing for them, and EM/F1 ignore punctuation anyway.
 
-Splits: ``dev`` (or none) is every question of the file; ``train`` is its last 20 questions
-(at most half of the file), AutoPlan's training split; ``test`` is the rest, so evaluation on
-``test`` never sees a training question (the original trains on HotpotQA's train file, which
-is not shipped here); ``bridge`` and ``comparison`` filter ``dev`` by type. Every split can be
-sliced: ``test[:50]``.
+Splits (envs.hotpotqa.questions): ``dev`` (or none) is every question of the dev file;
+``train`` and ``test`` are the shipped file's last 20 and first 80, or, given the official
+training file (``train_questions``), the paper's seeded draw of 50 hard training and 200 dev
+questions; ``bridge`` and ``comparison`` filter ``dev`` by type. Every split can be sliced:
+``test[:50]``.
 
-Loading the questions and building the local corpus (SQLite FTS5) block, so the env does them
-in a worker thread on first use (``load``, called by reset and restore) and never on the event
-loop; the constructor only checks its options. ``task_ids`` is synchronous by the protocol and
-loads in the calling thread when nothing is loaded yet.
+What was searched and how the questions were split is in every step's info: ``corpus``,
+``comparable`` (False: scores not to be set beside the paper's) and ``caveat`` (why, in
+words: "distractor corpus: not comparable with the paper", the split of the shipped sample),
+also in the final ``evaluation`` that results rows keep.
 
-Backends: ``local`` (default; the questions' own paragraphs, envs.hotpotqa.corpus) or
-``wikipedia`` (live API; ``api_url``, ``timeout``). The state is small (question, open page,
-lookup position), so a snapshot holds it directly and restore needs no search again.
+Loading the questions and building the corpus block, so the env does them in a worker thread
+on first use (``load``, called by reset and restore) and never on the event loop; the
+constructor only checks its options. ``task_ids`` is synchronous by the protocol and loads in
+the calling thread when nothing is loaded yet.
+
+Backends (envs.hotpotqa.corpus): ``local`` (default; the questions' own paragraphs, offline),
+``abstracts`` (HotpotQA's 2017-10-01 abstracts dump, ``wiki_dump`` and ``wiki_index``) or
+``wikipedia`` (the live API pinned before 2017-10-01; ``api_url``, ``timeout``). The state is
+small (question, open page, lookup position), so a snapshot holds it directly and restore
+needs no search again.
 """
 
 from __future__ import annotations
@@ -44,17 +52,13 @@ from dataclasses import asdict, dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from envs.base import Env, EnvError, Judge, Observation, StepResult, judge_option
-from envs.hotpotqa.corpus import (
-    WIKIPEDIA_API,
-    Backend,
-    LocalWiki,
-    Page,
-    Wikipedia,
-    load_questions,
-)
+from envs.base import Env, EnvError, Judge, Observation, StepResult, UnknownTaskError, judge_option
+from envs.hotpotqa.corpus import Backend, Corpus, LocalWiki, Page
+from envs.hotpotqa.dump import AbstractsDump
 from envs.hotpotqa.interface import INTERFACE
+from envs.hotpotqa.questions import QuestionSet
 from envs.hotpotqa.score import exact_match, f1, judged_correct
+from envs.hotpotqa.wikipedia import WIKIPEDIA_API, Wikipedia
 
 ACTION = re.compile(r"^\s*(search|lookup|finish|think)\s*\[(.*)\]\s*$", re.IGNORECASE | re.DOTALL)
 GRAMMAR = "Use search[entity], lookup[keyword] or finish[answer]."
@@ -67,18 +71,35 @@ NOT_FOUND_AUTOPLAN = (
 PAGE_SENTENCES = 5
 DEFAULT_MAX_STEPS = 10
 SPLIT = re.compile(r"^(dev|train|test|bridge|comparison)?(?:\[(-?\d*):(-?\d*)\])?$")
-TRAIN_QUESTIONS = 20  # the training split: the file's last 20 questions (at most half of them)
+CORPUS_OF: dict[str, Corpus] = {  # what each backend searches
+    "local": LocalWiki.corpus,
+    "abstracts": AbstractsDump.corpus,
+    "wikipedia": Wikipedia.corpus,
+}
 _LOADING = threading.Lock()  # one thread reads a file and builds its index; the others wait
 
 
 @lru_cache(maxsize=4)
-def _questions(path: str | None) -> tuple[dict[str, Any], ...]:
-    return tuple(load_questions(path))
+def _questions(path: str | None, train_path: str | None, seed: int) -> QuestionSet:
+    return QuestionSet.load(path, train_path, seed)
 
 
 @lru_cache(maxsize=4)
-def _local_wiki(path: str | None) -> LocalWiki:
-    return LocalWiki(list(_questions(path)))
+def _local_wiki(path: str | None, train_path: str | None, seed: int) -> LocalWiki:
+    return LocalWiki(_questions(path, train_path, seed).by_id.values())
+
+
+@lru_cache(maxsize=2)
+def _dump(folder: str, index: str | None) -> AbstractsDump:
+    return AbstractsDump(folder, index)
+
+
+def _integer(value: Any, name: str) -> int:
+    """An integer option, or one line saying it is not one."""
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        raise EnvError(f"hotpotqa option {name}={value!r}: expected an integer") from None
 
 
 def _argument(text: str) -> str:
@@ -102,10 +123,13 @@ class EpisodeState:
 
 
 class HotpotQAEnv(Env):
-    """Options: ``backend`` ("local" | "wikipedia"), ``questions`` (a HotpotQA-format .json or
-    .json.gz; default the shipped 100 dev questions), ``max_steps`` (10), ``api_url`` and
-    ``timeout`` (seconds) for the Wikipedia backend, ``judge`` (``off`` by default, ``run`` for the
-    run's own model, or ``provider:model``; ``judge_model`` is the same option),
+    """Options: ``backend`` ("local" | "abstracts" | "wikipedia"), ``questions`` (a HotpotQA-format
+    .json or .json.gz dev file; default the shipped 100 dev questions), ``train_questions`` (the
+    official training file: the paper's split, drawn with ``seed``), ``max_steps`` (10),
+    ``wiki_dump`` (the unpacked abstracts dump folder) and ``wiki_index`` (its SQLite index file)
+    for the abstracts backend, ``api_url`` and ``timeout`` (seconds) for the Wikipedia backend,
+    ``judge`` (``off`` by default, ``run`` for the run's own model, or ``provider:model``;
+    ``judge_model`` is the same option; AutoPlan's paper setting passes its own default),
     ``augmented_feedback`` (False: a search miss reads as ReAct's, as the paper says; True: as
     AutoPlan's code words it)."""
 
@@ -118,21 +142,33 @@ class HotpotQAEnv(Env):
         *,
         backend: str = "local",
         questions: str | None = None,
+        train_questions: str | None = None,
+        seed: int = 0,
         max_steps: int = DEFAULT_MAX_STEPS,
+        wiki_dump: str | None = None,
+        wiki_index: str | None = None,
         api_url: str = WIKIPEDIA_API,
         timeout: float = 10.0,
         judge: str = "off",
         judge_model: str | None = None,
         augmented_feedback: bool = False,
     ) -> None:
-        if backend not in ("local", "wikipedia"):
-            raise EnvError(f"unknown hotpotqa backend {backend!r}; use 'local' or 'wikipedia'")
-        if int(max_steps) < 1:
+        if backend not in CORPUS_OF:
+            raise EnvError(f"unknown hotpotqa backend {backend!r}; use {', '.join(CORPUS_OF)}")
+        if backend == "abstracts" and not wiki_dump:
+            raise EnvError("hotpotqa backend 'abstracts' needs wiki_dump=FOLDER (the unpacked abstracts dump)")
+        if _integer(max_steps, "max_steps") < 1:
             raise EnvError("max_steps must be at least 1")
-        self.questions_path = str(questions) if questions else None
+        self.sources = (
+            str(questions) if questions else None,
+            str(train_questions) if train_questions else None,
+            _integer(seed, "seed"),
+        )
         self.backend_name = backend
+        self.corpus = CORPUS_OF[backend]
         self._wikipedia = (api_url, float(timeout))
-        self._by_id: dict[str, dict[str, Any]] | None = None
+        self._dump = (str(wiki_dump or ""), str(wiki_index) if wiki_index else None)
+        self._questions: QuestionSet | None = None
         self._backend: Backend | None = None
         self.max_steps = int(max_steps)
         self.judge_model = judge_option(judge_model or judge, self.name)
@@ -143,24 +179,32 @@ class HotpotQAEnv(Env):
     def _load(self) -> None:
         """Read the questions and build the backend (blocking: a worker thread's job)."""
         with _LOADING:
-            questions = _questions(self.questions_path)
-            self._backend = (
-                _local_wiki(self.questions_path) if self.backend_name == "local" else Wikipedia(*self._wikipedia)
-            )
-        self._by_id = {q["_id"]: q for q in questions}
+            questions = _questions(*self.sources)
+            backend: Backend
+            if self.backend_name == "local":
+                backend = _local_wiki(*self.sources)
+            elif self.backend_name == "abstracts":
+                backend = _dump(*self._dump)
+            else:
+                backend = Wikipedia(*self._wikipedia)
+        self._backend, self._questions = backend, questions
 
     async def load(self) -> None:
         """Load the questions and the corpus in a worker thread, once."""
-        if self._by_id is None:
+        if self._questions is None:
             await asyncio.to_thread(self._load)
+
+    @property
+    def questions(self) -> QuestionSet:
+        if self._questions is None:
+            self._load()
+        assert self._questions is not None
+        return self._questions
 
     @property
     def by_id(self) -> dict[str, dict[str, Any]]:
         """The questions by id (the gold answer and supporting facts AutoPlan's training reads)."""
-        if self._by_id is None:
-            self._load()
-        assert self._by_id is not None
-        return self._by_id
+        return self.questions.by_id
 
     async def reference(self, task_id: str) -> dict[str, Any] | None:
         """The question record of ``task_id`` (gold answer, supporting facts): ``HasReferences``."""
@@ -175,24 +219,35 @@ class HotpotQAEnv(Env):
         return self._backend
 
     def task_ids(self, split: str | None = None) -> list[str]:
-        """Question ids in file order. ``split``: None/"dev" (all), "train", "test", "bridge" or
-        "comparison" (see the module docstring), optionally sliced like a Python list:
-        "test[:50]", "dev[50:]", "bridge[0:10]"."""
+        """Question ids. ``split``: None/"dev" (all of the dev file, in order), "train", "test",
+        "bridge" or "comparison" (see the module docstring), optionally sliced like a Python
+        list: "test[:50]", "dev[50:]", "bridge[0:10]"."""
         match = SPLIT.match((split or "").strip())
         if match is None:
             raise EnvError(
                 f"unknown hotpotqa split {split!r}; use dev, train, test, bridge or comparison, e.g. test[:50]"
             )
         kind, start, stop = match.groups()
-        ids = list(self.by_id)
-        held_out = min(TRAIN_QUESTIONS, len(ids) // 2)
-        if kind == "train":
-            ids = ids[len(ids) - held_out :]
-        elif kind == "test":
-            ids = ids[: len(ids) - held_out]
-        elif kind in ("bridge", "comparison"):
+        questions = self.questions
+        ids = {"train": questions.train, "test": questions.test}.get(kind or "dev", questions.dev)
+        if kind in ("bridge", "comparison"):
             ids = [qid for qid in ids if self.by_id[qid].get("type") == kind]
         return ids[int(start) if start else None : int(stop) if stop else None]
+
+    def check_task(self, task_id: str) -> None:
+        """Any loaded question is a task: the dev file's and the drawn training ones."""
+        if task_id not in self.by_id:
+            raise UnknownTaskError(f"unknown {self.name} task {task_id!r}")
+
+    def provenance(self) -> dict[str, Any]:
+        """What was searched and whether its scores stand beside the paper's (see the module
+        docstring): ``corpus``, ``comparable`` and ``caveat`` (empty when there is none)."""
+        caveats = [self.corpus.caveat, self.questions.caveat]
+        return {
+            "corpus": self.corpus.name,
+            "comparable": self.corpus.comparable and not self.questions.caveat,
+            "caveat": "; ".join(c for c in caveats if c),
+        }
 
     def _question(self) -> dict[str, Any]:
         return self.by_id[self.state.task_id]
@@ -206,6 +261,7 @@ class HotpotQAEnv(Env):
             "max_steps": self.max_steps,
             "page": (self.state.page or {}).get("title"),
             "backend": self.backend_name,
+            **self.provenance(),
         }
         info.update(extra)
         return info
@@ -245,7 +301,9 @@ class HotpotQAEnv(Env):
             text = f"Invalid action: {str(action).strip()}"
         if not self.state.done and self.state.steps >= self.max_steps:
             self.state.done = True
-            extra.update(em=0.0, f1=0.0, answer=None, stop_reason="max_steps")
+            unanswered = {"answer": None, "gold": str(self._question()["answer"]), "em": 0.0, "f1": 0.0, "judge": None}
+            extra.update(unanswered, stop_reason="max_steps")
+            extra["evaluation"] = {**unanswered, "success": False, **self.provenance()}
         self.state.observation = text
         info = self._info(**extra)
         self.state.last_info = info
@@ -288,16 +346,27 @@ class HotpotQAEnv(Env):
         gold = str(question["answer"])
         em = 1.0 if exact_match(answer, gold) else 0.0
         verdict = None
-        if self.judge_model and self.judge is not None:
+        if self.judge_model and em:
+            verdict = True  # an exact match needs no judge
+        elif self.judge_model:
+            if self.judge is None:
+                raise EnvError(
+                    f"hotpotqa: judge={self.judge_model} is set but no judge model was handed to the env "
+                    "(run it through a method's graph, or set judge=off for exact match)"
+                )
             verdict = await judged_correct(str(question["question"]), gold, answer, self.judge)
         self.state.answer, self.state.done = answer, True
         evaluation = {"answer": answer, "gold": gold, "em": em, "f1": f1(answer, gold), "judge": verdict}
         success = verdict if verdict is not None else em == 1.0
-        extra = {**evaluation, "stop_reason": "finish", "evaluation": {**evaluation, "success": success}}
+        extra = {
+            **evaluation,
+            "stop_reason": "finish",
+            "evaluation": {**evaluation, "success": success, **self.provenance()},
+        }
         return f"Episode finished, reward = {em:g}", em, success, extra
 
     async def snapshot(self) -> dict[str, Any]:
-        return {"env": self.name, "backend": self.backend_name, **asdict(self.state)}
+        return {"env": self.name, "backend": self.backend_name, **self.provenance(), **asdict(self.state)}
 
     async def restore(self, snapshot: dict[str, Any]) -> Observation:
         fields = {k: v for k, v in snapshot.items() if k in EpisodeState.__dataclass_fields__}

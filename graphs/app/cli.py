@@ -78,7 +78,7 @@ async def cmd_run(args: argparse.Namespace) -> int:
         raise UsageError("run needs --task ID")
     context = context_from(args, method)
     if args.task:
-        env = make_env(context.env, **context.env_options)
+        env = make_env(context.env, **context.env_settings())
         try:
             env.check_task(args.task)
         finally:
@@ -238,7 +238,7 @@ async def cmd_train(args: argparse.Namespace) -> int:
     context = context_from(args, method)
     assert isinstance(context, TrainingContext)  # a method with a training phase declares such settings
     method.check(context, True)
-    tasks = method.training.pool(make_env(context.env, **context.env_options), args.split, args.task_type)
+    tasks = method.training.pool(make_env(context.env, **context.env_settings()), args.split, args.task_type)
     plan_out = Path(args.plan_out)
     thread_id = args.thread or f"train-{method.name}-{uuid.uuid4().hex[:10]}"
     async with open_checkpointer(args.checkpoint) as saver:

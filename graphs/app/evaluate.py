@@ -137,9 +137,21 @@ def row_for(
     }
     if state.get("evaluation"):
         row["evaluation"] = state["evaluation"]  # the benchmark's own scoring: evaluators, EM/F1, judge
+    if caveat := caveat_of(state):
+        row["caveat"] = caveat
     if not error:
         row.update(method.result(state))
     return row
+
+
+def caveat_of(state: dict[str, Any]) -> str:
+    """Why the env says its scores do not stand beside the paper's (HotpotQA's local corpus:
+    "distractor corpus: not comparable with the paper"), or "": its evaluation's ``caveat``, or
+    its snapshot's when the method stopped before the env ended the episode."""
+    for reported in (state.get("evaluation"), state.get("env_snapshot")):
+        if isinstance(reported, dict) and reported.get("caveat"):
+            return str(reported["caveat"])
+    return ""
 
 
 def read_rows(path: Path) -> list[dict[str, Any]]:

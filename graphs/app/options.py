@@ -18,7 +18,7 @@ from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
-from envs.base import make_env
+from envs.base import judge_option, make_env
 from errors import UserError
 from graphs.app.training import load_plan
 from graphs.method import Method
@@ -121,23 +121,34 @@ def setting_names(settings: type[Context]) -> str:
 
 
 def check_model(context: Context) -> None:
-    """Build the run's model now (cached for the run): an unknown provider, a missing
-    package, key or script fails here, before a step runs or a checkpoint is written."""
-    from nodes.llm import (
-        model_for,  # the model stack (langchain) loads only when a command runs
+    """Build the run's model now (cached for the run), and the env's judge model when it
+    names one: an unknown provider, a missing package, key or script fails here, before a
+    step runs or a checkpoint is written."""
+    from nodes.llm import (  # the model stack (langchain) loads only when a command runs
+        JUDGE_MAX_TOKENS,
+        ModelConfigError,
+        model_for,
     )
     from nodes.scripted import ScriptedChatModel
 
     model = model_for(
         context.model, context.temperature, context.max_tokens, timeout=context.timeout, retries=context.retries
     )
-    if isinstance(model, ScriptedChatModel):
-        model.load()  # a malformed script is refused here, not at its first call
+    judge = judge_option(context.env_settings().get("judge"), context.env)
+    judging = None
+    if judge not in (None, "run"):
+        try:
+            judging = model_for(judge, 0.0, JUDGE_MAX_TOKENS, timeout=context.timeout, retries=context.retries)
+        except ModelConfigError as exc:
+            raise ModelConfigError(f"the judge model {judge}: {exc} (judge=off scores exact match only)") from None
+    for built in (model, judging):
+        if isinstance(built, ScriptedChatModel):
+            built.load()  # a malformed script is refused here, not at its first call
 
 
 def task_list(context: Context, split: str | None, selection: str | None) -> list[str]:
     """Task ids from ``--tasks`` (``0:50`` slices the split's list; ``a,b`` names ids)."""
-    env = make_env(context.env, **context.env_options)
+    env = make_env(context.env, **context.env_settings())
     available = env.task_ids(split)  # task lists are read from data files: no env is started
     if not selection:
         return available

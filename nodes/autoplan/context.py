@@ -2,15 +2,34 @@
 
 Defaults are the paper's setting: greedy decoding at inference, nucleus sampling (top_p 0.9,
 the original code's temperature 1.0) for the acting calls while training, 35 steps an
-experience on ALFWorld and 10 on HotpotQA, a batch of 4 and 3 iterations.
+experience on ALFWorld and 10 on HotpotQA, a batch of 4 and 3 iterations, and HotpotQA answers
+judged by the original's judge model (``judge``).
+
+The judge: the paper's HotpotQA accuracy is judged (Table 3b), and AutoPlan's code scores every
+answer by asking GPT-4 (``gpt-4-0314``, temperature 0) whether it is equivalent to the gold
+one (``HotpotQA.score`` in its tasks/hotpotqa.py). So on HotpotQA this method hands the env
+``judge=openai:gpt-4-0314`` unless told otherwise (``--set judge=...``, or the env's own
+``--env-option judge=...``, which wins); EM and F1 are scored beside it. The env's default
+stays off for the other methods. A run whose judge cannot be reached fails (no key: before it
+starts), never falls back to exact match.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from nodes.context import TrainingContext, env, setting, temperature
+
+ORIGINAL_JUDGE = "openai:gpt-4-0314"  # AutoPlan's tasks/hotpotqa.py asks this model, at temperature 0
+
+
+def _judge_spec(value: str) -> None:
+    """off, run (the run's own model) or a provider:model spec."""
+    if value not in ("off", "run"):
+        from nodes.llm import parse_spec  # lazy: the model stack is not needed to describe a Context
+
+        parse_spec(value)
 
 
 @dataclass(kw_only=True)
@@ -52,6 +71,13 @@ class AutoPlanContext(TrainingContext):
         "...); see nodes.autoplan.transcript",
     )
 
+    judge: str = setting(
+        ORIGINAL_JUDGE,
+        "the model that judges HotpotQA answers, as the original code scores them (off: exact match; run: the "
+        "run's own model; or provider:model); EM and F1 are reported beside it. An env option judge= wins",
+        check=_judge_spec,
+    )
+
     def __post_init__(self) -> None:
         # what was given, from the CLI or Studio, over the defaults: every run holds the whole
         # mapping, so a value given at its default is the configuration that leaves it out
@@ -62,6 +88,11 @@ class AutoPlanContext(TrainingContext):
         elif isinstance(given, dict):
             self.max_actions = {**default, **given}
         super().__post_init__()
+
+    def env_settings(self) -> dict[str, Any]:
+        """HotpotQA gets this method's ``judge`` unless its own options name one."""
+        given = super().env_settings()
+        return {"judge": self.judge, **given} if self.env == "hotpotqa" else given
 
     def steps(self) -> int:
         """The step limit of one experience in this run's env."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import bz2
 import gzip
 import json
 import socket
@@ -11,7 +12,8 @@ import pytest
 from aiohttp import web
 
 from envs import EnvError, UnknownTaskError, make_env
-from envs.hotpotqa.corpus import SHIPPED_QUESTIONS
+from envs.hotpotqa.env import _dump
+from envs.hotpotqa.questions import SHIPPED_QUESTIONS, SHIPPED_SPLIT
 from envs.hotpotqa.score import (
     exact_match,
     f1,
@@ -192,38 +194,96 @@ async def test_wikipedia_backend_offline_is_a_one_line_env_error():
     assert "\n" not in message and "Wikipedia is unreachable" in message and "backend='local'" in message
 
 
-async def test_wikipedia_backend_against_a_local_api_stub():
+OLD_REVISION = """<html><body><div id="mw-revision-info"><p>Revision as of 2017</p></div>
+<div class="mw-parser-output"><p>Ed Wood was a filmmaker. He was American.</p>
+<p>He died in 1978. His films were cheap.</p><p>See also</p>
+<ul><li>Glen or Glenda is one of his films.</li></ul></div>
+<ul id="footer"><li>Privacy policy</li></ul></body></html>"""
+
+
+@pytest.fixture
+async def mediawiki():
+    """A fake MediaWiki (api.php and index.php) that records every request it gets."""
+    seen: list[dict[str, str]] = []
+
     async def api(request: web.Request) -> web.Response:
-        q = request.query
-        if q.get("prop") == "extracts" and q.get("titles") == "Ed Wood":
-            page = {
-                "pageid": 1,
-                "title": "Ed Wood",
-                "extract": "Ed Wood was a filmmaker. He was American.\nHe died in 1978.",
-            }
-            return web.json_response({"query": {"pages": [page]}})
-        if q.get("prop") == "extracts":
-            return web.json_response({"query": {"pages": [{"title": q.get("titles"), "missing": True}]}})
-        assert q.get("list") == "search" and q.get("srlimit") == "5"
-        return web.json_response({"query": {"search": [{"title": "Ed Wood"}, {"title": "Ed Wood (film)"}]}})
+        q = dict(request.query)
+        seen.append({"path": "api.php", **q})
+        if q.get("list") == "search":
+            found = ["Ed Wood", "Ed Wood (film)", "Edward Wood", "Wood", "Ed", "Woods"]
+            if q["srsearch"] == "Mercury":
+                found = ["Mercury"]
+            return web.json_response({"query": {"search": [{"title": t} for t in found]}})
+        assert q.get("prop") == "revisions"
+        if q["titles"] == "Ed Wood":  # formatversion 1, as the original reads it: pages by id
+            return web.json_response({"query": {"pages": {"1": {"title": "Ed Wood", "revisions": [{"revid": 7001}]}}}})
+        return web.json_response({"query": {"pages": {"2": {"title": q["titles"], "revisions": [{"revid": 7002}]}}}})
+
+    async def index(request: web.Request) -> web.Response:
+        q = dict(request.query)
+        seen.append({"path": "index.php", **q})
+        if q.get("oldid") == "7001":
+            return web.Response(text=OLD_REVISION, content_type="text/html")
+        return web.Response(text="<p>x</p><ul><li>Mercury may refer to: a planet, an element.</li></ul>")
 
     app = web.Application()
     app.router.add_get("/w/api.php", api)
+    app.router.add_get("/w/index.php", index)
     runner = web.AppRunner(app)
     await runner.setup()
     site = web.TCPSite(runner, "127.0.0.1", 0)
     await site.start()
     port = site._server.sockets[0].getsockname()[1]
     try:
-        env = make_env("hotpotqa", backend="wikipedia", api_url=f"http://127.0.0.1:{port}/w/api.php")
-        await env.reset(FIRST)
-        hit = await env.step("search[Ed Wood]")
-        assert hit.observation.text == "Ed Wood was a filmmaker. He was American. He died in 1978."
-        assert (await env.step("lookup[american]")).observation.text == "(Result 1 / 1) He was American."
-        miss = await env.step("search[Edward Wood]")
-        assert miss.observation.text == "Could not find Edward Wood. Similar: ['Ed Wood', 'Ed Wood (film)']."
+        yield f"http://127.0.0.1:{port}/w/api.php", seen
     finally:
         await runner.cleanup()
+
+
+async def test_wikipedia_pages_are_their_last_revision_before_2017_10_01(mediawiki):
+    api_url, seen = mediawiki
+    env = make_env("hotpotqa", backend="wikipedia", api_url=api_url)
+    await env.reset(FIRST)
+    hit = await env.step("search[Ed Wood]")
+    # the <p>s then the <ul>s, the first block dropped (the revision notice), those of 2 words or fewer
+    # ("See also", "Privacy policy") left out; the first 5 sentences shown
+    assert hit.observation.text == (
+        "Ed Wood was a filmmaker. He was American. He died in 1978. His films were cheap. "
+        "Glen or Glenda is one of his films."
+    )
+    assert hit.info["page"] == "Ed Wood" and hit.info["corpus"] == "wikipedia-2017-10-01"
+    assert hit.info["caveat"] == SHIPPED_SPLIT and hit.info["comparable"] is False  # the corpus is; the sample is not
+    assert (await env.step("lookup[films]")).observation.text == "(Result 1 / 2) His films were cheap."
+    assert (await env.step("lookup[films]")).observation.text == "(Result 2 / 2) Glen or Glenda is one of his films."
+    # the requests AutoPlan's code sends: search (default limit), the revision before the date, that revision
+    search, revision, page = seen
+    assert search == {"path": "api.php", "action": "query", "format": "json", "list": "search", "srsearch": "Ed Wood"}
+    assert revision == {
+        "path": "api.php",
+        "action": "query",
+        "format": "json",
+        "prop": "revisions",
+        "titles": "Ed Wood",
+        "rvlimit": "1",
+        "rvdir": "older",
+        "rvstart": "20171001000000",
+    }
+    assert page == {"path": "index.php", "title": "Ed Wood", "oldid": "7001"}
+
+
+async def test_wikipedia_misses_list_the_searchs_first_five_titles(mediawiki):
+    api_url, seen = mediawiki
+    env = make_env("hotpotqa", backend="wikipedia", api_url=api_url)
+    await env.reset(FIRST)
+    miss = await env.step("search[ed wood]")  # not a title character for character: a miss, as in the original
+    assert miss.observation.text == (
+        "Could not find ed wood. Similar: ['Ed Wood', 'Ed Wood (film)', 'Edward Wood', 'Wood', 'Ed']."
+    )
+    assert [r.get("list") for r in seen] == ["search"]  # no page fetched
+    ambiguous = await env.step("search[Mercury]")  # a disambiguation page opens nothing
+    assert (
+        ambiguous.observation.text == "Could not find Mercury. Similar: ['Mercury']." and ambiguous.info["page"] is None
+    )
 
 
 async def test_judge_asks_the_model_only_when_the_answer_is_not_an_exact_match(write_script):
@@ -249,3 +309,141 @@ def test_the_judges_verdict_is_its_yes_or_no():
     assert verdict("No.") is False
     assert verdict("Thinking... yes maybe. Answer: NO") is False
     assert verdict("unclear") is None
+
+
+def question(qid: str, level: str = "hard", kind: str = "bridge") -> dict:
+    """A record in the official schema (hotpot_train_v1.1.json / hotpot_dev_distractor_v1.json)."""
+    return {
+        "_id": qid,
+        "question": f"Question {qid}?",
+        "answer": "yes",
+        "type": kind,
+        "level": level,
+        "supporting_facts": [[f"Page {qid}", 0]],
+        "context": [[f"Page {qid}", [f"Page {qid} is a page.", " It has two sentences."]]],
+    }
+
+
+def write_questions(path, records) -> str:
+    path.write_text(json.dumps(records), encoding="utf-8")
+    return str(path)
+
+
+def test_the_official_files_give_the_papers_seeded_draw_of_50_hard_and_200_dev(tmp_path):
+    levels = ["hard", "medium", "easy"]
+    train = write_questions(tmp_path / "train.json", [question(f"t{i}", levels[i % 3]) for i in range(180)])
+    dev = write_questions(tmp_path / "dev.json", [question(f"d{i}") for i in range(230)])
+    env = make_env("hotpotqa", questions=dev, train_questions=train)
+    drawn_train, drawn_test = env.task_ids("train"), env.task_ids("test")
+    assert len(drawn_train) == 50 == len(set(drawn_train)) and len(drawn_test) == 200 == len(set(drawn_test))
+    assert all(env.by_id[q]["level"] == "hard" for q in drawn_train) and all(q.startswith("t") for q in drawn_train)
+    assert set(drawn_test) <= set(env.task_ids("dev")) and len(env.task_ids("dev")) == 230
+    assert drawn_test != env.task_ids("dev")[:200] and drawn_train != [f"t{i}" for i in range(0, 150, 3)]  # drawn
+    again = make_env("hotpotqa", questions=dev, train_questions=train)
+    assert again.task_ids("train") == drawn_train and again.task_ids("test") == drawn_test  # seeded
+    other = make_env("hotpotqa", questions=dev, train_questions=train, seed=1)
+    assert other.task_ids("train") != drawn_train and other.task_ids("test") != drawn_test
+    assert env.provenance()["caveat"] == "distractor corpus: not comparable with the paper"  # the split is the paper's
+
+
+async def test_a_drawn_training_question_can_be_played(tmp_path):
+    train = write_questions(tmp_path / "train.json", [question(f"t{i}") for i in range(50)])
+    dev = write_questions(tmp_path / "dev.json", [question(f"d{i}") for i in range(200)])
+    env = make_env("hotpotqa", questions=dev, train_questions=train)
+    await env.reset("t7")
+    assert (await env.step("search[Page t7]")).observation.text == "Page t7 is a page. It has two sentences."
+
+
+def test_too_few_hard_training_questions_for_the_papers_draw_is_one_line(tmp_path):
+    train = write_questions(tmp_path / "train.json", [question(f"t{i}", "medium") for i in range(60)])
+    env = make_env("hotpotqa", train_questions=train)
+    with pytest.raises(EnvError, match="draws 50 hard training questions, but the file has 0"):
+        env.task_ids("train")
+    with pytest.raises(EnvError, match="seed='x': expected an integer"):
+        make_env("hotpotqa", train_questions=train, seed="x")
+
+
+async def test_every_step_and_result_of_the_local_corpus_is_marked_not_comparable():
+    env = make_env("hotpotqa", max_steps=2)
+    obs = await env.reset(FIRST)
+    assert obs.info["corpus"] == "distractor" and obs.info["comparable"] is False
+    assert obs.info["caveat"] == f"distractor corpus: not comparable with the paper; {SHIPPED_SPLIT}"
+    assert "the last 20" in SHIPPED_SPLIT and "first 80" in SHIPPED_SPLIT
+    await env.step("search[Ed Wood]")
+    capped = await env.step("lookup[American]")  # unanswered: the evaluation says so, with its caveat
+    assert capped.info["evaluation"]["answer"] is None and capped.info["evaluation"]["em"] == 0.0
+    assert capped.info["evaluation"]["caveat"] == obs.info["caveat"]
+    await env.reset(FIRST)
+    answered = await env.step("finish[yes]")
+    assert answered.info["evaluation"]["comparable"] is False and answered.info["evaluation"]["corpus"] == "distractor"
+
+
+async def test_a_judge_set_but_not_handed_over_is_an_error_not_an_exact_match():
+    env = make_env("hotpotqa", judge="openai:gpt-4-0314")
+    await env.reset(FIRST)
+    with pytest.raises(EnvError, match="judge=openai:gpt-4-0314 is set but no judge model"):
+        await env.step("finish[They were both American]")
+    await env.reset(FIRST)
+    exact = await env.step("finish[yes]")  # an exact match needs no judge
+    assert exact.info["judge"] is True and exact.info["success"] is True
+
+
+def write_dump(folder, shards: dict[str, list[dict]]) -> None:
+    """HotpotQA's abstracts dump layout: FOLDER/AA/wiki_00.bz2, JSON lines of articles."""
+    for name, records in shards.items():
+        path = folder / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(bz2.compress("".join(json.dumps(r) + "\n" for r in records).encode()))
+
+
+def abstract(page_id: int, title: str, sentences: list[str]) -> dict:
+    """One article as the dump holds it (id, url, title, text, text_with_links, charoffsets)."""
+    return {
+        "id": str(page_id),
+        "url": f"https://en.wikipedia.org/wiki?curid={page_id}",
+        "title": title,
+        "text": sentences,
+        "text_with_links": sentences,
+        "charoffset": [[[0, len(s)]] for s in sentences],
+        "charoffset_with_links": [[[0, len(s)]] for s in sentences],
+    }
+
+
+async def test_the_abstracts_dump_backend_searches_every_article_of_the_dump(tmp_path):
+    folder = tmp_path / "enwiki-20171001-pages-meta-current-withlinks-abstracts"
+    write_dump(
+        folder,
+        {
+            "AA/wiki_00.bz2": [
+                abstract(12, "Anarchism", ["Anarchism is a political philosophy.", " It opposes rulers."]),
+                abstract(25, "Ed Wood", ["Edward Davis Wood Jr. was an American filmmaker.", " He made cheap films."]),
+            ],
+            "AB/wiki_00.bz2": [abstract(39, "Scott Derrickson", ["Scott Derrickson is an American director."])],
+        },
+    )
+    env = make_env("hotpotqa", backend="abstracts", wiki_dump=str(folder))
+    obs = await env.reset(FIRST)
+    assert obs.info["corpus"] == "abstracts-2017-10-01" and "first paragraph only" in obs.info["caveat"]
+    hit = await env.step("search[ed wood]")  # titles are case-insensitive identifiers in the dump
+    assert hit.observation.text == "Edward Davis Wood Jr. was an American filmmaker. He made cheap films."
+    assert (await env.step("lookup[cheap]")).observation.text == "(Result 1 / 1) He made cheap films."
+    miss = await env.step("search[American director]")
+    assert miss.observation.text.startswith("Could not find American director. Similar: ['Scott Derrickson'")
+    assert (tmp_path / f"{folder.name}.sqlite").is_file()  # indexed once, beside the dump
+    (folder / "AA" / "wiki_00.bz2").unlink()
+    _dump.cache_clear()
+    again = make_env("hotpotqa", backend="abstracts", wiki_dump=str(folder))
+    await again.reset(FIRST)
+    assert (await again.step("search[Anarchism]")).info["page"] == "Anarchism"  # read from the index, not the files
+
+
+def test_the_abstracts_backend_refuses_a_missing_or_wrong_dump(tmp_path):
+    with pytest.raises(EnvError, match="needs wiki_dump=FOLDER"):
+        make_env("hotpotqa", backend="abstracts")
+    with pytest.raises(EnvError, match="is not a folder"):
+        make_env("hotpotqa", backend="abstracts", wiki_dump=str(tmp_path / "none")).task_ids()
+    bad = tmp_path / "bad"
+    (bad / "AA").mkdir(parents=True)
+    (bad / "AA" / "wiki_00.bz2").write_bytes(bz2.compress(b'{"id": "1"}\n'))
+    with pytest.raises(EnvError, match="is not an article of HotpotQA's abstracts dump"):
+        make_env("hotpotqa", backend="abstracts", wiki_dump=str(bad)).task_ids()

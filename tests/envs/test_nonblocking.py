@@ -13,7 +13,7 @@ from blockbuster import blockbuster_ctx
 
 from envs import make_env
 from envs.alfworld.feedback import REFUSED
-from envs.hotpotqa.corpus import SHIPPED_QUESTIONS
+from envs.hotpotqa.questions import SHIPPED_QUESTIONS
 from envs.sessions import SESSIONS
 
 HEAT_GAME = (
@@ -31,7 +31,7 @@ async def test_blockbuster_catches_a_blocking_call_from_an_env(tmp_path):
     """The guard itself: a file read on the loop from envs/ code is refused."""
     from blockbuster import BlockingError
 
-    from envs.hotpotqa.corpus import load_questions
+    from envs.hotpotqa.questions import load_questions
 
     copy = tmp_path / "q.json.gz"
     shutil.copy(SHIPPED_QUESTIONS, copy)

@@ -11,7 +11,11 @@ from pathlib import Path
 import pytest
 
 from envs import make_env
+from envs.hotpotqa.questions import SHIPPED_SPLIT
 from graphs.app.cli import main
+from tests.support.openai_stub import Reply
+
+CAVEAT = f"distractor corpus: not comparable with the paper; {SHIPPED_SPLIT}"
 
 
 def run_cli(capsys, *args: str) -> tuple[int, str, str]:
@@ -80,6 +84,8 @@ def test_train_refuses_an_evaluation_split(capsys, tmp_path):
             str(tmp_path / "p.json"),
             "--checkpoint",
             "memory",
+            "--set",
+            "judge=off",
         )
         assert code == 2 and err.count("\n") == 1 and "trains on a training split" in err, (env, split, err)
     assert not (tmp_path / "p.json").exists()
@@ -100,6 +106,8 @@ def test_hotpotqa_training_draws_from_its_training_questions(capsys, tmp_path):
         "1",
         "--set",
         "max_actions=1",
+        "--set",
+        "judge=off",
         "--model",
         spec,
         "--plan-out",
@@ -146,7 +154,70 @@ def test_eval_with_the_hotpotqa_judge_writes_em_f1_and_the_verdict(capsys, tmp_p
         "judge": True,
         "success": True,
         "judged_by": spec,
+        "corpus": "distractor",
+        "comparable": False,
+        "caveat": CAVEAT,
     }
+    assert row["caveat"] == CAVEAT
     assert row["success"] is True and row["reward"] == 0.0  # judged correct; EM stays the reward
     assert row["model_calls"] == 4  # the judge's call is the run's cost
     assert "success rate  100.0%" in out
+
+
+def test_autoplan_on_hotpotqa_judges_with_the_originals_gpt4_by_default(capsys, tmp_path, openai_stub):
+    # the run's model is a script; the judge is the original's, openai:gpt-4-0314, here the local stub
+    spec = script(tmp_path, "Both were American.", "finish with American", "finish[American]")
+    openai_stub.replies.append(Reply("yes"))
+    results = tmp_path / "results.jsonl"
+    code, out, err = run_cli(
+        capsys,
+        "eval",
+        "autoplan",
+        "--env",
+        "hotpotqa",
+        "--tasks",
+        "5a8b57f25542995d1e6f1371",
+        "--model",
+        spec,
+        "--results",
+        str(results),
+        "--checkpoint",
+        "memory",
+    )
+    assert code == 0, err
+    [asked] = openai_stub.requests
+    assert asked["model"] == "gpt-4-0314" and asked["temperature"] == 0.0
+    assert 'My Prediction: "American"' in asked["messages"][0]["content"]
+    row = json.loads(results.read_text())
+    assert row["evaluation"]["judge"] is True and row["evaluation"]["judged_by"] == "openai:gpt-4-0314"
+    assert (row["evaluation"]["em"], row["evaluation"]["f1"]) == (0.0, 0.0)  # EM and F1 beside the verdict
+    assert row["success"] is True and row["caveat"] == CAVEAT
+
+
+def test_a_run_whose_default_judge_has_no_key_fails_before_it_starts(capsys, tmp_path, monkeypatch):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    spec = script(tmp_path, "Both were American.", "finish with American", "finish[American]")
+    results = tmp_path / "results.jsonl"
+    args = ["eval", "autoplan", "--env", "hotpotqa", "--tasks", "0:1", "--model", spec, "--results", str(results)]
+    code, out, err = run_cli(capsys, *args, "--checkpoint", "memory")
+    assert code == 2 and err.count("\n") == 1 and not results.exists()
+    assert "the judge model openai:gpt-4-0314: no OpenAI key" in err and "judge=off" in err
+    code, out, err = run_cli(capsys, *args, "--checkpoint", "memory", "--set", "judge=off")
+    assert code == 0, err
+    row = json.loads(results.read_text())
+    assert row["evaluation"]["judge"] is None and "judged_by" not in row["evaluation"]  # exact match only, asked
+
+
+def test_a_row_stopped_by_the_methods_own_step_cap_still_carries_the_corpus_caveat(capsys, tmp_path):
+    spec = script(tmp_path, "Search first.", "search Ed Wood", "search[Ed Wood]")
+    results = tmp_path / "results.jsonl"
+    code, out, err = run_cli(
+        capsys,
+        *("eval", "autoplan", "--env", "hotpotqa", "--tasks", "0:1", "--model", spec, "--results", str(results)),
+        *("--set", "max_actions=1", "--set", "judge=off", "--checkpoint", "memory"),
+    )
+    assert code == 0, err
+    row = json.loads(results.read_text())
+    assert "evaluation" not in row and row["success"] is False  # the env never ended the episode
+    assert row["caveat"] == CAVEAT  # from the env's snapshot

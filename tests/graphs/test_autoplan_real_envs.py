@@ -124,7 +124,7 @@ async def test_hotpotqa_training_reflection_sees_the_gold_answer(write_script):
         ]
     )
     runner = autoplan.build_training_graph(checkpointer=InMemorySaver())
-    context = AutoPlanContext(model=spec, env="hotpotqa", batch_size=2, iterations=1)
+    context = AutoPlanContext(model=spec, env="hotpotqa", batch_size=2, iterations=1, judge="off")
     state = await runner.ainvoke(
         {"task_ids": [QUESTION, other]},
         {"configurable": {"thread_id": "qa-train"}, "recursion_limit": 100},

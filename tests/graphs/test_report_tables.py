@@ -20,7 +20,7 @@ from graphs.app.report.load import (
     read_training,
 )
 from graphs.app.report.stats import paired_bootstrap
-from graphs.app.report.tables import comparisons, failures, runs
+from graphs.app.report.tables import comparisons, configurations_table, failures, runs
 from nodes.autoplan import report as autoplan
 from nodes.da import report as da
 from nodes.laser import report as laser
@@ -327,12 +327,21 @@ def test_autoplan_hotpotqa_scores_and_cost_per_question(tmp_path):
             success=True,
             cost_usd=0.04,
             model_calls=6,
-            evaluation={"answer": "New York", "em": 0.0, "f1": 0.5, "judge": True},
+            evaluation={"answer": "New York", "em": 0.0, "f1": 0.5, "judge": True, "judged_by": "openai:gpt-4-0314"},
         ),
         row("c", "autoplan", "hotpotqa", cost_usd=0.03, model_calls=8),
     ]  # the step cap: unanswered
     [config] = configurations([write(tmp_path / "r.jsonl", rows)])
-    assert cells(autoplan.hotpotqa_table([config]), "#1")[1:] == ["3", "2", "33.3", "50.0", "66.7", "66.7"]
+    assert cells(autoplan.hotpotqa_table([config]), "#1")[1:] == [
+        "3",
+        "2",
+        "33.3",
+        "50.0",
+        "66.7",
+        "openai:gpt-4-0314",
+        "66.7",
+        "-",
+    ]
     assert cells(autoplan.cost_table([config]), "#1")[1:3] == ["3", "6.0"]
     assert cells(autoplan.cost_table([config]), "#1")[5] == "$0.0300"
     unjudged = configurations(
@@ -358,3 +367,15 @@ def test_autoplan_training_iterations():
     assert autoplan.iteration_rates(record) == [0.0, 0.5]
     table = autoplan.training_table("p.json", record)
     assert table.rows == [["1", "2", "0", "0.0"], ["2", "2", "1", "50.0"]] and "unpriced" in table.note
+
+
+def test_a_configuration_whose_env_gave_a_caveat_is_marked_in_the_report(tmp_path):
+    caveat = "distractor corpus: not comparable with the paper"
+    local = [row(t, "autoplan", "hotpotqa", caveat=caveat, evaluation={"em": 1.0}) for t in "ab"]
+    pinned = [row("a", "autoplan", "hotpotqa", fingerprint="f2", evaluation={"em": 0.0})]
+    configs = configurations([write(tmp_path / "r.jsonl", local + pinned)])
+    listed = configurations_table(configs)
+    assert listed.columns[-1] == "caveat"
+    assert cells(listed, "#1")[-1] == caveat and cells(listed, "#2")[-1] == "-"
+    scores = autoplan.hotpotqa_table(configs)
+    assert cells(scores, "#1")[-1] == caveat and cells(scores, "#2")[-1] == "-"

@@ -72,10 +72,13 @@ async def test_a_named_judge_model_answers_instead_of_the_run_model(write_script
 
 
 class _Context:
-    """The two Context fields the door reads."""
+    """The Context fields the door reads."""
 
     def __init__(self, env: str) -> None:
         self.env, self.env_options = env, {}
+
+    def env_settings(self) -> dict[str, Any]:
+        return dict(self.env_options)
 
 
 async def test_capabilities_are_typed_checks_an_env_may_lack() -> None:

@@ -120,7 +120,7 @@ SCENARIOS: dict[str, Scenario] = {
             {"content": c}
             for c in ("Both are American.", "finish with yes", "finish[yes]", "Summary.", "New Task Plan:\n" + NEW_PLAN)
         ],
-        {"batch_size": 2, "iterations": 1, "max_actions": {"hotpotqa": 1}},
+        {"batch_size": 2, "iterations": 1, "max_actions": {"hotpotqa": 1}, "judge": "off"},
         _training,
     ),
 }

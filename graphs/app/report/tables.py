@@ -16,10 +16,14 @@ EXAMPLES = 5  # task ids listed per failure kind
 
 def configurations_table(configs: list[Config]) -> Table:
     table = Table(
-        "Configurations", ["configuration", "model", "settings (besides the defaults)", "fingerprint", "results"]
+        "Configurations",
+        ["configuration", "model", "settings (besides the defaults)", "fingerprint", "results", "caveat"],
+        note="caveat: what the env said about setting these results beside the paper's (its corpus, its split)",
     )
     for c in configs:
-        table.rows.append([c.label, c.model_name, c.settings_text, c.fingerprint, ", ".join(c.sources)])
+        table.rows.append(
+            [c.label, c.model_name, c.settings_text, c.fingerprint, ", ".join(c.sources), c.caveat or NONE]
+        )
     return table
 
 
