@@ -385,7 +385,7 @@ async def test_a_judge_set_but_not_handed_over_is_an_error_not_an_exact_match():
         await env.step("finish[They were both American]")
     await env.reset(FIRST)
     exact = await env.step("finish[yes]")  # an exact match needs no judge
-    assert exact.info["judge"] is True and exact.info["success"] is True
+    assert exact.info["judge"] is True and exact.success is True
 
 
 def write_dump(folder, shards: dict[str, list[dict]]) -> None:
