@@ -23,8 +23,10 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from envs.base import DATA_ROOT, EnvError
+from envs.datasets import installed
 
 SHIPPED_QUESTIONS = DATA_ROOT / "hotpotqa" / "hotpot_dev_distractor_v1_first100.json.gz"
+FULL_DEV = "hotpot_dev_distractor_v1.json"  # of the installed full data (envs.datasets)
 WIKIPEDIA_API = "https://en.wikipedia.org/w/api.php"
 
 
@@ -48,9 +50,18 @@ class Backend(Protocol):
     async def search(self, entity: str) -> SearchResult: ...
 
 
+def questions_file(path: str | Path | None = None) -> Path:
+    """The questions file: ``path``, else the dev set ``introspect data get hotpotqa``
+    installed, else the shipped 100 dev questions (blocking: a stat)."""
+    if path:
+        return Path(path)
+    full = installed("hotpotqa")
+    return full / FULL_DEV if full else SHIPPED_QUESTIONS
+
+
 def load_questions(path: str | Path | None = None) -> list[dict[str, Any]]:
-    """Questions in the official HotpotQA schema, from a .json or .json.gz file."""
-    source = Path(path) if path else SHIPPED_QUESTIONS
+    """Questions in the official HotpotQA schema, from a .json or .json.gz file (``questions_file``)."""
+    source = questions_file(path)
     if not source.is_file():
         raise EnvError(f"HotpotQA questions file {str(source)!r} does not exist")
     opener = gzip.open if source.suffix == ".gz" else open

@@ -45,6 +45,7 @@ from functools import lru_cache
 from typing import Any
 
 from envs.base import Env, EnvError, Judge, Observation, StepResult, judge_option
+from envs.datasets import DataInfo, data_info
 from envs.hotpotqa.corpus import (
     WIKIPEDIA_API,
     Backend,
@@ -52,6 +53,7 @@ from envs.hotpotqa.corpus import (
     Page,
     Wikipedia,
     load_questions,
+    questions_file,
 )
 from envs.hotpotqa.interface import INTERFACE
 from envs.hotpotqa.score import exact_match, f1, judged_correct
@@ -72,12 +74,12 @@ _LOADING = threading.Lock()  # one thread reads a file and builds its index; the
 
 
 @lru_cache(maxsize=4)
-def _questions(path: str | None) -> tuple[dict[str, Any], ...]:
+def _questions(path: str) -> tuple[dict[str, Any], ...]:
     return tuple(load_questions(path))
 
 
 @lru_cache(maxsize=4)
-def _local_wiki(path: str | None) -> LocalWiki:
+def _local_wiki(path: str) -> LocalWiki:
     return LocalWiki(list(_questions(path)))
 
 
@@ -103,7 +105,8 @@ class EpisodeState:
 
 class HotpotQAEnv(Env):
     """Options: ``backend`` ("local" | "wikipedia"), ``questions`` (a HotpotQA-format .json or
-    .json.gz; default the shipped 100 dev questions), ``max_steps`` (10), ``api_url`` and
+    .json.gz; default the dev set ``introspect data get hotpotqa`` installed, else the shipped
+    100 dev questions), ``max_steps`` (10), ``api_url`` and
     ``timeout`` (seconds) for the Wikipedia backend, ``judge`` (``off`` by default, ``run`` for the
     run's own model, or ``provider:model``; ``judge_model`` is the same option),
     ``augmented_feedback`` (False: a search miss reads as ReAct's, as the paper says; True: as
@@ -142,12 +145,15 @@ class HotpotQAEnv(Env):
 
     def _load(self) -> None:
         """Read the questions and build the backend (blocking: a worker thread's job)."""
+        path = str(questions_file(self.questions_path))
         with _LOADING:
-            questions = _questions(self.questions_path)
-            self._backend = (
-                _local_wiki(self.questions_path) if self.backend_name == "local" else Wikipedia(*self._wikipedia)
-            )
+            questions = _questions(path)
+            self._backend = _local_wiki(path) if self.backend_name == "local" else Wikipedia(*self._wikipedia)
         self._by_id = {q["_id"]: q for q in questions}
+
+    def data_info(self) -> DataInfo:
+        """The questions file (blocking: call from a thread)."""
+        return data_info("hotpotqa", [questions_file(self.questions_path)], explicit=bool(self.questions_path))
 
     async def load(self) -> None:
         """Load the questions and the corpus in a worker thread, once."""
