@@ -1,7 +1,8 @@
 """``introspect data``: the full data of each benchmark listed, and ``data get NAME`` installing
 it from a local HTTP server the tests start (small files in the official formats, the
 expected counts lowered to theirs), after which the envs use it without options; bad and
-partial downloads refused in one line with nothing left in INTROSPECT_HOME."""
+partial downloads refused in one line with nothing left in INTROSPECT_HOME; results rows
+recording which data they ran on."""
 
 from __future__ import annotations
 
@@ -26,6 +27,8 @@ from envs.hotpotqa.corpus import SHIPPED_QUESTIONS
 from envs.webshop import WebShopEnv
 from envs.webshop.catalogue import DATA_DIR
 from graphs.app.cli import main
+from graphs.app.evaluate import evaluate, read_rows
+from nodes.laser.context import LaserContext
 
 
 class Server:
@@ -243,3 +246,28 @@ def test_an_installed_dataset_is_kept(capsys, monkeypatch, home, server):
     server.files.clear()  # nothing is downloaded again
     assert main(["data", "get", "webshop", "--mirror", server.url]) == 0
     assert (home / "data" / "webshop" / MANIFEST).read_text() == manifest
+
+
+async def test_rows_record_the_data_they_ran_on(tmp_path, monkeypatch, home, server):
+    context = LaserContext(model="scripted:none.jsonl", env="webshop")
+
+    async def ran(task_id: str) -> dict:
+        return {"task_id": task_id, "method": "laser", "env": "webshop", "model": context.model, "reward": 0.0}
+
+    sample = tmp_path / "sample.jsonl"
+    await evaluate("laser", context, ["0"], sample, None, run=ran)
+    shipped = [
+        DATA_DIR / n for n in ("items_human_ins.json", "items_ins_v2_1000.json.gz", "items_shuffle_1000.json.gz")
+    ]
+    digest = hashlib.sha256()
+    for path in sorted(p.resolve() for p in shipped):
+        digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    assert read_rows(sample)[0]["data"] == {"name": "webshop", "kind": "sample", "sha256": digest.hexdigest()}
+
+    small_webshop(monkeypatch, server)
+    assert main(["data", "get", "webshop", "--mirror", server.url]) == 0
+    full = tmp_path / "full.jsonl"
+    await evaluate("laser", context, ["0"], full, None, run=ran)
+    manifest = (home / "data" / "webshop" / MANIFEST).read_bytes()
+    expected = hashlib.sha256(MANIFEST.encode() + b"\0" + manifest).hexdigest()
+    assert read_rows(full)[0]["data"] == {"name": "webshop", "kind": "full", "sha256": expected}
