@@ -245,6 +245,7 @@ def test_an_installed_dataset_is_kept(capsys, monkeypatch, home, server):
     manifest = (home / "data" / "webshop" / MANIFEST).read_text()
     server.files.clear()  # nothing is downloaded again
     assert main(["data", "get", "webshop", "--mirror", server.url]) == 0
+    assert "already installed" in capsys.readouterr().out
     assert (home / "data" / "webshop" / MANIFEST).read_text() == manifest
 
 
@@ -271,3 +272,10 @@ async def test_rows_record_the_data_they_ran_on(tmp_path, monkeypatch, home, ser
     manifest = (home / "data" / "webshop" / MANIFEST).read_bytes()
     expected = hashlib.sha256(MANIFEST.encode() + b"\0" + manifest).hexdigest()
     assert read_rows(full)[0]["data"] == {"name": "webshop", "kind": "full", "sha256": expected}
+
+    async def on_a_server(task_id: str) -> dict:  # a server's env read the server's data
+        return {**await ran(task_id), "data": None}
+
+    remote = tmp_path / "remote.jsonl"
+    await evaluate("laser", context, ["0"], remote, None, run=on_a_server)
+    assert read_rows(remote)[0]["data"] is None

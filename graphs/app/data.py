@@ -60,12 +60,14 @@ def command(args: argparse.Namespace) -> int:
     if args.action != "get":
         print(listing())
         return 0
+    already = installed(args.name)
     try:
         folder = get(args.name, args.mirror or os.environ.get(MIRROR_VARIABLE))
     except DataError as exc:
         print(f"introspect: {exc}", file=sys.stderr)
         return 2
-    print(f"{args.name}: installed in {folder}; the {DATASETS[args.name].env} env reads it without options")
+    state = "already installed (delete the folder to install it again)" if already else "installed"
+    print(f"{args.name}: {state} in {folder}; the {DATASETS[args.name].env} env reads it without options")
     return 0
 
 

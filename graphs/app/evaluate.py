@@ -291,7 +291,7 @@ async def evaluate(
                 assert checkpointer is not None  # tasks that run here run with the caller's checkpointer
                 row = await run_one(method, context, task_id, checkpointer)
         if data is not None:
-            row["data"] = data
+            row.setdefault("data", data)  # a server's rows say it is not known here (graphs.app.remote)
         await results.append(row)
         if on_row is not None:
             on_row(row)
