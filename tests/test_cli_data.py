@@ -239,6 +239,16 @@ def test_a_bad_or_partial_download_is_refused_and_leaves_nothing(spoil, capsys, 
     assert not home.exists(), files_under(home)  # nothing half-installed, not even the folders
 
 
+def test_an_unwritable_home_is_refused_in_one_line(capsys, monkeypatch, tmp_path, server):
+    small_webshop(monkeypatch, server)
+    (tmp_path / "afile").write_text("not a folder")
+    monkeypatch.setenv("INTROSPECT_HOME", str(tmp_path / "afile"))
+    assert main(["data", "get", "webshop", "--mirror", server.url]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and err[0].startswith("introspect: cannot write into") and "INTROSPECT_HOME=" in err[0]
+    assert (tmp_path / "afile").read_text() == "not a folder"
+
+
 def test_an_installed_dataset_is_kept(capsys, monkeypatch, home, server):
     small_webshop(monkeypatch, server)
     assert main(["data", "get", "webshop", "--mirror", server.url]) == 0

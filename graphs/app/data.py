@@ -13,10 +13,11 @@ written last and the scratch folder is renamed to ``NAME`` in one step. Any fail
 the scratch folder (and the folders the command created) and is reported in one line.
 
 Exit status: 0 installed (or already installed); 2 refused, with nothing written: an unknown
-name, a source that cannot be reached or answers with an error, a truncated download, a
-checksum or count that does not match, a file that is not in the benchmark's format. A
-refusal is the same outcome as refused input (the project's exit 2): the command did nothing,
-and running it again (later, or from a working mirror) is the remedy.
+name, an ``INTROSPECT_HOME`` that cannot be written, a source that cannot be reached or answers
+with an error, a truncated download, a checksum or count that does not match, a file that is
+not in the benchmark's format. A refusal is the same outcome as refused input (the project's
+exit 2): the command did nothing, and running it again (later, or from a working mirror) is
+the remedy.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from envs.datasets import DATASETS, MANIFEST, Download, data_home, installed, manifest_text
+from envs.datasets import DATASETS, MANIFEST, Download, data_home, home, installed, manifest_text
 
 MIRROR_VARIABLE = "INTROSPECT_DATA_MIRROR"
 CHUNK = 1 << 20
@@ -101,8 +102,11 @@ def get(name: str, mirror: str | None = None) -> Path:
         return done
     target = data_home() / name
     created = [p for p in (data_home().parent, data_home()) if not p.exists()]
-    data_home().mkdir(parents=True, exist_ok=True)
-    scratch = Path(tempfile.mkdtemp(prefix=f".{name}.", dir=data_home()))
+    try:
+        data_home().mkdir(parents=True, exist_ok=True)
+        scratch = Path(tempfile.mkdtemp(prefix=f".{name}.", dir=data_home()))
+    except OSError as exc:
+        raise DataError(f"cannot write into {data_home()} (INTROSPECT_HOME={home()}): {exc.strerror}") from None
     try:
         digests = {item.file: install_file(item, scratch, mirror) for item in dataset.downloads}
         (scratch / MANIFEST).write_text(manifest_text(name, digests), encoding="utf-8")
