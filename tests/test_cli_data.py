@@ -6,12 +6,14 @@ recording which data they ran on."""
 
 from __future__ import annotations
 
+import bz2
 import dataclasses
 import gzip
 import hashlib
 import http.server
 import io
 import json
+import tarfile
 import threading
 import zipfile
 from collections.abc import Iterator
@@ -195,6 +197,41 @@ def test_get_hotpotqa_installs_the_dev_set_the_env_asks(monkeypatch, home, serve
     assert main(["data", "get", "hotpotqa"]) == 0
     assert HotpotQAEnv().task_ids() == [q["_id"] for q in questions[:3]]
     assert HotpotQAEnv(questions=str(SHIPPED_QUESTIONS)).task_ids()[:5] == [q["_id"] for q in questions[:5]]
+
+
+def test_get_the_abstracts_unpacks_the_dump_in_its_own_layout(monkeypatch, home, server):
+    article = {"id": 12, "url": "https://en.wikipedia.org/wiki?curid=12", "title": "Anarchism", "text": ["A."]}
+    archive = io.BytesIO()
+    with tarfile.open(fileobj=archive, mode="w:bz2") as out:
+        for part in ("AA/wiki_00.bz2", "AB/wiki_00.bz2"):
+            member = bz2.compress((json.dumps(article) + "\n").encode())
+            info = tarfile.TarInfo(f"enwiki-20171001-pages-meta-current-withlinks-abstracts/{part}")
+            info.size = len(member)
+            out.addfile(info, io.BytesIO(member))
+    dump = "enwiki-20171001-pages-meta-current-withlinks-abstracts.tar.bz2"
+    server.files[dump] = archive.getvalue()
+    expect(monkeypatch, "hotpotqa-abstracts", **{dump: {"at_least": 2}})
+    assert main(["data", "get", "hotpotqa-abstracts", "--mirror", server.url]) == 0
+    folder = home / "data" / "hotpotqa-abstracts"
+    parts = sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*.bz2"))
+    assert parts == [
+        f"enwiki-20171001-pages-meta-current-withlinks-abstracts/{p}" for p in ("AA/wiki_00.bz2", "AB/wiki_00.bz2")
+    ]
+    assert not (folder / dump).exists()  # the archive is unpacked, gone
+    first = bz2.decompress((folder / parts[0]).read_bytes())
+    assert json.loads(first)["title"] == "Anarchism"
+
+
+def test_an_archive_reaching_outside_its_folder_is_refused(capsys, monkeypatch, home, server):
+    archive = io.BytesIO()
+    with tarfile.open(fileobj=archive, mode="w:bz2") as out:
+        info = tarfile.TarInfo("../../escaped.txt")
+        info.size = 2
+        out.addfile(info, io.BytesIO(b"hi"))
+    server.files["enwiki-20171001-pages-meta-current-withlinks-abstracts.tar.bz2"] = archive.getvalue()
+    assert main(["data", "get", "hotpotqa-abstracts", "--mirror", server.url]) == 2
+    assert "is not a readable tar.bz2 archive" in capsys.readouterr().err
+    assert not home.exists() and not (home.parent / "escaped.txt").exists()
 
 
 def _truncated(server: Server, monkeypatch: pytest.MonkeyPatch) -> str:
