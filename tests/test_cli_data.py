@@ -270,8 +270,7 @@ def test_a_bad_or_partial_download_is_refused_and_leaves_nothing(spoil, capsys, 
     small_webshop(monkeypatch, server)
     said = spoil(server, monkeypatch)
     assert main(["data", "get", "webshop", "--mirror", server.url]) == 2
-    err = capsys.readouterr().err
-    refusal = [line for line in err.splitlines() if not line.startswith("downloading ")]
+    refusal = capsys.readouterr().err.splitlines()
     assert len(refusal) == 1 and refusal[0].startswith("introspect: ") and said in refusal[0]
     assert not home.exists(), files_under(home)  # nothing half-installed, not even the folders
 
@@ -284,6 +283,16 @@ def test_an_unwritable_home_is_refused_in_one_line(capsys, monkeypatch, tmp_path
     err = capsys.readouterr().err.splitlines()
     assert len(err) == 1 and err[0].startswith("introspect: cannot write into") and "INTROSPECT_HOME=" in err[0]
     assert (tmp_path / "afile").read_text() == "not a folder"
+
+
+def test_a_folder_left_in_the_way_is_refused_before_any_download(capsys, monkeypatch, home, server):
+    small_webshop(monkeypatch, server)
+    (home / "data" / "webshop").mkdir(parents=True)
+    (home / "data" / "webshop" / "items_shuffle.json").write_text("[]")  # someone's half copy
+    assert main(["data", "get", "webshop", "--mirror", server.url]) == 2
+    out, err = capsys.readouterr()
+    assert "downloading" not in out and "not a complete install" in err
+    assert [p.name for p in files_under(home / "data")] == ["webshop", "items_shuffle.json"]
 
 
 def test_an_installed_dataset_is_kept(capsys, monkeypatch, home, server):

@@ -101,6 +101,8 @@ def get(name: str, mirror: str | None = None) -> Path:
     if done is not None:
         return done
     target = data_home() / name
+    if target.exists():
+        raise DataError(f"{target} exists but is not a complete install (no {MANIFEST}): remove it and try again")
     created = [p for p in (data_home().parent, data_home()) if not p.exists()]
     try:
         data_home().mkdir(parents=True, exist_ok=True)
@@ -110,7 +112,12 @@ def get(name: str, mirror: str | None = None) -> Path:
     try:
         digests = {item.file: install_file(item, scratch, mirror) for item in dataset.downloads}
         (scratch / MANIFEST).write_text(manifest_text(name, digests), encoding="utf-8")
-        scratch.rename(target)
+        try:
+            scratch.rename(target)
+        except OSError:
+            if installed(name) is None:
+                raise DataError(f"cannot move the verified data into {target}") from None
+            shutil.rmtree(scratch)  # another `data get` installed it meanwhile
     except BaseException:
         shutil.rmtree(scratch, ignore_errors=True)
         for folder in reversed(created):  # only what this command made, and only when empty
@@ -140,7 +147,7 @@ def download(url: str, path: Path) -> str:
 
     part = path.with_name(path.name + ".part")
     digest, size = hashlib.sha256(), 0
-    print(f"downloading {url}", file=sys.stderr, flush=True)
+    print(f"downloading {url}", flush=True)  # stdout: stderr holds only a refusal
     try:
         request = urllib.request.Request(url, headers={"User-Agent": "introspect-data"})
         with urllib.request.urlopen(request, timeout=TIMEOUT) as response, part.open("wb") as out:
