@@ -19,7 +19,10 @@ import abc
 import importlib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar, Literal, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol, runtime_checkable
+
+if TYPE_CHECKING:
+    from envs.datasets import DataInfo
 
 from errors import IntrospectError, UserError
 
@@ -179,6 +182,11 @@ class Env(abc.ABC):
 
     async def close(self) -> None:  # noqa: B027 - a default, not abstract: most envs hold nothing
         """Release browsers, processes or files; the default has nothing to release."""
+
+    def data_info(self) -> DataInfo | None:
+        """Which data this env runs on (``envs.datasets.data_info``), for results rows; None for
+        an env whose tasks live elsewhere (a website). Blocking: call it from a thread."""
+        return None
 
     def check_task(self, task_id: str) -> None:
         """Raise UnknownTaskError unless ``task_id`` is one of ``task_ids()``."""

@@ -40,6 +40,7 @@ from envs.alfworld import games
 from envs.alfworld.feedback import REFUSED, World, explain
 from envs.alfworld.interface import INTERFACE
 from envs.base import Env, EnvError, Observation, StepResult, UnknownTaskError
+from envs.datasets import DataInfo, data_info
 
 BANNER = "-= Welcome to TextWorld, ALFRED! =-"
 ARRIVAL = re.compile(r"^You arrive at loc \d+\. ")
@@ -116,7 +117,8 @@ def react_text(raw: str) -> str:
 
 
 class ALFWorldEnv(Env):
-    """Options: ``data_dir`` (else $ALFWORLD_DATA, else the shipped sample), ``max_steps``
+    """Options: ``data_dir`` (else $ALFWORLD_DATA, else the games ``introspect data get alfworld``
+    installed, else the shipped sample), ``max_steps``
     (35, the paper's), ``task_types`` (filter for ``task_ids``: names, short names or ids
     1-6), ``augmented_feedback`` (True: a refused command's observation is "Action failed.
     System Message: " and the Table 6 sentence; False: ALFWorld's plain "Nothing happens.",
@@ -158,6 +160,12 @@ class ALFWorldEnv(Env):
         if self._root is None:
             self._root = games.data_root(self.data_dir)
         return self._root
+
+    def data_info(self) -> DataInfo:
+        """The game files of the games root (blocking: call from a thread)."""
+        root = self.root
+        loaded = [games.game_path(root, task) for task in games.all_games(root)]
+        return data_info("alfworld", [p for p in loaded if p], explicit=bool(games.chosen_root(self.data_dir)))
 
     def task_ids(self, split: str | None = None) -> list[str]:
         """Game paths relative to the data root; see alfworld_games.select for ``split``."""

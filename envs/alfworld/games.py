@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from envs.base import DATA_ROOT, EnvError
+from envs.datasets import installed
 
 SHIPPED_ROOT = DATA_ROOT / "alfworld"
 GAME_FILE = "game.tw-pddl"
@@ -53,8 +54,8 @@ SHORT_NAMES: dict[str, str] = {
 ALFWORLD_DEFAULT_CACHE = Path("~/.cache/alfworld").expanduser()
 
 
-def data_root(data_dir: str | None = None) -> Path:
-    """The games root: the ``data_dir`` option, else ``$ALFWORLD_DATA``, else the shipped sample.
+def chosen_root(data_dir: str | None = None) -> str | None:
+    """The games root a person chose: the ``data_dir`` option, else ``$ALFWORLD_DATA``.
 
     ALFWORLD_DATA pointing at alfworld's default cache without games counts as unset: the
     alfworld package puts that value there itself on import.
@@ -62,8 +63,14 @@ def data_root(data_dir: str | None = None) -> Path:
     from_env = os.environ.get("ALFWORLD_DATA")
     if from_env and Path(from_env).expanduser() == ALFWORLD_DEFAULT_CACHE:
         from_env = from_env if (ALFWORLD_DEFAULT_CACHE / "json_2.1.1").is_dir() else None
-    chosen = data_dir or from_env
-    root = Path(chosen).expanduser() if chosen else SHIPPED_ROOT
+    return data_dir or from_env
+
+
+def data_root(data_dir: str | None = None) -> Path:
+    """The games root: the one chosen (``chosen_root``), else the full games when ``introspect
+    data get alfworld`` installed them, else the shipped sample."""
+    chosen = chosen_root(data_dir)
+    root = Path(chosen).expanduser() if chosen else installed("alfworld") or SHIPPED_ROOT
     if not root.is_dir():
         raise EnvError(f"ALFWorld data directory {str(root)!r} does not exist")
     return root.resolve()

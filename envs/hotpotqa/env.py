@@ -53,10 +53,11 @@ from functools import lru_cache
 from typing import Any
 
 from envs.base import Env, EnvError, Judge, Observation, StepResult, UnknownTaskError, judge_option
+from envs.datasets import DataInfo, data_info
 from envs.hotpotqa.corpus import Backend, Corpus, LocalWiki, Page
 from envs.hotpotqa.dump import AbstractsDump
 from envs.hotpotqa.interface import INTERFACE
-from envs.hotpotqa.questions import QuestionSet
+from envs.hotpotqa.questions import QuestionSet, questions_file
 from envs.hotpotqa.score import exact_match, f1, judged_correct
 from envs.hotpotqa.wikipedia import WIKIPEDIA_API, Wikipedia
 
@@ -188,6 +189,12 @@ class HotpotQAEnv(Env):
             else:
                 backend = Wikipedia(*self._wikipedia)
         self._backend, self._questions = backend, questions
+
+    def data_info(self) -> DataInfo:
+        """The question files it reads (blocking: call from a thread)."""
+        questions, train_questions, _ = self.sources
+        files = [questions_file(questions), *([questions_file(train_questions)] if train_questions else [])]
+        return data_info("hotpotqa", files, explicit=bool(questions))
 
     async def load(self) -> None:
         """Load the questions and the corpus in a worker thread, once."""

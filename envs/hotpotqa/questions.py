@@ -24,17 +24,28 @@ from pathlib import Path
 from typing import Any
 
 from envs.base import DATA_ROOT, EnvError
+from envs.datasets import installed
 
 SHIPPED_QUESTIONS = DATA_ROOT / "hotpotqa" / "hotpot_dev_distractor_v1_first100.json.gz"
+FULL_DEV = "hotpot_dev_distractor_v1.json"  # of the installed full data (envs.datasets)
 SHIPPED_TRAIN = 20  # the shipped file's training split: its last 20 questions (at most half of them)
 PAPER_TRAIN = 50  # hard training questions the paper trains on
 PAPER_TEST = 200  # dev questions the paper tests on
 SHIPPED_SPLIT = "shipped 100 dev questions: train = the last 20, test = the first 80 (not the paper's draw)"
 
 
+def questions_file(path: str | Path | None = None) -> Path:
+    """The questions file: ``path``, else the dev set ``introspect data get hotpotqa``
+    installed, else the shipped 100 dev questions (blocking: a stat)."""
+    if path:
+        return Path(path)
+    full = installed("hotpotqa")
+    return full / FULL_DEV if full else SHIPPED_QUESTIONS
+
+
 def load_questions(path: str | Path | None = None) -> list[dict[str, Any]]:
-    """Questions in the official HotpotQA schema, from a .json or .json.gz file."""
-    source = Path(path) if path else SHIPPED_QUESTIONS
+    """Questions in the official HotpotQA schema, from a .json or .json.gz file (``questions_file``)."""
+    source = questions_file(path)
     if not source.is_file():
         raise EnvError(f"HotpotQA questions file {str(source)!r} does not exist")
     opener = gzip.open if source.suffix == ".gz" else open
@@ -75,7 +86,7 @@ class QuestionSet:
             held_out = min(SHIPPED_TRAIN, len(dev) // 2)
             caveat = (
                 SHIPPED_SPLIT
-                if questions is None
+                if questions_file(questions) == SHIPPED_QUESTIONS
                 else f"train = the file's last {held_out} questions, test = the others"
             )
             return cls(by_id, dev, dev[len(dev) - held_out :], dev[: len(dev) - held_out], caveat)

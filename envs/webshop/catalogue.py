@@ -52,6 +52,7 @@ import ijson
 import numpy as np
 
 from envs.base import DATA_ROOT
+from envs.datasets import installed
 from envs.webshop.data import (
     Goal,
     Product,
@@ -239,6 +240,7 @@ class Catalogue:
         meta = json.loads((folder / META).read_text(encoding="utf-8"))
         self.n_products: int = meta["products"]
         self.n_synthetic: int = meta["synthetic_goals"]
+        self.sources = [Path(source) for source in meta["sources"]]  # the data files it was built from
         self.index = SearchIndex(folder / "index")
         self._rows = np.argsort(self.index.asins)  # asin lookup by binary search
         self._sorted = self.index.asins[self._rows]
@@ -320,11 +322,21 @@ def _open_or_build(folder: Path) -> Catalogue:
     return Catalogue(target)
 
 
-@functools.cache
+def data_folder(folder: str | None = None) -> Path:
+    """The folder a catalogue is read from: ``folder``, else the full data when ``introspect
+    data get webshop`` installed it, else the shipped 1000 products (blocking: a stat)."""
+    return Path(folder).expanduser() if folder else installed("webshop") or DATA_DIR
+
+
 def load_catalogue(folder: str | None = None) -> Catalogue:
-    """The catalogue of a data folder (default: the shipped 1000 products), built on first use.
+    """The catalogue of a data folder (``data_folder``), built on first use.
 
     Blocking (file reads, and on the first use of a data folder the build): call it from a
     thread, or outside the event loop.
     """
-    return _open_or_build(Path(folder).expanduser() if folder else DATA_DIR)
+    return _catalogue_of(data_folder(folder))
+
+
+@functools.cache
+def _catalogue_of(folder: Path) -> Catalogue:
+    return _open_or_build(folder)

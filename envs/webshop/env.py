@@ -20,7 +20,8 @@ synthetic goal 12. Splits (``task_ids(split)``):
     all (or None)        every human goal, then every synthetic goal
 On the shipped 1000 products there are 13 human goals: ``test`` is those 13, ``eval`` and
 ``train`` are empty (an error says so), and the 6910 synthetic goals give 500 / 1000 / 5410.
-With the full data (``data_dir``) ``test`` is WebShop's 500 human test goals.
+With the full data (``introspect data get webshop``, read without options; or ``data_dir``)
+``test`` is WebShop's 500 human test goals.
 
 Observation info (every page):
     page          "search" | "results" | "item" | "item_sub" | "done"
@@ -49,6 +50,7 @@ from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
 from envs.base import Env, EnvError, Observation, StepResult, UnknownTaskError, invalid
+from envs.datasets import DataInfo, data_info
 from envs.webshop.data import Goal, Product
 from envs.webshop.interface import INTERFACE
 from envs.webshop.pages import (
@@ -92,7 +94,8 @@ def split_ranges(n_goals: int) -> dict[str, range]:
 
 
 class WebShopEnv(Env):
-    """WebShop's text shop on the shipped catalogue (or ``data_dir`` with WebShop's files)."""
+    """WebShop's text shop on ``data_dir`` (a folder of WebShop's files), else the installed full
+    data, else the shipped 1000 products."""
 
     name = "webshop"
     interface = INTERFACE
@@ -116,8 +119,12 @@ class WebShopEnv(Env):
             return load_catalogue(self._data_dir)
         except (OSError, ValueError) as exc:  # missing files, malformed JSON (ijson raises ValueError)
             raise EnvError(
-                f"cannot load WebShop data from {self._data_dir or 'the shipped catalogue'}: {exc}"
+                f"cannot load WebShop data from {self._data_dir or 'the installed or shipped catalogue'}: {exc}"
             ) from None
+
+    def data_info(self) -> DataInfo:
+        """The data files the catalogue was built from (blocking: call from a thread)."""
+        return data_info("webshop", self._catalogue().sources, explicit=bool(self._data_dir))
 
     # -- the Env protocol -------------------------------------------------------------
     def task_ids(self, split: str | None = None) -> list[str]:

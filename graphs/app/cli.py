@@ -464,6 +464,11 @@ def build_parser(method: Method | None = None) -> Parser:
 
     add_report(sub)
 
+    # `introspect data` (graphs/app/data.py)
+    from graphs.app.data import add_parser as add_data
+
+    add_data(sub)
+
     hist = sub.add_parser("history", help="list a run's checkpoints: id, step, node, action, reward")
     hist.add_argument("thread_id")
     _checkpoint(hist)

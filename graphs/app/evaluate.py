@@ -1,7 +1,9 @@
 """The evaluation harness: many tasks, concurrently, each a resumable checkpointed thread.
 
 Each task becomes one JSON line in the results file, written whole and flushed, so an
-interrupted evaluation loses nothing. A row belongs to one configuration: the method,
+interrupted evaluation loses nothing. Each line records the data the env ran on (``data``:
+the env's ``data_info``, asked once per evaluation), so a sample run is never mistaken for
+a full one. A row belongs to one configuration: the method,
 env, model and the settings ``fingerprint`` (a hash of every Context field that can
 change an outcome; timeouts and retries cannot). Re-running with the same configuration
 skips its finished rows; another model or other settings are a different evaluation
@@ -24,12 +26,13 @@ import os
 import re
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
 
+from envs.base import make_env
 from graphs.app.runner import Outcome, drive, outcome_of
 from graphs.method import Method
 from nodes.context import Context
@@ -256,6 +259,17 @@ async def run_one(method: Method, context: Context, task_id: str, checkpointer: 
     return row_for(method, context, task_id, thread_id, outcome.state, time.monotonic() - started)
 
 
+async def data_of(context: Context) -> dict[str, str] | None:
+    """Which data the env of ``context`` runs on (the env's ``data_info``: name, sample or full,
+    sha256), asked once per evaluation: every row records it."""
+    env = make_env(context.env, **context.env_options)
+    try:
+        info = await asyncio.to_thread(env.data_info)
+    finally:
+        await env.close()
+    return asdict(info) if info is not None else None
+
+
 async def evaluate(
     method: Method,
     context: Context,
@@ -276,6 +290,7 @@ async def evaluate(
     done = finished_tasks(results_path, method, context)
     todo = [t for t in task_ids if t not in done]
     gate = asyncio.Semaphore(max(1, concurrency))
+    data = await data_of(context) if todo else None
 
     async def worker(task_id: str) -> None:
         if on_retry is not None:  # this task's own context: its graph's nodes inherit it
@@ -286,6 +301,8 @@ async def evaluate(
             else:
                 assert checkpointer is not None  # tasks that run here run with the caller's checkpointer
                 row = await run_one(method, context, task_id, checkpointer)
+        if data is not None:
+            row.setdefault("data", data)  # a server's rows say it is not known here (graphs.app.remote)
         await results.append(row)
         if on_row is not None:
             on_row(row)

@@ -130,7 +130,8 @@ class ServerEvaluation:
     def _row(
         self, task_id: str, thread: str, state: Mapping[str, Any], seconds: float, error: str = ""
     ) -> dict[str, Any]:
-        return row_for(self.method, self.context, task_id, thread, dict(state.get("values") or {}), seconds, error)
+        row = row_for(self.method, self.context, task_id, thread, dict(state.get("values") or {}), seconds, error)
+        return {**row, "data": None}  # the server's env read the server's data: not known here
 
 
 def _finished(state: Mapping[str, Any]) -> bool:
