@@ -25,9 +25,10 @@ from envs.alfworld import ALFWorldEnv
 from envs.alfworld.games import SHIPPED_ROOT
 from envs.datasets import DATASETS, MANIFEST
 from envs.hotpotqa import HotpotQAEnv
-from envs.hotpotqa.corpus import SHIPPED_QUESTIONS
+from envs.hotpotqa.questions import SHIPPED_QUESTIONS
 from envs.webshop import WebShopEnv
 from envs.webshop.catalogue import DATA_DIR
+from graphs import method_named
 from graphs.app.cli import main
 from graphs.app.evaluate import evaluate, read_rows
 from nodes.laser.context import LaserContext
@@ -312,7 +313,7 @@ async def test_rows_record_the_data_they_ran_on(tmp_path, monkeypatch, home, ser
         return {"task_id": task_id, "method": "laser", "env": "webshop", "model": context.model, "reward": 0.0}
 
     sample = tmp_path / "sample.jsonl"
-    await evaluate("laser", context, ["0"], sample, None, run=ran)
+    await evaluate(method_named("laser"), context, ["0"], sample, None, run=ran)
     shipped = [
         DATA_DIR / n for n in ("items_human_ins.json", "items_ins_v2_1000.json.gz", "items_shuffle_1000.json.gz")
     ]
@@ -324,7 +325,7 @@ async def test_rows_record_the_data_they_ran_on(tmp_path, monkeypatch, home, ser
     small_webshop(monkeypatch, server)
     assert main(["data", "get", "webshop", "--mirror", server.url]) == 0
     full = tmp_path / "full.jsonl"
-    await evaluate("laser", context, ["0"], full, None, run=ran)
+    await evaluate(method_named("laser"), context, ["0"], full, None, run=ran)
     manifest = (home / "data" / "webshop" / MANIFEST).read_bytes()
     expected = hashlib.sha256(MANIFEST.encode() + b"\0" + manifest).hexdigest()
     assert read_rows(full)[0]["data"] == {"name": "webshop", "kind": "full", "sha256": expected}
@@ -333,5 +334,5 @@ async def test_rows_record_the_data_they_ran_on(tmp_path, monkeypatch, home, ser
         return {**await ran(task_id), "data": None}
 
     remote = tmp_path / "remote.jsonl"
-    await evaluate("laser", context, ["0"], remote, None, run=on_a_server)
+    await evaluate(method_named("laser"), context, ["0"], remote, None, run=on_a_server)
     assert read_rows(remote)[0]["data"] is None

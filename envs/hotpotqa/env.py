@@ -179,11 +179,13 @@ class HotpotQAEnv(Env):
 
     def _load(self) -> None:
         """Read the questions and build the backend (blocking: a worker thread's job)."""
+        # the file itself keys the caches: which one a default means depends on what is installed
+        sources = (str(questions_file(self.sources[0])), *self.sources[1:])
         with _LOADING:
-            questions = _questions(*self.sources)
+            questions = _questions(*sources)
             backend: Backend
             if self.backend_name == "local":
-                backend = _local_wiki(*self.sources)
+                backend = _local_wiki(*sources)
             elif self.backend_name == "abstracts":
                 backend = _dump(*self._dump)
             else:
