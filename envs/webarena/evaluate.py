@@ -34,6 +34,7 @@ from envs.base import Judge
 from envs.webarena import helpers as webarena_helpers
 from envs.webarena.words import word_tokenize
 
+
 @dataclass
 class Outcome:
     """One evaluator's verdict: passed True/False, or None when it could not decide."""

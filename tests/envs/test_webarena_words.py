@@ -75,7 +75,7 @@ HAND_PICKED = [
     "Dr. Smith paid $2.50 on Jan. 3. He left.",
     "u.s. sales rose 2%. then they fell",
     "don't 2's can't (2) [2] {2} <2>",
-    '"2" and \'2\' and ``2\'\' and 2\'s',
+    "\"2\" and '2' and ``2'' and 2's",
     "order #2: 3-2, 2/3, 2:30 p.m., 2.0, 2.",
     "It costs 2... or 3?! Maybe 2!",
     "e.g. 2 i.e. 3 etc. 4",
