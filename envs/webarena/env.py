@@ -1,7 +1,7 @@
 """The WebArena environment: WebArena task configs and evaluators, Chromium through Playwright.
 
     env = make_env("webarena")                 # options: viewport_width, viewport_height,
-    obs = await env.reset("shop-0")            #   judge (run | off | provider:model),
+    obs = await env.reset("shop-0")            #   judge (provider:model | run | off),
     res = await env.step("click [18]")         #   action_timeout_ms, load_timeout_ms
     res = await env.step("stop [Walnut]")      # -> reward 1.0, info["success"], info["evaluators"]
 
@@ -23,17 +23,23 @@ page too large to read ends the step with valid False and a sentence saying what
 The final ``stop [answer]`` result adds answer, success and evaluators (one dict per evaluator:
 evaluator, passed True/False/None, detail).
 
-fuzzy_match and the N/A check ask a model (``envs.base.JudgedEnv``): by default the run's own
-(``judge="run"``), or the model ``judge`` names (``judge_model`` is the same option). The node that
-steps the env hands it the judge; a task stepped with no judge ends with success False and an
+fuzzy_match and the N/A check ask a model (``envs.base.JudgedEnv``): as in WebArena, a fixed one
+(``JUDGE``, WebArena's ``gpt-4-1106-preview``) whatever model runs the agent, or the model ``judge``
+names (``judge_model`` is the same option). ``judge="run"`` lets the run's own model grade its own
+answers: allowed, with a one-line warning, since scores judged so do not compare with WebArena's.
+The final result's evaluation records the judge option (``judge_model``). The node that steps the
+env hands it the judge; a judge that cannot be reached fails the step with an error naming it (the
+run stops, to be resumed), and a task stepped with no judge ends with success False and an
 evaluator outcome that says a judge was missing, never a silent pass.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import urllib.parse
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any
 
 from playwright.async_api import Error as PlaywrightError
@@ -77,6 +83,19 @@ from envs.webarena.observe import (
     unboxed,
 )
 
+JUDGE = "openai:gpt-4-1106-preview"  # WebArena's judge (evaluation_harness/helper_functions.py)
+_log = logging.getLogger(__name__)
+
+
+@cache
+def _warn_run_judge() -> None:
+    """Once a process: the run's own model judges fuzzy_match and N/A answers."""
+    _log.warning(
+        "webarena: judge=run: the run's own model grades fuzzy_match and N/A answers, not WebArena's "
+        "fixed judge %s; such scores do not compare with WebArena's",
+        JUDGE,
+    )
+
 
 @dataclass
 class _Episode:
@@ -106,7 +125,7 @@ class WebArenaEnv(Env):
         *,
         viewport_width: int = 1280,
         viewport_height: int = 720,
-        judge: str = "run",
+        judge: str = JUDGE,
         judge_model: str | None = None,
         action_timeout_ms: float = 3000.0,
         load_timeout_ms: float = 15000.0,
@@ -119,6 +138,8 @@ class WebArenaEnv(Env):
         self.viewport: ViewportSize = {"width": int(viewport_width), "height": int(viewport_height)}
         self.timeout_ms = float(action_timeout_ms)
         self.judge_model = judge_option(judge_model or judge, self.name)
+        if self.judge_model == "run":
+            _warn_run_judge()
         self.judge: Judge | None = None
         self._ep: _Episode | None = None
         self._journal = Journal()  # form submissions, so that a re-run step does not send them again
@@ -467,6 +488,7 @@ class WebArenaEnv(Env):
             "answer": answer,
             "success": success,
             "evaluators": [o.as_dict() for o in outcomes],
+            "judge_model": self.judge_model,
         }
-        info["evaluation"] = {key: info[key] for key in ("answer", "success", "evaluators")}
+        info["evaluation"] = {key: info[key] for key in ("answer", "success", "evaluators", "judge_model")}
         return StepResult(obs, 1.0 if success else 0.0, True, info)
