@@ -14,9 +14,11 @@ login`` writes, envs.webarena.login); a local task without one signs in with the
 
 Observation: envs.webarena.observe (tab header, URL, the viewport's accessibility tree);
 obs.info has task_id, goal (the intent; also as intent), intro (the task's sites in the Devil's
-Advocate appendix's words, envs.webarena.interface), sites, site_urls, start_url, notes, url, tabs. Actions:
-envs.webarena.actions; step info adds valid, action (and feedback when refused). A task's sites
-are its navigation allowlist: anything else (another host, file://) is refused with feedback.
+Advocate appendix's words, envs.webarena.interface), websites (in the same words, every site of the
+run: the task's and each WebArena site whose variable is set, as the appendix lists all six), sites,
+site_urls, start_url, notes, url, tabs. Actions: envs.webarena.actions; step info adds valid, action
+(and feedback when refused). Those sites are the navigation allowlist, as WebArena lets an agent
+reach all of its sites: anything else (another host, file://) is refused with feedback.
 A page that does not answer or finish loading within ``load_timeout_ms``, a dialog it opens, or a
 page too large to read ends the step with valid False and a sentence saying what happened
 (envs.browser); a step that finds Chromium dead reopens the tabs from the last snapshot and runs.
@@ -71,7 +73,7 @@ from envs.webarena import (
 from envs.webarena import (
     tasks as webarena_tasks,
 )
-from envs.webarena.interface import INTERFACE, site_intro
+from envs.webarena.interface import INTERFACE, sandbox_intro, site_intro
 from envs.webarena.journal import Journal
 from envs.webarena.observe import (
     Screen,
@@ -102,7 +104,8 @@ class _Episode:
     task_id: str
     config: dict[str, Any]  # placeholders resolved
     session: BrowserSession
-    site_urls: dict[str, str]  # site name ("shopping", "shop", ...) -> base URL
+    site_urls: dict[str, str]  # the task's sites: site name ("shopping", "shop", ...) -> base URL
+    websites: dict[str, str]  # every site of the run (the task's and each configured WebArena site)
     submissions: webarena_forms.Submissions
     screen: Screen = field(default_factory=lambda: Screen(""))
     notes: list[str] = field(default_factory=list)
@@ -304,7 +307,8 @@ class WebArenaEnv(Env):
         raw, urls = await asyncio.to_thread(self._sites, task_id)
         state = await self._login(raw, urls)
         await self.close()
-        policy = UrlPolicy(origins=webarena_tasks.origins(urls))
+        every = {**webarena_tasks.configured_urls(), **urls}  # WebArena lets the agent reach all its sites
+        policy = UrlPolicy(origins=webarena_tasks.origins(every))
         # WebArena has tabs (new_tab, target=_blank links), and its evaluators read other URLs
         # in a page of their own.
         session = await BrowserSession.open(
@@ -316,7 +320,8 @@ class WebArenaEnv(Env):
         submissions = webarena_forms.Submissions(session.context)
         self._journal.refused = session.policy.refusal
         await session.context.route("**/*", self._journal.route)  # runs before the allowlist's filter
-        self._ep = _Episode(task_id, webarena_tasks.resolve(raw, urls), session, names, submissions)
+        websites = webarena_tasks.site_names(every)
+        self._ep = _Episode(task_id, webarena_tasks.resolve(raw, urls), session, names, websites, submissions)
 
     def _sites(self, task_id: str) -> tuple[dict[str, Any], dict[str, str]]:
         """The task's config and its sites' URLs. Blocking (the task files are read, a local
@@ -411,6 +416,7 @@ class WebArenaEnv(Env):
             "goal": ep.config["intent"],
             "intent": ep.config["intent"],
             "intro": site_intro(sites, ep.site_urls) or _website_at(ep.config.get("start_url", "")),
+            "websites": sandbox_intro(ep.websites),
             "sites": sites,
             "site_urls": dict(ep.site_urls),
             "start_url": ep.config.get("start_url", ""),

@@ -522,3 +522,25 @@ async def test_a_link_outside_the_allowlist_leaves_the_page_and_says_so(env) -> 
     assert "https://example.com/away is not allowed" in result.info["feedback"]
     assert "stayed" in result.info["feedback"]
     assert result.observation.url == obs.url and "Away" in result.observation.text
+
+
+async def test_every_configured_webarena_site_is_listed_and_reachable(env, monkeypatch) -> None:
+    """As WebArena lets an agent reach all its sites (and the appendix's prompts list all six),
+    a task may go to every configured site, not only its own; its own stay its introduction."""
+    shop = shared_site("shop").url
+    other = shop.replace("127.0.0.1", "localhost")  # the same server on another origin, as a Reddit site
+    monkeypatch.setenv("WEBARENA_REDDIT", other + "/")
+    monkeypatch.setenv("WEBARENA_GITLAB", "http://127.0.0.9:8023")
+    monkeypatch.delenv("WEBARENA_MAP", raising=False)
+    for name in ("SHOPPING", "SHOPPING_ADMIN", "WIKIPEDIA", "HOMEPAGE"):
+        monkeypatch.delenv(f"WEBARENA_{name}", raising=False)
+    obs = await env.reset("shop-0")
+    assert obs.info["websites"] == (
+        f"A Reddit site (Postmill): {other}\nA GitLab site: http://127.0.0.9:8023\n"
+        f"An online shopping site (One Stop Market, served locally by the project): {shop}"
+    )
+    assert obs.info["intro"] == f"An online shopping site (One Stop Market, served locally by the project): {shop}"
+    moved = await ok(env, f"goto [{other}/contact/]")
+    assert moved.observation.url == f"{other}/contact/"
+    refused = await env.step("goto [http://127.0.0.10:3000/]")  # a site no variable names
+    assert refused.info["valid"] is False and "not allowed" in refused.info["feedback"]
