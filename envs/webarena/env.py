@@ -14,11 +14,12 @@ login`` writes, envs.webarena.login); a local task without one signs in with the
 
 Observation: envs.webarena.observe (tab header, URL, the viewport's accessibility tree);
 obs.info has task_id, goal (the intent; also as intent), intro (the task's sites in the Devil's
-Advocate appendix's words, envs.webarena.interface), websites (in the same words, every site of the
-run: the task's and each WebArena site whose variable is set, as the appendix lists all six), sites,
-site_urls, start_url, notes, url, tabs. Actions: envs.webarena.actions; step info adds valid, action
-(and feedback when refused). Those sites are the navigation allowlist, as WebArena lets an agent
-reach all of its sites: anything else (another host, file://) is refused with feedback.
+Advocate appendix's words, envs.webarena.interface), websites (in the same words, every site the
+agent may reach: a WebArena task's own and each WebArena site whose variable is set, as the appendix
+lists all six; a local task's own), sites, site_urls, start_url, notes, url, tabs. Actions:
+envs.webarena.actions; step info adds valid, action (and feedback when refused). Those sites are the
+navigation allowlist, as WebArena lets an agent reach all of its sites: anything else (another
+host, file://) is refused with feedback.
 A page that does not answer or finish loading within ``load_timeout_ms``, a dialog it opens, or a
 page too large to read ends the step with valid False and a sentence saying what happened
 (envs.browser); a step that finds Chromium dead reopens the tabs from the last snapshot and runs.
@@ -105,7 +106,7 @@ class _Episode:
     config: dict[str, Any]  # placeholders resolved
     session: BrowserSession
     site_urls: dict[str, str]  # the task's sites: site name ("shopping", "shop", ...) -> base URL
-    websites: dict[str, str]  # every site of the run (the task's and each configured WebArena site)
+    websites: dict[str, str]  # every site the agent may reach (webarena_tasks.sandbox_urls), by name
     submissions: webarena_forms.Submissions
     screen: Screen = field(default_factory=lambda: Screen(""))
     notes: list[str] = field(default_factory=list)
@@ -307,7 +308,7 @@ class WebArenaEnv(Env):
         raw, urls = await asyncio.to_thread(self._sites, task_id)
         state = await self._login(raw, urls)
         await self.close()
-        every = {**webarena_tasks.configured_urls(), **urls}  # WebArena lets the agent reach all its sites
+        every = webarena_tasks.sandbox_urls(raw, urls)  # a WebArena task's agent may reach all its sites
         policy = UrlPolicy(origins=webarena_tasks.origins(every))
         # WebArena has tabs (new_tab, target=_blank links), and its evaluators read other URLs
         # in a page of their own.

@@ -525,22 +525,32 @@ async def test_a_link_outside_the_allowlist_leaves_the_page_and_says_so(env) -> 
 
 
 async def test_every_configured_webarena_site_is_listed_and_reachable(env, monkeypatch) -> None:
-    """As WebArena lets an agent reach all its sites (and the appendix's prompts list all six),
-    a task may go to every configured site, not only its own; its own stay its introduction."""
+    """As WebArena lets an agent reach all its sites (and the appendix's prompts list all six), a
+    WebArena task may go to every configured site, not only its own; its own stay its introduction.
+    A local task keeps to its own site, whatever the shell has configured."""
     shop = shared_site("shop").url
     other = shop.replace("127.0.0.1", "localhost")  # the same server on another origin, as a Reddit site
-    monkeypatch.setenv("WEBARENA_REDDIT", other + "/")
-    monkeypatch.setenv("WEBARENA_GITLAB", "http://127.0.0.9:8023")
-    monkeypatch.delenv("WEBARENA_MAP", raising=False)
     for name in ("SHOPPING", "SHOPPING_ADMIN", "WIKIPEDIA", "HOMEPAGE"):
         monkeypatch.delenv(f"WEBARENA_{name}", raising=False)
-    obs = await env.reset("shop-0")
-    assert obs.info["websites"] == (
-        f"A Reddit site (Postmill): {other}\nA GitLab site: http://127.0.0.9:8023\n"
-        f"An online shopping site (One Stop Market, served locally by the project): {shop}"
+    monkeypatch.setenv("WEBARENA_MAP", shop)  # the shop's pages stand in for the map's
+    monkeypatch.setenv("WEBARENA_REDDIT", other + "/")
+    monkeypatch.setenv("WEBARENA_GITLAB", "http://127.0.0.9:8023")
+    task_id = next(
+        t
+        for t in webarena_tasks.task_ids("webarena")
+        if webarena_tasks.config(t)["sites"] == ["map"] and not webarena_tasks.config(t)["storage_state"]
     )
-    assert obs.info["intro"] == f"An online shopping site (One Stop Market, served locally by the project): {shop}"
+    obs = await env.reset(task_id)
+    assert obs.info["websites"] == (
+        f"A Reddit site (Postmill): {other}\nA GitLab site: http://127.0.0.9:8023\nA map site (OpenStreetMap): {shop}"
+    )  # the appendix's order
+    assert obs.info["intro"] == f"A map site (OpenStreetMap): {shop}"
     moved = await ok(env, f"goto [{other}/contact/]")
     assert moved.observation.url == f"{other}/contact/"
     refused = await env.step("goto [http://127.0.0.10:3000/]")  # a site no variable names
     assert refused.info["valid"] is False and "not allowed" in refused.info["feedback"]
+
+    local = await env.reset("shop-0")
+    assert local.info["websites"] == local.info["intro"]
+    kept = await env.step(f"goto [{other}/contact/]")
+    assert kept.info["valid"] is False and "not allowed" in kept.info["feedback"]
