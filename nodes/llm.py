@@ -321,11 +321,26 @@ class CallerJudge:
     calls: int = 0
 
     async def __call__(self, prompt: str, *, system: str = "") -> str:
-        model = model_for(self.spec, 0.0, JUDGE_MAX_TOKENS, timeout=self.caller.timeout, retries=self.caller.retries)
+        """The judge's reply. A judge that cannot be set up or asked raises, naming the judge: a
+        verdict is never made up, nor asked of another model."""
         messages: list[BaseMessage] = [SystemMessage(system)] if system else []
-        reply = await self.caller._call(model, self.spec, [*messages, HumanMessage(prompt)])
+        try:
+            model = model_for(
+                self.spec, 0.0, JUDGE_MAX_TOKENS, timeout=self.caller.timeout, retries=self.caller.retries
+            )
+            reply = await self.caller._call(model, self.spec, [*messages, HumanMessage(prompt)])
+        except ModelConfigError as exc:
+            raise ModelConfigError(f"{self._who()}: {exc}") from None
+        except ModelCallError as exc:
+            raise ModelCallError(f"{self._who()}: {exc}", exc.usage) from None
         self.calls += 1
         return reply.text
+
+    def _who(self) -> str:
+        return (
+            f"the judge {self.spec} (a task's answer needs a model's verdict; "
+            "the env option judge_model=provider:model names another judge)"
+        )
 
 
 def text_only(message: AIMessage) -> AIMessage:

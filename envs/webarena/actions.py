@@ -178,11 +178,12 @@ async def hover(target: Locator, timeout_ms: float) -> None:
 
 
 async def type_text(page: Page, target: Locator, text: str, enter: bool, timeout_ms: float) -> None:
-    """Click the field, replace its content by ``text`` with the keyboard, then Enter if asked.
+    """Click the field and type ``text`` with the keyboard, then Enter if asked, as WebArena does
+    (browser_env/actions.py: a mouse click on the element's centre, then ``keyboard.type``).
 
-    A <select> is set to the option whose label is ``text`` (what typing its name does for a user).
-    Replacing instead of appending (WebArena appends) keeps a retyped field, e.g. after
-    backtracking, from doubling its text.
+    The text goes in where the click put the caret, after what the field holds: WebArena appends,
+    so an agent that wants a field's text replaced has to clear it first (as a person would). A
+    <select> is set to the option whose label is ``text`` (what typing its name does for a user).
     """
     tag = (await target.evaluate("el => el.tagName")).lower()
     if tag == "select":
@@ -198,8 +199,6 @@ async def type_text(page: Page, target: Locator, text: str, enter: bool, timeout
     if not editable:
         raise ActionError("the element is not a text field; click it or pick another id")
     await click(target, timeout_ms)
-    await page.keyboard.press("ControlOrMeta+a")
-    await page.keyboard.press("Backspace")
     await page.keyboard.type(text)
     if enter:
         await page.keyboard.press("Enter")

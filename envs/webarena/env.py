@@ -1,7 +1,7 @@
 """The WebArena environment: WebArena task configs and evaluators, Chromium through Playwright.
 
     env = make_env("webarena")                 # options: viewport_width, viewport_height,
-    obs = await env.reset("shop-0")            #   judge (run | off | provider:model),
+    obs = await env.reset("shop-0")            #   judge (provider:model | run | off),
     res = await env.step("click [18]")         #   action_timeout_ms, load_timeout_ms
     res = await env.step("stop [Walnut]")      # -> reward 1.0, res.success, info["evaluators"]
 
@@ -14,26 +14,35 @@ login`` writes, envs.webarena.login); a local task without one signs in with the
 
 Observation: envs.webarena.observe (tab header, URL, the viewport's accessibility tree);
 obs.info has task_id, goal (the intent; also as intent), intro (the task's sites in the Devil's
-Advocate appendix's words, envs.webarena.interface), sites, site_urls, start_url, notes, url, tabs. Actions:
-envs.webarena.actions; a step's info adds action (a refused step: valid False, feedback). A task's
-sites are its navigation allowlist: anything else (another host, file://) is refused with feedback.
+Advocate appendix's words, envs.webarena.interface), websites (in the same words, every site the
+agent may reach: a WebArena task's own and each WebArena site whose variable is set, as the appendix
+lists all six; a local task's own), sites, site_urls, start_url, notes, url, tabs. Actions:
+envs.webarena.actions; a step's info adds action (a refused step: valid False, feedback). Those
+sites are the navigation allowlist, as WebArena lets an agent reach all of its sites: anything else
+(another host, file://) is refused with feedback.
 A page that does not answer or finish loading within ``load_timeout_ms``, a dialog it opens, or a
 page too large to read ends the step with valid False and a sentence saying what happened
 (envs.browser); a step that finds Chromium dead reopens the tabs from the last snapshot and runs.
 The final ``stop [answer]`` result has success, and its info adds answer and evaluators (one dict
 per evaluator: evaluator, passed True/False/None, detail), gathered with success in evaluation.
 
-fuzzy_match and the N/A check ask a model (``envs.base.JudgedEnv``): by default the run's own
-(``judge="run"``), or the model ``judge`` names (``judge_model`` is the same option). The node that
-steps the env hands it the judge; a task stepped with no judge ends with success False and an
+fuzzy_match and the N/A check ask a model (``envs.base.JudgedEnv``): as in WebArena, a fixed one
+(``JUDGE``, WebArena's ``gpt-4-1106-preview``) whatever model runs the agent, or the model ``judge``
+names (``judge_model`` is the same option). ``judge="run"`` lets the run's own model grade its own
+answers: allowed, with a one-line warning, since scores judged so do not compare with WebArena's.
+The final result's evaluation records the judge option (``judge_model``). The node that steps the
+env hands it the judge; a judge that cannot be reached fails the step with an error naming it (the
+run stops, to be resumed), and a task stepped with no judge ends with success False and an
 evaluator outcome that says a judge was missing, never a silent pass.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import urllib.parse
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any
 
 from playwright.async_api import Error as PlaywrightError
@@ -65,7 +74,7 @@ from envs.webarena import (
 from envs.webarena import (
     tasks as webarena_tasks,
 )
-from envs.webarena.interface import INTERFACE, site_intro
+from envs.webarena.interface import INTERFACE, sandbox_intro, site_intro
 from envs.webarena.journal import Journal
 from envs.webarena.observe import (
     Screen,
@@ -77,13 +86,27 @@ from envs.webarena.observe import (
     unboxed,
 )
 
+JUDGE = "openai:gpt-4-1106-preview"  # WebArena's judge (evaluation_harness/helper_functions.py)
+_log = logging.getLogger(__name__)
+
+
+@cache
+def _warn_run_judge() -> None:
+    """Once a process: the run's own model judges fuzzy_match and N/A answers."""
+    _log.warning(
+        "webarena: judge=run: the run's own model grades fuzzy_match and N/A answers, not WebArena's "
+        "fixed judge %s; such scores do not compare with WebArena's",
+        JUDGE,
+    )
+
 
 @dataclass
 class _Episode:
     task_id: str
     config: dict[str, Any]  # placeholders resolved
     session: BrowserSession
-    site_urls: dict[str, str]  # site name ("shopping", "shop", ...) -> base URL
+    site_urls: dict[str, str]  # the task's sites: site name ("shopping", "shop", ...) -> base URL
+    websites: dict[str, str]  # every site the agent may reach (webarena_tasks.sandbox_urls), by name
     submissions: webarena_forms.Submissions
     screen: Screen = field(default_factory=lambda: Screen(""))
     notes: list[str] = field(default_factory=list)
@@ -106,7 +129,7 @@ class WebArenaEnv(Env):
         *,
         viewport_width: int = 1280,
         viewport_height: int = 720,
-        judge: str = "run",
+        judge: str = JUDGE,
         judge_model: str | None = None,
         action_timeout_ms: float = 3000.0,
         load_timeout_ms: float = 15000.0,
@@ -119,6 +142,8 @@ class WebArenaEnv(Env):
         self.viewport: ViewportSize = {"width": int(viewport_width), "height": int(viewport_height)}
         self.timeout_ms = float(action_timeout_ms)
         self.judge_model = judge_option(judge_model or judge, self.name)
+        if self.judge_model == "run":
+            _warn_run_judge()
         self.judge: Judge | None = None
         self._ep: _Episode | None = None
         self._journal = Journal()  # form submissions, so that a re-run step does not send them again
@@ -283,7 +308,8 @@ class WebArenaEnv(Env):
         raw, urls = await asyncio.to_thread(self._sites, task_id)
         state = await self._login(raw, urls)
         await self.close()
-        policy = UrlPolicy(origins=webarena_tasks.origins(urls))
+        every = webarena_tasks.sandbox_urls(raw, urls)  # a WebArena task's agent may reach all its sites
+        policy = UrlPolicy(origins=webarena_tasks.origins(every))
         # WebArena has tabs (new_tab, target=_blank links), and its evaluators read other URLs
         # in a page of their own.
         session = await BrowserSession.open(
@@ -295,7 +321,8 @@ class WebArenaEnv(Env):
         submissions = webarena_forms.Submissions(session.context)
         self._journal.refused = session.policy.refusal
         await session.context.route("**/*", self._journal.route)  # runs before the allowlist's filter
-        self._ep = _Episode(task_id, webarena_tasks.resolve(raw, urls), session, names, submissions)
+        websites = webarena_tasks.site_names(every)
+        self._ep = _Episode(task_id, webarena_tasks.resolve(raw, urls), session, names, websites, submissions)
 
     def _sites(self, task_id: str) -> tuple[dict[str, Any], dict[str, str]]:
         """The task's config and its sites' URLs. Blocking (the task files are read, a local
@@ -390,6 +417,7 @@ class WebArenaEnv(Env):
             "goal": ep.config["intent"],
             "intent": ep.config["intent"],
             "intro": site_intro(sites, ep.site_urls) or _website_at(ep.config.get("start_url", "")),
+            "websites": sandbox_intro(ep.websites),
             "sites": sites,
             "site_urls": dict(ep.site_urls),
             "start_url": ep.config.get("start_url", ""),
@@ -461,6 +489,13 @@ class WebArenaEnv(Env):
         success, outcomes = await webarena_eval.evaluate(ep.config, answer, page, ep.session.context, self.judge)
         ep.session.page = page  # program_html's own pages must not become the current tab
         evaluators = [o.as_dict() for o in outcomes]
-        evaluation = {"answer": answer, "success": success, "evaluators": evaluators}
-        info = {**obs.info, "action": "stop", "answer": answer, "evaluators": evaluators, "evaluation": evaluation}
+        evaluation = {"answer": answer, "success": success, "evaluators": evaluators, "judge_model": self.judge_model}
+        info = {
+            **obs.info,
+            "action": "stop",
+            "answer": answer,
+            "evaluators": evaluators,
+            "judge_model": self.judge_model,
+            "evaluation": evaluation,
+        }
         return StepResult(obs, 1.0 if success else 0.0, True, info, success=success)

@@ -1,7 +1,7 @@
 """WebArena's evaluators, written after evaluation_harness/evaluators.py (semantics, not code).
 
 - string_match: the ``stop`` answer against ``reference_answers``: exact_match, must_include
-  (a single one-character reference must be a whole token), fuzzy_match (a model judge, an
+  (a single one-character reference must be a whole token, by nltk's word_tokenize), fuzzy_match (a model judge, an
   ``envs.base.Judge``, asked with WebArena's current llm_fuzzy_match prompt; "N/A" marks an
   unachievable task: the answer "N/A" passes outright, any other answer is judged against
   ``string_note`` with its llm_ua_match prompt); replies are read as WebArena reads them;
@@ -20,7 +20,6 @@ helper that needs a site's REST API that is unreachable) is reported with
 from __future__ import annotations
 
 import html
-import re
 import urllib.parse
 from collections import defaultdict
 from collections.abc import Mapping
@@ -33,9 +32,8 @@ from playwright.async_api import Error as PlaywrightError
 import prompts
 from envs.base import Judge
 from envs.webarena import helpers as webarena_helpers
+from envs.webarena.words import word_tokenize
 from errors import IntrospectError
-
-_TOKEN = re.compile(r"\w+|[^\w\s]")
 
 
 @dataclass
@@ -59,9 +57,10 @@ class Undecided(IntrospectError, RuntimeError):
 
 
 def clean_answer(answer: str) -> str:
-    """Strip, drop one pair of enclosing quotes, lowercase (as WebArena does)."""
+    """Strip, drop one pair of enclosing quotes, lowercase (as WebArena does: a lone quote
+    character both starts and ends the answer, so it goes too)."""
     answer = answer.strip()
-    if len(answer) >= 2 and answer[0] == answer[-1] and answer[0] in "'\"":
+    if answer[:1] in ("'", '"') and answer.endswith(answer[:1]):
         answer = answer[1:-1]
     return answer.lower()
 
@@ -71,10 +70,11 @@ def exact_match(ref: str, pred: str) -> bool:
 
 
 def must_include(ref: str, pred: str, tokenize: bool = False) -> bool:
-    """``ref`` occurs in ``pred``; a lone one-character ref must be a whole token ("0" is not in "10")."""
+    """``ref`` occurs in ``pred``; with ``tokenize``, a one-character ref that is one token must be
+    one of the answer's tokens (nltk's word_tokenize, envs.webarena.words): "2" is not in "2,000"."""
     clean_ref, clean_pred = clean_answer(ref), clean_answer(pred)
-    if tokenize and len(clean_ref) == 1:
-        return clean_ref in _TOKEN.findall(clean_pred)
+    if tokenize and len(clean_ref) == 1 and len(word_tokenize(clean_ref)) == 1:
+        return clean_ref in word_tokenize(clean_pred)
     return clean_ref in clean_pred
 
 

@@ -72,6 +72,13 @@ def site_intro(sites: list[str], urls: dict[str, str]) -> str:
     return "\n".join(lines)
 
 
+def sandbox_intro(urls: dict[str, str]) -> str:
+    """Every site of ``urls`` (site name -> URL) that the appendix introduces, in its order: the
+    websites the plan and action prompts list whatever the task ("You are within a sandbox and only
+    have access to the following websites"). WebArena's homepage, which it does not list, is left out."""
+    return site_intro([name for name in SITE_INTROS if name in urls], urls)
+
+
 def _first_line(text: str) -> str:
     return text.split("\n", 1)[0]
 

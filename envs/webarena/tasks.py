@@ -7,8 +7,9 @@ Two sources, one format (WebArena's ``config_files/test.raw.json`` keys):
   project serves itself (envs/sites/shop), placeholder ``__SHOP__``.
 
 Placeholders in any string of a config (start_url, reference_url, program_html url/locator) are
-replaced by the site's base URL. The task's ``sites`` (plus any site its config mentions) form
-the allowlist of origins the browser may load.
+replaced by the site's base URL. The task's ``sites`` (plus any site its config mentions) form the
+allowlist of origins the browser may load, with, for a WebArena task, every other configured
+WebArena site (its variable set), as WebArena lets an agent reach all of its sites.
 """
 
 from __future__ import annotations
@@ -124,6 +125,21 @@ def site_urls(
             )
         urls[ph] = value.rstrip("/")
     return urls
+
+
+def sandbox_urls(
+    cfg: Mapping[str, Any], urls: Mapping[str, str], environ: Mapping[str, str] | None = None
+) -> dict[str, str]:
+    """placeholder -> base URL of every site the task's agent may reach: for a WebArena task its
+    own ``urls`` and every WebArena site whose variable is set (WebArena lets an agent reach all
+    of its sites whatever the task, and the Devil's Advocate prompts list them all); for a local
+    task its own, so that a local run (a test, a demo's recording) does not depend on which
+    WebArena sites the shell has configured."""
+    if is_local(cfg):
+        return dict(urls)
+    environ = os.environ if environ is None else environ
+    configured = {ph: environ.get(var, "").strip().rstrip("/") for ph, (_, var) in WEBARENA_SITES.items()}
+    return {**{ph: url for ph, url in configured.items() if url}, **urls}
 
 
 def site_names(urls: Mapping[str, str]) -> dict[str, str]:

@@ -26,17 +26,19 @@ def prompt_name(interface: Interface, name: str) -> str:
 def site_of(observation: Observation, interface: Interface, instruction: str = "") -> dict[str, str]:
     """The {websites}, {website_intro} and {instruction} fields of the plan and action prompts.
 
-    As in the paper's appendix: the websites are listed one per line as "<intro>: <URL>"
-    ({websites}, as bullets), {WEBSITE INTRO} is that list for the site(s) the task works with:
-    the env's introduction of the task (``info["intro"]``; WebArena words it as the appendix
-    does), else of itself (``interface.intro``). {INSTRUCTION} holds site-specific
+    As in the paper's appendix: {websites} lists every website of the sandbox, one per line as
+    "<intro>: <URL>" (as bullets), whatever the task: the env's ``info["websites"]`` (WebArena's
+    configured sites), else the task's. {WEBSITE INTRO} is that list for the site(s) the task
+    works with: the env's introduction of the task (``info["intro"]``; WebArena words it as the
+    appendix does), else of itself (``interface.intro``). {INSTRUCTION} holds site-specific
     instructions, which the paper does not give: the run's ``instruction`` (Context
     ``site_instructions``), else "None".
     """
     info: dict[str, Any] = observation.info
     intro = str(info.get("intro") or "").strip() or interface.intro
+    websites = str(info.get("websites") or "").strip() or intro
     return {
-        "websites": "\n".join(f"- {line}" for line in intro.splitlines()),
+        "websites": "\n".join(f"- {line}" for line in websites.splitlines()),
         "website_intro": intro,
         "instruction": instruction.strip() or NONE,
     }

@@ -130,13 +130,13 @@ async def test_malformed_and_impossible_actions_never_raise(env) -> None:
     assert result.valid is False
 
 
-async def test_type_with_enter_submits_and_with_zero_does_not(env) -> None:
+async def test_type_appends_to_the_field_and_enter_submits_unless_zero(env) -> None:
     obs = await start(env, "shop-8")
     box = element(obs, "textbox", "Search")
-    typed = await ok(env, f"type [{box}] [frame] [0]")
-    assert "/catalogsearch/" not in typed.observation.url and "value: 'frame'" in typed.observation.text
+    typed = await ok(env, f"type [{box}] [picture] [0]")
+    assert "/catalogsearch/" not in typed.observation.url and "value: 'picture'" in typed.observation.text
     box = element(typed.observation.text, "textbox", "Search")
-    searched = await ok(env, f"type [{box}] [picture frame]")  # replaces the text, then Enter
+    searched = await ok(env, f"type [{box}] [ frame]")  # appended to what the field holds (WebArena), then Enter
     assert searched.observation.url.endswith("/catalogsearch/result/?q=picture+frame")
     assert "link 'Solid Wood Picture Frame, Wall and Tabletop Display'" in searched.observation.text
 
@@ -200,6 +200,7 @@ async def test_a_restored_snapshot_keeps_what_was_typed_ticked_and_chosen(env) -
     chosen = await ok(env, f"type [{element(product, 'spinbutton', 'Qty')}] [2] [0]")
     picked = await env.snapshot()
     edit = (await ok(env, f"goto [{site}/customer/account/edit/]")).observation.text
+    first_name = re.search(r"textbox 'First Name' value: '([^']*)'", edit).group(1)  # type: ignore[union-attr]
     await ok(env, f"click [{element(edit, 'checkbox', 'Change Email')}]")
     ticked = await ok(env, f"type [{element(edit, 'textbox', 'First Name')}] [Emmy] [0]")
     checked = await env.snapshot()
@@ -211,7 +212,7 @@ async def test_a_restored_snapshot_keeps_what_was_typed_ticked_and_chosen(env) -
             restored = await other.restore(snap)
             assert restored.text == seen.observation.text
         assert "checkbox 'Change Email' checked: true" in restored.text
-        assert re.search(r"textbox 'First Name' value: 'Emmy'", restored.text)
+        assert f"textbox 'First Name' value: '{first_name}Emmy'" in restored.text  # typed after the name
         again = await other.restore(typed)
         assert "textbox 'What’s on your mind?' value: 'Please refund order 174.'" in again.text
         assert await other._ep.session.page.input_value("#comment") == "Please refund order 174."  # type: ignore[attr-defined]
@@ -521,3 +522,35 @@ async def test_a_link_outside_the_allowlist_leaves_the_page_and_says_so(env) -> 
     assert "https://example.com/away is not allowed" in result.feedback
     assert "stayed" in result.feedback
     assert result.observation.url == obs.url and "Away" in result.observation.text
+
+
+async def test_every_configured_webarena_site_is_listed_and_reachable(env, monkeypatch) -> None:
+    """As WebArena lets an agent reach all its sites (and the appendix's prompts list all six), a
+    WebArena task may go to every configured site, not only its own; its own stay its introduction.
+    A local task keeps to its own site, whatever the shell has configured."""
+    shop = shared_site("shop").url
+    other = shop.replace("127.0.0.1", "localhost")  # the same server on another origin, as a Reddit site
+    for name in ("SHOPPING", "SHOPPING_ADMIN", "WIKIPEDIA", "HOMEPAGE"):
+        monkeypatch.delenv(f"WEBARENA_{name}", raising=False)
+    monkeypatch.setenv("WEBARENA_MAP", shop)  # the shop's pages stand in for the map's
+    monkeypatch.setenv("WEBARENA_REDDIT", other + "/")
+    monkeypatch.setenv("WEBARENA_GITLAB", "http://127.0.0.9:8023")
+    task_id = next(
+        t
+        for t in webarena_tasks.task_ids("webarena")
+        if webarena_tasks.config(t)["sites"] == ["map"] and not webarena_tasks.config(t)["storage_state"]
+    )
+    obs = await env.reset(task_id)
+    assert obs.info["websites"] == (
+        f"A Reddit site (Postmill): {other}\nA GitLab site: http://127.0.0.9:8023\nA map site (OpenStreetMap): {shop}"
+    )  # the appendix's order
+    assert obs.info["intro"] == f"A map site (OpenStreetMap): {shop}"
+    moved = await ok(env, f"goto [{other}/contact/]")
+    assert moved.observation.url == f"{other}/contact/"
+    refused = await env.step("goto [http://127.0.0.10:3000/]")  # a site no variable names
+    assert refused.info["valid"] is False and "not allowed" in refused.info["feedback"]
+
+    local = await env.reset("shop-0")
+    assert local.info["websites"] == local.info["intro"]
+    kept = await env.step(f"goto [{other}/contact/]")
+    assert kept.info["valid"] is False and "not allowed" in kept.info["feedback"]

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+import logging
 
 import pytest
 
 from envs import EnvError, UnknownTaskError, make_env
 from envs.webarena import tasks as wt
+from envs.webarena.env import _warn_run_judge
 
 URLS = {var: f"http://{site}.test:{7000 + i}" for i, (site, var) in enumerate(wt.WEBARENA_SITES.values())}
 
@@ -107,3 +109,20 @@ def test_bad_env_options_are_user_errors() -> None:
         make_env("webarena", judge_model="no-provider")
     with pytest.raises(EnvError, match="judge"):
         make_env("hotpotqa", judge="gpt-4o")
+
+
+def test_webarena_is_judged_by_its_fixed_model_unless_an_option_names_another() -> None:
+    """WebArena grades fuzzy_match and N/A answers with gpt-4-1106-preview, whatever model runs."""
+    assert make_env("webarena").judge_model == "openai:gpt-4-1106-preview"
+    assert make_env("webarena", judge_model="anthropic:claude-x").judge_model == "anthropic:claude-x"
+    assert make_env("webarena", judge="off").judge_model is None
+
+
+def test_the_runs_own_model_as_judge_is_allowed_with_one_warning(caplog) -> None:
+    _warn_run_judge.cache_clear()
+    with caplog.at_level(logging.WARNING, logger="envs.webarena.env"):
+        assert make_env("webarena", judge="run").judge_model == "run"
+        make_env("webarena", judge_model="run")  # a second env of the same process: no second warning
+        make_env("webarena")
+    [warning] = caplog.records
+    assert "judge=run" in warning.getMessage() and "\n" not in warning.getMessage()

@@ -8,15 +8,18 @@ the scripted replies name plain ids, and the restored page needs no element mapp
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from typing import Any
 
 import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 
+from envs.webarena.env import _warn_run_judge
 from graphs.devils_advocate import build_graph, result
 from nodes.da.context import DAContext
-from nodes.llm import model_for
+from nodes.llm import ModelConfigError, model_for
+from tests.support.openai_stub import Reply
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -97,25 +100,54 @@ JAN_2023_ORDER = [
 ]
 
 
-async def test_a_fuzzy_match_task_is_judged_by_the_runs_own_model_by_default(write_script) -> None:
-    """shop-13's reference is a fuzzy_match: with no judge option the run's model judges it, with
-    WebArena's prompt, greedily, and the result says which model judged."""
-    spec = write_script([{"content": r} for r in JAN_2023_ORDER])
+async def test_a_fuzzy_match_task_is_judged_by_webarenas_fixed_judge_by_default(write_script, openai_stub) -> None:
+    """shop-13's reference is a fuzzy_match: with no judge option WebArena's own judge model grades
+    it (here the OpenAI-compatible stub answers for it), not the run's model; the result says so."""
+    openai_stub.replies.append(Reply(content=JAN_2023_ORDER[-1]))
+    spec = write_script([{"content": r} for r in JAN_2023_ORDER[:-1]])
     out = await run(spec, "shop-13", "da-shop-13")
 
     assert out["stop_reason"] == "task_completed" and out["success"] is True and out["reward"] == 1.0
     evaluation = out["evaluation"]
-    assert evaluation["judged_by"] == spec
+    assert evaluation["judged_by"] == evaluation["judge_model"] == "openai:gpt-4-1106-preview"
     [outcome] = evaluation["evaluators"]
     assert outcome["evaluator"] == "string_match" and outcome["passed"] is True
-    [judged] = model_for(spec, 0.0, 768).calls  # the judge: the run's model at temperature 0
-    assert judged["messages"][1].content.startswith("Help a teacher to grade the answer of a student")
+    [asked] = openai_stub.requests  # the judge, greedily, with WebArena's 768 tokens
+    assert asked["model"] == "gpt-4-1106-preview" and asked["temperature"] == 0.0
+    assert asked["max_completion_tokens"] == 768
+    assert asked["messages"][0] == {"role": "system", "content": "You are a helpful assistant"}
+    assert asked["messages"][1]["content"].startswith("Help a teacher to grade the answer of a student")
     assert (
         "reference answer: Non-Slip Yoga Mat and Insulated Stainless Steel Water Bottle\n"
         "all the string 'N/A' that you see is a special sequence that means 'not achievable'\n"
         "student answer: a non-slip yoga mat (6mm) and an insulated stainless steel water bottle\n"
-    ) in judged["messages"][1].content
+    ) in asked["messages"][1]["content"]
+    assert not model_for(spec, 0.0, 768).calls  # the run's model did not grade its own answer
     assert out["usage"]["model_calls"] == len(JAN_2023_ORDER)  # the judge's call counts with the run's
+
+
+async def test_the_runs_own_model_judges_only_when_asked_and_with_a_warning(write_script, caplog) -> None:
+    _warn_run_judge.cache_clear()
+    spec = write_script([{"content": r} for r in JAN_2023_ORDER])
+    with caplog.at_level(logging.WARNING, logger="envs.webarena.env"):
+        out = await run(spec, "shop-13", "da-shop-13-run", env_options={"judge": "run"})
+    assert out["success"] is True
+    assert out["evaluation"]["judge_model"] == "run" and out["evaluation"]["judged_by"] == spec
+    [judged] = model_for(spec, 0.0, 768).calls  # the run's model at temperature 0
+    assert judged["messages"][1].content.startswith("Help a teacher to grade the answer of a student")
+    [warning] = [r.getMessage() for r in caplog.records if "judge=run" in r.getMessage()]
+    assert "\n" not in warning and "gpt-4-1106-preview" in warning
+
+
+async def test_a_task_that_needs_an_unreachable_judge_fails_naming_it(write_script, monkeypatch) -> None:
+    """No key for WebArena's judge: the run stops with an error that names the judge; no verdict
+    is made up and the run's model is not asked instead."""
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    spec = write_script([{"content": r} for r in JAN_2023_ORDER])
+    with pytest.raises(ModelConfigError, match=r"the judge openai:gpt-4-1106-preview .*no OpenAI key"):
+        await run(spec, "shop-13", "da-shop-13-nokey")
+    assert not model_for(spec, 0.0, 768).calls
 
 
 async def test_with_the_judge_off_a_fuzzy_match_task_is_undecided_not_passed(write_script) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from envs.base import Observation
 from envs.webarena.interface import INTERFACE as WEBARENA
-from envs.webarena.interface import SITE_INTROS, site_intro
+from envs.webarena.interface import SITE_INTROS, sandbox_intro, site_intro
 from envs.webshop.interface import INTERFACE as WEBSHOP
 from nodes.da.views import (
     experience_text,
@@ -27,6 +27,19 @@ def test_websites_come_from_the_envs_introduction_of_the_task():
     assert site_of(obs, WEBARENA, "Answer N/A when the task cannot be done.")["instruction"] == (
         "Answer N/A when the task cannot be done."
     )
+
+
+def test_the_websites_list_every_site_of_the_sandbox_and_the_intro_the_tasks():
+    """The appendix's prompts list all of WebArena's sites; {WEBSITE INTRO} is the task's own."""
+    urls = {"shopping": "http://s:7770", "reddit": "http://r:9999", "homepage": "http://h:4399", "gitlab": "http://g"}
+    info = {"intro": site_intro(["reddit"], urls), "websites": sandbox_intro(urls)}
+    site = site_of(Observation("screen", info=info), WEBARENA)
+    assert site["websites"] == (
+        "- An online shopping site (OneStopShop): http://s:7770\n"
+        "- A Reddit site (Postmill): http://r:9999\n"
+        "- A GitLab site: http://g"
+    )  # in the appendix's order; the homepage, which it does not list, left out
+    assert site["website_intro"] == "A Reddit site (Postmill): http://r:9999"
 
 
 def test_every_webarena_site_has_the_appendixs_introduction():

@@ -122,6 +122,22 @@ async def test_non_transient_error_is_not_retried(stub, notices):
     assert len(stub.requests) == 1 and info.value.usage["retries"] == 0 and notices == []
 
 
+async def test_a_judge_that_cannot_answer_fails_naming_itself(stub, notices, monkeypatch):
+    """An env's judge (WebArena's gpt-4-1106-preview) that fails says it was the judge, and gives
+    no verdict: the run's own model is never asked instead."""
+    stub.replies.extend([Reply(status=429, headers=FAST)] * 3)
+    judge = make_caller(retries=2).judge("openai:gpt-4-1106-preview")
+    with pytest.raises(llm.ModelCallError, match=r"^the judge openai:gpt-4-1106-preview .*after 3 attempts") as info:
+        await judge("Is it correct?", system="You are a helpful assistant")
+    assert {r["model"] for r in stub.requests} == {"gpt-4-1106-preview"} and info.value.usage["retries"] == 2
+    monkeypatch.delenv("OPENAI_API_KEY")
+    monkeypatch.delenv("OPENAI_BASE_URL")
+    llm.clear_models()
+    with pytest.raises(llm.ModelConfigError, match=r"^the judge openai:gpt-4-1106-preview .*no OpenAI key"):
+        await judge("Is it correct?")
+    assert judge.calls == 0 and len(stub.requests) == 3
+
+
 async def test_retries_give_up_after_the_configured_number(stub, notices):
     stub.replies.extend([Reply(status=429, headers=FAST)] * 4)
     with pytest.raises(llm.ModelCallError, match="after 3 attempts: .*RateLimit") as info:
