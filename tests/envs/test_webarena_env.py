@@ -548,9 +548,9 @@ async def test_every_configured_webarena_site_is_listed_and_reachable(env, monke
     moved = await ok(env, f"goto [{other}/contact/]")
     assert moved.observation.url == f"{other}/contact/"
     refused = await env.step("goto [http://127.0.0.10:3000/]")  # a site no variable names
-    assert refused.info["valid"] is False and "not allowed" in refused.info["feedback"]
+    assert refused.valid is False and "not allowed" in refused.feedback
 
     local = await env.reset("shop-0")
     assert local.info["websites"] == local.info["intro"]
     kept = await env.step(f"goto [{other}/contact/]")
-    assert kept.info["valid"] is False and "not allowed" in kept.info["feedback"]
+    assert kept.valid is False and "not allowed" in kept.feedback
