@@ -26,21 +26,21 @@ import argparse
 import hashlib
 import os
 import shutil
-import sys
 import tempfile
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
 from envs.datasets import DATASETS, MANIFEST, Download, data_home, home, installed, manifest_text
+from errors import UserError
 
 MIRROR_VARIABLE = "INTROSPECT_DATA_MIRROR"
 CHUNK = 1 << 20
 TIMEOUT = 60.0  # seconds without a byte before a download is given up
 
 
-class DataError(Exception):
-    """A download refused: the one line the command prints (exit 2)."""
+class DataError(UserError):
+    """A download refused: the one line the command prints (exit 2, as every UserError)."""
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -62,11 +62,7 @@ def command(args: argparse.Namespace) -> int:
         print(listing())
         return 0
     already = installed(args.name)
-    try:
-        folder = get(args.name, args.mirror or os.environ.get(MIRROR_VARIABLE))
-    except DataError as exc:
-        print(f"introspect: {exc}", file=sys.stderr)
-        return 2
+    folder = get(args.name, args.mirror or os.environ.get(MIRROR_VARIABLE))
     state = "already installed (delete the folder to install it again)" if already else "installed"
     print(f"{args.name}: {state} in {folder}; the {DATASETS[args.name].env} env reads it without options")
     return 0
