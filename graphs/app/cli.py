@@ -184,7 +184,7 @@ async def cmd_resume(args: argparse.Namespace) -> int:
     from graphs.app.training import train
     from nodes.llm import RETRY_NOTICE, ModelCallError
 
-    async with open_checkpointer(args.checkpoint) as saver:
+    async with open_checkpointer(args.checkpoint, existing=True) as saver:
         meta = await thread_metadata(saver, args.thread_id)
         RETRY_NOTICE.set(retry_notice())
         try:
