@@ -85,7 +85,8 @@ class CrashGuard:
                 raise
             return False  # taken as Chromium died: the last one stays
         if snapshot is None:
-            return True  # no task runs: nothing to keep, nothing to lose
+            self._last = None  # no task runs: a rerun starts from nothing, as the run did
+            return True
         if self.offline or await self.alive(since):
             self._last = snapshot
             return True
@@ -129,21 +130,20 @@ class CrashGuard:
                 if last or await self.alive(since):
                     raise
                 continue
-            if last or await self.alive(since):
-                if remember:
-                    await self.remember()
+            # Chromium dying as the result is being remembered loses what the call did: run it again
+            if (last or await self.alive(since)) and (not remember or await self.remember() or last):
                 return result
         raise AssertionError("unreachable: the last run returns or raises")
 
     async def _before_step(self) -> None:
         """Restore the env to where it was before the step (what ``remember`` kept then: the
         step may have recorded its action before Chromium died under it)."""
-        await self._back_to(self._last if self._last is not None else await self.snapshot())
+        await self._back_to(self._last)
 
     async def _where_it_is(self) -> None:
         """Restore the env to where it is: an offline snapshot says so at any time; otherwise
         the last snapshot taken while the browser lived does."""
-        await self._back_to(await self.snapshot() if self.offline or self._last is None else self._last)
+        await self._back_to(await self.snapshot() if self.offline else self._last)
 
     async def _back_to(self, snapshot: dict[str, Any] | None) -> None:
         if snapshot is not None:  # else no task ran: the rerun starts from nothing, as the run did

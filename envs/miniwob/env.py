@@ -156,7 +156,10 @@ class MiniWoBEnv(Env):
         self.click_timeout_ms = click_timeout_ms
         self._session: BrowserSession | None = None
         self._guard = CrashGuard(
-            snapshot=self.snapshot, restore=self._restore, session=lambda: self._session, offline_snapshots=True
+            snapshot=self._running_snapshot,
+            restore=self._restore,
+            session=lambda: self._session,
+            offline_snapshots=True,
         )
         self._task_id = ""
         self._task = ""
@@ -242,6 +245,10 @@ class MiniWoBEnv(Env):
             "actions": list(self._actions),
             "disabled_ids": self._disabled_list(),
         }
+
+    async def _running_snapshot(self) -> dict[str, Any] | None:
+        """The snapshot for the crash guard: None before a task runs (a fresh env restored)."""
+        return await self.snapshot() if self._task_id else None
 
     async def restore(self, snapshot: dict[str, Any]) -> Observation:
         """Reset to the snapshot's task and seed, replay its actions, then disable its ids; if
