@@ -379,3 +379,20 @@ def test_graphs_lists_each_graph_with_its_settings(capsys):
     shown = capsys.readouterr().out
     laser = next(line for line in shown.splitlines() if line.startswith("laser "))
     assert "settings: max_actions=15, backup=true" in laser and "remedies" not in laser
+
+
+@pytest.mark.parametrize("command", [["resume", "no-such-thread"], ["history", "no-such-thread"]])
+@pytest.mark.parametrize("home", ["default", "INTROSPECT_HOME"])
+def test_an_unknown_thread_is_one_line_and_writes_nothing(capsys, monkeypatch, tmp_path, command, home):
+    """Asking the default SQLite checkpoint for a thread it cannot hold (there is no file yet)
+    creates neither the file nor its folder: the command only reads threads that exist."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("INTROSPECT_CHECKPOINT", raising=False)
+    if home == "INTROSPECT_HOME":
+        monkeypatch.setenv("INTROSPECT_HOME", str(tmp_path / "home"))
+    else:
+        monkeypatch.delenv("INTROSPECT_HOME", raising=False)
+    code, out, err = run_cli(capsys, *command)
+    assert code == 2 and "no checkpointed thread 'no-such-thread'" in err
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+    assert list(tmp_path.rglob("*")) == []

@@ -20,7 +20,9 @@ Public API (import it from ``envs.browser``; these modules are its parts):
 - ``await click(locator)`` -> ``(ok, feedback)``: a real click, refused with feedback when the
   target is missing, hidden, disabled or covered; ``evaluate_all(locator, selector, script)``.
 - ``reported(result, reports)``: a step's result with the page's reports as its feedback.
-- ``CrashGuard(env, alive)``: env steps that outlive a Chromium crash (``await guard.step(run)``).
+- ``CrashGuard(snapshot=, restore=, session=)``: env calls that outlive a Chromium crash
+  (``await guard.reset(run)``, ``guard.step(run)``, ``guard.read(run)``; envs/browser/crash.py).
+- ``answers(browser)``: whether Chromium answers a round trip now (False once it died).
 """
 
 from __future__ import annotations

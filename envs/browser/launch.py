@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import asyncio
 import os
+import weakref
 from collections.abc import Awaitable
 from dataclasses import dataclass
 from typing import TypeVar
 
-from playwright.async_api import Browser, Playwright, async_playwright
+from playwright.async_api import Browser, CDPSession, Playwright, async_playwright
 from playwright.async_api import Error as PlaywrightError
 
 from envs.browser.processes import OWNER_FLAG, kill_browser_processes
@@ -79,6 +80,11 @@ async def get_browser() -> Browser:
         return _SHARED.browser
 
 
+def current_browser() -> Browser | None:
+    """The process-wide browser of the running event loop, if one was launched (alive or not)."""
+    return _SHARED.browser if _SHARED.loop is asyncio.get_running_loop() else None
+
+
 def launch_count() -> int:
     """How many times this process launched Chromium (a relaunch after a crash adds one)."""
     return _SHARED.launches
@@ -132,3 +138,51 @@ async def while_connected(browser: Browser, call: Awaitable[T]) -> T:
         browser.remove_listener("disconnected", on_disconnected)
         if not running.done():
             running.cancel()
+
+
+ANSWER_TIMEOUT_S = 20.0  # Chromium answers a round trip in milliseconds; a loaded machine may take seconds
+GONE_TIMEOUT_S = 10.0  # Playwright sees a killed Chromium disconnect within this
+
+# One browser-level DevTools session per browser, for ``answers`` (made once, by its first caller).
+_PROBES: weakref.WeakKeyDictionary[Browser, asyncio.Future[CDPSession]] = weakref.WeakKeyDictionary()
+
+
+async def answers(browser: Browser) -> bool:
+    """Whether ``browser`` answers a DevTools round trip now. False once Chromium died, and then
+    only after Playwright has seen it disconnect (or ``GONE_TIMEOUT_S`` passed), so that the next
+    ``get_browser()`` launches a new one instead of handing out the dead one.
+
+    Why ask Chromium rather than ``is_connected()``: a call that Chromium died under fails (with
+    ``TargetClosedError``, say) a moment before Playwright reports the disconnect, and on a loaded
+    machine that moment is long enough for a caller to go on with the dead browser. Playwright
+    answers a call made after Chromium died only once it knows, so a round trip settles it."""
+    if not browser.is_connected():
+        return False
+    probe = _PROBES.get(browser)
+    if probe is None:
+        probe = _PROBES[browser] = asyncio.ensure_future(browser.new_browser_cdp_session())
+    try:
+        session = await asyncio.wait_for(while_connected(browser, asyncio.shield(probe)), ANSWER_TIMEOUT_S)
+        await asyncio.wait_for(while_connected(browser, session.send("Browser.getVersion")), ANSWER_TIMEOUT_S)
+        return True
+    except (PlaywrightError, TimeoutError):
+        _PROBES.pop(browser, None)
+        await disconnected(browser, GONE_TIMEOUT_S)
+        return False
+
+
+async def disconnected(browser: Browser, timeout_s: float) -> None:
+    """Return once ``browser`` is disconnected, or after ``timeout_s``."""
+    gone = asyncio.Event()
+
+    def on_disconnected(_: Browser) -> None:
+        gone.set()
+
+    browser.on("disconnected", on_disconnected)
+    try:
+        if browser.is_connected():
+            await asyncio.wait_for(gone.wait(), timeout_s)
+    except TimeoutError:
+        pass
+    finally:
+        browser.remove_listener("disconnected", on_disconnected)

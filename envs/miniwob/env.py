@@ -33,7 +33,7 @@ import re
 import time
 from typing import Any
 
-from playwright.async_api import Page
+from playwright.async_api import FloatRect, Page
 
 from envs.base import Env, EnvError, Observation, StepResult, invalid
 from envs.browser import (
@@ -156,7 +156,12 @@ class MiniWoBEnv(Env):
         self.settle_max_ms = float(settle_ms_max)
         self.click_timeout_ms = click_timeout_ms
         self._session: BrowserSession | None = None
-        self._guard = CrashGuard(self, self._alive, offline_snapshots=True)
+        self._guard = CrashGuard(
+            snapshot=self._running_snapshot,
+            restore=self._restore,
+            session=lambda: self._session,
+            offline_snapshots=True,
+        )
         self._task_id = ""
         self._task = ""
         self._seed = 0
@@ -240,20 +245,28 @@ class MiniWoBEnv(Env):
             "disabled_ids": self._disabled_list(),
         }
 
+    async def _running_snapshot(self) -> dict[str, Any] | None:
+        """The snapshot for the crash guard: None before a task runs (a fresh env restored)."""
+        return await self.snapshot() if self._task_id else None
+
     async def restore(self, snapshot: dict[str, Any]) -> Observation:
-        """Reset to the snapshot's task and seed, replay its actions, then disable its ids.
+        """Reset to the snapshot's task and seed, replay its actions, then disable its ids; if
+        Chromium died meanwhile, the episode is rebuilt where it was and restored once more.
 
         Replayed actions are not checked against the disabled ids: they were executed before
         those ids were disabled. An action that no longer replays is listed in
         ``info["replay_failures"]`` (a task whose page depends on wall-clock time, say).
         """
+        return await self._guard.step(lambda: self._restore(snapshot))
+
+    async def _restore(self, snapshot: dict[str, Any]) -> Observation:
         try:
             task_id = str(snapshot["task_id"])
             actions = [str(a) for a in snapshot.get("actions", [])]
             disabled = [str(i) for i in snapshot.get("disabled_ids", [])]
         except (KeyError, TypeError) as exc:
             raise EnvError(f"not a miniwob snapshot: {exc}") from None
-        await self.reset(task_id)
+        await self._reset(task_id)
         failures: list[str] = []
         for action in actions:
             try:
@@ -292,9 +305,10 @@ class MiniWoBEnv(Env):
         return await self.disable_ids(ids)
 
     async def observe(self) -> Observation:
-        """Read the current screen again (the page may have changed on its own)."""
+        """Read the current screen again (the page may have changed on its own); if Chromium
+        died meanwhile, from the episode rebuilt by replay."""
         self._page()
-        return await self._observe()
+        return await self._guard.read(self._observe)
 
     @property
     def page(self) -> Page:
@@ -302,8 +316,11 @@ class MiniWoBEnv(Env):
         return self._page()
 
     async def screenshot(self, path: str | None = None) -> bytes:
-        """A PNG of the task area (for humans: the agent never sees pixels)."""
-        return await self._page().screenshot(path=path, clip={"x": 0, "y": 0, "width": 160, "height": 210})
+        """A PNG of the task area (for humans: the agent never sees pixels); if Chromium died
+        meanwhile, of the episode rebuilt by replay."""
+        self._page()
+        clip: FloatRect = {"x": 0, "y": 0, "width": 160, "height": 210}
+        return await self._guard.read(lambda: self._page().screenshot(path=path, clip=clip))
 
     # --- internals --------------------------------------------------------------------------
 

@@ -45,8 +45,8 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
+from playwright.async_api import Cookie, Page, StorageState, ViewportSize
 from playwright.async_api import Error as PlaywrightError
-from playwright.async_api import Page, StorageState, ViewportSize
 
 from envs.base import (
     Env,
@@ -147,7 +147,11 @@ class WebArenaEnv(Env):
         self.judge: Judge | None = None
         self._ep: _Episode | None = None
         self._journal = Journal()  # form submissions, so that a re-run step does not send them again
-        self._guard = CrashGuard(self, lambda: self._ep is not None and self._ep.session.alive)
+        self._guard = CrashGuard(
+            snapshot=self._snapshot_with_cookies,
+            restore=self._restore,
+            session=lambda: self._ep.session if self._ep is not None else None,
+        )
 
     # --- protocol ------------------------------------------------------------------------------
 
@@ -168,7 +172,6 @@ class WebArenaEnv(Env):
         await self._focus(0)
         obs = await self._observe()
         self._ep.session.take_reports()  # the first screen is what there is to see
-        await self._guard.remember()
         return obs
 
     async def step(self, action: str) -> StepResult:
@@ -198,12 +201,18 @@ class WebArenaEnv(Env):
         return reported(result, ep.session.take_reports())
 
     async def screenshot(self) -> bytes:
-        """A PNG of the page the agent is on (for people; envs.base.Screenshots)."""
-        if self._ep is None:
-            raise EnvError("no task is running: call reset first")
-        return await self._ep.session.screenshot()
+        """A PNG of the page the agent is on (for people; envs.base.Screenshots); if Chromium
+        died meanwhile, of the tabs reopened from the last snapshot."""
+        self._require()
+        return await self._guard.read(lambda: self._require().session.screenshot())
 
     async def snapshot(self) -> dict[str, Any]:
+        """What ``_snapshot`` says; if Chromium died meanwhile, of the tabs reopened from the
+        last snapshot taken while it lived (the pages a dead browser held are gone)."""
+        self._require()
+        return await self._guard.read(self._snapshot)
+
+    async def _snapshot(self) -> dict[str, Any]:
         """Task, open tabs (URL, scroll offset and the form fields the user changed, each; the
         document of a page a form submission returned), current tab, notes, answer so far.
 
@@ -237,7 +246,13 @@ class WebArenaEnv(Env):
         }
 
     async def restore(self, snapshot: dict[str, Any]) -> Observation:
-        """Reopen the snapshot's tabs at their URLs, refill their changed form fields, scroll.
+        """Reopen the snapshot's tabs at their URLs, refill their changed form fields, scroll;
+        if Chromium died meanwhile, the tabs are reopened where they were (with the context's
+        cookies) and restored once more, as a live instance is (``_restore``)."""
+        return await self._guard.step(lambda: self._restore(snapshot))
+
+    async def _restore(self, snapshot: dict[str, Any]) -> Observation:
+        """Reopen the snapshot's tabs (see ``restore``).
 
         An instance running the same task keeps its browser context (cookies, local storage): a
         backtrack navigates the same browser back, as the paper's does, so a page may have changed
@@ -248,7 +263,7 @@ class WebArenaEnv(Env):
             raise EnvError("not a webarena snapshot (it has no task_id)")
         task_id = str(snapshot["task_id"])
         if not await self._one_tab_left(task_id):
-            await self._open(task_id)
+            await self._open(task_id, snapshot.get("cookies"))
         ep = self._require()
         for i, tab in enumerate(snapshot.get("tabs") or [{"url": "about:blank", "scroll": [0, 0]}]):
             page = ep.session.page if i == 0 else await ep.session.context.new_page()
@@ -265,8 +280,17 @@ class WebArenaEnv(Env):
         ep.done = bool(snapshot.get("done", False))
         obs = await self._observe()
         ep.session.take_reports()
-        await self._guard.remember()
         return obs
+
+    async def _snapshot_with_cookies(self) -> dict[str, Any] | None:
+        """A snapshot with the context's cookies, for the crash guard alone (it keeps it in
+        memory): a context reopened after Chromium died gets them back, so the site sees the
+        same visitor (the shop's recently viewed products are a cookie). Snapshots in graph
+        state keep none: they would write the task's login into every checkpoint. None when
+        no task runs (a fresh env being restored)."""
+        if self._ep is None:
+            return None
+        return {**await self._snapshot(), "cookies": await self._ep.session.context.cookies()}
 
     async def _one_tab_left(self, task_id: str) -> bool:
         """Close all tabs but the first of a live episode of ``task_id``; False if there is none."""
@@ -303,10 +327,13 @@ class WebArenaEnv(Env):
             raise EnvError("no webarena task is running: call reset first")
         return self._ep
 
-    async def _open(self, task_id: str) -> None:
-        """A fresh browser context for ``task_id`` (sites resolved, allowlist set, cookies loaded)."""
+    async def _open(self, task_id: str, cookies: list[Cookie] | None = None) -> None:
+        """A fresh browser context for ``task_id`` (sites resolved, allowlist set, cookies loaded:
+        the task's login's, or ``cookies`` when given, with the login's local storage)."""
         raw, urls = await asyncio.to_thread(self._sites, task_id)
         state = await self._login(raw, urls)
+        if cookies is not None:
+            state = {"cookies": list(cookies), "origins": list((state or {}).get("origins") or [])}
         await self.close()
         every = webarena_tasks.sandbox_urls(raw, urls)  # a WebArena task's agent may reach all its sites
         policy = UrlPolicy(origins=webarena_tasks.origins(every))
@@ -315,12 +342,16 @@ class WebArenaEnv(Env):
         session = await BrowserSession.open(
             policy, viewport=self.viewport, allow_tabs=True, storage_state=state, load_timeout_ms=self.load_timeout_ms
         )
-        session.context.on("page", self._on_new_page)
-        await session.context.add_init_script(webarena_forms.EDIT_TRACKER)
-        names = webarena_tasks.site_names(urls)
-        submissions = webarena_forms.Submissions(session.context)
-        self._journal.refused = session.policy.refusal
-        await session.context.route("**/*", self._journal.route)  # runs before the allowlist's filter
+        try:
+            session.context.on("page", self._on_new_page)
+            await session.context.add_init_script(webarena_forms.EDIT_TRACKER)
+            names = webarena_tasks.site_names(urls)
+            submissions = webarena_forms.Submissions(session.context)
+            self._journal.refused = session.policy.refusal
+            await session.context.route("**/*", self._journal.route)  # runs before the allowlist's filter
+        except BaseException:  # Chromium died, say: its gate must not stay open for ever
+            await session.close()
+            raise
         websites = webarena_tasks.site_names(every)
         self._ep = _Episode(task_id, webarena_tasks.resolve(raw, urls), session, names, websites, submissions)
 

@@ -84,11 +84,16 @@ def redact(url: str) -> str:
 
 
 @asynccontextmanager
-async def open_checkpointer(url: str | None = None) -> AsyncIterator[BaseCheckpointSaver]:
-    """An async checkpointer for ``url`` (see module docstring), checked, closed on exit."""
+async def open_checkpointer(url: str | None = None, *, existing: bool = False) -> AsyncIterator[BaseCheckpointSaver]:
+    """An async checkpointer for ``url`` (see module docstring), checked, closed on exit.
+
+    ``existing``: for commands that only continue or read threads already checkpointed
+    (resume, history, fork, view). A SQLite file that does not exist holds no thread, so it is
+    not created (nor its directory): an empty saver answers for it, and the command says the
+    thread is not there with nothing written."""
     url = url or default_url()
     async with AsyncExitStack() as stack:
-        if url == "memory":
+        if url == "memory" or (existing and _missing_sqlite(url)):
             from langgraph.checkpoint.memory import InMemorySaver
 
             saver: BaseCheckpointSaver = InMemorySaver()
@@ -99,6 +104,16 @@ async def open_checkpointer(url: str | None = None) -> AsyncIterator[BaseCheckpo
         else:
             raise CheckpointConfigError(f"unknown checkpointer {redact(url)!r}: use {FORMS}")
         yield saver
+
+
+def _missing_sqlite(url: str) -> bool:
+    """Whether ``url`` is a SQLite checkpoint whose file does not exist (yet)."""
+    if url != "sqlite" and not url.startswith("sqlite:"):
+        return False
+    try:
+        return not sqlite_path(url).exists()
+    except CheckpointConfigError:
+        return False  # opening it says what is wrong with it
 
 
 async def _open_sqlite(path: Path, stack: AsyncExitStack, default: bool) -> BaseCheckpointSaver:

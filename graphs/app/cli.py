@@ -136,7 +136,7 @@ async def _fork(args: argparse.Namespace, method: Method, saver: Any) -> tuple[C
 async def cmd_resume(args: argparse.Namespace) -> int:
     from graphs.app.training import train
 
-    async with open_checkpointer(args.checkpoint) as saver:
+    async with open_checkpointer(args.checkpoint, existing=True) as saver:
         meta = await thread_metadata(saver, args.thread_id)
         with resumable(args.thread_id, args.checkpoint):
             if meta.get("introspect_training"):  # a training thread continues its training loop

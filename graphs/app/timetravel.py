@@ -69,7 +69,7 @@ def pick(rows: list[Checkpoint], wanted: str) -> Checkpoint:
 
 
 async def cmd_history(args: argparse.Namespace) -> int:
-    async with open_checkpointer(args.checkpoint) as saver:
+    async with open_checkpointer(args.checkpoint, existing=True) as saver:
         rows = await history(saver, args.thread_id)
     print(f"{'checkpoint':<38} {'step':>4}  {'node':<14} {'next':<14} {'reward':>6}  action")
     for row in rows:
@@ -82,7 +82,7 @@ async def cmd_fork(args: argparse.Namespace) -> int:
     from graphs.app.console import print_outcome, update_printer
     from graphs.app.gaveup import resumable, resume_command
 
-    async with open_checkpointer(args.checkpoint) as saver:
+    async with open_checkpointer(args.checkpoint, existing=True) as saver:
         method, base = await thread_context(saver, args.thread_id)
         if args.env and args.env != base.env:
             raise UsageError(f"thread {args.thread_id!r} runs on {base.env}; a fork cannot change the env")

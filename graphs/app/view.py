@@ -169,7 +169,7 @@ async def write_views(target: str, out: Path, checkpoint: str | None) -> Path:
         raise UsageError(f"--out {out} is not a directory")
     shots = screenshot_folder(checkpoint)
     pages: dict[str, str] = {}
-    async with open_checkpointer(checkpoint) as saver:
+    async with open_checkpointer(checkpoint, existing=True) as saver:
         for thread_id in [r["thread_id"] for r in rows if r.get("thread_id")] if rows is not None else [target]:
             try:
                 text = await thread_page(saver, thread_id, shots)

@@ -18,7 +18,7 @@ from playwright.async_api import TimeoutError as PlaywrightTimeoutError
 from envs import browser, make_env
 from envs.base import StepResult
 from envs.miniwob import MiniWoBEnv
-from tests.support.chromium import kill_chromium
+from tests.support.chromium import RandomKills, kill_chromium
 
 pytestmark = pytest.mark.browser
 
@@ -229,3 +229,35 @@ async def test_a_reset_chromium_dies_under_starts_the_task_once_more(
         assert (await env.step("scroll [down]" if env_name == "webarena" else "press key=TAB")).observation.text
     finally:
         await env.close()
+
+
+@pytest.mark.parametrize(
+    ("env_name", "task_id", "actions"),
+    [("miniwob", "click-button-sequence/0", ["press key=TAB"]), ("webarena", "shop-0", ["scroll [down]"])],
+)
+@pytest.mark.parametrize("seed", [5, 7, 9])
+async def test_a_fresh_env_restored_as_chromium_dies_is_where_the_snapshot_says(
+    env_name: str, task_id: str, actions: list[str], seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A resumed run restores a fresh env (no task ran in it yet); Chromium killed at a seeded
+    random call of that restore: the restore ends where the snapshot says, as undisturbed."""
+    first = make_env(env_name)
+    try:
+        await first.reset(task_id)
+        for action in actions:
+            await first.step(action)
+        snapshot = await first.snapshot()
+        calm = await first.restore(snapshot)
+    finally:
+        await first.close()
+    kills = RandomKills(seed, ("restore",), most_calls=12)  # past the context opening, which retries itself
+    kills.install(monkeypatch, type(first))
+    fresh = make_env(env_name)
+    try:
+        shaken = await asyncio.wait_for(fresh.restore(snapshot), 6 * BOUND_S)
+        assert kills.killed and [phase for phase, _ in kills.killed] == ["restore"]
+        assert (shaken.text, shaken.url) == (calm.text, calm.url)
+        monkeypatch.undo()
+        assert await fresh.snapshot() == snapshot
+    finally:
+        await fresh.close()

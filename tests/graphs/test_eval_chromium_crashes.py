@@ -1,7 +1,8 @@
 """An evaluation of browser tasks that Chromium dies under twice ends as if it had not: every
 task finished, none an error, each row what an undisturbed evaluation writes. (The second
-crash comes two seconds after the tasks relaunched the browser: a reset or a step is run again
-once, so a second crash during that very rerun would end its task in an error row.)
+crash comes two seconds after the tasks relaunched the browser; on a loaded machine it lands in
+the reruns of the first crash's calls, which the crash guard runs again too: envs/browser/crash.py.
+``benchmarks/crash_under_load.py`` runs this test with CPU-bound processes competing.)
 
 Six Structured Reflection tasks on MiniWoB++ run at once, as ``introspect eval --concurrency 6``
 runs them, on the one shared Chromium; the scripted model answers after a delay, so pages are
