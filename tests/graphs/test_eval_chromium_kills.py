@@ -19,8 +19,8 @@ from langgraph.checkpoint.memory import InMemorySaver
 
 from envs import browser
 from envs.base import env_class
+from graphs import method_named
 from graphs.app.evaluate import evaluate, read_rows
-from nodes.context import Context
 from nodes.screenshots import SCREENSHOTS
 from tests.support.chromium import RandomKills
 from tests.support.scenarios import CHECKBOXES, SCENARIOS, Scenario
@@ -36,12 +36,14 @@ async def evaluated(scenario: Scenario, folder: Path) -> tuple[list[dict[str, ob
     """The rows of an evaluation of the scenario's task, and the screenshots it kept."""
     folder.mkdir()
     spec = scenario.write_script(folder / "script.jsonl")
-    context = Context(**scenario.context_for(spec))
+    context = scenario.settings(spec)
     shots = folder / "screenshots"
     token = SCREENSHOTS.set(shots)
     try:
         task = str(scenario.graph_input["task_id"])
-        summary = await evaluate(scenario.method, context, [task], folder / "results.jsonl", InMemorySaver(), 1)
+        summary = await evaluate(
+            method_named(scenario.method), context, [task], folder / "results.jsonl", InMemorySaver(), 1
+        )
     finally:
         SCREENSHOTS.reset(token)
     assert not summary.errors
