@@ -2,7 +2,9 @@
 
 Defaults are the paper's setting: greedy decoding at inference, nucleus sampling (top_p 0.9,
 the original code's temperature 1.0) for the acting calls while training, 35 steps an
-experience on ALFWorld and 10 on HotpotQA, a batch of 4 and 3 iterations.
+experience on ALFWorld and 10 on HotpotQA, a batch of 4 and 3 iterations. Where the paper and
+the original code differ the default is the code's, which produced the published numbers (the
+chat as it sends it, the training pool in its listed order); the paper's wording is the option.
 """
 
 from __future__ import annotations
@@ -37,7 +39,9 @@ class AutoPlanContext(TrainingContext):
     )
     seed: int = setting(0, "seed of the order batches walk the training pool in")
     shuffle_pool: bool = setting(
-        True, "walk the training pool in a seeded shuffle (false: the listed order, as the original code)"
+        False,
+        "false: walk the training pool in its listed order (the original code, the default); true: in a "
+        "seeded shuffle per epoch (the paper draws its instances 'randomly')",
     )
     few_shot: Literal["none", "react", "react_autoplan"] = setting(
         "none",
@@ -46,10 +50,10 @@ class AutoPlanContext(TrainingContext):
         "nodes.autoplan.few_shot",
     )
     transcript: Literal["paper", "original"] = setting(
-        "paper",
-        "the chat as the paper writes H_t (paper) or as the original code sends it (original: ALFWorld "
-        "opens with its state summary and keeps the free-form action, the last observation is left out, "
-        "...); see nodes.autoplan.transcript",
+        "original",
+        "the chat as the original code sends it (original, the default: ALFWorld opens with its state "
+        "summary and keeps the free-form action, the last observation is left out, ...) or as the paper "
+        "writes H_t (paper); see nodes.autoplan.transcript",
     )
 
     def __post_init__(self) -> None:
