@@ -23,9 +23,10 @@ The algorithm, one trial per pass through ``start_trial`` (T = 1..max_trials, de
 Options (Context): ``reflection_screens="first"`` (Sec. 7.5's first-screen-only reflection
 prompt); Figure 7's ablations ``structured_memory=False`` and ``action_constraint=False``;
 ``max_stage_actions`` (default 9, the original code's per-stage budget). Where the paper and its
-released code differ, the paper is followed and the code's behaviour is an option:
-``budget_status="failed"`` (a trial out of actions ends failed, not in progress) and
-``disable_clicks="when_b_clicks"`` (a failed click is disabled only when B is another click).
+released code differ, the code is followed (it produced the published numbers) and the paper's
+wording is an option: ``budget_status="in_progress"`` (a trial out of actions ends in progress,
+"you took too many steps", not failed) and ``disable_clicks="failed"`` (every failed click is
+disabled unless B acts on it, not only when B is another click).
 ``reflect_past_end=True`` is an addition of neither (index=n+1 after an incomplete trial).
 
 Edges:

@@ -246,7 +246,8 @@ def test_a_training_thread_page_shows_each_iteration(capsys, tmp_path):
             assert "<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in reflected) + "</tr>" in part
             assert f"<td>{job['task_id']}</td><td>{job['success']}</td>" in part
     assert "<td>Summary two.</td><td>Flaw: answered before searching.</td>" in iterations[1]  # SIR with a plan
-    assert "Episode finished, reward = 0" in iterations[0]  # the experiences' interactions
+    # the experiences' interactions, as the original code's chat: it ends before the last observation
+    assert "[assistant] Both are American.\n\n[user] Action:\n\n[assistant] finish[yes]</pre>" in iterations[0]
     assert iterations[1].count("<td>max_actions</td>") == 2
 
 

@@ -3,13 +3,13 @@ the model-call positions of parallel branches.
 
 Batches walk through the training pool without replacement, as the original's training
 loop does (a DataLoader over the training set: batch k of an epoch is items kB..kB+B-1,
-the last one may be shorter, and the next epoch starts over). The paper selects the
-instances "randomly", so each epoch walks a permutation seeded by (Context.seed, epoch);
-``Context.shuffle_pool=False`` walks the pool in its listed order instead, as the original
-code (``shuffle=False``). Iteration i's batch depends only on the pool, the seed and i, so
-a resumed or repeated run draws the same batches. A pool smaller than B gives batches of
-the whole pool. Every branch plays its task in its own env session,
-``f"{thread}/{iteration}/{task_id}"``, so parallel games never share an env.
+the last one may be shorter, and the next epoch starts over), in the pool's listed order as
+the original code (``shuffle=False``; the default ``Context.shuffle_pool=False``). The paper
+selects the instances "randomly": ``Context.shuffle_pool=True`` walks, each epoch, a
+permutation seeded by (Context.seed, epoch) instead. Iteration i's batch depends only on
+the pool, the seed and i, so a resumed or repeated run draws the same batches. A pool
+smaller than B gives batches of the whole pool. Every branch plays its task in its own env
+session, ``f"{thread}/{iteration}/{task_id}"``, so parallel games never share an env.
 
 Model-call positions (what a scripted model answers from) derive from model-call counters
 in state, as in every node (nodes.llm.caller_for): a Caller starts at its state's
@@ -98,7 +98,7 @@ async def release_batch(state: dict[str, Any]) -> None:
         await release_session(item["session"])
 
 
-def batch_tasks(pool: list[str], size: int, seed: int, iteration: int, shuffle: bool = True) -> list[str]:
+def batch_tasks(pool: list[str], size: int, seed: int, iteration: int, shuffle: bool) -> list[str]:
     """Iteration ``iteration``'s task instances: the next B of the pool's walk (see the
     module docstring); the whole pool when it is smaller than B."""
     size = max(1, min(size, len(pool)))

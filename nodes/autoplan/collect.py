@@ -5,9 +5,9 @@ Thought-prompt, ``act`` the free-form action a'_t after "Action:", ``formalize``
 it into a command of the env's grammar (a_t = F(a'_t), Appendix A.1), ``execute`` runs
 it and ``finish`` packs the experience for reflection. The chat H_t grows by
 (thought, action, observation) each step; it is kept in state as plain turns, written as
-the paper has it or, with Context.transcript="original", as the original code sends it
-(nodes.autoplan.transcript). Context.few_shot runs Table 3's ReAct K-shot baselines
-instead (nodes.autoplan.few_shot).
+the original code sends it (Context.transcript="original", the default) or, with
+Context.transcript="paper", as the paper has it (nodes.autoplan.transcript).
+Context.few_shot runs Table 3's ReAct K-shot baselines instead (nodes.autoplan.few_shot).
 """
 
 from __future__ import annotations

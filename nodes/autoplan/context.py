@@ -3,7 +3,9 @@
 Defaults are the paper's setting: greedy decoding at inference, nucleus sampling (top_p 0.9,
 the original code's temperature 1.0) for the acting calls while training, 35 steps an
 experience on ALFWorld and 10 on HotpotQA, a batch of 4 and 3 iterations, and HotpotQA answers
-judged by the original's judge model (``judge``).
+judged by the original's judge model (``judge``). Where the paper and the original code differ
+the default is the code's, which produced the published numbers (the chat as it sends it, the
+training pool in its listed order); the paper's wording is the option.
 
 The judge: the paper's HotpotQA accuracy is judged (Table 3b), and AutoPlan's code scores every
 answer by asking GPT-4 (``gpt-4-0314``, temperature 0) whether it is equivalent to the gold
@@ -56,7 +58,9 @@ class AutoPlanContext(TrainingContext):
     )
     seed: int = setting(0, "seed of the order batches walk the training pool in")
     shuffle_pool: bool = setting(
-        True, "walk the training pool in a seeded shuffle (false: the listed order, as the original code)"
+        False,
+        "false: walk the training pool in its listed order (the original code, the default); true: in a "
+        "seeded shuffle per epoch (the paper draws its instances 'randomly')",
     )
     few_shot: Literal["none", "react", "react_autoplan"] = setting(
         "none",
@@ -65,10 +69,10 @@ class AutoPlanContext(TrainingContext):
         "nodes.autoplan.few_shot",
     )
     transcript: Literal["paper", "original"] = setting(
-        "paper",
-        "the chat as the paper writes H_t (paper) or as the original code sends it (original: ALFWorld "
-        "opens with its state summary and keeps the free-form action, the last observation is left out, "
-        "...); see nodes.autoplan.transcript",
+        "original",
+        "the chat as the original code sends it (original, the default: ALFWorld opens with its state "
+        "summary and keeps the free-form action, the last observation is left out, ...) or as the paper "
+        "writes H_t (paper); see nodes.autoplan.transcript",
     )
 
     judge: str = setting(

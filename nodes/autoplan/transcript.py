@@ -13,8 +13,9 @@ game's first observation without its "Your task is to: ..." line, which the obje
 states); an observation reads "Observation: ..." in ALFWorld and "Observation:\\n..." in
 HotpotQA; HotpotQA's instance ends with its env's "Question: ...".
 
-Context.transcript="original" writes the chat as the original code does where it differs
-from the paper:
+Context.transcript="original" (the default: the original code produced the published
+numbers) writes the chat as the original code does where it differs from the paper
+(Context.transcript="paper"):
 - ALFWorld's o_0 is the original's state summary instead of the game's observation: "You
   arrive at the middle of a room.\\nYou have not been to cabinet 1, ... .\\nYou are taking
   nothing with you." (every place the agent can go to; the original updates this state

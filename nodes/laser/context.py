@@ -1,7 +1,9 @@
 """LASER's settings (paper 003): the graph's ``context_schema``.
 
 Defaults are the paper's setting: at most 15 state transitions (the agent is forced to
-stop), greedy decoding, the backup purchase, function calling.
+stop), greedy decoding, the backup purchase, function calling. Where the paper and the original
+code differ the default is the code's, which produced the published numbers (a detail page adds
+its first line); the paper's wording is the option.
 """
 
 from __future__ import annotations
@@ -23,9 +25,9 @@ class LaserContext(Context):
     )
     backup: bool = setting(True, "buy the best examined item when the step budget runs out (the paper's backup)")
     detail_text: Literal["full", "first_line"] = setting(
-        "full",
-        "what a Description/Features/Reviews page adds to the item state: its full text (the paper, "
-        "Table 6) or its first line (the original laser_agent.py)",
+        "first_line",
+        "what a Description/Features/Reviews page adds to the item state: first_line, its first line "
+        "(the original laser_agent.py, the default), or full, its full text (the paper, Table 6)",
     )
     tool_mode: Literal["tools", "json"] = setting(
         "tools",

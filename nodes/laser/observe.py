@@ -2,9 +2,10 @@
 
 Search and results pages are WebShop's text with its empty lines removed (``laser_agent.py``
 joins the observation's paragraphs). The item state shows the item page followed by, as
-in Table 6, the text of each detail page read for this item ("description:", "features:",
-"reviews:", "None" when the page has no text) and the "Target item details" block with the
-arguments of the last ``Search`` (keywords, max_price).
+in Table 6, the text of each detail page read for this item (by default its first line, as the
+original code keeps it: ``detail_text``) under "description:", "features:", "reviews:" ("None"
+when the page has no text) and the "Target item details" block with the arguments of the last
+``Search`` (keywords, max_price).
 """
 
 from __future__ import annotations
@@ -17,9 +18,10 @@ TARGET_KEYS = ("keywords", "max_price")
 
 
 def detail_text(section: str, mode: str) -> str:
-    """A detail page's text as the item state keeps it: all of it (the paper, Table 6:
-    "full description of the item (if any) or None"), or, with ``mode="first_line"``, its
-    first line only (the original ``laser_agent.py`` reads one line after "< Prev")."""
+    """A detail page's text as the item state keeps it: with ``mode="first_line"`` (the
+    default setting) its first line only, as the original ``laser_agent.py`` reads one line
+    after "< Prev"; with ``mode="full"`` all of it (the paper, Table 6: "full description of
+    the item (if any) or None")."""
     text = section.strip()
     if mode == "first_line":
         text = text.split("\n", 1)[0].strip()

@@ -2,7 +2,10 @@
 
 Defaults are the paper's setting: 5 trials, a fixed temperature of 0 "for better
 reproducibility", staged planning; the budgets the paper does not state are the original
-code's (a stage stops before a 10th action) or this project's (20 actions a trial).
+code's (a stage stops before a 10th action) or this project's (20 actions a trial). Where the
+paper and the original code differ the default is the code's, which produced the published
+numbers (a trial out of actions is failed; a failed click is disabled when B clicks elsewhere);
+the paper's wording is the option.
 """
 
 from __future__ import annotations
@@ -44,15 +47,16 @@ class SRContext(Context):
         True, "Figure 7's ablation when false: failed click ids stay on the screen (section 7.2)"
     )
     budget_status: Literal["in_progress", "failed"] = setting(
-        "in_progress",
-        "the status of a trial that runs out of actions (max_actions, max_stage_actions): in_progress, the "
-        "paper's 'you took too many steps' (Appendix D), or failed, as the original code ends it",
+        "failed",
+        "the status of a trial that runs out of actions (max_actions, max_stage_actions): failed, as the "
+        "original code ends it (the default), or in_progress, the paper's 'you took too many steps' "
+        "(Appendix D)",
     )
     disable_clicks: Literal["failed", "when_b_clicks"] = setting(
-        "failed",
-        "which failed click targets are disabled at A: failed, every one unless B is to be taken on that "
-        "element (the paper, section 5.2), or when_b_clicks, only when B is a click on another element "
-        "(the original code)",
+        "when_b_clicks",
+        "which failed click targets are disabled at A: when_b_clicks, only when B is a click on another "
+        "element (the original code, the default), or failed, every one unless B is to be taken on that "
+        "element (the paper, section 5.2)",
     )
     reflect_past_end: bool = setting(
         False,

@@ -21,8 +21,9 @@ later reads. B is one action (the paper: "B is the suggested action"), so its fi
 read as the action; later lines stay in the lesson.
 
 Which failed click is disabled is where the paper and its code part: the paper disables the
-failed click actions (Sec. 5.2, "We only do so for click-type actions"); the code only when B is
-also a click, on another element (``disable_clicks="when_b_clicks"``).
+failed click actions (Sec. 5.2, "We only do so for click-type actions"; ``disable_clicks="failed"``);
+the code only when B is also a click, on another element (``disable_clicks="when_b_clicks"``, the
+default, as the code produced the published numbers).
 All functions are pure: they take and return the JSON structures kept in graph state.
 """
 
@@ -117,7 +118,7 @@ def update(
     suggestion: Suggestion,
     steps: list[StepRecord],
     reflection: str,
-    disable: DisableRule = "failed",
+    disable: DisableRule,
     *,
     interface: Interface,
 ) -> Memory:

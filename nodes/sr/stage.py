@@ -16,8 +16,9 @@ from itself only because an id was shown on it once and hidden once.
 Budgets: a trial takes at most ``max_actions`` actions and a stage at most ``max_stage_actions``
 (the paper states neither; the stage's default is the original code's, which stops a stage
 after its 9th action even when its plan ends there). Running out of either ends the trial as
-"in progress", the status whose prompt says "you took too many steps" (paper, Appendix D); the
-original code ends it as "failed" (``budget_status="failed"``).
+"failed", as the original code does (``budget_status="failed"``, the default);
+``budget_status="in_progress"`` ends it "in progress", the status whose prompt says "you took
+too many steps" (paper, Appendix D).
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@
 
 ``trial_status`` returns the status that ends the trial now, or None while the trial goes on
 (so ``IN_PROGRESS`` always means "stopped by a step budget"; the original code ends both budgets
-as failed, which Structured Reflection offers as an option, nodes/sr/stage.py). ``screens`` are the
+as failed, which is Structured Reflection's default, ``budget_status``: nodes/sr/stage.py). ``screens`` are the
 observations the comparisons look at, in order: the screen the current stage started on, then the
 screen after each of its actions. The paper's released code compares within a stage (one plan
 followed on one screen; Structured Reflection keeps track of stages) and says nothing about

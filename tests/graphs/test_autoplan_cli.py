@@ -32,7 +32,10 @@ def script(tmp_path: Path, *lines: str) -> str:
 
 @pytest.mark.slow
 def test_train_on_a_task_type_uses_the_training_games_and_reports_a_small_pool(capsys, tmp_path):
-    spec = script(tmp_path, "Look around.", "look", "look", "Summary.", "Flaw.", "1. find the object\n2. heat it")
+    # one step, then the thought the original code asks at the step cap, the reflection, the update
+    spec = script(
+        tmp_path, "Look around.", "look", "look", "Nothing yet.", "Summary.", "Flaw.", "1. find the object\n2. heat it"
+    )
     out_file = tmp_path / "heat.json"
     code, out, err = run_cli(
         capsys,

@@ -44,6 +44,11 @@ def stub(monkeypatch):
         yield server
 
 
+# max_actions=1 ends these games at the step cap, where the original code (the default transcript)
+# asks one more thought, about the last observation
+CAP_THOUGHT = "Now I put the egg down."
+
+
 def one_step(*after: str) -> list[Reply]:
     return [
         Reply(content=c)
@@ -68,13 +73,14 @@ async def infer(task_id: str = "heat/1", **overrides) -> dict:
 
 
 async def test_training_samples_the_acting_calls_and_decodes_the_rest_greedily(toy_alfworld, stub):
-    stub.replies.extend(one_step("SUMMARY", "FLAW", "1. heat the egg"))
+    stub.replies.extend(one_step(CAP_THOUGHT, "SUMMARY", "FLAW", "1. heat the egg"))
     state = await train_once()
     assert state["plans"] == ["", "1. heat the egg"]
     assert sampling(stub) == [
         ("thought", 1.0, 0.9),
         ("action", 1.0, 0.9),  # nucleus sampling, p=0.9 (paper 4.2)
         ("formalize", 0.0, None),
+        ("thought", 1.0, 0.9),  # the original's thought at the step cap
         ("summary", 0.0, None),
         ("flaw", 0.0, None),
         ("update", 0.0, None),
@@ -82,12 +88,13 @@ async def test_training_samples_the_acting_calls_and_decodes_the_rest_greedily(t
 
 
 async def test_train_temperature_and_top_p_set_the_acting_calls_only(toy_alfworld, stub):
-    stub.replies.extend(one_step("SUMMARY", "FLAW", "REVISION", "1. heat the egg"))
+    stub.replies.extend(one_step(CAP_THOUGHT, "SUMMARY", "FLAW", "REVISION", "1. heat the egg"))
     await train_once(train_temperature=0.7, train_top_p=0.5, temperature=0.2, plan="1. find the egg")
     assert sampling(stub) == [
         ("thought", 0.7, 0.5),
         ("action", 0.7, 0.5),
         ("formalize", 0.0, None),
+        ("thought", 0.7, 0.5),
         ("summary", 0.0, None),
         ("flaw", 0.0, None),
         ("revision", 0.0, None),
@@ -96,13 +103,23 @@ async def test_train_temperature_and_top_p_set_the_acting_calls_only(toy_alfworl
 
 
 async def test_inference_is_greedy(toy_alfworld, stub):
-    stub.replies.extend(one_step())
+    stub.replies.extend(one_step(CAP_THOUGHT))
     await infer(plan="1. heat the egg")
-    assert sampling(stub) == [("thought", 0.0, None), ("action", 0.0, None), ("formalize", 0.0, None)]
+    assert sampling(stub) == [
+        ("thought", 0.0, None),
+        ("action", 0.0, None),
+        ("formalize", 0.0, None),
+        ("thought", 0.0, None),
+    ]
     stub.requests.clear()
-    stub.replies.extend(one_step())
+    stub.replies.extend(one_step(CAP_THOUGHT))
     await infer(temperature=0.3)
-    assert sampling(stub) == [("thought", 0.3, None), ("action", 0.3, None), ("formalize", 0.0, None)]
+    assert sampling(stub) == [
+        ("thought", 0.3, None),
+        ("action", 0.3, None),
+        ("formalize", 0.0, None),
+        ("thought", 0.3, None),
+    ]
 
 
 def limits(stub: OpenAIStub) -> list[tuple[str, list[str] | None, int | None]]:

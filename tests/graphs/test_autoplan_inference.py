@@ -12,7 +12,7 @@ from graphs import autoplan
 from graphs.app.training import load_plan
 from nodes.autoplan.context import AutoPlanContext
 from nodes.llm import model_for
-from tests.graphs.test_autoplan_kit import step_replies, toy_alfworld  # noqa: F401 (fixture)
+from tests.graphs.test_autoplan_kit import reply, step_replies, toy_alfworld  # noqa: F401 (fixture)
 
 WIN = [
     *step_replies(
@@ -41,12 +41,14 @@ async def test_react_zero_shot_is_the_collection_with_an_empty_plan(toy_alfworld
     first = prompts_of(spec)[0]
     assert "Game Plan:" not in first and "Identify which step of plan" not in first
     assert first.rstrip().endswith("Show your thought about the next action.")
-    # P_j states the objective; o_0 is the game's first observation without its task line
+    # P_j states the objective; o_0 is the original code's state summary: every place to go to
     assert (
         "Game Starts:\nGame Objective: heat some egg and put it in countertop 2.\n"
-        "You are in the middle of a room. Looking quickly around you, you see a microwave 1,"
+        "You arrive at the middle of a room.\n"
+        "You have not been to microwave 1, countertop 1, countertop 2, countertop 3.\n"
+        "You are taking nothing with you.\n"
     ) in first
-    assert "Your task is to" not in first
+    assert "Your task is to" not in first and "Looking quickly around you" not in first
     assert model_for(spec, 1.0, 512).calls == []  # inference decodes greedily
     extra = autoplan.result(state)
     assert extra["model_calls"] == 6 and extra["with_plan"] is False
@@ -73,17 +75,26 @@ async def test_the_formalizer_turns_a_free_form_action_into_a_command(toy_alfwor
         .rstrip()
         .endswith("Action: I think I'll warm up the egg 1 in the microwave 1\nFormalized First Action:")
     )
-    # the chat keeps the formalized command (a_t), not the free-form reply
+    # ALFWorld's chat keeps the free-form reply (a'_t), as the original code; the env got a_t
     said = [t["content"] for t in state["messages"] if t["role"] == "assistant"]
-    assert "heat egg 1 with microwave 1" in said and not any("warm up" in s for s in said)
+    assert "I think I'll warm up the egg 1 in the microwave 1" in said and "heat egg 1 with microwave 1" not in said
 
 
 async def test_the_step_cap_ends_a_collection(toy_alfworld, write_script):
-    spec = write_script(step_replies("Look.", "look around", "look") * 3)
+    # at ALFWorld's step cap the original code asks one more thought, about the last observation
+    spec = write_script([*step_replies("Look.", "look around", "look") * 3, reply("Still nothing.")])
     state = await run(spec, max_actions=3)
     assert state["actions"] == 3 and not state["success"]
     assert state["stop_reason"] == "max_actions"
     assert state["experiences"][0]["outcome"] == "Job failed. Maximum number of steps reached."
+    assert autoplan.result(state)["model_calls"] == 10
+    assert state["experiences"][0]["messages"][-1] == {"role": "assistant", "content": "Still nothing."}
+
+
+async def test_the_papers_transcript_ends_a_collection_at_the_step_cap_without_a_thought(toy_alfworld, write_script):
+    spec = write_script(step_replies("Look.", "look around", "look") * 3)
+    state = await run(spec, max_actions=3, transcript="paper")
+    assert state["actions"] == 3 and state["stop_reason"] == "max_actions"
     assert autoplan.result(state)["model_calls"] == 9
 
 

@@ -60,7 +60,11 @@ async def test_alfworld_game_won_from_free_form_actions(write_script):
     # Table 6's "Wrong Location", shown as the original shows a refused command
     assert "Observation: Action failed. System Message: You are not at countertop 1." in second_thought
     first = prompts_of(spec, 0.0)[0]
-    assert "Game Objective: heat some apple and put it in garbagecan.\nYou are in the middle of a room." in first
+    # o_0 is the original code's state summary of the game's first observation
+    assert (
+        "Game Objective: heat some apple and put it in garbagecan.\nYou arrive at the middle of a room.\n"
+        "You have not been to cabinet 1, cabinet 2, "
+    ) in first
     # the task description ends with the job of the game's task type, as the original's
     assert "(9) cool object i with recep j\nYou job is to Heat some object and put it in/on some receptacle." in first
     assert first.startswith("You are an excellent game player.")  # ALFWorld's system prompt
@@ -73,6 +77,7 @@ async def test_alfworld_training_iteration_on_two_real_games(write_script):
     script = [
         *step_replies("Look around.", "look", "look"),
         *step_replies("Check hands.", "inventory", "inventory"),
+        reply("Nothing in hand."),  # the thought the original code asks at the step cap
         reply("S"),
         reply("F"),
         reply("1. go to the object\n2. heat it with microwave 1"),

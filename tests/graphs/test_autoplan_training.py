@@ -23,8 +23,9 @@ PLAN_2 = "PLAN-2: go to microwave 1 first."
 
 def iteration_script(new_plan: str, tag: str, revision: bool = True) -> list[dict]:
     """One iteration for the pool heat/1 + heat/2 (cap 3 actions): both branches read the
-    same lines; heat/1 is won at step 2, heat/2 (countertop 2) runs into the cap at step 3.
-    The Rev prompt is asked only when the iteration has a plan (``revision``)."""
+    same lines; heat/1 is won at step 2, heat/2 (countertop 2) runs into the cap at step 3,
+    where the original code (the default transcript) asks one more thought. The Rev prompt is
+    asked only when the iteration has a plan (``revision``)."""
     return [
         *step_replies(
             "I should heat the egg first.",
@@ -35,6 +36,7 @@ def iteration_script(new_plan: str, tag: str, revision: bool = True) -> list[dic
             "Now put the egg on countertop 1.", "put the egg 1 on the countertop 1", "put egg 1 on countertop 1"
         ),
         *step_replies("Maybe look around.", "look around the room", "look"),
+        reply("The egg is still not on countertop 2."),  # the thought at the step cap
         reply(f"SUMMARY-{tag}"),
         reply(f"FLAW-{tag}"),
         *([reply(f"REVISION-{tag}")] if revision else []),
@@ -43,11 +45,11 @@ def iteration_script(new_plan: str, tag: str, revision: bool = True) -> list[dic
 
 
 def two_iterations_script() -> list[dict]:
-    """Iteration 0 (no plan: no revision) on lines 0-11, iteration 1 (PLAN_1) on lines 12-24."""
+    """Iteration 0 (no plan: no revision) on lines 0-12, iteration 1 (PLAN_1) on lines 13-26."""
     return iteration_script(PLAN_1, "0", revision=False) + iteration_script(PLAN_2, "1")
 
 
-CALLS = (6 + 9 + 2 * 2 + 1) + (6 + 9 + 2 * 3 + 1)  # collection, reflection, update per iteration
+CALLS = (6 + 10 + 2 * 2 + 1) + (6 + 10 + 2 * 3 + 1)  # collection, reflection, update per iteration
 
 
 def calls_at(spec: str, temperature: float, position: int, top_p: float | None = None) -> list[dict]:
@@ -105,8 +107,8 @@ async def test_one_iteration_yields_two_reflections_and_a_plan_the_next_iteratio
     opening = calls_at(two_iterations, 1.0, 0, 0.9)  # training samples: nucleus, p=0.9
     assert len(opening) == 2 and all("Game Plan:" not in prompt_text(c) for c in opening)
     assert "Show your thought about the next action." in prompt_text(opening[0])
-    # iteration 1 (script line 12) opens both games with PLAN_1 and Table 2's Thought-prompt
-    reopening = calls_at(two_iterations, 1.0, 12, 0.9)
+    # iteration 1 (script line 13) opens both games with PLAN_1 and Table 2's Thought-prompt
+    reopening = calls_at(two_iterations, 1.0, 13, 0.9)
     assert len(reopening) == 2
     for call in reopening:
         assert f"Game Plan:\n{PLAN_1}" in prompt_text(call)
@@ -115,14 +117,14 @@ async def test_one_iteration_yields_two_reflections_and_a_plan_the_next_iteratio
 
 async def test_reflection_and_update_prompts_carry_the_batch(toy_alfworld, two_iterations):
     _, _, state = await run_training(two_iterations)
-    summaries = calls_at(two_iterations, 0.0, 9)
+    summaries = calls_at(two_iterations, 0.0, 10)
     assert len(summaries) == 2
     texts = sorted(prompt_text(c) for c in summaries)
     assert any(
         "Job failed. Maximum number of steps reached. Summarize the interaction history in steps." in t for t in texts
     )
     assert any("Job succeeded. Summarize the interaction history in steps." in t for t in texts)
-    update = prompt_text(calls_at(two_iterations, 0.0, 11)[0])
+    update = prompt_text(calls_at(two_iterations, 0.0, 12)[0])
     assert "Current Game Plan:\nNone" in update
     for label in (
         "Job 0:",
@@ -135,33 +137,33 @@ async def test_reflection_and_update_prompts_carry_the_batch(toy_alfworld, two_i
         assert label in update
     assert "Job 2:" not in update
     assert "Suggested Revision" not in update  # no plan yet: nothing was revised (the original)
-    revision = calls_at(two_iterations, 0.0, 23)[0]
+    revision = calls_at(two_iterations, 0.0, 25)[0]
     assert "FLAW-1" in prompt_text(revision)  # the revision reads the flaws it continues from
-    second_update = prompt_text(calls_at(two_iterations, 0.0, 24)[0])
+    second_update = prompt_text(calls_at(two_iterations, 0.0, 26)[0])
     assert f"Current Game Plan:\n{PLAN_1}" in second_update
     assert "Suggested Revision of Plan from Job 1:\nREVISION-1" in second_update
     # every call counted for cost: collection, reflection and update of both iterations
-    assert state["usage"]["model_calls"] == CALLS == 42
+    assert state["usage"]["model_calls"] == CALLS == 44
 
 
 async def test_positions_are_counters_not_fields(toy_alfworld, two_iterations):
     """No scripted-only fields: the run keeps no position, a branch no offset; the lockstep
-    positions come from the experiences' counters (heat/2's 9 calls, from line 0 and line 12)."""
+    positions come from the experiences' counters (heat/2's 10 calls, from line 0 and line 13)."""
     _, _, state = await run_training(two_iterations)
     assert "position" not in state
     sends = send_collections({**state, "plans": state["plans"][:2], "batch": state["batch"]})
     assert [set(send.arg["branch"]) for send in sends] == [{"session", "iteration", "index"}] * 2
-    assert [send.arg["usage"]["model_calls"] for send in sends] == [12, 12]  # iteration 1's lines start at 12
+    assert [send.arg["usage"]["model_calls"] for send in sends] == [13, 13]  # iteration 1's lines start at 13
     counters = sorted((e["iteration"], e["usage"]["model_calls"]) for e in state["experiences"])
-    assert counters == [(0, 6), (0, 9), (1, 18), (1, 21)]
+    assert counters == [(0, 6), (0, 10), (1, 19), (1, 23)]
 
 
 async def test_reflection_without_flaw_and_revision(toy_alfworld, write_script):
-    script = [*iteration_script(PLAN_1, "0")[:9], reply("SUMMARY-ONLY"), reply(PLAN_1)]
+    script = [*iteration_script(PLAN_1, "0")[:10], reply("SUMMARY-ONLY"), reply(PLAN_1)]
     spec = write_script(script)
     _, _, state = await run_training(spec, iterations=1, reflect_flaw_revision=False)
     assert [(r["summary"], r["flaw"], r["revision"]) for r in state["reflections"]] == [("SUMMARY-ONLY", "", "")] * 2
-    update = prompt_text(calls_at(spec, 0.0, 10)[0])
+    update = prompt_text(calls_at(spec, 0.0, 11)[0])
     assert "Flawed Actions of Job 0:\nN/A" in update and "SUMMARY-ONLY" in update
     assert state["plans"] == ["", PLAN_1]
 

@@ -1,8 +1,9 @@
 """The whole chat AutoPlan writes for a real ALFWorld game and a real HotpotQA question, turn by
-turn: as the paper has H_t (the objective in P_j, o_0 the game's first observation, formalized
-actions, the last observation closing the experience; HotpotQA's "Observation:\\n...") and, with
-``transcript="original"``, as AutoPlan's original code sends it (ALFWorld's state summary,
-free-form actions, no last observation, one more thought at ALFWorld's step cap)."""
+turn: by default as AutoPlan's original code sends it (ALFWorld's state summary, free-form
+actions, no last observation, one more thought at ALFWorld's step cap) and, with
+``transcript="paper"``, as the paper has H_t (the objective in P_j, o_0 the game's first
+observation, formalized actions, the last observation closing the experience; HotpotQA's
+"Observation:\\n...")."""
 
 from __future__ import annotations
 
@@ -78,7 +79,7 @@ def alfworld_script(write_script, *extra: str) -> str:
 
 async def test_alfworld_chat_as_the_paper_writes_it(write_script):
     spec = alfworld_script(write_script)
-    state = await play(spec, "alfworld", HEAT_GAME, plan=PLAN, max_actions=3)
+    state = await play(spec, "alfworld", HEAT_GAME, plan=PLAN, max_actions=3, transcript="paper")
     chat = turns(state)
     opening = chat[0][1]
     assert "Valid Actions on the objects and receptacles are as follows:" in opening
@@ -100,9 +101,9 @@ async def test_alfworld_chat_as_the_paper_writes_it(write_script):
     assert chat[1:] == expected
 
 
-async def test_alfworld_chat_as_the_original_code_sends_it(write_script):
+async def test_alfworld_chat_as_the_original_code_sends_it_by_default(write_script):
     spec = alfworld_script(write_script, "Now heat it.")
-    state = await play(spec, "alfworld", HEAT_GAME, plan=PLAN, max_actions=3, transcript="original")
+    state = await play(spec, "alfworld", HEAT_GAME, plan=PLAN, max_actions=3)
     chat = turns(state)
     assert chat[0][1].endswith(
         f"\n\nGame Starts:\nGame Objective: heat some apple and put it in garbagecan.\n{STATE}\n{THINK}"
@@ -159,7 +160,7 @@ QA_STEPS = [
 
 async def test_hotpotqa_chat_as_the_paper_writes_it(write_script):
     spec = write_script([r for s in QA_STEPS for r in s])
-    state = await play(spec, "hotpotqa", QUESTION)
+    state = await play(spec, "hotpotqa", QUESTION, transcript="paper")
     think = "Show your thought about the next action."
     page = await page_of("Scott Derrickson")
     assert turns(state) == [
@@ -183,9 +184,9 @@ async def test_hotpotqa_chat_as_the_paper_writes_it(write_script):
     )
 
 
-async def test_hotpotqa_chat_as_the_original_code_sends_it(write_script):
+async def test_hotpotqa_chat_as_the_original_code_sends_it_by_default(write_script):
     spec = write_script([r for s in QA_STEPS for r in s])
-    state = await play(spec, "hotpotqa", QUESTION, transcript="original")
+    state = await play(spec, "hotpotqa", QUESTION)
     chat = turns(state)
     think = "Show your thought about the next action."
     assert chat[7:] == [

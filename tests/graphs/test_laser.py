@@ -149,7 +149,9 @@ async def test_a_detail_page_adds_only_its_own_text_once(shop_goal, write_script
     assert state["transitions"] == 3  # Search, select_item, Buy_Now: details are not transitions
 
 
-async def test_detail_text_first_line_as_the_original(shop_goal, write_script):
+async def test_a_detail_page_adds_its_first_line_as_the_original_and_its_full_text_as_the_paper(
+    shop_goal, write_script
+):
     task_id, goal, ids = shop_goal
     script = [
         think("search"),
@@ -162,8 +164,8 @@ async def test_detail_text_first_line_as_the_original(shop_goal, write_script):
         buy(goal),
     ]
     full_spec, first_spec = write_script(script), write_script(script)
-    await run(full_spec, task_id, "full")
-    await run(first_spec, task_id, "first", detail_text="first_line")
+    await run(full_spec, task_id, "full", detail_text="full")
+    await run(first_spec, task_id, "first")  # the default: the original laser_agent.py's first line
     full = shown(model_for(full_spec, 0.0, 512).calls, 6).split("features:\n")[1].split("\n\nTarget")[0]
     first = shown(model_for(first_spec, 0.0, 512).calls, 6).split("features:\n")[1].split("\n\nTarget")[0]
     assert "\n" in full and first == full.split("\n")[0].strip()

@@ -44,7 +44,7 @@ async def test_alfworld_with_the_papers_prompts(run_graph, write_script):
     assert out.finished and out.state["success"] and out.state["reward"] == 1.0 and actions(out.state) == HEAT_WIN
     first = prompts_of(spec)[0]
     assert first.startswith("You are an excellent game player.") and "Game Plan:\n1. Read the task." in first
-    assert "Game Objective: heat some apple and put it in garbagecan.\nYou are in the middle of a room." in first
+    assert "Game Objective: heat some apple and put it in garbagecan.\nYou arrive at the middle of a room." in first
 
 
 async def test_hotpotqa_with_the_papers_prompts(run_graph, write_script):

@@ -26,7 +26,7 @@ async def test_a_stage_stops_after_its_ninth_action_as_the_original_code(tmp_pat
     spec = scripted(tmp_path, [TEN_ENTRIES] + [f"typed {c}" for c in "abcdefgh"])
     out = await run(spec, "boxes/0", max_trials=1)
     trial = out["trials"][0]
-    assert trial["status"] == "in progress"  # the paper's status for "too many steps"
+    assert trial["status"] == "failed"  # as the original code ends a trial out of actions
     assert trial["actions"] == [f'enter "{c}" to id=9' for c in "abcdefghi"]
     assert out["usage"]["model_calls"] == 9  # the plan and eight paraphrases, no second plan
 
@@ -35,7 +35,7 @@ async def test_a_plan_of_exactly_the_stage_budget_also_ends_the_trial(tmp_path):
     # the original checks the budget before it looks for the plan's next line
     spec = scripted(tmp_path, ["\n".join(TEN_ENTRIES.splitlines()[:3])] + ["typed"] * 2)
     out = await run(spec, "boxes/0", max_trials=1, max_stage_actions=3)
-    assert out["trials"][0]["status"] == "in progress" and len(out["trials"][0]["actions"]) == 3
+    assert out["trials"][0]["status"] == "failed" and len(out["trials"][0]["actions"]) == 3
 
 
 async def test_stages_have_their_own_budget(tmp_path):
@@ -44,37 +44,63 @@ async def test_stages_have_their_own_budget(tmp_path):
         ['enter "a" to id=9', "typed a", 'enter "b" to id=9\nenter "c" to id=9\nclick id=8', "typed b", "typed c"],
     )
     out = await run(spec, "boxes/0", max_trials=1, max_stage_actions=2)
-    assert out["trials"][0]["status"] == "in progress"
+    assert out["trials"][0]["status"] == "failed"
     assert out["trials"][0]["actions"] == [f'enter "{c}" to id=9' for c in "abc"]  # 1 + 2: the tab is not clicked
     assert out["trials"][0]["planning_calls"] == 2
 
 
 @pytest.mark.parametrize("budget", [{"max_actions": 2}, {"max_stage_actions": 2}])
-async def test_the_original_codes_budget_status_is_failed_an_option(tmp_path, budget):
+async def test_a_trial_out_of_actions_is_failed_as_the_original_code(tmp_path, budget):
     spec = scripted(
         tmp_path, [TEN_ENTRIES, "typed a", "typed b", "For action index=1, you should click id=5.", "submitted"]
     )
-    out = await run(spec, "boxes/0", max_trials=2, budget_status="failed", **budget)
+    out = await run(spec, "boxes/0", max_trials=2, **budget)
     assert out["trials"][0]["status"] == "failed" and len(out["trials"][0]["actions"]) == 2
     assert "However, your actions did not complete the goal." in prompts_seen(spec)[3]
 
 
-# --- which failed click is disabled (paper 5.2; the original code's rule as an option) ------------
+@pytest.mark.parametrize("budget", [{"max_actions": 2}, {"max_stage_actions": 2}])
+async def test_the_papers_in_progress_for_a_trial_out_of_actions_is_an_option(tmp_path, budget):
+    spec = scripted(
+        tmp_path, [TEN_ENTRIES, "typed a", "typed b", "For action index=1, you should click id=5.", "submitted"]
+    )
+    out = await run(spec, "boxes/0", max_trials=2, budget_status="in_progress", **budget)
+    assert out["trials"][0]["status"] == "in progress" and len(out["trials"][0]["actions"]) == 2
+    assert "you took too many steps" in prompts_seen(spec)[3]
 
 
-async def test_a_failed_click_suggested_again_is_disabled_and_the_planner_decides(tmp_path):
+# --- which failed click is disabled (the original code's rule; paper 5.2's as an option) ----------
+
+
+@pytest.mark.parametrize(
+    "rule, cancel",
+    [
+        ("failed", "<button>Cancel</button>"),  # Sec. 5.2: the failed click is disabled
+        ("when_b_clicks", "<button id=1>Cancel</button>"),  # the original code: B clicks the same id
+    ],
+)
+async def test_a_failed_click_suggested_again_is_not_enforced_and_the_planner_decides(tmp_path, rule, cancel):
     spec = scripted(tmp_path, ["click id=1", "cancelled", "For action index=1, you should click id=1.", "click id=5"])
-    out = await run(spec, "button/0")
+    out = await run(spec, "button/0", disable_clicks=rule)
     assert [t["sources"] for t in out["trials"]] == [["plan"], ["plan"]] and out["success"]
-    at_a = screen_in(prompts_seen(spec)[3])
-    assert "<button>Cancel</button>" in at_a and "id=1>" not in at_a  # Sec. 5.2: the failed click is disabled
+    assert cancel in screen_in(prompts_seen(spec)[3])
     assert "- For action index=1, you should click id=1." in prompts_seen(spec)[3]
+
+
+async def test_the_original_codes_rule_is_the_default(tmp_path):
+    # B clicks another element: the failed click's id is hidden at A; B is a key press: it stays
+    spec = scripted(tmp_path, ["click id=1", "cancelled", "For action index=1, you should click id=3.", "helped"])
+    out = await run(spec, "button/0", max_trials=2)
+    assert out["memory"]["entries"]["0"]["disabled"] == ["1"]
+    spec = scripted(tmp_path, ["click id=1", "cancelled", "For action index=1, you should press ENTER."])
+    out = await run(spec, "button/0", max_trials=2)
+    assert out["memory"]["entries"]["0"]["disabled"] == []
 
 
 @pytest.mark.parametrize(
     "rule, cancel", [("failed", "<button>Cancel</button>"), ("when_b_clicks", "<button id=1>Cancel</button>")]
 )
-async def test_a_failed_click_before_a_key_b_is_disabled_unless_the_original_codes_rule(tmp_path, rule, cancel):
+async def test_a_failed_click_before_a_key_b_is_disabled_only_by_the_papers_rule(tmp_path, rule, cancel):
     spec = scripted(
         tmp_path,
         [
@@ -153,7 +179,7 @@ async def test_the_whole_reflection_is_the_lesson_and_a_reply_without_b_still_co
         "reflection": reply,
         "action": "",
         "failed": ["click id=4"],
-        "disabled": ["4"],
+        "disabled": [],  # the original code disables a failed click only when B clicks another element
     }
     at_a = prompts_seen(spec)[5]
-    assert f"- {reply}\n" in at_a and "Now, you need to follow the lessons" in at_a and "id=4" not in screen_in(at_a)
+    assert f"- {reply}\n" in at_a and "Now, you need to follow the lessons" in at_a and "id=4" in screen_in(at_a)

@@ -98,7 +98,8 @@ async def test_second_trial_plans_at_a_with_the_lesson_and_without_the_failed_id
             "NYYyS82",
         ],
     )
-    out = await run(spec, "click-checkboxes/2")
+    # the paper's rule disables the failed box before a prose B (the original code's only before a click)
+    out = await run(spec, "click-checkboxes/2", disable_clicks="failed")
     assert out["success"] and out["trials"][1]["sources"] == ["replay", "plan", "plan"]
     plan_at_a = prompts_seen(spec)[5]
     assert f"id={wrong} " not in screen_in(plan_at_a) and "tick the NYYyS82 checkbox" in plan_at_a

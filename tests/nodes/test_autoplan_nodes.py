@@ -4,11 +4,12 @@ branches, plan cleaning and the per-env prompt lookup."""
 from __future__ import annotations
 
 import pytest
+from langgraph.runtime import Runtime
 
 import prompts
 from envs.base import env_class
 from nodes.autoplan import prompting, transcript
-from nodes.autoplan.batch import batch_tasks, branch_session, of_iteration, phase_starts
+from nodes.autoplan.batch import batch_tasks, branch_session, of_iteration, phase_starts, sample_batch
 from nodes.autoplan.collect import normalize_command
 from nodes.autoplan.context import AutoPlanContext
 from nodes.autoplan.plan import clean_plan
@@ -58,18 +59,39 @@ def test_formalizer_replies_on_every_env_become_its_commands(env, reply, command
     assert normalize_command(reply, env_class(env).interface) == command
 
 
-def test_batches_walk_the_pool_without_replacement():
+def test_batches_walk_the_pool_without_replacement_in_a_seeded_shuffle():
     pool = [f"t{i}" for i in range(10)]
-    first_epoch = [batch_tasks(pool, 4, 7, i) for i in range(3)]
+    first_epoch = [batch_tasks(pool, 4, 7, i, shuffle=True) for i in range(3)]
     assert [len(b) for b in first_epoch] == [4, 4, 2]  # the last batch is short, as a DataLoader's
     assert sorted(t for b in first_epoch for t in b) == sorted(pool)  # every task once per epoch
-    second_epoch = [batch_tasks(pool, 4, 7, i) for i in range(3, 6)]
+    second_epoch = [batch_tasks(pool, 4, 7, i, shuffle=True) for i in range(3, 6)]
     assert sorted(t for b in second_epoch for t in b) == sorted(pool)
     assert first_epoch != second_epoch  # each epoch walks its own permutation
-    assert batch_tasks(pool, 4, 7, 1) == batch_tasks(pool, 4, 7, 1)  # seeded: a resume draws the same
-    assert batch_tasks(pool, 4, 7, 0) != batch_tasks(pool, 4, 8, 0)
-    assert [batch_tasks(pool, 4, 0, i, shuffle=False) for i in range(3)] == [pool[:4], pool[4:8], pool[8:]]
-    assert sorted(batch_tasks(["a", "b"], 4, 0, 5)) == ["a", "b"]  # B larger than the pool: all of it
+    # seeded: a resume draws the same
+    assert batch_tasks(pool, 4, 7, 1, shuffle=True) == batch_tasks(pool, 4, 7, 1, shuffle=True)
+    assert batch_tasks(pool, 4, 7, 0, shuffle=True) != batch_tasks(pool, 4, 8, 0, shuffle=True)
+    assert sorted(batch_tasks(["a", "b"], 4, 0, 5, shuffle=True)) == ["a", "b"]  # B larger than the pool: all of it
+
+
+def test_batches_walk_the_pool_in_its_listed_order_as_the_original_code():
+    pool = [f"t{i}" for i in range(10)]
+    walk = [batch_tasks(pool, 4, 0, i, shuffle=False) for i in range(6)]
+    assert walk == [pool[:4], pool[4:8], pool[8:]] * 2  # every epoch the same order (shuffle=False)
+    assert batch_tasks(["a", "b"], 4, 0, 5, shuffle=False) == ["a", "b"]
+
+
+async def test_training_batches_follow_the_listed_pool_by_default_and_shuffle_as_an_option():
+    pool = [f"t{i}" for i in range(6)]
+    config = {"configurable": {"thread_id": "t"}}
+
+    async def batches(**settings) -> list[list[str]]:
+        runtime = Runtime(context=AutoPlanContext(batch_size=2, seed=3, **settings))
+        drawn = [await sample_batch({"task_ids": pool, "plans": [""] * (i + 1)}, runtime, config) for i in range(3)]
+        return [[item["task_id"] for item in out["batch"]] for out in drawn]
+
+    assert await batches() == [pool[:2], pool[2:4], pool[4:]]  # the original code's shuffle=False
+    assert await batches(shuffle_pool=True) == [batch_tasks(pool, 2, 3, i, shuffle=True) for i in range(3)]
+    assert await batches(shuffle_pool=True) != await batches()
 
 
 def test_branch_sessions_differ_per_iteration_and_task():

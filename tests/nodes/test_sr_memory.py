@@ -129,7 +129,9 @@ def test_index_after_the_last_action_only_as_the_option_for_incomplete_trials():
 
 def test_update_keeps_prefix_enforces_b_disables_failed_click_and_clears_later_entries():
     trial = steps("click id=1", "click id=2", "click id=3", "click id=4")
-    memory = update(empty_memory(), Suggestion(3, "click id=5", "click id=5"), trial, "r4", interface=MINIWOB)
+    memory = update(
+        empty_memory(), Suggestion(3, "click id=5", "click id=5"), trial, "r4", "when_b_clicks", interface=MINIWOB
+    )
     assert list(memory["entries"]) == ["3"] and [s["action"] for s in memory["replay"]] == [
         "click id=1",
         "click id=2",
@@ -139,7 +141,7 @@ def test_update_keeps_prefix_enforces_b_disables_failed_click_and_clears_later_e
         action="click id=1", source="replay", description="did click id=1", valid=True, stage=0
     )
     assert memory["reflections"] == ["r4"]
-    memory = update(memory, Suggestion(1, "click id=6", "click id=6"), trial, "r2", interface=MINIWOB)
+    memory = update(memory, Suggestion(1, "click id=6", "click id=6"), trial, "r2", "when_b_clicks", interface=MINIWOB)
     assert list(memory["entries"]) == ["1"]  # the entry for step 3 is outdated
     assert enforced_action(memory, 1, MINIWOB) == "click id=6" and disabled_ids(memory, 1) == ["2"]
     assert len(memory["replay"]) == 1
@@ -148,9 +150,16 @@ def test_update_keeps_prefix_enforces_b_disables_failed_click_and_clears_later_e
 
 def test_failed_attempts_accumulate_and_a_failed_b_is_not_enforced():
     memory = update(
-        empty_memory(), Suggestion(0, "click id=2", "click id=2"), steps("click id=1"), "r", interface=MINIWOB
+        empty_memory(),
+        Suggestion(0, "click id=2", "click id=2"),
+        steps("click id=1"),
+        "r",
+        "when_b_clicks",
+        interface=MINIWOB,
     )
-    memory = update(memory, Suggestion(0, "click id=1", "click id=1"), steps("click id=2"), "r", interface=MINIWOB)
+    memory = update(
+        memory, Suggestion(0, "click id=1", "click id=1"), steps("click id=2"), "r", "when_b_clicks", interface=MINIWOB
+    )
     assert memory["entries"]["0"]["failed"] == ["click id=1", "click id=2"]
     assert disabled_ids(memory, 0) == ["1", "2"]
     assert enforced_action(memory, 0, MINIWOB) == ""  # B=click id=1 already failed: the planner decides
@@ -162,11 +171,17 @@ def test_no_disable_when_b_acts_on_the_same_element_and_none_for_keys():
         Suggestion(0, 'enter "x" to id=4', 'enter "x" to id=4'),
         steps("click id=4"),
         "r",
+        "failed",
         interface=MINIWOB,
     )
     assert disabled_ids(memory, 0) == [] and enforced_action(memory, 0, MINIWOB) == 'enter "x" to id=4'
     memory = update(
-        empty_memory(), Suggestion(0, "press Enter", "press Enter"), steps("press Tab"), "r", interface=MINIWOB
+        empty_memory(),
+        Suggestion(0, "press Enter", "press Enter"),
+        steps("press Tab"),
+        "r",
+        "failed",
+        interface=MINIWOB,
     )
     assert disabled_ids(memory, 0) == [] and memory["entries"]["0"]["failed"] == ["press Tab"]
 
@@ -175,9 +190,9 @@ def test_the_paper_disables_a_failed_click_whatever_b_is_unless_b_is_to_be_taken
     def disabled_after(b_text: str, b_action: str, *before: str) -> list[str]:
         memory = empty_memory()
         for earlier in before:  # earlier trials tried these at step 0
-            memory = update(memory, Suggestion(0, "x", ""), steps(earlier), "r", interface=MINIWOB)
+            memory = update(memory, Suggestion(0, "x", ""), steps(earlier), "r", "failed", interface=MINIWOB)
         return disabled_ids(
-            update(memory, Suggestion(0, b_text, b_action), steps("click id=4"), "r", interface=MINIWOB), 0
+            update(memory, Suggestion(0, b_text, b_action), steps("click id=4"), "r", "failed", interface=MINIWOB), 0
         )
 
     assert disabled_after("press ENTER", "press Enter") == ["4"]  # B is not a click: the original keeps id=4
@@ -200,7 +215,7 @@ def original_disables(taken: str, b_written: str) -> bool:
     return is_click(taken) and is_click(b_written) and first_number(b_written) != first_number(taken)
 
 
-def test_the_original_codes_rule_is_an_option_and_matches_it_on_many_suggestions():
+def test_the_original_codes_rule_matches_it_on_many_suggestions():
     rng = random.Random(7)
     written = [
         "click id={n}.",
@@ -237,6 +252,7 @@ def test_suggestion_past_the_end_has_no_failed_action():
         Suggestion(2, "click id=9", "click id=9"),
         steps("click id=1", "click id=2"),
         "r",
+        "when_b_clicks",
         interface=MINIWOB,
     )
     assert memory["entries"]["2"]["failed"] == [] and len(memory["replay"]) == 2
