@@ -274,9 +274,20 @@ def _examine(world: World, o: str) -> Feedback | None:
     return None
 
 
+# What the original code adds when "use" is tried on an appliance another command works
+# (tasks/alfworld.py of owaski/AutoPlan): the command that does the job instead.
+USE_INSTEAD = {
+    "microwave": 'You can use "heat" action to heat object with microwave.',
+    "sinkbasin": 'You can use "clean" action to clean object with sinkbasin.',
+    "fridge": 'You can use "cool" action to cool object with fridge.',
+}
+
+
 def _use(world: World, o: str) -> Feedback | None:
     if not world.has("toggleable", o):
-        return Feedback("not_usable", f"{o} cannot be used.")
+        instead = next((hint for kind, hint in USE_INSTEAD.items() if kind in o), "")
+        sentence = f'In this game you cannot apply "use" action to {o}.'  # the original's words
+        return Feedback("not_usable", f"{sentence} {instead}" if instead else sentence)
     if world.where(o) != world.agent_at:
         return Feedback("not_here", f"{o} is not here.")
     return None

@@ -150,6 +150,21 @@ async def test_every_augmented_feedback_case(env):
         ("put apple 1 in/on fridge 1", "closed_receptacle", "fridge 1 is closed."),
         ("open fridge 1", None, None),
         ("put apple 1 in fridge 1", "wrong_form", 'Use the form "put apple 1 in/on fridge 1".'),
+        # "use" on an appliance: the original's sentence and the command that does the job
+        (
+            "use fridge 1",
+            "not_usable",
+            'In this game you cannot apply "use" action to fridge 1. You can use "cool" action to cool object '
+            "with fridge.",
+        ),
+        ("go to microwave 1", None, None),
+        (
+            "use microwave 1",
+            "not_usable",
+            'In this game you cannot apply "use" action to microwave 1. You can use "heat" action to heat object '
+            "with microwave.",
+        ),
+        ("use countertop 1", "not_usable", 'In this game you cannot apply "use" action to countertop 1.'),
     ]
     before = obs.info["admissible_commands"]
     for action, error, text in cases:
