@@ -1,9 +1,10 @@
-"""The ``introspect`` command: run, resume, evaluate, train, list graphs, history, fork, demo.
+"""The ``introspect`` command: run, resume, evaluate, train, list graphs, history, fork, view,
+report, data, demo.
 
 Exit status: 0 when the command did its work; 2 for bad input (unknown method, env or
-task, a malformed or unknown model, a missing key, a Context value out of range, an
-unusable checkpointer or results path, an existing thread id), reported in one line
-before anything runs or is written; 1 when a model gave up (the run is checkpointed and
+task, a malformed or unknown model, a missing key, a setting out of range, an unusable
+checkpointer or results path, an existing thread id, a refused ``data get``), reported in one
+line before anything runs or is written; 1 when a model gave up (the run is checkpointed and
 the line says how to resume it) or, for ``eval``, when any task errored. Which errors are
 which is the errors' own say (``errors.IntrospectError.exit_status``: every ``UserError`` is
 exit 2); only an error that means a bug is shown with its traceback.

@@ -262,7 +262,7 @@ async def run_one(method: Method, context: Context, task_id: str, checkpointer: 
 async def data_of(context: Context) -> dict[str, str] | None:
     """Which data the env of ``context`` runs on (the env's ``data_info``: name, sample or full,
     sha256), asked once per evaluation: every row records it."""
-    env = make_env(context.env, **context.env_options)
+    env = make_env(context.env, **context.env_settings())
     try:
         info = await asyncio.to_thread(env.data_info)
     finally:

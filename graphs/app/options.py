@@ -47,6 +47,8 @@ def pairs(items: list[str] | None, what: str) -> dict[str, Any]:
     return out
 
 
+BY_FLAG = ("env", "env_options")  # shared fields --set leaves to --env and --env-option
+
 # command-line flags that set a Context field directly
 FLAGS = {
     "model": "model",
@@ -71,7 +73,7 @@ def context_from(args: argparse.Namespace, method: Method, base: Context | None 
         values["env_options"] = pairs(getattr(args, "env_option", None), "--env-option")
     known = settings.field_names()
     for key, value in pairs(getattr(args, "set", None), "--set").items():
-        if key not in known or key in ("env", "env_options"):
+        if key not in known or key in BY_FLAG:
             raise UsageError(f"{method.name} has no setting {key!r}; its settings: {setting_names(settings)}")
         values[key] = value
     for flag, name in FLAGS.items():
@@ -94,6 +96,11 @@ def context_from(args: argparse.Namespace, method: Method, base: Context | None 
     return context
 
 
+def shared_settings() -> list[str]:
+    """The shared fields ``--set`` takes, in their declared order."""
+    return [name for name in Context.field_names() if name not in BY_FLAG]
+
+
 def settings_help(method: Method) -> str:
     """The method's settings for ``--help``: its own, then the shared ones, each with its default."""
     settings = method.context
@@ -108,7 +115,7 @@ def settings_help(method: Method) -> str:
             )
         return lines
 
-    shared = [n for n in Context.field_names() if n not in ("env", "env_options")]
+    shared = shared_settings()
     head = f"settings of {method.name} (--set KEY=VALUE; a value at its default is the same configuration):"
     return "\n".join([*listed(head, sorted(own)), *listed("shared settings:", shared)])
 
@@ -116,7 +123,7 @@ def settings_help(method: Method) -> str:
 def setting_names(settings: type[Context]) -> str:
     """The fields ``--set`` takes, the method's own first, in one line."""
     own = [f.name for f in settings.own_fields()]
-    shared = [n for n in Context.field_names() if n not in ("env", "env_options")]
+    shared = shared_settings()
     return ", ".join(sorted(own)) + "; shared: " + ", ".join(shared)
 
 
