@@ -14,8 +14,10 @@ client itself (``max_retries``; it honours Retry-After and backs off with jitter
 attempts are counted by hooks on the HTTP client it is given: the client marks every
 request with ``x-stainless-retry-count``, and the hooks credit them to the model call
 under way (a context variable the Caller sets), which reports them in its usage and,
-live, to ``RETRY_NOTICE``'s listener ("retrying after 429, attempt 2/5"). Other
-providers keep their own client's retry policy, uncounted.
+live, to ``RETRY_NOTICE``'s listener ("retrying after 429, attempt 2/5"). The same hooks
+tell ``PRESSURE``'s listener how each attempt ended (answered, refused with a 429, timed out),
+which is what ``introspect eval --concurrency auto`` paces its tasks by (graphs.app.pacing).
+Other providers keep their own client's retry policy, uncounted.
 """
 
 from __future__ import annotations
@@ -61,6 +63,9 @@ JUDGE_MAX_TOKENS = 768  # WebArena's evaluator asks its judge with temperature 0
 
 # Who hears about retries as they happen (the CLI prints them); set per task.
 RETRY_NOTICE: ContextVar[Callable[[str], None] | None] = ContextVar("introspect_retry_notice", default=None)
+# Who hears how each HTTP attempt ended: "ok" (answered), "429" (refused), "timeout" (timed out or
+# dropped: no response before the client sent it again); set per task.
+PRESSURE: ContextVar[Callable[[str], None] | None] = ContextVar("introspect_pressure", default=None)
 
 
 @dataclass
@@ -70,6 +75,7 @@ class Attempts:
     limit: int  # attempts allowed: retries + 1
     retries: int = 0
     failure: str = ""  # how the latest attempt ended, for the notice of the next one
+    answered: bool = True  # the latest attempt got a response
 
 
 _ATTEMPTS: ContextVar[Attempts | None] = ContextVar("introspect_attempts", default=None)
@@ -82,16 +88,30 @@ async def _on_request(request: Any) -> None:
     retry = int(request.headers.get("x-stainless-retry-count") or 0)
     if retry:
         attempts.retries = retry
+        if not attempts.answered:
+            _pressure("timeout")
         notice = RETRY_NOTICE.get()
         if notice is not None:
             notice(f"retrying after {attempts.failure}, attempt {retry + 1}/{attempts.limit}")
     attempts.failure = "a timeout or dropped connection"  # unless a response arrives
+    attempts.answered = False
 
 
 async def _on_response(response: Any) -> None:
     attempts = _ATTEMPTS.get()
     if attempts is not None:
         attempts.failure = str(response.status_code)
+        attempts.answered = True
+    if response.status_code == 429:
+        _pressure("429")
+    elif response.status_code < 400:
+        _pressure("ok")
+
+
+def _pressure(signal: str) -> None:
+    listener = PRESSURE.get()
+    if listener is not None:
+        listener(signal)
 
 
 def counted_http_client() -> Any:

@@ -37,6 +37,7 @@ from graphs.app.console import (
 from graphs.app.gaveup import errored_line, in_memory, resumable, resume_command
 from graphs.app.options import (
     UsageError,
+    concurrency_option,
     context_from,
     keeping,
     positive,
@@ -166,7 +167,8 @@ async def cmd_resume(args: argparse.Namespace) -> int:
 async def cmd_eval(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
-    from graphs.app.evaluate import evaluate, finished_tasks
+    from graphs.app.evaluate import evaluate, reused
+    from graphs.app.pacing import DEFAULT_CEILING, Pacer
 
     method = method_named(args.method)
     context = context_from(args, method)
@@ -174,6 +176,10 @@ async def cmd_eval(args: argparse.Namespace) -> int:
         raise UsageError("eval does not stop to ask a person: confirm is for run, resume and train")
     tasks = task_list(context, args.split, args.tasks)
     results = results_path(args.results, method, context)
+    if args.max_concurrency and args.concurrency != "auto":
+        raise UsageError("--max-concurrency is the ceiling of --concurrency auto: add --concurrency auto")
+    pacer = Pacer(args.max_concurrency or DEFAULT_CEILING) if args.concurrency == "auto" else None
+    concurrency = pacer or args.concurrency
     if args.workers > 1 and (args.checkpoint or default_url()) == "memory":
         raise UsageError("--workers share one checkpoint database: in-memory checkpoints are per process")
     if args.server:
@@ -183,10 +189,15 @@ async def cmd_eval(args: argparse.Namespace) -> int:
             raise UsageError(
                 "--server runs the tasks and keeps their checkpoints on the server: drop --checkpoint and --workers"
             )
+        if pacer:
+            raise UsageError("--concurrency auto paces by the model's answers, which --server does not show here")
         server = ServerEvaluation(args.server, method, context, on_step=lambda task_id, node: on_step())
         await server.check()  # reachable, serving the graph: before the bar or any row
+    reuse = await reused(method, context, results, tasks, args.keep_stale)
+    for line in reuse.notes(f"{method.name} on {context.env} with {context.model}"):
+        print(line, file=sys.stderr)
     bar = tqdm(total=len(tasks), desc=f"{method.name} on {context.env}", unit="task", file=sys.stderr)
-    bar.update(len(finished_tasks(results, method, context) & set(tasks)))
+    bar.update(len(reuse.finished))
     counts = {"errors": 0, "retries": 0}
 
     def on_row(row: dict[str, Any]) -> None:
@@ -205,24 +216,46 @@ async def cmd_eval(args: argparse.Namespace) -> int:
         bar.write(f"  task {task_id}: {notice}", file=sys.stderr)
 
     if args.server:
-        summary = await evaluate(method, context, tasks, results, None, args.concurrency, on_row, run=server.run_one)
+        summary = await evaluate(
+            method,
+            context,
+            tasks,
+            results,
+            None,
+            concurrency,
+            on_row,
+            run=server.run_one,
+            reuse=reuse,
+            forget=server.forget,
+        )
     elif args.workers > 1:
         from graphs.app.workers import WorkerPool
 
-        async with open_checkpointer(args.checkpoint):  # checked (and created) once, before the workers
-            pass
-        async with WorkerPool(
-            args.workers, args.concurrency, method, context, args.checkpoint or default_url(), on_retry
-        ) as pool:
-            summary = await evaluate(
-                method, context, tasks, results, None, args.workers * args.concurrency, on_row, run=pool.run_one
-            )
+        slots = pacer.ceiling if pacer else args.concurrency  # per worker; the pacer admits fewer
+        # checked (and created) once, before the workers; a stale task's thread is deleted through it
+        async with open_checkpointer(args.checkpoint) as saver:
+            async with WorkerPool(
+                args.workers, slots, method, context, args.checkpoint or default_url(), on_retry, pacer
+            ) as pool:
+                summary = await evaluate(
+                    method,
+                    context,
+                    tasks,
+                    results,
+                    saver,
+                    pacer or args.workers * slots,
+                    on_row,
+                    run=pool.run_one,
+                    reuse=reuse,
+                )
     else:
         async with open_checkpointer(args.checkpoint) as saver:
-            summary = await evaluate(method, context, tasks, results, saver, args.concurrency, on_row, on_retry)
+            summary = await evaluate(method, context, tasks, results, saver, concurrency, on_row, on_retry, reuse=reuse)
     bar.close()
     print(f"results: {results}")
     print("\n".join(summary.lines()))
+    if pacer:
+        print(pacer.line())
     if summary.errors:
         kept = bool(args.server) or not in_memory(args.checkpoint)
         print(errored_line(len(summary.errors), summary.tasks, kept), file=sys.stderr)
@@ -415,7 +448,19 @@ def build_parser(method: Method | None = None) -> Parser:
     ev.add_argument("method")
     ev.add_argument("--tasks", help="slice START:STOP of the split's task list, or ids a,b,c")
     ev.add_argument("--split", help="the env's split or suite (e.g. paper-43)")
-    ev.add_argument("--concurrency", type=positive, default=4)
+    ev.add_argument(
+        "--concurrency",
+        type=concurrency_option,
+        default=4,
+        help="tasks in flight (default 4), or auto: as many as the model's provider answers without 429s "
+        "or timeouts (rises while requests succeed, halves on a refusal)",
+    )
+    ev.add_argument("--max-concurrency", type=positive, help="the ceiling of --concurrency auto (default 32)")
+    ev.add_argument(
+        "--keep-stale",
+        action="store_true",
+        help="reuse finished rows written by other prompts or code (by default they run again)",
+    )
     ev.add_argument("--results", help="results JSONL (default results/METHOD-ENV-MODEL.jsonl)")
     ev.add_argument("--server", metavar="URL", help="run each task on this LangGraph server (langgraph-sdk)")
     ev.add_argument(

@@ -3,7 +3,9 @@
 Each task becomes one JSON line in the results file, written whole and flushed, so an
 interrupted evaluation loses nothing. Each line records the data the env ran on (``data``:
 the env's ``data_info``, asked once per evaluation), so a sample run is never mistaken for
-a full one. A row belongs to one configuration: the method,
+a full one, and what produced it (``provenance``: versions, the hashes of the prompts and
+of the code; graphs.app.provenance), so a finished row written by other prompts or other
+code is not silently reused: it is stale, and its task runs again. A row belongs to one configuration: the method,
 env, model and the settings ``fingerprint`` (a hash of every Context field that can
 change an outcome; timeouts and retries cannot). Re-running with the same configuration
 skips its finished rows; another model or other settings are a different evaluation
@@ -33,10 +35,12 @@ from typing import Any
 from langgraph.checkpoint.base import BaseCheckpointSaver
 
 from envs.base import make_env
+from graphs.app.pacing import Pacer
+from graphs.app.provenance import Reuse, provenance_of, reuse_of
 from graphs.app.runner import Outcome, drive, outcome_of
 from graphs.method import Method
 from nodes.context import Context
-from nodes.llm import RETRY_NOTICE, ModelCallError
+from nodes.llm import PRESSURE, RETRY_NOTICE, ModelCallError
 from nodes.usage import Usage, add_usage, dollars, sum_costs
 
 SETTING_TEXT = 80  # longer settings (a plan) appear in rows as a hash
@@ -183,8 +187,16 @@ def matching_rows(path: Path, method: Method, context: Context) -> dict[str, dic
 
 
 def finished_tasks(path: Path, method: Method, context: Context) -> set[str]:
-    """Tasks of this configuration with a row and no error: a re-run skips them."""
+    """Tasks of this configuration with a row and no error (stale or not)."""
     return {task for task, row in matching_rows(path, method, context).items() if not row.get("error")}
+
+
+async def reused(method: Method, context: Context, path: Path, task_ids: list[str], keep_stale: bool = False) -> Reuse:
+    """Which finished rows of ``task_ids`` in ``path`` this evaluation reuses, and which are
+    stale (graphs.app.provenance); worked out once per evaluation."""
+    rows = matching_rows(path, method, context)
+    wanted = {task: rows[task] for task in task_ids if task in rows}
+    return reuse_of(await provenance_of(method, context), wanted, keep_stale)
 
 
 def summarize(rows: list[dict[str, Any]]) -> Summary:
@@ -276,26 +288,40 @@ async def evaluate(
     task_ids: list[str],
     results_path: Path,
     checkpointer: BaseCheckpointSaver | None,
-    concurrency: int = 4,
+    concurrency: int | Pacer = 4,
     on_row: Callable[[dict[str, Any]], None] | None = None,
     on_retry: Callable[[str, str], None] | None = None,
     run: Callable[[str], Awaitable[dict[str, Any]]] | None = None,
+    reuse: Reuse | None = None,
+    forget: Callable[[str], Awaitable[None]] | None = None,
 ) -> Summary:
-    """Evaluate ``task_ids``, skipping those this configuration already finished; returns
-    the summary over this configuration's rows of the requested tasks. ``on_retry(task,
-    notice)`` hears every retried model request as it happens. ``run(task_id)`` gives a
-    task's row when the tasks run elsewhere (graphs.app.remote: a LangGraph server); by
-    default ``run_one`` runs them here with ``checkpointer``."""
+    """Evaluate ``task_ids``, skipping those this configuration already finished (``reuse``,
+    by default every finished row that is not stale); returns the summary over this
+    configuration's rows of the requested tasks. ``concurrency``: tasks in flight, or a
+    ``Pacer`` that decides (``--concurrency auto``). ``on_retry(task, notice)`` hears every
+    retried model request as it happens. ``run(task_id)`` gives a task's row when the tasks
+    run elsewhere (graphs.app.remote: a LangGraph server; graphs.app.workers); by default
+    ``run_one`` runs them here with ``checkpointer``. A stale task's finished thread is
+    deleted before it runs again, by ``forget(task_id)`` (default: from ``checkpointer``)."""
     results = ResultsFile(results_path)
-    done = finished_tasks(results_path, method, context)
-    todo = [t for t in task_ids if t not in done]
-    gate = asyncio.Semaphore(max(1, concurrency))
+    reuse = reuse or await reused(method, context, results_path, task_ids)
+    todo = [t for t in task_ids if t not in reuse.finished]
+    gate = concurrency if isinstance(concurrency, Pacer) else asyncio.Semaphore(max(1, concurrency))
     data = await data_of(context) if todo else None
+    provenance = reuse.provenance.to_dict()
+
+    async def forget_here(task_id: str) -> None:
+        assert checkpointer is not None, "a stale task that runs elsewhere needs forget"
+        await checkpointer.adelete_thread(eval_thread_id(method, context, task_id))
 
     async def worker(task_id: str) -> None:
         if on_retry is not None:  # this task's own context: its graph's nodes inherit it
             RETRY_NOTICE.set(lambda notice: on_retry(task_id, notice))
+        if isinstance(gate, Pacer):
+            PRESSURE.set(gate.heard)
         async with gate:
+            if task_id in reuse.stale:  # its thread finished under other prompts or code: start it over
+                await (forget or forget_here)(task_id)
             if run is not None:
                 row = await run(task_id)
             else:
@@ -303,6 +329,7 @@ async def evaluate(
                 row = await run_one(method, context, task_id, checkpointer)
         if data is not None:
             row.setdefault("data", data)  # a server's rows say it is not known here (graphs.app.remote)
+        row["provenance"] = provenance
         await results.append(row)
         if on_row is not None:
             on_row(row)

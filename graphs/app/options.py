@@ -193,6 +193,16 @@ def positive(text: str) -> int:
     return value
 
 
+def concurrency_option(text: str) -> int | str:
+    """argparse type of --concurrency: a count >= 1, or ``auto`` (graphs.app.pacing)."""
+    if text.strip().lower() == "auto":
+        return "auto"
+    try:
+        return positive(text)
+    except argparse.ArgumentTypeError:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 1 or auto, got {text!r}") from None
+
+
 @contextlib.contextmanager
 def keeping(args: argparse.Namespace) -> Iterator[None]:
     """The scope of a command in which ``--record FILE`` records every model call

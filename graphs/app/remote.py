@@ -71,6 +71,13 @@ class ServerEvaluation:
         if not served:
             raise ServerError(f"the LangGraph server at {self.url} does not serve the graph {self.graph!r}")
 
+    async def forget(self, task_id: str) -> None:
+        """Delete the task's thread (its row is stale: it runs again from the start)."""
+        try:
+            await self.client.threads.delete(server_thread_id(self.method, self.context, task_id))
+        except Exception:  # noqa: BLE001 - no such thread (a 404): nothing to delete
+            pass
+
     async def run_one(self, task_id: str) -> dict[str, Any]:
         """The row of one task (see the module docstring); errors become rows too."""
         thread = server_thread_id(self.method, self.context, task_id)

@@ -26,6 +26,7 @@ from typing import Any
 
 from graphs import method_named
 from graphs.app.evaluate import eval_thread_id, row_for
+from graphs.app.pacing import Pacer
 from graphs.method import Method
 from nodes.context import Context
 
@@ -43,7 +44,7 @@ def _work(method: str, context: dict[str, Any], checkpoint: str, slots: int, tas
 async def _serve(method: Method, context: Context, checkpoint: str, slots: int, tasks: Any, out: Any) -> None:
     from graphs.app.checkpoint import open_checkpointer
     from graphs.app.evaluate import run_one
-    from nodes.llm import RETRY_NOTICE
+    from nodes.llm import PRESSURE, RETRY_NOTICE
 
     pid = os.getpid()
 
@@ -55,6 +56,7 @@ async def _serve(method: Method, context: Context, checkpoint: str, slots: int, 
                 out.put(("retry", pid, task, text))
 
             RETRY_NOTICE.set(notice)
+            PRESSURE.set(lambda signal, task=task_id: out.put(("pressure", pid, task, signal)))
             out.put(("row", pid, task_id, await run_one(method, context, task_id, saver)))
 
     try:
@@ -76,10 +78,12 @@ class WorkerPool:
         context: Context,
         checkpoint: str,
         on_retry: Callable[[str, str], None] | None = None,
+        pacer: Pacer | None = None,
     ) -> None:
         self.workers, self.slots = workers, slots
         self.method, self.context, self.checkpoint = method, context, checkpoint
         self.on_retry = on_retry
+        self.pacer = pacer  # hears how the workers' model requests end (--concurrency auto)
         mp = multiprocessing.get_context("spawn")  # fresh interpreters: no inherited loop, browser or sqlite
         self.tasks, self.rows = mp.Queue(), mp.Queue()
         self.processes = [
@@ -131,6 +135,8 @@ class WorkerPool:
                 self.running[task_id] = self.taken[task_id] = pid
             elif kind == "retry" and self.on_retry is not None:
                 self.on_retry(task_id, payload)
+            elif kind == "pressure" and self.pacer is not None:
+                self.pacer.heard(payload)
             elif kind == "row":
                 self.running.pop(task_id, None)
                 self._settle(task_id, payload)

@@ -12,7 +12,9 @@ calls are not each answered by a tool message: a client that would fail there fa
 Concurrent runs each need their own replies: ``conversations`` maps a marker (text that
 appears in every request of one run, such as a task's instruction) to that run's replies,
 taken in order; a request naming no marker takes from the shared queue. ``latency`` is
-added to every reply, as a model's time to answer. Served from its own process
+added to every reply, as a model's time to answer. ``rate_limit`` (requests per second) makes
+it a rate-limited provider: a request beyond that many in the last second is refused with a
+429 and a Retry-After of when a place frees up (``RateLimit``), before it takes a reply. Served from its own process
 (``python -m tests.support.openai_stub CONVERSATIONS.json --latency 1``, which prints the
 base URL), its threads do not compete with the client's event loop for the interpreter.
 """
@@ -79,6 +81,26 @@ class Faults:
         return Reply(status=int(kind), headers={"retry-after-ms": "10"})
 
 
+@dataclass
+class RateLimit:
+    """At most ``per_second`` requests answered in any second; the others get a 429 saying
+    (``retry-after-ms``) when the oldest answered one leaves the window."""
+
+    per_second: float
+    answered: list[float] = field(default_factory=list)  # monotonic times of answered requests, last second
+    refused: int = 0
+
+    def check(self, now: float) -> Reply | None:
+        """The 429 for a request at ``now``, or None (it is answered and counted)."""
+        self.answered = [t for t in self.answered if t > now - 1.0]
+        if len(self.answered) < self.per_second:
+            self.answered.append(now)
+            return None
+        self.refused += 1
+        wait_ms = max(1, int((self.answered[0] + 1.0 - now) * 1000))
+        return Reply(status=429, headers={"retry-after-ms": str(wait_ms)}, error="rate limit reached")
+
+
 def unanswered_tool_calls(messages: list[dict[str, Any]]) -> list[str]:
     """Ids of assistant tool calls that no tool message answers (OpenAI refuses those)."""
     missing: list[str] = []
@@ -95,8 +117,15 @@ def unanswered_tool_calls(messages: list[dict[str, Any]]) -> list[str]:
 
 
 class OpenAIStub:
-    def __init__(self, faults: Faults | None = None, latency: float = 0.0, keep_alive: bool = False) -> None:
+    def __init__(
+        self,
+        faults: Faults | None = None,
+        latency: float = 0.0,
+        keep_alive: bool = False,
+        rate_limit: float | None = None,
+    ) -> None:
         self.replies: list[Reply] = []
+        self.rate = RateLimit(rate_limit) if rate_limit else None
         self.conversations: dict[str, list[Reply]] = {}
         self.latency = latency
         self.requests: list[dict[str, Any]] = []
@@ -124,7 +153,8 @@ class OpenAIStub:
                     stub.headers.append({k.lower(): v for k, v in self.headers.items()})
                     missing = unanswered_tool_calls(body.get("messages", []))
                     injected = stub.faults.draw() if stub.faults and not missing else None
-                    reply = injected or (stub._next(body) if not missing else Reply(status=500))
+                    limited = stub.rate.check(time.monotonic()) if stub.rate and not missing and not injected else None
+                    reply = limited or injected or (stub._next(body) if not missing else Reply(status=500))
                 if missing:
                     self._send(
                         400,
@@ -137,7 +167,7 @@ class OpenAIStub:
                         },
                     )
                     return
-                if reply.delay or stub.latency:
+                if (reply.delay or stub.latency) and not limited:  # a provider refuses at once
                     time.sleep(reply.delay + stub.latency)
                 if reply.drop:
                     self.close_connection = True
@@ -230,10 +260,11 @@ def serve(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("conversations")
     parser.add_argument("--latency", type=float, default=0.0)
+    parser.add_argument("--rate-limit", type=float, help="requests per second answered; 429 beyond")
     args = parser.parse_args(argv)
     with open(args.conversations, encoding="utf-8") as handle:
         conversations = json.load(handle)
-    stub = OpenAIStub(latency=args.latency, keep_alive=True)
+    stub = OpenAIStub(latency=args.latency, keep_alive=True, rate_limit=args.rate_limit)
     stub.conversations = {marker: [Reply(**r) for r in replies] for marker, replies in conversations.items()}
     print(stub.base_url, flush=True)
     stub.server.serve_forever()
