@@ -93,14 +93,22 @@ async def laser_tasks(count: int) -> dict[str, tuple[str, list[dict[str, Any]]]]
 
 
 class Stub:
-    """The stub server in its own process, serving ``conversations``."""
+    """The stub server in its own process, serving ``conversations`` (``rate_limit`` requests
+    a second at most: 429 beyond)."""
 
-    def __init__(self, conversations: dict[str, list[dict[str, Any]]], latency: float, folder: Path) -> None:
+    def __init__(
+        self,
+        conversations: dict[str, list[dict[str, Any]]],
+        latency: float,
+        folder: Path,
+        rate_limit: float | None = None,
+    ) -> None:
         path = folder / f"conversations-{time.monotonic_ns()}.json"
         path.write_text(json.dumps(conversations), encoding="utf-8")
         env = {**os.environ, "PYTHONPATH": str(ROOT)}
+        limit = ["--rate-limit", str(rate_limit)] if rate_limit else []
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "tests.support.openai_stub", str(path), "--latency", str(latency)],
+            [sys.executable, "-m", "tests.support.openai_stub", str(path), "--latency", str(latency), *limit],
             cwd=ROOT,
             env=env,
             stdout=subprocess.PIPE,

@@ -3,9 +3,10 @@ refusing, found while the evaluation runs.
 
 A fixed ``--concurrency`` either leaves a provider's rate limit unused or sets off a storm of
 429s, each of which the OpenAI client answers by waiting (Retry-After) and sending again. The
-``Pacer`` admits tasks the way TCP paces packets (AIMD): it starts with one task in flight,
-admits one more for every answered model request while below its threshold (slow start: the
-number doubles with each round of calls), then one more per round (additive increase); a 429
+``Pacer`` admits tasks the way TCP paces packets (AIMD): it starts where a fixed setting
+starts by default (four tasks in flight), admits one more for every answered model request
+while below its threshold (slow start: the number doubles with each round of calls), then one
+more per round (additive increase); a 429
 or a timed-out request halves it (multiplicative decrease) and sets the threshold there. A
 burst of refusals from requests sent before the cut counts once: the next cut waits for an
 answered request. It never admits more than ``ceiling`` tasks nor fewer than one. Tasks
@@ -25,6 +26,7 @@ from typing import Literal
 
 Signal = Literal["ok", "429", "timeout"]
 DEFAULT_CEILING = 32  # tasks in flight at most, unless --max-concurrency says otherwise
+START = 4.0  # tasks in flight at first: eval's default --concurrency
 
 
 @dataclass
@@ -32,7 +34,7 @@ class Pacer:
     """Admits tasks (``async with pacer:``) within a limit that follows ``heard`` signals."""
 
     ceiling: int = DEFAULT_CEILING
-    limit: float = 1.0  # tasks allowed in flight (its whole part, at least one)
+    limit: float = START  # tasks allowed in flight (its whole part, at least one)
     threshold: float = 0.0  # below it the limit grows by one per answer (set to the ceiling)
     in_flight: int = 0
     peak: int = 0  # most tasks in flight at once

@@ -20,7 +20,7 @@ ENTRY = "react=tests.support.react_method.graph"
 
 
 def test_the_pacer_doubles_until_refused_then_halves_once_per_burst():
-    pacer = Pacer(ceiling=16)
+    pacer = Pacer(ceiling=16, limit=1)
     for _ in range(3):
         pacer.heard("ok")
     assert pacer.allowed == 4  # slow start: one more per answer
@@ -40,7 +40,7 @@ def test_the_pacer_doubles_until_refused_then_halves_once_per_burst():
 
 def test_the_pacer_holds_tasks_back_to_its_limit():
     async def scenario() -> list[int]:
-        pacer = Pacer(ceiling=4)
+        pacer = Pacer(ceiling=4, limit=1)
         seen: list[int] = []
 
         async def task() -> None:
@@ -65,7 +65,7 @@ def test_auto_concurrency_finishes_every_task_under_a_rate_limit(monkeypatch, tm
         stub.replies = [Reply(content="Thought: look.\nAction: search[pillow]")] * 24
         monkeypatch.setenv("OPENAI_BASE_URL", stub.base_url)
         monkeypatch.setenv("OPENAI_API_KEY", "sk-stub")
-        pacer = Pacer(ceiling=8)
+        pacer = Pacer(ceiling=8, limit=1)  # from one task, to see it rise
         summary = asyncio.run(evaluate(method, context, tasks, tmp_path / "results.jsonl", InMemorySaver(), pacer))
     assert summary.tasks == 6 and summary.ran == 6 and not summary.errors
     assert stub.rate is not None and stub.rate.refused > 0
