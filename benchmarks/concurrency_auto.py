@@ -45,8 +45,8 @@ async def phase(setting: str, args: argparse.Namespace) -> dict[str, Any]:
     from graphs import method_named
     from graphs.app.evaluate import evaluate
     from graphs.app.options import check_model
-    from graphs.app.pacing import Pacer
-    from nodes.llm import PRESSURE
+    from graphs.app.pacing import Listener, Pacer
+    from nodes.llm import PACING
 
     found = dict(list(json.loads(Path(args.tasks_file).read_text(encoding="utf-8")).items())[: args.tasks])
     heard = {"ok": 0, "429": 0, "timeout": 0}
@@ -56,7 +56,7 @@ async def phase(setting: str, args: argparse.Namespace) -> dict[str, Any]:
         heard[signal] += 1
 
     if pacer is None:  # the pacer hears each task's requests itself; a fixed setting's tasks inherit this
-        PRESSURE.set(count)
+        PACING.set(Listener(count))
 
     with tempfile.TemporaryDirectory() as tmp:
         stub = Stub({i: r for i, r in found.values()}, args.latency, Path(tmp), rate_limit=args.rate)

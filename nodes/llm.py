@@ -15,18 +15,21 @@ attempts are counted by hooks on the HTTP client it is given: the client marks e
 request with ``x-stainless-retry-count``, and the hooks credit them to the model call
 under way (a context variable the Caller sets), which reports them in its usage and,
 live, to ``RETRY_NOTICE``'s listener ("retrying after 429, attempt 2/5"). The same hooks
-tell ``PRESSURE``'s listener how each attempt ended (answered, refused with a 429, timed out),
-which is what ``introspect eval --concurrency auto`` paces its tasks by (graphs.app.pacing).
+tell the task's ``PACING`` how each attempt ended (answered, refused with a 429, timed out),
+and every call waits for its turn from it: that is how ``introspect eval --concurrency auto``
+paces its tasks (graphs.app.pacing).
 Other providers keep their own client's retry policy, uncounted.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Callable, Mapping, Sequence
+from contextlib import AbstractAsyncContextManager
 from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from langchain_core.language_models.chat_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
@@ -63,9 +66,21 @@ JUDGE_MAX_TOKENS = 768  # WebArena's evaluator asks its judge with temperature 0
 
 # Who hears about retries as they happen (the CLI prints them); set per task.
 RETRY_NOTICE: ContextVar[Callable[[str], None] | None] = ContextVar("introspect_retry_notice", default=None)
-# Who hears how each HTTP attempt ended: "ok" (answered), "429" (refused), "timeout" (timed out or
-# dropped: no response before the client sent it again); set per task.
-PRESSURE: ContextVar[Callable[[str], None] | None] = ContextVar("introspect_pressure", default=None)
+
+
+class Pacing(Protocol):
+    """Who paces a task's model calls (graphs.app.pacing: ``--concurrency auto``)."""
+
+    def heard(self, signal: str) -> None:
+        """How one HTTP attempt ended: "ok" (answered), "429" (refused), "timeout" (timed out
+        or dropped: no response before the client sent it again)."""
+
+    def calling(self) -> AbstractAsyncContextManager[object]:
+        """Held while a model call (its retries included) is under way."""
+        ...
+
+
+PACING: ContextVar[Pacing | None] = ContextVar("introspect_pacing", default=None)  # set per task
 
 
 @dataclass
@@ -109,9 +124,9 @@ async def _on_response(response: Any) -> None:
 
 
 def _pressure(signal: str) -> None:
-    listener = PRESSURE.get()
-    if listener is not None:
-        listener(signal)
+    pacing = PACING.get()
+    if pacing is not None:
+        pacing.heard(signal)
 
 
 def counted_http_client() -> Any:
@@ -315,8 +330,10 @@ class Caller:
             runnable = runnable.bind(stop=list(stop))
         attempts = Attempts(limit=self.retries + 1)
         token = _ATTEMPTS.set(attempts)
+        pacing = PACING.get()
         try:
-            message = before_stop(await runnable.ainvoke(list(messages)), stop)
+            async with pacing.calling() if pacing is not None else contextlib.nullcontext():
+                message = before_stop(await runnable.ainvoke(list(messages)), stop)
         except Exception as exc:  # noqa: BLE001 - the client has retried what was worth retrying
             tried = f" after {attempts.retries + 1} attempts" if attempts.retries else ""
             spent = add_usage(self.usage, {**empty_usage(), "retries": attempts.retries})

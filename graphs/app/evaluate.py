@@ -40,7 +40,7 @@ from graphs.app.provenance import Reuse, provenance_of, reuse_of
 from graphs.app.runner import Outcome, drive, outcome_of
 from graphs.method import Method
 from nodes.context import Context
-from nodes.llm import PRESSURE, RETRY_NOTICE, ModelCallError
+from nodes.llm import PACING, RETRY_NOTICE, ModelCallError
 from nodes.usage import Usage, add_usage, dollars, sum_costs
 
 SETTING_TEXT = 80  # longer settings (a plan) appear in rows as a hash
@@ -318,7 +318,7 @@ async def evaluate(
         if on_retry is not None:  # this task's own context: its graph's nodes inherit it
             RETRY_NOTICE.set(lambda notice: on_retry(task_id, notice))
         if isinstance(gate, Pacer):
-            PRESSURE.set(gate.heard)
+            PACING.set(gate)
         async with gate:
             if task_id in reuse.stale:  # its thread finished under other prompts or code: start it over
                 await (forget or forget_here)(task_id)

@@ -128,10 +128,8 @@ async def _none() -> None:
 
 def prompt_hashes(method: Method, env: str) -> dict[str, str]:
     """Hashes of the prompt texts the run can use: its method's folder and its env's."""
-    out = {
-        f"{method.name}/{name}": digest(method.prompts.load(name))
-        for name in (method.prompts.names() if method.prompts else [])
-    }
+    own = method.prompts
+    out = {f"{method.name}/{name}": digest(own.load(name)) for name in own.names()} if own else {}
     shipped = SHIPPED.folder(env)
     out.update({f"{env}/{name}": digest(shipped.load(name)) for name in shipped.names()})
     return out

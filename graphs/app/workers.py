@@ -26,7 +26,7 @@ from typing import Any
 
 from graphs import method_named
 from graphs.app.evaluate import eval_thread_id, row_for
-from graphs.app.pacing import Pacer
+from graphs.app.pacing import Listener, Pacer
 from graphs.method import Method
 from nodes.context import Context
 
@@ -44,7 +44,7 @@ def _work(method: str, context: dict[str, Any], checkpoint: str, slots: int, tas
 async def _serve(method: Method, context: Context, checkpoint: str, slots: int, tasks: Any, out: Any) -> None:
     from graphs.app.checkpoint import open_checkpointer
     from graphs.app.evaluate import run_one
-    from nodes.llm import PRESSURE, RETRY_NOTICE
+    from nodes.llm import PACING, RETRY_NOTICE
 
     pid = os.getpid()
 
@@ -56,7 +56,11 @@ async def _serve(method: Method, context: Context, checkpoint: str, slots: int, 
                 out.put(("retry", pid, task, text))
 
             RETRY_NOTICE.set(notice)
-            PRESSURE.set(lambda signal, task=task_id: out.put(("pressure", pid, task, signal)))
+
+            def pressure(signal: str, task: str = task_id) -> None:
+                out.put(("pressure", pid, task, signal))
+
+            PACING.set(Listener(pressure))
             out.put(("row", pid, task_id, await run_one(method, context, task_id, saver)))
 
     try:

@@ -56,6 +56,27 @@ def test_the_pacer_holds_tasks_back_to_its_limit():
     assert seen[0] == 1 and max(seen) == 4 and len(seen) == 12  # starts at one, rises to the ceiling
 
 
+def test_after_a_cut_the_running_tasks_take_turns_in_calling():
+    async def scenario() -> list[int]:
+        pacer = Pacer(ceiling=8)  # four tasks at first
+        calling: list[int] = []
+
+        async def task() -> None:
+            async with pacer:
+                await asyncio.sleep(0.01)  # all four are in
+                pacer.heard("429")  # the provider refuses: the limit halves to two
+                for _ in range(3):
+                    async with pacer.calling():
+                        calling.append(pacer.calls.held)
+                        await asyncio.sleep(0.01)
+
+        await asyncio.gather(*(task() for _ in range(4)))
+        return calling
+
+    calling = asyncio.run(scenario())
+    assert len(calling) == 12 and max(calling) == 2  # none stopped, two calls at a time
+
+
 def test_auto_concurrency_finishes_every_task_under_a_rate_limit(monkeypatch, tmp_path):
     monkeypatch.setenv("INTROSPECT_METHODS", ENTRY)
     method = method_named("react")
