@@ -5,16 +5,17 @@ interrupted evaluation loses nothing. Each line records the data the env ran on 
 the env's ``data_info``, asked once per evaluation), so a sample run is never mistaken for
 a full one, and what produced it (``provenance``: versions, the hashes of the prompts and
 of the code; graphs.app.provenance), so a finished row written by other prompts or other
-code is not silently reused: it is stale, and its task runs again. A row belongs to one configuration: the method,
-env, model and the settings ``fingerprint`` (a hash of every Context field that can
-change an outcome; timeouts and retries cannot). Re-running with the same configuration
-skips its finished rows; another model or other settings are a different evaluation
-(their own rows, their own threads), and the summary covers only the rows of the
-configuration asked for.
+code is not silently reused: it is stale, and its task runs again. A row belongs to one
+configuration: the method, env, model and the settings ``fingerprint`` (a hash of every
+Context field that can change an outcome; timeouts and retries cannot). Re-running with
+the same configuration skips its finished rows; another model or other settings are a
+different evaluation (their own rows, their own threads), and the summary covers only the
+rows of the configuration asked for.
 
 Thread ids are derived from the configuration and the task, so a re-run finds each
 task's thread: an unfinished one (a crash, an error) is resumed from its checkpoint, a
-finished one is reported from its final state (its row rebuilt, nothing re-run).
+finished one is reported from its final state (its row rebuilt, nothing re-run), unless
+its row is stale: then its thread is deleted and the task starts over.
 An error (the model gave up, a script ran out) is not a failure of the agent: the
 summary counts success over the tasks that ran to an outcome and lists errors apart.
 """
