@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -112,3 +113,27 @@ def test_rows_written_before_provenance_are_reused_with_a_note(react, capsys, tm
         f"note: 1 finished row of react on webshop with {model} carries no provenance "
         "(written before rows recorded it): reused as they are"
     ) in err
+
+
+def test_outside_a_git_checkout_the_commit_is_unknown(monkeypatch, tmp_path):
+    from graphs.app import provenance
+
+    inside = tmp_path / "repo" / "site-packages"  # an installed copy inside another repository
+    inside.mkdir(parents=True)
+    git = ["git", "-C", str(tmp_path / "repo"), "-c", "user.name=a", "-c", "user.email=a@b"]
+    subprocess.run([*git, "init", "-q"], check=True)
+    subprocess.run([*git, "commit", "-q", "--allow-empty", "-m", "another project"], check=True)
+    monkeypatch.setattr(provenance, "ROOT", inside)
+    assert provenance.git_state() == ("unknown", None)
+
+
+def test_a_browser_env_records_the_chromium_it_launches():
+    import asyncio
+
+    from graphs import method_named
+    from graphs.app.provenance import provenance_of
+
+    method = method_named("structured_reflection")
+    recorded = asyncio.run(provenance_of(method, method.context(model="openai:gpt-4o-mini", env="miniwob")))
+    assert re.search(r"\d+\.\d+\.\d+", recorded.chromium or ""), recorded.chromium
+    assert "structured_reflection/reflect" in recorded.prompts
