@@ -22,6 +22,7 @@ import os
 import queue
 import sys
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from graphs import method_named
@@ -47,9 +48,13 @@ async def _serve(method: Method, context: Context, checkpoint: str, slots: int, 
     from nodes.llm import PACING, RETRY_NOTICE
 
     pid = os.getpid()
+    loop = asyncio.get_running_loop()
+    # Each slot waits on the queue in a thread of its own: in the loop's default pool (a few
+    # threads on a small machine) the waiting slots would take every thread the tasks need.
+    waiting = ThreadPoolExecutor(slots, thread_name_prefix="introspect-slot")
 
     async def slot(saver: Any) -> None:
-        while (task_id := await asyncio.to_thread(tasks.get)) is not None:
+        while (task_id := await loop.run_in_executor(waiting, tasks.get)) is not None:
             out.put(("took", pid, task_id, None))
 
             def notice(text: str, task: str = task_id) -> None:
@@ -67,6 +72,7 @@ async def _serve(method: Method, context: Context, checkpoint: str, slots: int, 
         async with open_checkpointer(checkpoint) as saver:
             await asyncio.gather(*(slot(saver) for _ in range(slots)))
     finally:
+        waiting.shutdown(wait=False)
         if "envs.browser" in sys.modules:  # this process's own browser, if a task started one
             await sys.modules["envs.browser"].close_browser()
 
