@@ -5,7 +5,7 @@ reproducibility", staged planning; the budgets the paper does not state are the 
 code's (a stage stops before a 10th action) or this project's (20 actions a trial). Where the
 paper and the original code differ the default is the code's, which produced the published
 numbers (a trial out of actions is failed; a failed click is disabled when B clicks elsewhere);
-the paper's wording is the option.
+the paper's wording is the option; the code's task-specific prompts are on (``task_prompts``).
 """
 
 from __future__ import annotations
@@ -57,6 +57,18 @@ class SRContext(Context):
         "which failed click targets are disabled at A: when_b_clicks, only when B is a click on another "
         "element (the original code, the default), or failed, every one unless B is to be taken on that "
         "element (the paper, section 5.2)",
+    )
+    prompt_wording: Literal["code", "paper"] = setting(
+        "code",
+        "the wording of MiniWoB's prompts where the paper's appendix and the original code differ: code (the "
+        "default: 'If dropdownlist is available', the paraphrase's 'And the actions taken are:') or paper "
+        "(Appendix A's 'dropdown list', Appendix C's 'And the action taken is:')",
+    )
+    task_prompts: bool = setting(
+        True,
+        "the original code's additions for single MiniWoB tasks: a lesson shown at every planning call of "
+        "use-autocomplete and login-user-popup, a paraphrase prompt for social-media, -all and -some, a planning "
+        "prompt for click-scroll-list; false: one prompt set for every task (the paper)",
     )
     reflect_past_end: bool = setting(
         False,

@@ -42,7 +42,7 @@ from nodes.node import model_node
 from nodes.sr import memory as mem
 from nodes.sr.context import SRContext
 from nodes.sr.model import ask
-from nodes.sr.prompting import actions_text, render
+from nodes.sr.prompting import actions_text, render, sticky_lessons
 from nodes.sr.state import SRState, StepRecord
 from nodes.sr.status import TrialStatus
 from nodes.sr.trial import record
@@ -64,12 +64,19 @@ def trajectory(steps: list[StepRecord], screen_now: str, first_screen_only: bool
 
 
 def reflection_prompt(state: SRState, context: SRContext, interface: Interface) -> str:
-    earlier = [] if context.structured_memory else state["memory"].get("reflections", [])
+    task = state.get("task_name", "")
+    earlier = (
+        []
+        if context.structured_memory
+        else [*sticky_lessons(interface, context, task), *state["memory"].get("reflections", [])]
+    )
     previous = prompts.render("structured_reflection/previous_reflections", reflections="\n".join(earlier)) + "\n\n\n"
     return render(
         interface,
         "reflect",
-        task_name=state.get("task_name", ""),
+        context,
+        task,
+        task_name=task,
         intro=state.get("intro", interface.intro),
         actions=actions_text(interface),
         last_screen=state.get("observation", ""),
