@@ -58,6 +58,18 @@ class SRContext(Context):
         "element (the original code, the default), or failed, every one unless B is to be taken on that "
         "element (the paper, section 5.2)",
     )
+    paper_max_tokens: int | None = setting(
+        128,
+        "the token limit of every model call on an env the paper wrote its prompts for (MiniWoB): 128, the "
+        "original code's llm_max_step; null: max_tokens, which every other env uses",
+        min=1,
+    )
+    reflection_samples: int = setting(
+        1,
+        "replies asked for each reflection, of which the longest is kept, as the original code keeps the "
+        "longest of the samples its model server returns (util.take_longest; the code sets no count)",
+        min=1,
+    )
     prompt_wording: Literal["code", "paper"] = setting(
         "code",
         "the wording of MiniWoB's prompts where the paper's appendix and the original code differ: code (the "

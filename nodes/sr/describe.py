@@ -25,7 +25,7 @@ from nodes.environment import env_interface
 from nodes.llm import Caller, caller_for
 from nodes.node import model_node
 from nodes.sr.context import SRContext
-from nodes.sr.model import ask
+from nodes.sr.model import ask, token_limit
 from nodes.sr.prompting import render
 from nodes.sr.state import SRState, StepRecord
 
@@ -55,6 +55,7 @@ async def describe(state: SRState, runtime: Runtime[SRContext], config: Runnable
     """Paraphrase the last executed action, on the screen it was taken on."""
     steps = list(state["steps"])
     ctx = runtime.context
-    summary = await ask(llm, paraphrase_prompt(state, ctx, await env_interface(ctx)))
+    interface = await env_interface(ctx)
+    summary = await ask(llm, paraphrase_prompt(state, ctx, interface), token_limit(ctx, interface))
     steps[-1] = StepRecord(**steps[-1], description=summary.strip().removeprefix("Summary:").strip())
     return {"steps": edit(state["steps"], steps)}

@@ -29,7 +29,7 @@ from nodes.node import model_node
 from nodes.sr.actions import read_plan
 from nodes.sr.context import SRContext
 from nodes.sr.memory import entry_at
-from nodes.sr.model import ask
+from nodes.sr.model import ask, token_limit
 from nodes.sr.prompting import actions_text, render, sticky_lessons
 from nodes.sr.stage import status
 from nodes.sr.state import PlannedAction, SRState, StepRecord
@@ -85,7 +85,7 @@ async def plan(state: SRState, runtime: Runtime[SRContext], config: RunnableConf
     """Ask for this screen's actions (all of them, or one in the iterative baseline)."""
     ctx = runtime.context
     interface = await env_interface(ctx)
-    reply = await ask(llm, planning_prompt(state, ctx, interface))
+    reply = await ask(llm, planning_prompt(state, ctx, interface), token_limit(ctx, interface))
     lines = read_plan(reply, interface)
     if ctx.planning == "iterative":
         lines = lines[:1]

@@ -44,6 +44,12 @@ def _own(interface: Interface, name: str) -> str | None:
     return specific if interface.name and specific in prompts.SHIPPED else None
 
 
+def paper_view(interface: Interface) -> bool:
+    """Is this an env the paper wrote its prompts for (MiniWoB)? There the original code's
+    decoding applies too (nodes/sr/model.py)."""
+    return _own(interface, "plan") is not None
+
+
 def prompt_name(interface: Interface, name: str, context: SRContext | None = None, task: str = "") -> str:
     """The prompt ``name`` for the env's view: a task's own (``context.task_prompts``), the paper's
     wording (``context.prompt_wording``), the view's, else the generic one."""

@@ -41,7 +41,7 @@ from nodes.llm import Caller, caller_for
 from nodes.node import model_node
 from nodes.sr import memory as mem
 from nodes.sr.context import SRContext
-from nodes.sr.model import ask
+from nodes.sr.model import ask, longest, token_limit
 from nodes.sr.prompting import actions_text, render, sticky_lessons
 from nodes.sr.state import SRState, StepRecord
 from nodes.sr.status import TrialStatus
@@ -92,11 +92,12 @@ def reflection_prompt(state: SRState, context: SRContext, interface: Interface) 
 @model_node(caller_for)
 async def reflect(state: SRState, runtime: Runtime[SRContext], config: RunnableConfig, llm: Caller) -> dict[str, Any]:
     """Ask where the trial went wrong and update the memory for the next trial."""
-    interface = await env_interface(runtime.context)
-    reply = (await ask(llm, reflection_prompt(state, runtime.context, interface))).strip()
+    ctx = runtime.context
+    interface = await env_interface(ctx)
+    prompt, limit = reflection_prompt(state, ctx, interface), token_limit(ctx, interface)
+    reply = longest([(await ask(llm, prompt, limit)).strip() for _ in range(ctx.reflection_samples)])
     steps, trials = state.get("steps", []), state.get("trials", [])
     update: dict[str, Any] = {}
-    ctx = runtime.context
     past_end = ctx.reflect_past_end and state["status"] == TrialStatus.INCOMPLETE.value
     try:
         suggestion = mem.parse_reflection(reply, len(steps), interface, past_end=past_end)

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from nodes.llm import model_for
 from tests.graphs.sr_support import fake_env, prompts_seen, run_sr, screen_in, scripted  # noqa: F401 (fixture)
 
 TEN_ENTRIES = "\n".join(f'enter "{c}" to id=9' for c in "abcdefghij")
@@ -183,3 +184,28 @@ async def test_the_whole_reflection_is_the_lesson_and_a_reply_without_b_still_co
     }
     at_a = prompts_seen(spec)[5]
     assert f"- {reply}\n" in at_a and "Now, you need to follow the lessons" in at_a and "id=4" in screen_in(at_a)
+
+
+# --- decoding: the original code's token limit and its pick of the reflection ----------------------
+
+
+def limits_asked(spec: str) -> list[int | None]:
+    return [call["max_tokens"] for call in model_for(spec, 0.0, 512).calls]
+
+
+async def test_every_call_on_miniwob_is_limited_to_the_original_codes_128_tokens(tmp_path):
+    replies = ["click id=1", "cancelled", "For action index=1, you should click id=5."]
+    spec = scripted(tmp_path, replies)
+    await run(spec, "button/0")
+    assert limits_asked(spec) == [128] * 3  # plan, paraphrase, reflection (the enforced B needs no call)
+    spec = scripted(tmp_path, replies)
+    await run(spec, "button/0", paper_max_tokens=None)
+    assert limits_asked(spec) == [None] * 3  # the shared max_tokens
+
+
+async def test_the_longest_of_the_reflection_samples_is_kept_as_the_original_code(tmp_path):
+    short, long = "For action index=1, you should click id=3.", "For action index=1, you should click id=5 (Submit)."
+    spec = scripted(tmp_path, ["click id=1", "cancelled", long, short])
+    out = await run(spec, "button/0", reflection_samples=2)
+    assert out["trials"][0]["reflection"] == long and out["success"]
+    assert len(model_for(spec, 0.0, 512).calls) == 4
