@@ -4,7 +4,8 @@ Defaults are the paper's setting: 5 trials, a fixed temperature of 0 "for better
 reproducibility", staged planning; the budgets the paper does not state are the original
 code's (a stage stops before a 10th action) or this project's (20 actions a trial). Where the
 paper and the original code differ the default is the code's, which produced the published
-numbers (a trial out of actions is failed; a failed click is disabled when B clicks elsewhere);
+numbers (a trial out of actions is failed; a failed click is disabled when B clicks elsewhere, and
+only on the reflection prompt's screens);
 the paper's wording is the option; the code's task-specific prompts are on (``task_prompts``).
 """
 
@@ -81,6 +82,12 @@ class SRContext(Context):
         "the original code's additions for single MiniWoB tasks: a lesson shown at every planning call of "
         "use-autocomplete and login-user-popup, a paraphrase prompt for social-media, -all and -some, a planning "
         "prompt for click-scroll-list; false: one prompt set for every task (the paper)",
+    )
+    hide_failed_clicks: Literal["reflection", "planning"] = setting(
+        "reflection",
+        "where a disabled click target loses its id: reflection, only on the reflection prompt's screens (the "
+        "original code, the default: the planner's screen and the env keep it), or planning, on the planner's "
+        "screen at that step, where the env refuses it too (the paper, section 5.2)",
     )
     reflect_past_end: bool = setting(
         False,

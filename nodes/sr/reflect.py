@@ -1,8 +1,9 @@
 """Structured self-reflection (paper 002, Sec. 5 and Appendices D-E).
 
 After a trial that did not end correct, the model reads the trajectory as Appendix E lays it
-out: for every index k, the screen the k-th action was taken on, as it was shown (that step's
-disabled ids removed), then the action itself; then the prompt of the trial's end status. It
+out: for every index k, the screen the k-th action was taken on, without the ids the memory
+disables at that step (as the original code removes them here, and only here; in the paper's
+setting ``hide_failed_clicks="planning"`` the planner was shown the screen so), then the action itself; then the prompt of the trial's end status. It
 answers "For action index=A, you should B." which updates the structured memory. The layout
 and whitespace are those of the paper's code (``prompt_for_reflective_replay``).
 
@@ -40,6 +41,7 @@ from nodes.environment import env_interface
 from nodes.llm import Caller, caller_for
 from nodes.node import model_node
 from nodes.sr import memory as mem
+from nodes.sr.constrain import constrains, constrains_planning
 from nodes.sr.context import SRContext
 from nodes.sr.model import ask, longest, token_limit
 from nodes.sr.prompting import actions_text, render, sticky_lessons
@@ -63,6 +65,20 @@ def trajectory(steps: list[StepRecord], screen_now: str, first_screen_only: bool
     )
 
 
+def shown_steps(state: SRState, context: SRContext, interface: Interface) -> list[StepRecord]:
+    """The trial's steps with the screens the reflection prompt shows: in the original code's
+    setting (``hide_failed_clicks="reflection"``) each without the ids the memory disables at
+    its step (``disable_clicks_in_html``); in the paper's, the planner already saw them so."""
+    steps = state.get("steps", [])
+    if not constrains(context) or constrains_planning(context):
+        return steps
+    memory = state["memory"]
+    return [
+        StepRecord(**{**step, "screen": interface.without_elements(step.get("screen", ""), mem.disabled_ids(memory, k))})
+        for k, step in enumerate(steps)
+    ]
+
+
 def reflection_prompt(state: SRState, context: SRContext, interface: Interface) -> str:
     task = state.get("task_name", "")
     earlier = (
@@ -81,7 +97,7 @@ def reflection_prompt(state: SRState, context: SRContext, interface: Interface) 
         actions=actions_text(interface),
         last_screen=state.get("observation", ""),
         trajectory=trajectory(
-            state.get("steps", []), state.get("observation", ""), context.reflection_screens == "first"
+            shown_steps(state, context, interface), state.get("observation", ""), context.reflection_screens == "first"
         ),
         goal=state.get("goal", ""),
         previous=previous if earlier else "",

@@ -6,8 +6,8 @@ stage is the next stage of the replay prefix: the replayed steps that were one s
 trial they come from (the paper's code re-plans them at temperature 0, so they form the same
 stages again). At A, the stage is B alone when it may be enforced. When it may not (B already
 failed there, or was not an action of the grammar, or the run is the ablation without
-structured memory, which never enforces) the planner is asked instead, with the lessons and
-the failed click targets disabled on its screen (when the action space is constrained).
+structured memory, which never enforces) the planner is asked instead, with the lessons (and, in the paper's
+setting ``hide_failed_clicks="planning"``, the failed click targets disabled on its screen).
 """
 
 from __future__ import annotations

@@ -82,7 +82,7 @@ async def test_the_papers_in_progress_for_a_trial_out_of_actions_is_an_option(tm
 )
 async def test_a_failed_click_suggested_again_is_not_enforced_and_the_planner_decides(tmp_path, rule, cancel):
     spec = scripted(tmp_path, ["click id=1", "cancelled", "For action index=1, you should click id=1.", "click id=5"])
-    out = await run(spec, "button/0", disable_clicks=rule)
+    out = await run(spec, "button/0", disable_clicks=rule, hide_failed_clicks="planning")
     assert [t["sources"] for t in out["trials"]] == [["plan"], ["plan"]] and out["success"]
     assert cancel in screen_in(prompts_seen(spec)[3])
     assert "- For action index=1, you should click id=1." in prompts_seen(spec)[3]
@@ -116,6 +116,32 @@ async def test_a_failed_click_before_a_key_b_is_disabled_only_by_the_papers_rule
     assert out["trials"][1]["sources"] == ["enforce"]
     second_reflection = prompts_seen(spec)[3]
     assert cancel in second_reflection.split("The index=1 screen:")[1]
+
+
+# --- where a disabled click loses its id (the original code: only in the reflection prompt) --------
+
+PROSE_B = "For action index=1, you should click the OK button."  # no id: the planner decides at A
+
+
+async def test_a_disabled_click_loses_its_id_only_in_the_reflection_prompt_as_the_original_code(tmp_path):
+    spec = scripted(
+        tmp_path,
+        ["click id=1", "cancelled", PROSE_B, "click id=1", "cancelled again", "For action index=1, you should click id=5."],
+    )
+    out = await run(spec, "button/0")
+    assert out["memory"]["entries"]["0"]["disabled"] == ["1"] and out["success"]
+    # the planner at A sees Cancel's id and the env takes the click: the trial fails, no exception
+    assert [t["status"] for t in out["trials"]] == ["failed", "failed", "correct"]
+    shown = prompts_seen(spec)
+    assert "<button id=1>Cancel</button>" in screen_in(shown[3])
+    assert "<button>Cancel</button>" in shown[5].split("The index=1 screen:")[1]  # the reflection's screen
+
+
+async def test_the_papers_planner_screen_without_the_disabled_id_is_an_option(tmp_path):
+    spec = scripted(tmp_path, ["click id=1", "cancelled", PROSE_B, "click id=1", "For action index=1, you should click id=5."])
+    out = await run(spec, "button/0", hide_failed_clicks="planning")
+    assert [t["status"] for t in out["trials"]] == ["failed", "exception", "correct"]  # the env refuses id=1
+    assert "<button>Cancel</button>" in screen_in(prompts_seen(spec)[3])
 
 
 # --- hold and release are judged like every action (Sec. 3.4; the original code) ----------------
