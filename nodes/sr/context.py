@@ -71,6 +71,12 @@ class SRContext(Context):
         "longest of the samples its model server returns (util.take_longest; the code sets no count)",
         min=1,
     )
+    suggestion_reading: Literal["code", "grammar"] = setting(
+        "code",
+        "how B is read to be enforced: code, as the original code executes it (a B that starts with click, tap "
+        "or move clicks the first number in it: 'click the button with id=7' clicks id=7; any other B when it "
+        "is an action of the env's grammar), or grammar: only a B that is an action of the env's grammar",
+    )
     prompt_wording: Literal["code", "paper"] = setting(
         "code",
         "the wording of MiniWoB's prompts where the paper's appendix and the original code differ: code (the "

@@ -35,10 +35,11 @@ from typing import Literal
 
 from envs.base import Interface
 from errors import IntrospectError
-from nodes.sr.actions import clicked_element, parse_action
+from nodes.sr.actions import ORIGINAL_CLICKS, clicked_element, original_click, parse_action
 from nodes.sr.state import Memory, MemoryEntry, StepRecord
 
 DisableRule = Literal["failed", "when_b_clicks"]
+Reading = Literal["code", "grammar"]
 
 
 @dataclass(frozen=True)
@@ -56,14 +57,18 @@ class ReflectionError(IntrospectError, ValueError):
 
 _INDEX = re.compile(r"index=(\d+)")
 _SHOULD = ", you should "
-_ORIGINAL_CLICK = ("click", "tap", "move")  # the paper's code calls these clicks (util.categorize_action)
 
 
-def parse_reflection(text: str, steps_taken: int, interface: Interface, *, past_end: bool = False) -> Suggestion:
+def parse_reflection(
+    text: str, steps_taken: int, interface: Interface, *, past_end: bool = False, reading: Reading = "code"
+) -> Suggestion:
     """Read "For action index=A, you should B." from untrusted text, as the paper's code does.
 
     A runs from 1 to the number of actions taken; ``past_end`` also allows the index right
     after the last action (an addition: an incomplete trial that needed one more action).
+    ``reading="code"``: a B that the paper's code executes as a click (it starts with click, tap or
+    move and has a number) is enforced as that click, ``click id=<its first number>``; any other B
+    (and every B with ``reading="grammar"``) only when it reads as an action of the env's grammar.
     """
     index = _INDEX.search(text)
     if not index:
@@ -75,7 +80,10 @@ def parse_reflection(text: str, steps_taken: int, interface: Interface, *, past_
     if not 0 <= step < last:
         raise ReflectionError(f"action index={step + 1} is outside the trajectory (1..{last})")
     body = text.split(_SHOULD)[1].strip() if _SHOULD in text else ""
-    parsed = parse_action(body.splitlines()[0], interface) if body else None
+    first = body.splitlines()[0] if body else ""
+    if reading == "code" and (click := original_click(first, interface)):
+        return Suggestion(step=step, text=body, action=click)
+    parsed = parse_action(first, interface) if first else None
     return Suggestion(step=step, text=body, action=parsed.action if parsed and not parsed.error else "")
 
 
@@ -109,7 +117,7 @@ def disables(taken_id: str, suggestion: Suggestion, failed: list[str], rule: Dis
     """
     if rule == "when_b_clicks":
         number = re.search(r"\d+", suggestion.text)
-        return suggestion.text.lower().startswith(_ORIGINAL_CLICK) and (number.group() if number else None) != taken_id
+        return suggestion.text.lower().startswith(ORIGINAL_CLICKS) and (number.group() if number else None) != taken_id
     return not (interface.action_element(suggestion.action) == taken_id and suggestion.action not in failed)
 
 

@@ -116,7 +116,9 @@ async def reflect(state: SRState, runtime: Runtime[SRContext], config: RunnableC
     update: dict[str, Any] = {}
     past_end = ctx.reflect_past_end and state["status"] == TrialStatus.INCOMPLETE.value
     try:
-        suggestion = mem.parse_reflection(reply, len(steps), interface, past_end=past_end)
+        suggestion = mem.parse_reflection(
+            reply, len(steps), interface, past_end=past_end, reading=ctx.suggestion_reading
+        )
     except mem.ReflectionError as problem:
         update["trials"] = edit(trials, [*trials, record(state, reflection=reply, reflection_error=str(problem))])
         return update

@@ -144,6 +144,18 @@ async def test_the_papers_planner_screen_without_the_disabled_id_is_an_option(tm
     assert "<button>Cancel</button>" in screen_in(prompts_seen(spec)[3])
 
 
+# --- a B worded in prose is enforced as the original code executes it -----------------------------
+
+
+@pytest.mark.parametrize("reading, sources", [("code", ["enforce"]), ("grammar", ["plan"])])
+async def test_a_click_b_worded_in_prose_is_enforced_as_the_original_code(tmp_path, reading, sources):
+    reply = "For action index=1, you should click the button with id=5."
+    spec = scripted(tmp_path, ["click id=1", "cancelled", reply, "click id=5"])
+    out = await run(spec, "button/0", suggestion_reading=reading)
+    assert out["success"] and out["trials"][1]["sources"] == sources
+    assert len(prompts_seen(spec)) == (3 if reading == "code" else 4)  # enforced: no planning call
+
+
 # --- hold and release are judged like every action (Sec. 3.4; the original code) ----------------
 
 
