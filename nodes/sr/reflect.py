@@ -3,9 +3,10 @@
 After a trial that did not end correct, the model reads the trajectory as Appendix E lays it
 out: for every index k, the screen the k-th action was taken on, without the ids the memory
 disables at that step (as the original code removes them here, and only here; in the paper's
-setting ``hide_failed_clicks="planning"`` the planner was shown the screen so), then the action itself; then the prompt of the trial's end status. It
-answers "For action index=A, you should B." which updates the structured memory. The layout
-and whitespace are those of the paper's code (``prompt_for_reflective_replay``).
+setting ``hide_failed_clicks="planning"`` the planner was shown the screen so), then the action
+itself; then the prompt of the trial's end status. It answers "For action index=A, you should
+B." which updates the structured memory. The layout and whitespace are those of the paper's
+code (``prompt_for_reflective_replay``).
 
 Options: ``reflection_screens="first"`` shows the trial's first screen only, then the actions
 (Sec. 7.5: on social-media-all the full trace overruns the model's input, and its screens
@@ -73,10 +74,8 @@ def shown_steps(state: SRState, context: SRContext, interface: Interface) -> lis
     if not constrains(context) or constrains_planning(context):
         return steps
     memory = state["memory"]
-    return [
-        StepRecord(**{**step, "screen": interface.without_elements(step.get("screen", ""), mem.disabled_ids(memory, k))})
-        for k, step in enumerate(steps)
-    ]
+    hidden = [interface.without_elements(s.get("screen", ""), mem.disabled_ids(memory, k)) for k, s in enumerate(steps)]
+    return [StepRecord(**{**step, "screen": screen}) for step, screen in zip(steps, hidden, strict=True)]
 
 
 def reflection_prompt(state: SRState, context: SRContext, interface: Interface) -> str:

@@ -126,7 +126,14 @@ PROSE_B = "For action index=1, you should click the OK button."  # no id: the pl
 async def test_a_disabled_click_loses_its_id_only_in_the_reflection_prompt_as_the_original_code(tmp_path):
     spec = scripted(
         tmp_path,
-        ["click id=1", "cancelled", PROSE_B, "click id=1", "cancelled again", "For action index=1, you should click id=5."],
+        [
+            "click id=1",
+            "cancelled",
+            PROSE_B,
+            "click id=1",
+            "cancelled again",
+            "For action index=1, you should click id=5.",
+        ],
     )
     out = await run(spec, "button/0")
     assert out["memory"]["entries"]["0"]["disabled"] == ["1"] and out["success"]
@@ -138,7 +145,9 @@ async def test_a_disabled_click_loses_its_id_only_in_the_reflection_prompt_as_th
 
 
 async def test_the_papers_planner_screen_without_the_disabled_id_is_an_option(tmp_path):
-    spec = scripted(tmp_path, ["click id=1", "cancelled", PROSE_B, "click id=1", "For action index=1, you should click id=5."])
+    spec = scripted(
+        tmp_path, ["click id=1", "cancelled", PROSE_B, "click id=1", "For action index=1, you should click id=5."]
+    )
     out = await run(spec, "button/0", hide_failed_clicks="planning")
     assert [t["status"] for t in out["trials"]] == ["failed", "exception", "correct"]  # the env refuses id=1
     assert "<button>Cancel</button>" in screen_in(prompts_seen(spec)[3])
