@@ -71,6 +71,11 @@ class SRContext(Context):
         "longest of the samples its model server returns (util.take_longest; the code sets no count)",
         min=1,
     )
+    enforce_failed: bool = setting(
+        True,
+        "B is enforced at A even when it already failed there, as the original code enforces every B; false: "
+        "the paper's rule (section 5.2), B is enforced only if it is not a failed attempt, else the planner decides",
+    )
     suggestion_reading: Literal["code", "grammar"] = setting(
         "code",
         "how B is read to be enforced: code, as the original code executes it (a B that starts with click, tap "

@@ -3,12 +3,14 @@
 The memory is keyed by step. A reflection "For action index=A, you should B." on a failed
 trial (1) keeps the trial's steps before A as a replay prefix, executed without model calls
 in the next trial (the env is reset with the same seed, so they lead to the same screen);
-(2) stores the reflection at A, with B enforced there unless B is itself an action that
-already failed at A; (3) adds the action taken at A to A's failed set and, for a click, its
-id to A's disabled ids (disabled on the screen at A) unless B is to be taken on that very
-element (element ids as the env's interface reads them from an action; an env without element
-ids has none, and an env that cannot disable elements keeps them on screen, nodes/sr/constrain.py:
-there the failed list alone keeps a failed B from being enforced again); (4) clears every entry
+(2) stores the reflection at A, with B enforced there (as the original code does; with
+``enforce_failed=False``, as the paper says, unless B is itself an action that already failed
+at A); (3) adds the action taken at A to A's failed set and, for a click, its id to A's
+disabled ids (by the rule ``disable_clicks`` picks; removed from the screens the model sees at A,
+nodes/sr/constrain.py; element ids as the env's interface reads them from an action; an env
+without element ids has none, and an env that cannot disable elements keeps them on screen:
+there the failed list alone keeps a failed B from being enforced again, with
+``enforce_failed=False``); (4) clears every entry
 after A, now outdated. Replayed steps keep the stage they were
 taken in, so the next trial replays them stage by stage. Every reflection is also kept in
 order (``reflections``), which is all the ablation without structured memory shows the
@@ -91,13 +93,19 @@ def entry_at(memory: Memory, step: int) -> MemoryEntry | None:
     return memory["entries"].get(str(step))
 
 
-def enforced_action(memory: Memory, step: int, interface: Interface) -> str:
-    """B at ``step`` if it may be enforced: a grammar action not already failed there."""
+def enforced_action(
+    memory: Memory, step: int, interface: Interface, *, again: bool = False, refused: bool = True
+) -> str:
+    """B at ``step`` if it may be enforced: a grammar action, not already failed there unless
+    ``again`` (the original code enforces every B; the paper only one that has not failed,
+    Sec. 5.2), and not a click on an id the env refuses there when ``refused``."""
     entry = entry_at(memory, step)
     if not entry or not entry.get("action"):
         return ""
     action = entry["action"]
-    if action in entry.get("failed", []) or clicked_element(action, interface) in entry.get("disabled", []):
+    if not again and action in entry.get("failed", []):
+        return ""
+    if refused and clicked_element(action, interface) in entry.get("disabled", []):
         return ""
     return action
 

@@ -82,7 +82,8 @@ async def test_the_papers_in_progress_for_a_trial_out_of_actions_is_an_option(tm
 )
 async def test_a_failed_click_suggested_again_is_not_enforced_and_the_planner_decides(tmp_path, rule, cancel):
     spec = scripted(tmp_path, ["click id=1", "cancelled", "For action index=1, you should click id=1.", "click id=5"])
-    out = await run(spec, "button/0", disable_clicks=rule, hide_failed_clicks="planning")
+    # the paper's setting: a failed B is not enforced again, a disabled id leaves the planner's screen
+    out = await run(spec, "button/0", disable_clicks=rule, hide_failed_clicks="planning", enforce_failed=False)
     assert [t["sources"] for t in out["trials"]] == [["plan"], ["plan"]] and out["success"]
     assert cancel in screen_in(prompts_seen(spec)[3])
     assert "- For action index=1, you should click id=1." in prompts_seen(spec)[3]
@@ -151,6 +152,30 @@ async def test_the_papers_planner_screen_without_the_disabled_id_is_an_option(tm
     out = await run(spec, "button/0", hide_failed_clicks="planning")
     assert [t["status"] for t in out["trials"]] == ["failed", "exception", "correct"]  # the env refuses id=1
     assert "<button>Cancel</button>" in screen_in(prompts_seen(spec)[3])
+
+
+# --- a B that already failed at A is enforced again, as the original code enforces every B ------
+
+FAILED_TWICE = [
+    "click id=1",
+    "clicked Cancel",
+    "For action index=1, you should click id=3.",
+    "clicked Help",
+    "For action index=1, you should click id=1.",  # B failed in trial 1
+]
+
+
+async def test_a_b_that_already_failed_is_enforced_again_as_the_original_code(tmp_path):
+    spec = scripted(tmp_path, [*FAILED_TWICE, "clicked Cancel again"])
+    out = await run(spec, "button/0", max_trials=3)
+    assert [t["sources"] for t in out["trials"]] == [["plan"], ["enforce"], ["enforce"]]
+    assert out["trials"][2]["actions"] == ["click id=1"] and not out["success"]
+
+
+async def test_the_papers_rule_lets_the_planner_decide_where_b_already_failed(tmp_path):
+    spec = scripted(tmp_path, [*FAILED_TWICE, "click id=5"])
+    out = await run(spec, "button/0", max_trials=3, enforce_failed=False)
+    assert [t["sources"] for t in out["trials"]] == [["plan"], ["enforce"], ["plan"]] and out["success"]
 
 
 # --- a B worded in prose is enforced as the original code executes it -----------------------------

@@ -102,7 +102,8 @@ async def test_b_that_already_failed_is_not_enforced_and_both_ids_are_disabled(t
             "click id=5",
         ],
     )
-    out = await run(spec, "button/0", hide_failed_clicks="planning")  # the paper's: on the planner's screen
+    # the paper's setting: a failed B is not enforced, disabled ids leave the planner's screen
+    out = await run(spec, "button/0", hide_failed_clicks="planning", enforce_failed=False)
     assert [t["sources"] for t in out["trials"]] == [["plan"], ["enforce"], ["plan"]]
     assert out["success"] and out["memory"]["entries"]["0"]["disabled"] == ["1", "3"]
     shown = screen_in(prompts_seen(spec)[-1])

@@ -163,6 +163,8 @@ def test_failed_attempts_accumulate_and_a_failed_b_is_not_enforced():
     assert memory["entries"]["0"]["failed"] == ["click id=1", "click id=2"]
     assert disabled_ids(memory, 0) == ["1", "2"]
     assert enforced_action(memory, 0, MINIWOB) == ""  # B=click id=1 already failed: the planner decides
+    # the original code enforces it all the same (on an id the env does not refuse)
+    assert enforced_action(memory, 0, MINIWOB, again=True, refused=False) == "click id=1"
 
 
 def test_no_disable_when_b_acts_on_the_same_element_and_none_for_keys():
