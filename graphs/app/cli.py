@@ -487,8 +487,22 @@ def build_parser(method: Method | None = None) -> Parser:
     _common(fk)
     fk.set_defaults(handler=_lazy("timetravel", "cmd_fork"))
 
-    view = sub.add_parser("view", help="a run's trajectory (or a results file's runs) as self-contained HTML")
-    view.add_argument("target", metavar="THREAD_ID|RESULTS.jsonl")
+    view = sub.add_parser(
+        "view", help="a run's trajectory and model calls (or a results file's runs) as self-contained HTML"
+    )
+    view.add_argument("target", metavar="THREAD_ID|RESULTS.jsonl", nargs="?")
+    view.add_argument(
+        "--compare",
+        nargs=2,
+        metavar=("A", "B"),
+        help="two runs of one task side by side, step by step: thread ids, or results files with --task",
+    )
+    view.add_argument("--task", help="with --compare and results files: the task whose rows to compare")
+    view.add_argument(
+        "--recording",
+        metavar="FILE",
+        help="a recording of the run (--record) to read model calls from where its checkpoints lack them",
+    )
     view.add_argument("--out", default="views", help="folder for the pages (default views)")
     view.add_argument("--serve", action="store_true", help="then serve them on localhost")
     view.add_argument("--port", type=int, default=8000)
