@@ -13,7 +13,6 @@ import shutil
 import pytest
 
 from graphs.app.checkpoint import open_checkpointer
-from graphs.app.cli import main
 from graphs.app.runner import thread_metadata
 from tests.nodes.test_checkpoint_format import CALLS_WRITTEN, FILE, THREAD
 from tests.support.laser_demo import write_demo_script

@@ -1,5 +1,5 @@
 """The ``introspect`` command: run, resume, evaluate, train, list graphs, history, fork, view,
-report, data, demo.
+report, export, data, demo.
 
 Exit status: 0 when the command did its work; 2 for bad input (unknown method, env or
 task, a malformed or unknown model, a missing key, a setting out of range, an unusable
@@ -508,6 +508,22 @@ def build_parser(method: Method | None = None) -> Parser:
     view.add_argument("--port", type=int, default=8000)
     _checkpoint(view)
     view.set_defaults(handler=_lazy("view", "cmd_view"))
+
+    export = sub.add_parser("export", help="a results file's or a study's trajectories as JSONL for training")
+    export.add_argument("source", metavar="RESULTS.jsonl|STUDY")
+    export.add_argument(
+        "--format",
+        required=True,
+        choices=("chat", "steps"),
+        help="chat: one line per model call, in OpenAI's fine-tuning format; steps: one line per env step "
+        "with its observation, action, reward and the method's introspection",
+    )
+    export.add_argument("--out", metavar="FILE", help="the JSONL to write (default NAME.FORMAT.jsonl here)")
+    export.add_argument("--success-only", action="store_true", help="only the runs that succeeded")
+    export.add_argument("--method", help="only this method's runs")
+    export.add_argument("--env", help="only the runs on this env")
+    _checkpoint(export)
+    export.set_defaults(handler=_lazy("export", "cmd_export"))
 
     demo = sub.add_parser("demo", help="an offline scripted run")
     demo.add_argument("name", nargs="?", help="which demo (default: laser)")
