@@ -360,7 +360,8 @@ def cmd_view(args: Any) -> int:
     if args.task and args.compare is None:
         raise UsageError("--task picks the row of a results file to --compare")
     if args.compare is not None:
-        opened = asyncio.run(write_compare(*args.compare, Path(args.out), args.checkpoint, args.task))
+        a, b = args.compare
+        opened = asyncio.run(write_compare(a, b, Path(args.out), args.checkpoint, args.task))
     else:
         opened = asyncio.run(write_views(args.target, Path(args.out), args.checkpoint, args.recording))
     print(f"wrote {opened}")
