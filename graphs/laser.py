@@ -154,6 +154,15 @@ def structures(states: Sequence[Mapping[str, Any]]) -> list[tuple[str, Any]]:
     return [("state path", " -> ".join(path)), ("buffer", without_pages(states[-1].get("buffer")))]
 
 
+def introspection(states: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """``introspect export --format steps``: the state the page was in and the items examined."""
+    values = states[-1]
+    return {
+        "laser_state": values.get("laser_state") or "",
+        "examined": [item.get("title", "") for item in values.get("buffer") or []],
+    }
+
+
 graph = build_graph()
 
 METHOD = Method(
@@ -173,7 +182,7 @@ METHOD = Method(
         "LASER - backup (Table 1)": "--set backup=false",
         "text generation instead of function calls (Table 3)": "--set tool_mode=json",
     },
-    view=View(structures=structures),
+    view=View(structures=structures, introspection=introspection),
     report=Report(tables=report.tables, figures=report.figures),
     prompts=SHIPPED.folder("laser"),
 )

@@ -200,6 +200,18 @@ def marks(before: Mapping[str, Any], after: Mapping[str, Any]) -> list[tuple[str
     ]
 
 
+def introspection(states: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """``introspect export --format steps``: the trial, the rest of the stage's plan, the
+    reflection memory (by step index) and each ended trial's reflection."""
+    values = states[-1]
+    return {
+        "trial": values.get("trial"),
+        "plan": [planned.get("action", "") for planned in values.get("pending") or []],
+        "reflections": (values.get("memory") or {}).get("entries") or {},
+        "trial_reflections": [t["reflection"] for t in values.get("trials") or [] if t.get("reflection")],
+    }
+
+
 METHOD = Method(
     name="structured_reflection",
     title="Structured Reflection",
@@ -216,7 +228,7 @@ METHOD = Method(
     narrate=narrate,
     studio_graphs={"structured_reflection": "graph"},
     baselines={"iterative planning (Table 8)": "--set planning=iterative"},
-    view=View(structures=structures, marks=marks),
+    view=View(structures=structures, marks=marks, introspection=introspection),
     report=Report(tables=report.tables, figures=report.figures),
     prompts=SHIPPED.folder("structured_reflection"),
 )

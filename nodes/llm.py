@@ -21,6 +21,7 @@ providers keep their own client's retry policy, uncounted.
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Callable, Mapping, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -31,7 +32,8 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 from pydantic import SecretStr
 
 from errors import IntrospectError, UserError
-from nodes.recording import RECORDER, ReplayChatModel, record_call, request_record
+from nodes.calls import ModelCall
+from nodes.recording import ReplayChatModel, call_record, record_call, request_record
 from nodes.scripted import ScriptedChatModel, cut_at_stop
 from nodes.secrets import redact
 from nodes.usage import Usage, add_usage, empty_usage, load_prices, usage_of_call
@@ -212,7 +214,8 @@ class Caller:
 
     ``position`` starts at the model-call count in state, which is how a scripted
     model knows which reply comes next, also after a resume; with ``task`` (the state's
-    task id) it keys a recorded call (nodes.recording).
+    task id) it keys a recorded call (nodes.recording). ``calls`` keeps the record of every
+    call made (nodes.calls), which ``model_node`` writes to the state's call log.
     """
 
     def __init__(
@@ -233,6 +236,7 @@ class Caller:
         self.model = model_for(spec, temperature, max_tokens, top_p, timeout=timeout, retries=retries)
         self.position = calls_before
         self.usage: Usage = empty_usage()
+        self.calls: list[ModelCall] = []  # this node's calls, for the state's call log (nodes.calls)
 
     async def __call__(
         self,
@@ -274,19 +278,17 @@ class Caller:
         runnable: Any = model
         if tools:
             runnable = runnable.bind_tools(list(tools), **({"tool_choice": tool_choice} if tool_choice else {}))
-        request = None  # what was asked, as JSON: only to record it or check it against a recording
-        if RECORDER.get() is not None or isinstance(model, ReplayChatModel):
-            request = request_record(
-                messages,
-                tools,
-                tool_choice,
-                stop,
-                {
-                    "max_tokens": (limit or {}).get("max_tokens", self.max_tokens),
-                    "temperature": self.temperature,
-                    "top_p": self.top_p,
-                },
-            )
+        request = request_record(  # what was asked, as JSON: for the call log, a recording, a replay's check
+            messages,
+            tools,
+            tool_choice,
+            stop,
+            {
+                "max_tokens": (limit or {}).get("max_tokens", self.max_tokens),
+                "temperature": self.temperature,
+                "top_p": self.top_p,
+            },
+        )
         if isinstance(model, ScriptedChatModel):  # a script has no limit to build with: it records it
             runnable = runnable.bind(script_position=self.position, **(limit or {}))
             if isinstance(model, ReplayChatModel):
@@ -295,6 +297,7 @@ class Caller:
             runnable = runnable.bind(stop=list(stop))
         attempts = Attempts(limit=self.retries + 1)
         token = _ATTEMPTS.set(attempts)
+        started = time.monotonic()
         try:
             message = before_stop(await runnable.ainvoke(list(messages)), stop)
         except Exception as exc:  # noqa: BLE001 - the client has retried what was worth retrying
@@ -303,8 +306,11 @@ class Caller:
             raise ModelCallError(f"model call failed{tried}: {type(exc).__name__}: {exc}", spent) from exc
         finally:
             _ATTEMPTS.reset(token)
-        if request is not None:
-            await record_call(spec, self.task, self.position, request, message)
+        call = call_record(
+            spec, self.task, self.position, request, message, time.monotonic() - started, attempts.retries
+        )
+        self.calls.append(call)
+        await record_call(call)
         self.position += 1
         await load_prices(spec)
         self.usage = add_usage(self.usage, usage_of_call(spec, message.usage_metadata, attempts.retries))

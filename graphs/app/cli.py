@@ -1,5 +1,5 @@
 """The ``introspect`` command: run, resume, evaluate, train, list graphs, history, fork, view,
-report, data, demo.
+report, export, data, demo.
 
 Exit status: 0 when the command did its work; 2 for bad input (unknown method, env or
 task, a malformed or unknown model, a missing key, a setting out of range, an unusable
@@ -487,13 +487,43 @@ def build_parser(method: Method | None = None) -> Parser:
     _common(fk)
     fk.set_defaults(handler=_lazy("timetravel", "cmd_fork"))
 
-    view = sub.add_parser("view", help="a run's trajectory (or a results file's runs) as self-contained HTML")
-    view.add_argument("target", metavar="THREAD_ID|RESULTS.jsonl")
+    view = sub.add_parser(
+        "view", help="a run's trajectory and model calls (or a results file's runs) as self-contained HTML"
+    )
+    view.add_argument("target", metavar="THREAD_ID|RESULTS.jsonl", nargs="?")
+    view.add_argument(
+        "--compare",
+        nargs=2,
+        metavar=("A", "B"),
+        help="two runs of one task side by side, step by step: thread ids, or results files with --task",
+    )
+    view.add_argument("--task", help="with --compare and results files: the task whose rows to compare")
+    view.add_argument(
+        "--recording",
+        metavar="FILE",
+        help="a recording of the run (--record) to read model calls from where its checkpoints lack them",
+    )
     view.add_argument("--out", default="views", help="folder for the pages (default views)")
     view.add_argument("--serve", action="store_true", help="then serve them on localhost")
     view.add_argument("--port", type=int, default=8000)
     _checkpoint(view)
     view.set_defaults(handler=_lazy("view", "cmd_view"))
+
+    export = sub.add_parser("export", help="a results file's or a study's trajectories as JSONL for training")
+    export.add_argument("source", metavar="RESULTS.jsonl|STUDY")
+    export.add_argument(
+        "--format",
+        required=True,
+        choices=("chat", "steps"),
+        help="chat: one line per model call, in OpenAI's fine-tuning format; steps: one line per env step "
+        "with its observation, action, reward and the method's introspection",
+    )
+    export.add_argument("--out", metavar="FILE", help="the JSONL to write (default NAME.FORMAT.jsonl here)")
+    export.add_argument("--success-only", action="store_true", help="only the runs that succeeded")
+    export.add_argument("--method", help="only this method's runs")
+    export.add_argument("--env", help="only the runs on this env")
+    _checkpoint(export)
+    export.set_defaults(handler=_lazy("export", "cmd_export"))
 
     demo = sub.add_parser("demo", help="an offline scripted run")
     demo.add_argument("name", nargs="?", help="which demo (default: laser)")

@@ -70,10 +70,15 @@ def graph_for(method: Method, checkpointer: BaseCheckpointSaver | None) -> Any:
 
 def run_config(thread_id: str, method: Method, context: Context) -> RunnableConfig:
     """The thread's config; its metadata (the method's name, the Context) makes the thread
-    resumable by id alone."""
+    resumable by id alone, and names the recording its calls go to (``--record``), if any."""
+    from nodes.recording import RECORDER
+
+    metadata = {"introspect_method": method.name, "introspect_context": json.dumps(context.to_dict())}
+    if (recorder := RECORDER.get()) is not None:  # where `introspect view` finds the calls' record
+        metadata["introspect_recording"] = str(recorder.path.resolve())
     return {
         "configurable": {"thread_id": thread_id},
-        "metadata": {"introspect_method": method.name, "introspect_context": json.dumps(context.to_dict())},
+        "metadata": metadata,
         "recursion_limit": max(method.recursion_limit(context), DEFAULT_RECURSION_LIMIT),
     }
 
