@@ -52,6 +52,11 @@ class AutoPlanContext(TrainingContext):
         "changes the envs it names (--set max_actions='{\"hotpotqa\": 12}'), an integer sets every env's",
         min=1,
     )
+    formalizer_sampling: Literal["acting", "greedy"] = setting(
+        "acting",
+        "how the formalizer decodes: with the acting calls' temperature and top_p (acting, the default: the "
+        "original code's formalizer call takes the run's sampling) or greedily (greedy)",
+    )
     plan: str = setting("", "the plan to follow (empty: ReAct zero-shot)")
     reflect_flaw_revision: bool = setting(
         True, "SIR reflection with flaw identification and revision (false: summary only)"
