@@ -61,6 +61,11 @@ class AutoPlanContext(TrainingContext):
     reflect_flaw_revision: bool = setting(
         True, "SIR reflection with flaw identification and revision (false: summary only)"
     )
+    prompt_wording: Literal["original", "paper"] = setting(
+        "original",
+        "the words of ALFWorld's Flaw and Upd prompts: the original code's (original, the default) or the "
+        "paper's Table 2 (paper); the other prompts are the code's either way",
+    )
     seed: int = setting(0, "seed of the order batches walk the training pool in")
     shuffle_pool: bool = setting(
         False,
