@@ -72,11 +72,11 @@ class AutoPlanContext(TrainingContext):
         "false: walk the training pool in its listed order (the original code, the default); true: in a "
         "seeded shuffle per epoch (the paper draws its instances 'randomly')",
     )
-    few_shot: Literal["none", "react", "react_autoplan"] = setting(
+    few_shot: Literal["none", "react", "react_3prompts"] = setting(
         "none",
-        "Table 3's ReAct K-shot baselines, ReAct's own examples in place of the plan (react: as ReAct's "
-        "runners pick them; react_autoplan: ALFWorld's from the file AutoPlan's code reads); see "
-        "nodes.autoplan.few_shot",
+        "Table 3's ReAct K-shot baselines, ReAct's own examples in place of the plan (react: ALFWorld's from "
+        "alfworld.json, the file AutoPlan's code reads; react_3prompts: from alfworld_3prompts.json, as ReAct's "
+        "own runner picks them); see nodes.autoplan.few_shot",
     )
     transcript: Literal["paper", "original"] = setting(
         "original",
