@@ -5,7 +5,8 @@ the original code's temperature 1.0) for the acting calls while training, 35 ste
 experience on ALFWorld and 10 on HotpotQA, a batch of 4 and 3 iterations, and HotpotQA answers
 judged by the original's judge model (``judge``). Where the paper and the original code differ
 the default is the code's, which produced the published numbers (the chat as it sends it, the
-training pool in its listed order); the paper's wording is the option.
+training pool in its listed order, the words of its prompts and of ALFWorld's refusals, its
+formalizer's sampling); the paper's wording is the option.
 
 The judge: the paper's HotpotQA accuracy is judged (Table 3b), and AutoPlan's code scores every
 answer by asking GPT-4 (``gpt-4-0314``, temperature 0) whether it is equivalent to the gold
@@ -85,6 +86,11 @@ class AutoPlanContext(TrainingContext):
         "writes H_t (paper); see nodes.autoplan.transcript",
     )
 
+    feedback_wording: Literal["original", "table6"] = setting(
+        "original",
+        "the words of ALFWorld's refusals: the original code's sentences and order of checks (original, the "
+        "default) or the paper's Table 6 (table6); the env option feedback_wording, which this sets, wins",
+    )
     judge: str = setting(
         ORIGINAL_JUDGE,
         "the model that judges HotpotQA answers, as the original code scores them (off: exact match; run: the "
@@ -104,9 +110,15 @@ class AutoPlanContext(TrainingContext):
         super().__post_init__()
 
     def env_settings(self) -> dict[str, Any]:
-        """HotpotQA gets this method's ``judge`` unless its own options name one."""
+        """The paper setting's env options, under the ones given: HotpotQA gets this method's
+        ``judge``; ALFWorld the refusals' ``feedback_wording`` and ``react_think=False`` (the
+        original code sends "think: ..." to the game, which refuses it)."""
         given = super().env_settings()
-        return {"judge": self.judge, **given} if self.env == "hotpotqa" else given
+        defaults = {
+            "hotpotqa": {"judge": self.judge},
+            "alfworld": {"feedback_wording": self.feedback_wording, "react_think": False},
+        }
+        return {**defaults.get(self.env, {}), **given}
 
     def steps(self) -> int:
         """The step limit of one experience in this run's env."""

@@ -9,9 +9,10 @@ plan would be (Context.few_shot), as AutoPlan's original code runs it:
   ``react_<type>_0``, from ``alfworld.json``, the file AutoPlan's code reads for this baseline
   (``few_shot="react"``: the examples behind Table 3's numbers), or from
   ``alfworld_3prompts.json`` as ReAct's own runner picks them (``few_shot="react_3prompts"``);
-  shown without ReAct's ``> `` prompt marks, as AutoPlan's code shows them. The action is taken as the model writes it, without the formalizer (the
-  original's ReAct mode): the examples teach ALFWorld's own commands and ``think: ...``,
-  which the formalizer has no form for.
+  shown without ReAct's ``> `` prompt marks, as AutoPlan's code shows them. The action is
+  taken as the model writes it, without the formalizer (the original's ReAct mode): the
+  examples teach ALFWorld's own commands. A ``think: ...`` they also teach goes to the game,
+  which refuses it, as in the original (AutoPlanContext.env_settings: ``react_think=False``).
 - HotpotQA: ``webthink_simple6`` (6 examples) from ``prompts_naive.json`` for both values; the
   formalizer still turns ``Search[...]`` into the env's grammar, as in the original.
 

@@ -68,9 +68,7 @@ async def plan(state: TrainState, runtime: Runtime[AutoPlanContext], config: Run
     iteration = iteration_of(state)
     reflections = of_iteration(state.get("reflections") or [], iteration)
     interface = await env_interface(runtime.context)
-    messages: list[BaseMessage] = [
-        HumanMessage(update_prompt(env, interface, state, runtime.context.prompt_wording))
-    ]
+    messages: list[BaseMessage] = [HumanMessage(update_prompt(env, interface, state, runtime.context.prompt_wording))]
     while True:
         reply = (await ask(llm, messages, env, "update")).strip()
         new_plan = clean_plan(reply) or state["plans"][-1]

@@ -2,7 +2,8 @@
 local OpenAI-compatible stub. Sampling (paper 4.2): while training, the thought and action
 calls use nucleus sampling (top_p 0.9, temperature 1.0) and so does the formalizer (the original
 code's); the SIR reflection and the plan update are greedy; inference is greedy; --temperature /
---set top_p change the acting calls (and the formalizer) only. Length (the original code; the paper is silent): stop sequences and token
+--set top_p change the acting calls (and the formalizer) only.
+Length (the original code; the paper is silent): stop sequences and token
 limits per call kind, and replies cut at the stop even when a server ignores it."""
 
 from __future__ import annotations

@@ -5,6 +5,9 @@ tasks/hotpotqa.py, ``run``), with the code's own ``format`` layout, so a changed
 shows here as a difference in one character. Table 2's words are the option
 ``prompt_wording="paper"``."""
 
+# the reference is the original's code as written: its str.format calls, long lines, trailing spaces
+# ruff: noqa: UP032, E501, W291
+
 from __future__ import annotations
 
 import prompts
@@ -24,7 +27,7 @@ ALFWORLD_DESCRIPTION = r"""You need to interact with a simulated household to so
 (8) heat object i with recep j
 (9) cool object i with recep j
 You job is to {} 
-""".format("Heat some object and put it in/on some receptacle.")  # noqa: E501
+""".format("Heat some object and put it in/on some receptacle.")
 ALFWORLD_FLAW = (
     "Identify all flawed parts of the plan/action. Remember in this game things are not like real world. "
     "The system message is always correct and the game plan/action may have flaws."
@@ -39,7 +42,7 @@ ALFWORLD_UPDATE = (
 HOTPOTQA_DESCRIPTION = """Solve a question answering task through actions which can be of three types: 
 (1) search[entity]: search the entity on Wikipedia. If there is an exact match of the entity, open its Wikipedia page and return the first paragraph. If not, it will return some related entities.
 (2) lookup[keyword]: return the next sentence containing the keyword in the current Wikipedia page opened by search[].
-(3) finish[answer]: return the answer and finish the task."""  # noqa: E501, W291
+(3) finish[answer]: return the answer and finish the task."""
 HOTPOTQA_FLAW = "Identify all flawed parts of the plan (not flawed action). Only the flawed part."
 HOTPOTQA_UPDATE = (
     "Based on the above {} experiences of the task, rewrite the current task plan. The plan should not be specific "
@@ -71,15 +74,17 @@ def original_alfworld_update() -> str:
     final_msg += "Current Game Plan:\n{}\n\n".format(PLAN)
     final_msg += "=" * 10 + "Game Experiences Begin" + "=" * 10 + "\n\n"
     for env_idx, (objective, success, summary, flaw, revision) in enumerate(JOBS):
-        final_msg += "Job {}:\n{}\nResult of Job {}:\n{}\nSummary of Job {}:\n{}\nFlawed Actions of Job {}:\n{}\n".format(
-            env_idx,
-            "You job is to " + objective.rstrip("."),
-            env_idx,
-            "Succeeded" if success else "Failed",
-            env_idx,
-            summary,
-            env_idx,
-            flaw,
+        final_msg += (
+            "Job {}:\n{}\nResult of Job {}:\n{}\nSummary of Job {}:\n{}\nFlawed Actions of Job {}:\n{}\n".format(
+                env_idx,
+                "You job is to " + objective.rstrip("."),
+                env_idx,
+                "Succeeded" if success else "Failed",
+                env_idx,
+                summary,
+                env_idx,
+                flaw,
+            )
         )
         final_msg += "Suggested Revision of Plan from Job {}:\n{}\n".format(env_idx, revision)
     final_msg += "=" * 10 + "Game Experiences End" + "=" * 10 + "\n\n"
@@ -127,7 +132,8 @@ def test_table_2s_update_request_is_the_option():
     assert "Pay attention to summary of successful jobs" in paper
     assert "The plan should be generalizable to all job objectives." in paper
     assert paper.endswith("in the form as in game description.\n\nNew Game Plan:")
-    assert paper.split("==========Game Experiences End==========")[0] == (
-        original_alfworld_update().split("==========Game Experiences End==========")[0]
+    assert (
+        paper.split("==========Game Experiences End==========")[0]
+        == (original_alfworld_update().split("==========Game Experiences End==========")[0])
     )  # the layout is the code's either way
     assert prompts.load("autoplan/update_request").startswith("Based on the above {count} experiences of the task")
