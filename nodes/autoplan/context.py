@@ -114,7 +114,7 @@ class AutoPlanContext(TrainingContext):
         ``judge``; ALFWorld the refusals' ``feedback_wording`` and ``react_think=False`` (the
         original code sends "think: ..." to the game, which refuses it)."""
         given = super().env_settings()
-        defaults = {
+        defaults: dict[str, dict[str, Any]] = {
             "hotpotqa": {"judge": self.judge},
             "alfworld": {"feedback_wording": self.feedback_wording, "react_think": False},
         }
