@@ -32,7 +32,7 @@ from typing import Any
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
 
-from envs.base import make_env
+from envs.base import env_class, make_env
 from graphs.app.runner import Outcome, drive, outcome_of
 from graphs.method import Method
 from nodes.context import Context
@@ -137,6 +137,7 @@ def row_for(
         "retries": int(usage.get("retries", 0)),
         "seconds": round(seconds, 3),
         "error": error,
+        **env_class(context.env).task_fields(task_id),
     }
     if state.get("evaluation"):
         row["evaluation"] = state["evaluation"]  # the benchmark's own scoring: evaluators, EM/F1, judge

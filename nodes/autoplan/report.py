@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from nodes.report import NONE, Config, Curves, Figure, Table, mean, number, percent, rate, total_cost
+from nodes.report import NONE, Config, Curves, Figure, Table, counted, mean, number, percent, rate, total_cost
 from nodes.usage import dollars
 
 TYPE_LABELS = ("Pick", "Light", "Clean", "Heat", "Cool", "Pick Two")  # in ALFWorld's type order, as Table 3a
@@ -56,7 +56,7 @@ def hotpotqa_scores(config: Config) -> dict[str, Any]:
     judged = [e.get("judge") for e in evaluations]
     any_judged = any(v is not None for v in judged)
     return {
-        "questions": len(ran),
+        "questions": counted(ran),
         "answered": sum("answer" in e for e in evaluations),
         "em": mean([float(e.get("em") or 0) for e in evaluations]),
         "f1": mean([float(e.get("f1") or 0) for e in evaluations]),
@@ -88,7 +88,7 @@ def hotpotqa_table(configs: list[Config]) -> Table:
         table.rows.append(
             [
                 c.label,
-                str(s["questions"]),
+                s["questions"],
                 str(s["answered"]),
                 percent(s["em"]),
                 percent(s["f1"]),
@@ -113,7 +113,7 @@ def cost_table(configs: list[Config]) -> Table:
         table.rows.append(
             [
                 c.label,
-                str(len(rows)),
+                counted(rows),
                 *(
                     number(mean([float(r.get(k) or 0) for r in rows]), 1)
                     for k in ("model_calls", "input_tokens", "output_tokens")
