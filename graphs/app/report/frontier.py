@@ -32,18 +32,24 @@ DOLLARS = "cost per run ($)"
 TOKENS = "tokens per run (in + out)"
 
 
-def _tokens(config: Config) -> float:
-    return sum(int(r.get("input_tokens") or 0) + int(r.get("output_tokens") or 0) for r in config.rows)
+def tokens_per_run(config: Config) -> float:
+    """Tokens in + out per run (a task in one repeat), over every run, errors too."""
+    rows = config.rows
+    return sum(int(r.get("input_tokens") or 0) + int(r.get("output_tokens") or 0) for r in rows) / len(rows)
+
+
+def dollars_per_run(config: Config) -> float | None:
+    """Cost per run; None when the model is unpriced."""
+    cost = total_cost(config.rows)
+    return None if cost is None else cost / len(config.rows)
 
 
 def frontier(configs: list[Config]) -> Frontier:
     """The points of ``configs`` that ran to an outcome (one env's, to be comparable) and their front."""
     ran = [c for c in configs if c.ran]
-    costs = {c.number: total_cost(c.rows) for c in ran}
+    costs = {c.number: dollars_per_run(c) for c in ran}
     priced = all(cost is not None for cost in costs.values())
-    points = [
-        Point(c, ((costs[c.number] or 0.0) if priced else _tokens(c)) / len(c.rows), rate(c.ran) or 0.0) for c in ran
-    ]
+    points = [Point(c, (costs[c.number] or 0.0) if priced else tokens_per_run(c), rate(c.ran) or 0.0) for c in ran]
     front = [p for p in points if not any(_dominates(q, p) for q in points)]
     return Frontier(DOLLARS if priced else TOKENS, points, sorted(front, key=lambda p: (p.cost, p.success)))
 

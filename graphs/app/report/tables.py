@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from graphs.app.report.frontier import frontier
+from graphs.app.report.frontier import dollars_per_run, frontier, tokens_per_run
 from graphs.app.report.repeats import repeated, task_means
 from graphs.app.report.stats import RESAMPLES, SEED, Difference, Spread, paired_bootstrap
 from nodes.report import NONE, Config, Table, counted, mean, number, percent, rate, total_cost
@@ -193,20 +193,17 @@ def comparison_table(configs: list[Config]) -> Table:
         on_front = {p.config.number for p in fronts.front}
         for c in group:
             summary = repeated(c)
-            rows = c.rows
-            cost = total_cost(rows)
-            tokens = sum(int(r.get("input_tokens") or 0) + int(r.get("output_tokens") or 0) for r in rows)
             table.rows.append(
                 [
                     c.label,
                     c.model_name,
-                    counted(rows),
+                    counted(c.rows),
                     _spread(summary.success),
                     percent(summary.pass_at[-1]) if summary.k else NONE,
                     percent(summary.pass_all[-1]) if summary.k else NONE,
                     str(summary.k) if summary.k else NONE,
-                    dollars(None if cost is None else cost / len(rows)),
-                    number(tokens / len(rows), 0),
+                    dollars(dollars_per_run(c)),
+                    number(tokens_per_run(c), 0),
                     ("yes" if c.number in on_front else "no") if c.ran else NONE,
                 ]
             )
