@@ -38,6 +38,8 @@ class Curves:
     xlabel: str
     ylabel: str
     lines: list[tuple[Config | str, list[float]]]
+    # a band of +-1 standard deviation around a line, by the line's name (a mean over runs)
+    spread: dict[str, list[float]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

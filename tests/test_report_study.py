@@ -292,3 +292,36 @@ def test_the_index_page_renders_in_chromium_with_the_network_refused(study, tmp_
     assert sorted(seen["runs"]) == sorted(
         [f"{t}{'' if k == 1 else f' r{k}'}" for t in ("t0", "t1") for k in (1, 2, 3)] * 2
     )
+
+
+def test_autoplan_training_runs_of_one_configuration_show_mean_and_deviation(study, tmp_path):
+    """AutoPlan's Figure 3: several independent training runs (plan records differing only in
+    their seed) as the mean per iteration and its standard deviation."""
+    batches = {"s0.json": (2, [[1, 0], [1, 1]]), "s1.json": (2, [[0, 0], [1, 0], [1, 1]]), "b4.json": (4, [[1]])}
+    paths = []
+    for name, (batch, iterations) in batches.items():
+        record = {
+            "env": "alfworld",
+            "model": MODEL,
+            "batch_size": batch,
+            "seed": len(paths),
+            "history": [
+                {"iteration": i, "jobs": [{"success": bool(s)} for s in it]} for i, it in enumerate(iterations)
+            ],
+        }
+        paths.append(tmp_path / name)
+        paths[-1].write_text(json.dumps(record))
+    md = tmp_path / "report.md"
+    args = ["report", str(study["files"][0]), "--markdown", str(md), "--plots", str(tmp_path / "plots")]
+    code = run_main([*args, *(a for p in paths for a in ("--training", str(p)))], logs=tmp_path / "logs", name="r")
+    assert code == 0, output(tmp_path / "logs", "r")
+    rates = [[sum(it) / len(it) for it in batches[n][1]] for n in ("s0.json", "s1.json")]
+    expected = []
+    for i in range(3):
+        values = [r[i] for r in rates if len(r) > i]
+        sd = statistics.stdev(values) if len(values) > 1 else 0.0
+        expected.append([str(i + 1), str(len(values)), pct(statistics.mean(values)), pct(sd)])
+    text = md.read_text()
+    assert table(text, f"AutoPlan training over 2 runs: alfworld {MODEL}, batch 2 (Figure 3)") == expected
+    assert "AutoPlan training over 1 runs" not in text  # a single run keeps its own table only
+    assert (tmp_path / "plots" / "autoplan_training.png").is_file()

@@ -52,7 +52,11 @@ def _lines(plt: Any, figure: Curves, path: Path) -> Path:
     fig, ax = plt.subplots(figsize=(7, 4.5))
     for key, values in figure.lines:
         xs = list(range(1, len(values) + 1))
-        ax.plot(xs, [100 * v for v in values], marker="o", label=_named(key))
+        (line,) = ax.plot(xs, [100 * v for v in values], marker="o", label=_named(key))
+        if isinstance(key, str) and key in figure.spread:
+            sd = figure.spread[key]
+            low = [100 * (v - d) for v, d in zip(values, sd)]
+            ax.fill_between(xs, low, [100 * (v + d) for v, d in zip(values, sd)], color=line.get_color(), alpha=0.2)
     longest = max((len(v) for _, v in figure.lines), default=1)
     ax.set_xticks(range(1, longest + 1))
     ax.set_ylim(-2, 102)
