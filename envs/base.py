@@ -191,8 +191,8 @@ class Env(abc.ABC):
     @classmethod
     def task_fields(cls, task_id: str) -> dict[str, Any]:
         """What a results row carries about task ``task_id`` besides its id, for a report to group
-        by (WebArena's ``intent_template_id``); the default: nothing. Reads the env's task data,
-        which running the task has loaded already."""
+        by (WebArena's ``intent_template_id``); the default: nothing. Blocking (it may read the
+        env's task data): ``eval`` asks it once per evaluation, from a thread."""
         return {}
 
     def check_task(self, task_id: str) -> None:

@@ -132,7 +132,8 @@ def study(tmp_path_factory) -> dict[str, Any]:
             page.parent.mkdir(parents=True, exist_ok=True)
             page.write_text(f"<html><body>{r['thread_id']}</body></html>")
             pages[r["thread_id"]] = page
-    (views / "base" / "index.html").write_text("<html><body>index</body></html>")
+    for label in ("base", "other"):  # each run's index, as `introspect view RESULTS.jsonl` writes it
+        (views / label / "index.html").write_text(f"<html><body>{label}</body></html>")
     (views / "compare").mkdir()
     (views / "compare" / "t0.html").write_text("<html><body>compare</body></html>")
     logs = folder / "logs"
@@ -160,7 +161,7 @@ def test_repeats_are_kept_per_task_and_repeat_with_their_statistics(study):
         assert top == 3
         expected = {k: enumerated({t: v for t, v in runs.items() if len(v) >= k}, k) for k in (1, 2, 3)}
         compared = row_of(table(text, "Comparison"), name)
-        assert compared[3:7] == [spread, pct(expected[3][0]), pct(expected[3][1]), "3"]
+        assert compared[4:8] == [spread, pct(expected[3][0]), pct(expected[3][1]), "3"]
         repeats = row_of(table(text, "Repeats: pass@k and pass^k (%)"), name)
         assert repeats[1:] == [*(pct(expected[k][0]) for k in (1, 2, 3)), *(pct(expected[k][1]) for k in (1, 2, 3))]
 
@@ -201,7 +202,7 @@ def test_the_pareto_front_of_cost_and_success_per_env(study):
     assert front == {"cheap", "best"}  # the test's own data: "dear" and "poor" are dominated
     shown = {r[0].rsplit(" ", 1)[1]: r for r in table(text, "Comparison") if " alfworld " in r[0]}
     for label, (cost, _) in PRICES.items():
-        assert shown[label][7] == f"${cost:.4f}" and shown[label][9] == ("yes" if label in front else "no")
+        assert shown[label][8] == f"${cost:.4f}" and shown[label][10] == ("yes" if label in front else "no")
     figure = study["folder"] / "report" / "cost_success_alfworld.png"
     assert figure.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert "![cost_success_alfworld](cost_success_alfworld.png)" in text
@@ -219,16 +220,29 @@ def test_webarena_per_template_macro_average_beside_the_per_task_one(study):
     assert pct(macro) != pct(statistics.mean(task_mean.values()))  # the data tells the two apart
 
 
-def test_a_webarena_row_carries_its_task_s_intent_template():
+def test_an_evaluated_webarena_row_carries_its_task_s_intent_template(tmp_path):
+    """``eval`` adds what the env says about a task (``Env.task_fields``) to its row, on every
+    path a row takes (here a row made elsewhere, as a server's or a worker's)."""
     from envs.webarena.tasks import config
     from graphs import method_named
-    from graphs.app.evaluate import row_for
+    from graphs.app.evaluate import evaluate, row_for
     from nodes.da.context import DAContext
 
     method = method_named("da")
-    shop = row_for(method, DAContext(env="webarena", model=MODEL), "shop-3", "thread", {}, 0.0)
-    assert shop["intent_template_id"] == config("shop-3")["intent_template_id"]
-    assert "intent_template_id" not in row_for(method, DAContext(env="webshop", model=MODEL), "0", "thread", {}, 0.0)
+
+    async def rows_of(env: str, tasks: list[str]) -> list[dict[str, Any]]:
+        context = DAContext(env=env, model=MODEL)
+
+        async def run(task_id: str) -> dict[str, Any]:
+            return row_for(method, context, task_id, f"thread-{task_id}", {}, 0.0)
+
+        path = tmp_path / f"{env}.jsonl"
+        await evaluate(method, context, tasks, path, None, run=run)
+        return [json.loads(line) for line in path.read_text().splitlines()]
+
+    shop = asyncio.run(rows_of("webarena", ["shop-3", "shop-0"]))
+    assert [r["intent_template_id"] for r in shop] == [config(t)["intent_template_id"] for t in ("shop-3", "shop-0")]
+    assert all("intent_template_id" not in r for r in asyncio.run(rows_of("webshop", ["0"])))
 
 
 def links(page: Path) -> list[Path]:
@@ -244,6 +258,7 @@ def test_the_index_page_links_every_viewer_page_and_embeds_the_figures(study):
     views = study["folder"] / "views"
     assert {p.resolve() for p in study["pages"].values()} | {
         (views / "base" / "index.html").resolve(),
+        (views / "other" / "index.html").resolve(),
         (views / "compare" / "t0.html").resolve(),
         (study["folder"] / "report" / "report.md").resolve(),
     } == set(linked)

@@ -137,7 +137,6 @@ def row_for(
         "retries": int(usage.get("retries", 0)),
         "seconds": round(seconds, 3),
         "error": error,
-        **env_class(context.env).task_fields(task_id),
     }
     if state.get("evaluation"):
         row["evaluation"] = state["evaluation"]  # the benchmark's own scoring: evaluators, EM/F1, judge
@@ -292,6 +291,8 @@ async def evaluate(
     todo = [t for t in task_ids if t not in done]
     gate = asyncio.Semaphore(max(1, concurrency))
     data = await data_of(context) if todo else None
+    # what the env says about each task (WebArena's intent template), read once, in a thread
+    fields = await asyncio.to_thread(lambda: {t: env_class(context.env).task_fields(t) for t in todo})
 
     async def worker(task_id: str) -> None:
         if on_retry is not None:  # this task's own context: its graph's nodes inherit it
@@ -304,6 +305,7 @@ async def evaluate(
                 row = await run_one(method, context, task_id, checkpointer)
         if data is not None:
             row.setdefault("data", data)  # a server's rows say it is not known here (graphs.app.remote)
+        row.update(fields[task_id])
         await results.append(row)
         if on_row is not None:
             on_row(row)

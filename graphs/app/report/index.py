@@ -20,7 +20,8 @@ from nodes.report import Config, Table
 EXTRA = """
 table{border-collapse:collapse;background:#fff;margin:8px 0}th,td{border:1px solid #ddd;padding:3px 8px;
 text-align:left;vertical-align:top}th{background:#eceaf6}.note{color:#555;font-size:12px;max-width:1100px}
-img.figure{max-width:100%;border:1px solid #ddd;background:#fff;margin:8px 0}details{margin:8px 0}
+.figures{display:flex;flex-wrap:wrap;gap:12px;align-items:flex-start}img.figure{max-width:min(100%,560px);height:auto;
+border:1px solid #ddd;background:#fff}details{margin:8px 0}header a{color:#cfd3ff}
 ul.runs{columns:3;list-style:none;padding:0}.ok{color:#1d7a35}.bad{color:#b3261e}
 """
 
@@ -46,7 +47,10 @@ def _views(configs: list[Config], views: Path, index: Path) -> str:
     """Each configuration's run pages found under ``views``, then every other page there."""
     if not views.is_dir():
         return ""
-    pages = {p.name: p for p in sorted(views.rglob("*.html"))}
+    found = sorted(views.rglob("*.html"))
+    pages: dict[str, Path] = {}  # a thread's page by file name (the first, if two folders hold one)
+    for path in found:
+        pages.setdefault(path.name, path)
     linked: set[Path] = set()
     out = []
     for c in configs:
@@ -62,7 +66,7 @@ def _views(configs: list[Config], views: Path, index: Path) -> str:
             items.append(f"<li>{_link(page, index, name, css)} ({mark})</li>")
         if items:
             out.append(f"<h3>{html.escape(c.label)}</h3><ul class='runs'>{''.join(items)}</ul>")
-    others = [p for p in pages.values() if p not in linked]
+    others = [p for p in found if p not in linked]
     if others:
         listed = "".join(f"<li>{_link(p, index, p.relative_to(views).as_posix())}</li>" for p in others)
         out.append(f"<h3>Other pages</h3><ul>{listed}</ul>")
@@ -79,7 +83,7 @@ def page(tables: list[Table], figures: list[Path], configs: list[Config], index:
         f"<style>{STYLE}{EXTRA}</style></head><body><header><h1>Introspect report</h1>"
         f"<div>{len(configs)} configurations · {_link(markdown, index, 'report.md')}</div></header><main>"
         f"{table_html(first)}"
-        f"{'<h2>Figures</h2>' + ''.join(_figure(f) for f in figures) if figures else ''}"
+        f"{'<h2>Figures</h2><div class=figures>' + ''.join(map(_figure, figures)) + '</div>' if figures else ''}"
         f"{_views(configs, views, index)}"
         f"<details><summary>Every table</summary>{folded}</details>"
         "</main></body></html>"

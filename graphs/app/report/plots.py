@@ -67,21 +67,23 @@ def _lines(plt: Any, figure: Curves, path: Path) -> Path:
 
 
 def write(configs: list[Config], training: dict[str, dict[str, Any]], folder: Path) -> list[Path]:
-    """Every figure the data allows, written into ``folder``; returns their paths."""
+    """Every figure the data allows, written into ``folder``; returns their paths: the ones
+    every report has (success per configuration, cost against success per env), then each
+    method's."""
     plt = _pyplot()
     folder.mkdir(parents=True, exist_ok=True)
     out = []
-    for figure in method_figures(configs, training):
-        if isinstance(figure, Curves):
-            out.append(_lines(plt, figure, folder / f"{figure.name}.png"))
-        else:
-            out.append(_histogram(plt, figure, folder / f"{figure.name}.png"))
     if any(c.ran for c in configs):
         out.append(_bars(plt, [c for c in configs if c.ran], folder / "comparison.png"))
     for env, group in by_env(configs).items():
         points = frontier(group)
         if points.points:
             out.append(_cost_success(plt, env, points, folder / f"cost_success_{env}.png"))
+    for figure in method_figures(configs, training):
+        if isinstance(figure, Curves):
+            out.append(_lines(plt, figure, folder / f"{figure.name}.png"))
+        else:
+            out.append(_histogram(plt, figure, folder / f"{figure.name}.png"))
     return out
 
 

@@ -173,6 +173,7 @@ def comparison_table(configs: list[Config]) -> Table:
         [
             "configuration",
             "model",
+            "settings",
             "tasks (x repeats)",
             "success % ± s.e.",
             "pass@k %",
@@ -197,6 +198,7 @@ def comparison_table(configs: list[Config]) -> Table:
                 [
                     c.label,
                     c.model_name,
+                    c.settings_text,
                     counted(c.rows),
                     _spread(summary.success),
                     percent(summary.pass_at[-1]) if summary.k else NONE,
