@@ -32,7 +32,7 @@ from typing import Any
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
 
-from envs.base import make_env
+from envs.base import env_class, make_env
 from graphs.app.runner import Outcome, drive, outcome_of
 from graphs.method import Method
 from nodes.context import Context
@@ -291,6 +291,8 @@ async def evaluate(
     todo = [t for t in task_ids if t not in done]
     gate = asyncio.Semaphore(max(1, concurrency))
     data = await data_of(context) if todo else None
+    # what the env says about each task (WebArena's intent template), read once, in a thread
+    fields = await asyncio.to_thread(lambda: {t: env_class(context.env).task_fields(t) for t in todo})
 
     async def worker(task_id: str) -> None:
         if on_retry is not None:  # this task's own context: its graph's nodes inherit it
@@ -303,6 +305,7 @@ async def evaluate(
                 row = await run_one(method, context, task_id, checkpointer)
         if data is not None:
             row.setdefault("data", data)  # a server's rows say it is not known here (graphs.app.remote)
+        row.update(fields[task_id])
         await results.append(row)
         if on_row is not None:
             on_row(row)
