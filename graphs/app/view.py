@@ -243,7 +243,8 @@ async def thread_page(saver: Any, thread_id: str, shots: Path, recording: Path |
     return page(await read_trajectory(saver, thread_id, recording), shots)
 
 
-def _file_name(thread_id: str) -> str:
+def page_name(thread_id: str) -> str:
+    """The file a thread's page is written to (the report's index links runs by it)."""
     return "".join(c if c.isalnum() or c in "-_." else "_" for c in thread_id) + ".html"
 
 
@@ -282,8 +283,8 @@ async def write_views(target: str, out: Path, checkpoint: str | None, recording:
                     raise
                 continue  # a row whose thread is not in this checkpointer: listed, not linked
             out.mkdir(parents=True, exist_ok=True)
-            await asyncio.to_thread((out / _file_name(thread_id)).write_text, text, encoding="utf-8")
-            pages[thread_id] = _file_name(thread_id)
+            await asyncio.to_thread((out / page_name(thread_id)).write_text, text, encoding="utf-8")
+            pages[thread_id] = page_name(thread_id)
     if rows is None:
         return out / pages[target]
     out.mkdir(parents=True, exist_ok=True)
@@ -330,7 +331,7 @@ async def write_compare(a: str, b: str, out: Path, checkpoint: str | None, task:
             f"{threads[1]} ran {ran[1][0]} task {ran[1][1]!r}"
         )
     text = compare_page(left, right, screenshot_folder(checkpoint))
-    target = out / ("compare-" + _file_name(f"{threads[0]}-vs-{threads[1]}"))
+    target = out / ("compare-" + page_name(f"{threads[0]}-vs-{threads[1]}"))
     out.mkdir(parents=True, exist_ok=True)
     await asyncio.to_thread(target.write_text, text, encoding="utf-8")
     return target

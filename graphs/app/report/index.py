@@ -13,7 +13,7 @@ import html
 import os
 from pathlib import Path
 
-from graphs.app.view import _file_name
+from graphs.app.view import page_name
 from nodes.markup import STYLE
 from nodes.report import Config, Table
 
@@ -56,7 +56,7 @@ def _views(configs: list[Config], views: Path, index: Path) -> str:
     for c in configs:
         items = []
         for (task, repeat), row in c.latest.items():
-            page = pages.get(_file_name(str(row["thread_id"]))) if row.get("thread_id") else None
+            page = pages.get(page_name(str(row["thread_id"]))) if row.get("thread_id") else None
             if page is None:
                 continue
             linked.add(page)
