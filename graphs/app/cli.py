@@ -470,6 +470,11 @@ def build_parser(method: Method | None = None) -> Parser:
 
     add_data(sub)
 
+    # `introspect serve` (graphs/app/serve.py)
+    from graphs.app.serve import add_parser as add_serve
+
+    add_serve(sub)
+
     hist = sub.add_parser("history", help="list a run's checkpoints: id, step, node, action, reward")
     hist.add_argument("thread_id")
     _checkpoint(hist)
