@@ -54,6 +54,7 @@ from graphs.app.runner import (
     thread_metadata,
     thread_method,
 )
+from graphs.app.stopping import Stop, stopping_on_signals
 from graphs.method import Method
 from nodes.context import Context, TrainingContext
 
@@ -219,7 +220,13 @@ async def cmd_eval(args: argparse.Namespace) -> int:
             )
     else:
         async with open_checkpointer(args.checkpoint) as saver:
-            summary = await evaluate(method, context, tasks, results, saver, args.concurrency, on_row, on_retry)
+            with stopping_on_signals() as stop:
+                summary = await evaluate(
+                    method, context, tasks, results, saver, args.concurrency, on_row, on_retry, stop=stop
+                )
+        if stop.requested:
+            bar.close()
+            return stopped(stop, summary.tasks, len(tasks), in_memory(args.checkpoint))
     bar.close()
     print(f"results: {results}")
     print("\n".join(summary.lines()))
@@ -228,6 +235,22 @@ async def cmd_eval(args: argparse.Namespace) -> int:
         print(errored_line(len(summary.errors), summary.tasks, kept), file=sys.stderr)
         return 1
     return 0
+
+
+def stopped(stop: Stop, written: int, asked: int, memory: bool) -> int:
+    """The line a gracefully stopped evaluation ends with, and its exit status."""
+    assert stop.signal is not None
+    then = (
+        "in-memory checkpoints are gone: the same command runs the rest again"
+        if memory
+        else "run the same command again to continue them from their checkpoints"
+    )
+    print(
+        f"introspect: stopped by {stop.signal.name}: {written} of {asked} tasks have their rows; "
+        f"the tasks under way stopped at a step boundary, checkpointed; {then}",
+        file=sys.stderr,
+    )
+    return stop.exit_status()
 
 
 async def cmd_train(args: argparse.Namespace) -> int:
@@ -469,6 +492,11 @@ def build_parser(method: Method | None = None) -> Parser:
     from graphs.app.data import add_parser as add_data
 
     add_data(sub)
+
+    # `introspect serve` (graphs/app/serve.py)
+    from graphs.app.serve import add_parser as add_serve
+
+    add_serve(sub)
 
     hist = sub.add_parser("history", help="list a run's checkpoints: id, step, node, action, reward")
     hist.add_argument("thread_id")

@@ -34,6 +34,7 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 
 from envs.base import env_class, make_env
 from graphs.app.runner import Outcome, drive, outcome_of
+from graphs.app.stopping import Stop
 from graphs.method import Method
 from nodes.context import Context
 from nodes.llm import RETRY_NOTICE, ModelCallError
@@ -233,17 +234,23 @@ class ResultsFile:
             os.fsync(handle.fileno())
 
 
-async def run_one(method: Method, context: Context, task_id: str, checkpointer: BaseCheckpointSaver) -> dict[str, Any]:
+async def run_one(
+    method: Method, context: Context, task_id: str, checkpointer: BaseCheckpointSaver, stop: Stop | None = None
+) -> dict[str, Any] | None:
     """The row of one task: a finished thread is reported from its final state, an
-    unfinished one resumed, a new one started (errors become rows too)."""
+    unfinished one resumed, a new one started (errors become rows too). None when ``stop``
+    drained the run before its end: no row, the thread waits at its checkpoint."""
     thread_id = eval_thread_id(method, context, task_id)
     existing = await outcome_of(method, thread_id, checkpointer)
     if existing.finished:
         return {**row_for(method, context, task_id, thread_id, existing.state, 0.0), "from_checkpoint": True}
     graph_input = None if existing.state else {"task_id": task_id}
     started = time.monotonic()
+    control = stop.control() if stop is not None else None
     try:
-        outcome: Outcome = await drive(method, context, thread_id, checkpointer, graph_input)
+        outcome: Outcome = await drive(method, context, thread_id, checkpointer, graph_input, control=control)
+        if stop is not None and stop.requested and not outcome.finished:
+            return None
     except Exception as exc:  # noqa: BLE001 - one task's failure must not end the evaluation
         reached = await outcome_of(method, thread_id, checkpointer)
         return row_for(
@@ -256,6 +263,9 @@ async def run_one(method: Method, context: Context, task_id: str, checkpointer: 
             error=f"{type(exc).__name__}: {exc}",
             spent=exc.usage if isinstance(exc, ModelCallError) else None,
         )
+    finally:
+        if stop is not None and control is not None:
+            stop.release(control)
     return row_for(method, context, task_id, thread_id, outcome.state, time.monotonic() - started)
 
 
@@ -280,12 +290,14 @@ async def evaluate(
     on_row: Callable[[dict[str, Any]], None] | None = None,
     on_retry: Callable[[str, str], None] | None = None,
     run: Callable[[str], Awaitable[dict[str, Any]]] | None = None,
+    stop: Stop | None = None,
 ) -> Summary:
     """Evaluate ``task_ids``, skipping those this configuration already finished; returns
     the summary over this configuration's rows of the requested tasks. ``on_retry(task,
     notice)`` hears every retried model request as it happens. ``run(task_id)`` gives a
     task's row when the tasks run elsewhere (graphs.app.remote: a LangGraph server); by
-    default ``run_one`` runs them here with ``checkpointer``."""
+    default ``run_one`` runs them here with ``checkpointer``. After ``stop`` is requested
+    (graphs.app.stopping) no task starts, and a drained task writes no row."""
     results = ResultsFile(results_path)
     done = finished_tasks(results_path, method, context)
     todo = [t for t in task_ids if t not in done]
@@ -298,11 +310,15 @@ async def evaluate(
         if on_retry is not None:  # this task's own context: its graph's nodes inherit it
             RETRY_NOTICE.set(lambda notice: on_retry(task_id, notice))
         async with gate:
+            if stop is not None and stop.requested:
+                return
             if run is not None:
-                row = await run(task_id)
+                row: dict[str, Any] | None = await run(task_id)
             else:
                 assert checkpointer is not None  # tasks that run here run with the caller's checkpointer
-                row = await run_one(method, context, task_id, checkpointer)
+                row = await run_one(method, context, task_id, checkpointer, stop)
+        if row is None:
+            return
         if data is not None:
             row.setdefault("data", data)  # a server's rows say it is not known here (graphs.app.remote)
         row.update(fields[task_id])
