@@ -100,8 +100,8 @@ async def test_hotpotqa_react_six_shot_shows_webthink_simple6(write_script):
     state = await run(spec, "hotpotqa", QUESTION, few_shot="react")
     assert state["success"]
     first = prompts_of(spec)[0]
-    examples = react_file("prompts_naive.json")["webthink_simple6"].strip()
-    assert f"Here are some examples:\n{examples}\n" in first
+    examples = react_file("prompts_naive.json")["webthink_simple6"]  # as read, its last newline too
+    assert f"\n\nHere are some examples:\n{examples}\n\nQuestion: " in first  # tasks/hotpotqa.py's joins
     assert first.count("\nQuestion: ") == 7  # six examples, then this task's question
     assert first.rstrip().endswith(
         "Question: Were Scott Derrickson and Ed Wood of the same nationality?\nShow your thought about the next action."

@@ -137,3 +137,50 @@ def test_table_2s_update_request_is_the_option():
         == (original_alfworld_update().split("==========Game Experiences End==========")[0])
     )  # the layout is the code's either way
     assert prompts.load("autoplan/update_request").startswith("Based on the above {count} experiences of the task")
+
+
+# tasks/alfworld.py run(): "Game Description:\n{}{}\n\nGame Starts:..." with gamma per custom prompt;
+# tasks/hotpotqa.py run(): description + gamma + "\n" + "\nQuestion: ..."
+EXAMPLES = "> go to shelf 1\nOn the shelf 1, you see a mug 1.\n"  # as the few-shot file ends: its newline too
+ALFWORLD_GAMMAS = {
+    "plan": "\nGame Plan:\n{}".format("1. go\n2. take"),
+    "examples": "\n\nHere are some examples.\n" + EXAMPLES,
+    "none": "",
+}
+HOTPOTQA_GAMMAS = {
+    "plan": "\n\nTask Plan:\n{}\n".format("1. search\n2. finish"),
+    "examples": "\n\nHere are some examples:\n" + EXAMPLES,
+    "none": "",
+}
+
+
+def test_the_first_prompts_blank_lines_are_the_originals_with_a_plan_examples_or_neither():
+    from nodes.autoplan.transcript import instance_prompt
+
+    heat = "pick_heat_then_place_in_recep"
+    interface = env_class("alfworld").interface
+    for kind, gamma in ALFWORLD_GAMMAS.items():
+        made = instance_prompt(
+            "alfworld",
+            interface,
+            "1. go\n2. take" if kind == "plan" else "",
+            "STATE",
+            "heat some egg",
+            heat,
+            EXAMPLES if kind == "examples" else "",
+        )
+        original = "Game Description:\n{}{}\n\nGame Starts:\nGame Objective: {}.\n{}".format(
+            ALFWORLD_DESCRIPTION, gamma, "heat some egg", "STATE"
+        )
+        assert made == original, kind
+    interface = env_class("hotpotqa").interface
+    for kind, gamma in HOTPOTQA_GAMMAS.items():
+        made = instance_prompt(
+            "hotpotqa",
+            interface,
+            "1. search\n2. finish" if kind == "plan" else "",
+            'Question: "Who?"',
+            "Who?",
+            examples=EXAMPLES if kind == "examples" else "",
+        )
+        assert made == HOTPOTQA_DESCRIPTION + gamma + "\n" + '\nQuestion: "Who?"', kind
