@@ -29,7 +29,6 @@ time-scaled reward) and ``reason``.
 from __future__ import annotations
 
 import asyncio
-import re
 import time
 from typing import Any
 
@@ -148,13 +147,11 @@ class MiniWoBEnv(Env):
         *,
         episode_seconds: float = 3600.0,
         settle_ms_max: float = 1500.0,
-        click_timeout_ms: float = 1500.0,
     ) -> None:
-        if episode_seconds <= 0 or settle_ms_max < 0 or click_timeout_ms <= 0:
+        if episode_seconds <= 0 or settle_ms_max < 0:
             raise EnvError("miniwob options must be positive")
         self.episode_ms = int(episode_seconds * 1000)
         self.settle_max_ms = float(settle_ms_max)
-        self.click_timeout_ms = click_timeout_ms
         self._session: BrowserSession | None = None
         self._guard = CrashGuard(
             snapshot=self._running_snapshot,
@@ -354,11 +351,8 @@ class MiniWoBEnv(Env):
             # A click hovers first and lets hover effects (a menu opening, an icon swapped on
             # :hover) settle before the press; a text field needs no hover.
             after_hover = self._settle if isinstance(action, Click) else None
-            ok, feedback = await click(
-                target, selector=selector_for(action.id), timeout_ms=self.click_timeout_ms, after_hover=after_hover
-            )
+            ok, feedback = await click(target, selector=selector_for(action.id), after_hover=after_hover)
             if not ok:
-                feedback = re.sub(rf'{ID_ATTR}="(\d+)"', r"id=\1", feedback)
                 return False, f"cannot click id={action.id}: {feedback}"
             if isinstance(action, Enter):
                 has_text = "(els) => els.some((el) => 'value' in el && el.value !== '')"
