@@ -4,7 +4,8 @@ Why a mouse click at a point and not Playwright's ``locator.click``: WebArena cl
 ``page.mouse.click`` at the element's centre (browser_env/actions.py) and Structured Reflection's
 code with Selenium's ``move_to_element().click()``; neither asks what lies on top. So a covered
 target is clicked where it is and the element on top receives the click, as it would for a person
-(MiniWoB++'s click-pie: the pie's "+" lies under its own label, which passes the click on). Only
+(MiniWoB++'s click-pie: the pie's spreader lies under its own "+" label, which passes the click
+on). Only
 an element that is not rendered (no box: nowhere to click) is refused. Never a JavaScript click:
 an agent does only what a pointer can.
 
@@ -13,7 +14,8 @@ clicked at the centre of its first non-empty line box (``getClientRects()``). Fo
 that is the centre of their box; a link that wraps onto two lines has its box's centre in blank
 space between the lines, where a click misses it (WebArena's does), so it is clicked on its first
 line, where a person would. A box larger than the viewport is clicked at the centre of its part
-in view.
+in view. That point is WebDriver's "in-view centre point", where Selenium's ``move_to_element``
+aims.
 """
 
 from __future__ import annotations
@@ -30,17 +32,22 @@ def first_line(exc: BaseException) -> str:
     return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
 
 
-# [number of matches, the click point or null when the single match has no box]; scrolls the
-# target into view first. One round trip.
+# [number of matches, the click point or null when the single match has no box, the element on
+# top at that point when it is not the target or inside it (as ``<tag a="b">``) or null]; scrolls
+# the target into view first. One round trip.
 _AIM = """(els) => {
-  if (els.length !== 1) return [els.length, null];
+  if (els.length !== 1) return [els.length, null, null];
   const el = els[0];
   const line = () => Array.from(el.getClientRects()).find((r) => r.width > 0 && r.height > 0);
-  if (!line()) return [1, null];
+  if (!line()) return [1, null, null];
   el.scrollIntoView({block: 'nearest', inline: 'nearest', behavior: 'instant'});
   const r = line();
   const mid = (lo, hi, size) => (Math.max(lo, 0) + Math.min(hi, size)) / 2;
-  return [1, [mid(r.left, r.right, innerWidth), mid(r.top, r.bottom, innerHeight)]];
+  const x = mid(r.left, r.right, innerWidth), y = mid(r.top, r.bottom, innerHeight);
+  const hit = document.elementFromPoint(x, y);
+  const cover = !hit || el.contains(hit) ? null : '<' + [hit.tagName.toLowerCase(),
+    ...Array.from(hit.attributes).slice(0, 3).map((a) => `${a.name}="${a.value}"`)].join(' ') + '>';
+  return [1, [x, y], cover];
 }"""
 
 
@@ -53,15 +60,17 @@ async def evaluate_all(locator: Locator, selector: str | None, script: str) -> A
     return await locator.page.evaluate(f"(s) => ({script})(Array.from(document.querySelectorAll(s)))", selector)
 
 
-async def _aim(locator: Locator, selector: str | None) -> tuple[float, float] | str:
+async def _aim(locator: Locator, selector: str | None, refuse_covered: bool) -> tuple[float, float] | str:
     """The point to click (the target scrolled into view), or why there is none."""
-    count, point = await evaluate_all(locator, selector, _AIM)
+    count, point, cover = await evaluate_all(locator, selector, _AIM)
     if count == 0:
         return "the element is not on the page"
     if count > 1:
         return "the target matches several elements"
     if point is None:
         return "the element is not rendered (it has no box on the page)"
+    if refuse_covered and cover is not None:
+        return f"the element is covered by {cover}, which would take the click"
     return float(point[0]), float(point[1])
 
 
@@ -70,21 +79,24 @@ async def click(
     *,
     selector: str | None = None,
     after_hover: Callable[[], Awaitable[Any]] | None = None,
+    refuse_covered: bool = False,
 ) -> tuple[bool, str]:
     """Click ``locator`` with the mouse as a person would; ``(True, "")`` or ``(False, feedback)``.
 
     Whatever lies at the click point receives the click (a covered target's cover, a disabled
     button's nothing); only a target that is missing or not rendered is refused. With
-    ``after_hover``, the pointer first moves onto the target and the callback runs (e.g. to wait
-    for the page's hover effects, such as a menu that opens or an icon swapped on :hover, to
-    finish) before the press, as a person sees the hover before clicking; if the target moved
-    meanwhile, the pointer follows it. ``selector``, the locator's CSS selector when the caller
-    has it, makes the aiming cheaper. A navigation the click starts is not waited for here: the
-    envs wait for it themselves, bounded (BrowserSession.settle).
+    ``refuse_covered``, a target another element lies on at the click point is refused too, as
+    Selenium's element click refuses it ("element click intercepted"; the SR code clicks a field
+    so before typing into it). With ``after_hover``, the pointer first moves onto the target and
+    the callback runs (e.g. to wait for the page's hover effects, such as a menu that opens or an
+    icon swapped on :hover, to finish) before the press, as a person sees the hover before
+    clicking; if the target moved meanwhile, the pointer follows it. ``selector``, the locator's
+    CSS selector when the caller has it, makes the aiming cheaper. A navigation the click starts
+    is not waited for here: the envs wait for it themselves, bounded (BrowserSession.settle).
     """
     mouse = locator.page.mouse
     try:
-        point = await _aim(locator, selector)
+        point = await _aim(locator, selector, refuse_covered)
         if isinstance(point, str):
             return False, point
         if after_hover is None:
@@ -92,7 +104,7 @@ async def click(
             return True, ""
         await mouse.move(*point)
         await after_hover()
-        moved = await _aim(locator, selector)
+        moved = await _aim(locator, selector, refuse_covered)
         if isinstance(moved, str):
             return False, f"{moved} once the pointer rested on it"
         if moved != point:

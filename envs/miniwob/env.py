@@ -14,8 +14,11 @@ animation, no animation frame requested, no pending short timer; at most ``settl
 before reading the screen, so that what the agent sees is the page's result of the action, not a
 frame of its animation. The page itself says when it has settled (a promise, no fixed sleep), so
 a quiet page costs one round trip. A click first moves the pointer onto its target and lets hover
-effects settle, then presses, as a person sees the hover before clicking. A dialog the page opens
-is answered and reported (envs.browser): that step has ``valid`` False and says what happened.
+effects settle, then presses, as a person sees the hover before clicking; whatever lies on top
+receives it (envs/browser/click.py). Typing clicks the field, clears what it holds and types, as
+the SR code does; a covered field is refused there, as Selenium's element click refuses it. A
+dialog the page opens is answered and reported (envs.browser): that step has ``valid`` False and
+says what happened.
 
 Observation: ``text`` is the compact screen (envs/miniwob/screen.py); ``info`` holds
 ``utterance`` (the goal; also as ``goal``), ``fields`` (the task's structured goal fields, if
@@ -29,6 +32,7 @@ time-scaled reward) and ``reason``.
 from __future__ import annotations
 
 import asyncio
+import re
 import time
 from typing import Any
 
@@ -349,11 +353,18 @@ class MiniWoBEnv(Env):
         if isinstance(action, (Click, Enter)):
             target = locator_for(page, action.id)
             # A click hovers first and lets hover effects (a menu opening, an icon swapped on
-            # :hover) settle before the press; a text field needs no hover.
-            after_hover = self._settle if isinstance(action, Click) else None
-            ok, feedback = await click(target, selector=selector_for(action.id), after_hover=after_hover)
+            # :hover) settle before the press. Typing clicks the field as the SR code does
+            # (Selenium's element click): no hover, and a covered field is refused.
+            typing = isinstance(action, Enter)
+            ok, feedback = await click(
+                target,
+                selector=selector_for(action.id),
+                after_hover=None if typing else self._settle,
+                refuse_covered=typing,
+            )
             if not ok:
-                return False, f"cannot click id={action.id}: {feedback}"
+                feedback = re.sub(rf'{ID_ATTR}="(\d+)"', r"id=\1", feedback)
+                return False, f"cannot {'type into' if typing else 'click'} id={action.id}: {feedback}"
             if isinstance(action, Enter):
                 has_text = "(els) => els.some((el) => 'value' in el && el.value !== '')"
                 if await evaluate_all(target, selector_for(action.id), has_text):

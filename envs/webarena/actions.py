@@ -9,7 +9,8 @@ Grammar (the model's text; surrounding backticks and whitespace are ignored):
 
 Element actions act on the DOM node behind an id of the last screen: the node is tagged with a
 data attribute through CDP and reached through a Playwright locator, so a click is a real mouse
-click behind Playwright's actionability checks (envs.browser.click), never a JS click.
+click at the element's centre, as WebArena's ``mouse.click`` makes it (envs.browser.click), never
+a JS click.
 """
 
 from __future__ import annotations

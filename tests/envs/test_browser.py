@@ -148,6 +148,10 @@ async def test_click_lands_on_what_lies_on_top_and_refuses_only_what_has_no_box(
         assert await click(page.locator("#free")) == (True, "")
         assert await page.evaluate("window.clicks") == 1
 
+        # asked to (Selenium's element click, before typing), a covered target is refused
+        ok, feedback = await click(page.locator("#under"), refuse_covered=True)
+        assert not ok and 'covered by <div id="cover"' in feedback
+        assert await page.evaluate("[window.coverClicked, window.underClicked]") == [None, None]
         # a covered target is clicked where it is: the element on top receives the click
         assert await click(page.locator("#under")) == (True, "")
         assert await page.evaluate("[window.coverClicked, window.underClicked]") == [True, None]

@@ -206,12 +206,25 @@ async def test_hold_ctrl_selects_several_options(env: MiniWoBEnv) -> None:
     assert await env.page.evaluate(count) == 2
 
 
-async def test_password_values_are_masked(env: MiniWoBEnv) -> None:
+async def test_typing_masks_passwords_replaces_the_text_and_refuses_a_covered_field(env: MiniWoBEnv) -> None:
     obs = await env.reset("enter-password/0")
     box = re.search(r'<input id=(\d+) type="password"', obs.text)[1]  # type: ignore[index]
     result = await env.step(f'enter "secret" to id={box}')
     assert "secret" not in result.observation.text
     assert 'value="\u2022\u2022\u2022\u2022\u2022\u2022"' in result.observation.text
+    # as the SR code types (Selenium's clear(), then the keys), not appending as MiniWoB++'s harness
+    again = await env.step(f'enter "pw" to id={box}')
+    assert 'value="\u2022\u2022"' in again.observation.text
+    value = f"document.querySelector('[data-introspect-id=\"{box}\"]').value"
+    assert await env.page.evaluate(value) == "pw"
+    # a covered field is refused, as Selenium's element click (the SR code's, before typing) refuses it
+    await env.page.evaluate(
+        "() => document.body.insertAdjacentHTML('beforeend', '<div id=\"veil\" style=\"position:fixed;"
+        " inset:0; z-index:9\"></div>')"
+    )
+    covered = await env.step(f'enter "more" to id={box}')
+    assert covered.valid is False and re.search(r"cannot type into id=\d+: .*covered by <div", covered.feedback)
+    assert await env.page.evaluate(value) == "pw"
 
 
 async def test_the_page_time_limit_ends_the_episode() -> None:
