@@ -63,6 +63,8 @@ def test_make_env_and_options() -> None:
         make_env("miniwob", episode_seconds=-1)
     with pytest.raises(EnvError):
         make_env("miniwob", no_such_option=1)
+    with pytest.raises(EnvError, match="hover_first must be true or false"):
+        make_env("miniwob", hover_first="yes")
 
 
 async def test_same_seed_same_task_other_seed_other_task(env: MiniWoBEnv) -> None:
@@ -122,6 +124,24 @@ async def test_the_screen_keeps_every_element_with_a_box_as_miniwobs_dom_reader_
         assert f">{kept}<" in screen
     for dropped in ("NONE", "FOLDED"):  # no box, or inside an element with none
         assert dropped not in screen
+
+
+async def test_a_click_waits_for_hover_effects_unless_hover_first_is_off(env: MiniWoBEnv) -> None:
+    # the page reacts to the hover 100 ms later (a menu opening); the press comes after that
+    # reaction by default, at once as the SR code's move_to_element().click() with hover_first off
+    hover_effect = """() => { const b = document.querySelector('#subbtn');
+      b.addEventListener('mouseover', () => setTimeout(() => { window.hovered = true; }, 100));
+      b.addEventListener('mousedown', () => { window.pressedAfterHover = !!window.hovered; }); }"""
+    at_once = MiniWoBEnv(hover_first=False)
+    try:
+        for each, expected in ((env, True), (at_once, False)):
+            obs = await each.reset("click-test/0")
+            await each.page.evaluate(hover_effect)
+            button = re.search(r'<button id=(\d+) class="subbtn"', obs.text)[1]  # type: ignore[index]
+            assert (await each.step(f"click id={button}")).success
+            assert await each.page.evaluate("window.pressedAfterHover") is expected
+    finally:
+        await at_once.close()
 
 
 async def test_invalid_actions_give_feedback_and_change_nothing(env: MiniWoBEnv) -> None:
