@@ -481,7 +481,7 @@ class WebArenaEnv(Env):
             finally:
                 await cdp.detach()
             if action.kind == "click":
-                await acts.with_navigation(page, acts.click(target, self.timeout_ms))
+                await acts.with_navigation(page, acts.click(target))
             elif action.kind == "hover":
                 await acts.hover(target, self.timeout_ms)
             elif action.enter:
