@@ -47,9 +47,24 @@ def compared(rows: list[dict]) -> list[tuple]:
     return sorted(tuple(r.get(k) for k in ROW_FIELDS) for r in rows)
 
 
+@pytest.fixture(scope="module")
+def script(tmp_path_factory) -> str:
+    return paging_script(tmp_path_factory.mktemp("script") / "s.jsonl", delay=0.3)  # four calls, 1.2 s a task
+
+
+@pytest.fixture(scope="module")
+def never_stopped(script, tmp_path_factory) -> list[tuple]:
+    """The rows of the same evaluation, run to its end without a signal."""
+    folder = tmp_path_factory.mktemp("whole")
+    assert run_main(eval_args(script, folder / "whole.jsonl", folder / "whole.sqlite"), logs=folder, name="whole") == 0
+    return compared(read_rows(folder / "whole.jsonl"))
+
+
 @pytest.mark.parametrize(("signum", "delay"), CASES, ids=[s.name for s, _ in CASES])
-def test_a_signal_stops_the_evaluation_gracefully_and_the_same_command_continues(signum, delay, tmp_path):
-    spec = paging_script(tmp_path / "s.jsonl", delay=0.3)  # four calls a task, 1.2 s of model time
+def test_a_signal_stops_the_evaluation_gracefully_and_the_same_command_continues(
+    signum, delay, script, never_stopped, tmp_path
+):
+    spec = script
     args = eval_args(spec, tmp_path / "stopped.jsonl", tmp_path / "stopped.sqlite")
     child = spawn(args, cwd=ROOT, env=child_env(), logs=tmp_path, name="stopped")
     deadline = time.monotonic() + 120
@@ -69,6 +84,4 @@ def test_a_signal_stops_the_evaluation_gracefully_and_the_same_command_continues
     assert 0 < len(written) < len(TASKS) and not any(r["error"] for r in written)
 
     assert run_main(args, logs=tmp_path, name="continued") == 0
-    whole = eval_args(spec, tmp_path / "whole.jsonl", tmp_path / "whole.sqlite")
-    assert run_main(whole, logs=tmp_path, name="whole") == 0
-    assert compared(read_rows(tmp_path / "stopped.jsonl")) == compared(read_rows(tmp_path / "whole.jsonl"))
+    assert compared(read_rows(tmp_path / "stopped.jsonl")) == never_stopped
