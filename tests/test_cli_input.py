@@ -91,6 +91,14 @@ CASES = {
         "batch_size=0 is not allowed",
     ),
     "fork without thread": (RUN + ["--fork"], "--fork and --force name an existing thread"),
+    "spaCy model not installed": (
+        RUN + ["--env-option", "spacy_model=en_core_web_lg"],
+        "WebShop's type reward needs the spaCy model 'en_core_web_lg' (package 'en_core_web_lg')",
+    ),
+    "unknown spaCy model": (
+        RUN + ["--env-option", "spacy_model=en_core_web_xx"],
+        "unknown spacy_model 'en_core_web_xx'; choose one of: en_core_web_sm, en_core_web_lg",
+    ),
 }
 
 
