@@ -29,6 +29,12 @@ class LaserContext(Context):
         "what a Description/Features/Reviews page adds to the item state: first_line, its first line "
         "(the original laser_agent.py, the default), or full, its full text (the paper, Table 6)",
     )
+    backup_check: Literal["loop_top", "each_transition"] = setting(
+        "loop_top",
+        "when the backup strategy's 13-transition mark is checked: loop_top, only outside the item "
+        "state (the original laser_agent.py checks at the top of its loop, so an item selected as the "
+        "13th transition is judged first), or each_transition, after every transition",
+    )
     tool_mode: Literal["tools", "json"] = setting(
         "tools",
         "how the agent picks actions: native tool calls, or a JSON object in the reply for models "

@@ -70,6 +70,8 @@ class Tool:
     examined, these actions go back to the item, and it is not offered again for that item.
     ``target``: the call's arguments describe what the user looks for (the item state shows the
     last such call's ``keywords`` / ``max_price``, Table 6).
+    ``examines``: the argument naming the item a call opens (WebShop's ``select_item``: ``item_id``);
+    naming one examined before is asked again, as laser_agent.py asks again.
     """
 
     name: str
@@ -79,6 +81,7 @@ class Tool:
     parameters: Callable[[Page], dict[str, Any]] = no_parameters
     reads_then: tuple[str, ...] = ()
     target: bool = False
+    examines: str = ""
 
     def schema(self, page: Page, description: str | None = None) -> dict[str, Any]:
         """The function schema offered to the model on ``page``."""

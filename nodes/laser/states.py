@@ -26,7 +26,7 @@ import prompts
 from envs.base import Env
 from nodes.channels import current, edit, record
 from nodes.environment import execute, live_env, release, start_task
-from nodes.laser.choose import choose_function, rationale
+from nodes.laser.choose import Choice, choose_function, rationale
 from nodes.laser.context import LaserContext
 from nodes.laser.observe import (
     TARGET_KEYS,
@@ -170,6 +170,15 @@ async def run_actions(
     return update, ""
 
 
+def opens_examined(state: LaserState, space: StateSpace, here: str, choice: Choice) -> bool:
+    """Whether ``choice`` opens an item examined before, in this search or an earlier one (the
+    original's "items that have been clicked before do not match" asks the model again)."""
+    if choice.name is None:
+        return False
+    examines = space.tool(here, choice.name).examines
+    return bool(examines) and str(choice.args.get(examines)) in {entry["asin"] for entry in state.get("buffer", [])}
+
+
 def state_node(pick: Picker) -> Node[LaserState, LaserContext]:
     """A state node: a rationale and one function of the current state's tools (Tables 4-6)."""
 
@@ -185,6 +194,8 @@ def state_node(pick: Picker) -> Node[LaserState, LaserContext]:
         system = prompts.render(space.state(here).instruction)
         why = await rationale(llm, system, observation, state.get("history", []))
         choice = await choose_function(llm, observation, why, tools, ctx.tool_mode)
+        if opens_examined(state, space, here, choice):  # asked once more, as laser_agent.py does
+            choice = await choose_function(llm, observation, prompts.render("laser/reselect"), tools, ctx.tool_mode)
         if choice.name is None:
             note = f"Rationale: {why}\nAction: none (the answer was refused: {choice.problem})"
             history = list(state.get("history", []))

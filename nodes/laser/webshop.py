@@ -102,6 +102,7 @@ SELECT = _tool(
     "item",
     lambda args, page: [f"click[{args['item_id']}]"],
     parameters=lambda page: select_parameters(page.get("item_ids", [])),
+    examines="item_id",
 )
 # Buy Now: one click per customization value, then the purchase.
 BUY = _tool(

@@ -17,7 +17,8 @@ async def shop_goal():
 
 def wander(goal: dict, ids: list[str], end_on_goal: bool) -> list[dict]:
     """13 transitions without buying: examine four other items, then either open the goal
-    (the 13th transition: the backup starts while the agent is on it) or go back to search."""
+    (the 13th transition: with backup_check=each_transition the backup starts while the agent is
+    on it) or go back to search."""
     others = [i for i in ids if i != goal["asin"]][:4]
     script = [think("search"), call("Search", keywords=goal["name"], max_price="1000000")]
     for other in others:
@@ -66,7 +67,7 @@ async def test_the_item_being_examined_is_chosen_reopened_and_bought_with_its_op
         buy(goal),
     ]
     spec = write_script(script)
-    nodes, state = await run(spec, task_id, "backup-current")
+    nodes, state = await run(spec, task_id, "backup-current", backup_check="each_transition")
     calls = model_for(spec, 0.0, 512).calls
     assert nodes[-4:] == ["results", "execute", "backup", "finish"]  # select_item was the 13th transition
     assert state["transitions"] == 13  # the backup's purchase is not counted (the original does not)
@@ -109,7 +110,7 @@ async def test_an_invalid_backup_answer_is_asked_again(shop_goal, write_script):
         buy(goal),
     ]
     spec = write_script(script)
-    _, state = await run(spec, task_id, "backup-retry")
+    _, state = await run(spec, task_id, "backup-retry", backup_check="each_transition")
     calls = model_for(spec, 0.0, 512).calls
     assert any("'B000NOTHERE' is not a valid item_id here" in str(m.content) for m in calls[-3]["messages"])
     assert state["success"] is True
