@@ -346,7 +346,8 @@ class WebShopEnv(Env):
 
     def _score(self, product: Product) -> tuple[float, dict[str, Any], float]:
         price = self._catalogue().price(product["asin"])
-        total, parts = reward(self.goal, product, price, self._view.options, verbose=True, spacy_model=self._spacy_model)
+        options = self._view.options
+        total, parts = reward(self.goal, product, price, options, verbose=True, spacy_model=self._spacy_model)
         return total, parts, price
 
     def _buy(self) -> StepResult:
