@@ -13,12 +13,13 @@ from dataclasses import replace
 from pathlib import Path
 
 from tests.support.cli import ROOT, child_env
+from tests.support.laser_demo import BUY_REPLIES
 from tests.support.scenarios import SCENARIOS
 
 
 def _script(tmp_path: Path) -> str:
     replies = SCENARIOS["laser"].replies
-    again = replies[-5:]  # Buy_Now once more: rationale, call, its options step (types, rationale, call)
+    again = replies[-BUY_REPLIES:]  # Buy_Now once more
     return replace(SCENARIOS["laser"], replies=replies + again).write_script(tmp_path / "laser.jsonl")
 
 

@@ -2,7 +2,10 @@
 state space (nodes.laser.space).
 
 Each state node is an ``act`` over its state's tools: it writes a rationale and calls one of its
-state's functions (``call`` in state, or None when the answer was refused). ``execute`` carries
+state's functions (``call`` in state, or None when the answer was refused). As laser_agent.py: an
+item examined before is asked again once; a tool with a customisation step (WebShop's Buy_Now) gets
+its arguments in that step (nodes.laser.customise); the search state shows the calls made since it
+last showed them (``pending_history``; ``history_shown=every_step``: the whole history everywhere). ``execute`` carries
 the call out on the env through the tool's actions; the next LASER state is the state the space
 classifies the new page into. Steps are counted as the original ``laser_agent.py`` counts them: a
 state transition is an executed call of a tool that moves (WebShop: Search, select_item, Next,

@@ -19,12 +19,10 @@ from nodes.confirm import Verdict, read_answer
 from nodes.context import Context
 from nodes.da.complete import delivered
 from nodes.laser.context import LaserContext
+from tests.support.laser_demo import BUY_REPLIES
 from tests.support.scenarios import NEW_PLAN, SCENARIOS
 
 BUY = "click[Buy Now]"
-
-
-BUY_REPLIES = 5  # the item state's choice of Buy_Now: rationale, call, then its options step (types, rationale, call)
 
 
 def laser_again(tmp_path, count: int) -> str:
