@@ -156,3 +156,18 @@ async def test_without_examined_items_the_cap_is_reached(shop_goal, write_script
     assert state["stop_reason"] == (
         "not bought: step cap (15 transitions) reached with no examined item for the backup strategy"
     )
+
+
+async def test_with_in_buy_now_the_backup_asks_the_options_in_one_call(shop_goal, write_script):
+    """customise=in_buy_now: no customisation types asked; the values' rationale, then Buy_Now
+    with one value per customization type of the reopened item."""
+    task_id, goal, ids = shop_goal
+    script = wander(goal, ids, end_on_goal=False)
+    first = script[3]["tool_calls"][0]["args"]["item_id"]
+    chosen = {n: v[0] for n, v in load_catalogue().product(first)["options"].items() if v}
+    script += [think("the first one"), call("select_item", item_id=first), think("options"), call("Buy_Now", **chosen)]
+    spec = write_script(script)
+    _, state = await run(spec, task_id, "backup-in-buy-now", customise="in_buy_now")
+    assert len(model_for(spec, 0.0, 512).calls) == len(script)
+    assert backup_steps(state) == [f"click[{v}]" for v in chosen.values()] + ["click[Buy Now]"]
+    assert state["stop_reason"] == "bought (backup)"
