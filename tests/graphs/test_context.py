@@ -72,7 +72,15 @@ def test_a_method_has_only_its_own_settings():
     assert "remedies" not in LaserContext.field_names() and "planning" not in LaserContext.field_names()
     assert "backup" not in DAContext.field_names()
     own = {m.name: {f.name for f in m.context.own_fields()} for m in methods()}
-    assert own["laser"] == {"max_actions", "backup", "detail_text", "tool_mode"}
+    assert own["laser"] == {
+        "max_actions",
+        "backup",
+        "backup_check",
+        "customise",
+        "detail_text",
+        "history_shown",
+        "tool_mode",
+    }
     assert "max_episodes" in own["devils_advocate"] and "max_trials" in own["structured_reflection"]
     assert {"plan", "batch_size", "iterations"} <= own["autoplan"]
     with pytest.raises(TypeError):

@@ -16,6 +16,7 @@ from langgraph.graph.state import CompiledStateGraph
 from graphs import studio_graphs
 from graphs.app import generated
 from tests.support.deployment import deployment
+from tests.support.laser_demo import BUY_REPLIES
 from tests.support.scenarios import SCENARIOS
 from tests.support.studio import langgraph_dev, post
 
@@ -142,7 +143,8 @@ async def test_a_confirm_pause_is_answered_over_the_langgraph_api(studio, tmp_pa
     url, log = studio
     client = get_client(url=url)
     scenario = SCENARIOS["laser"]
-    spec = replace(scenario, replies=scenario.replies + scenario.replies[-2:]).write_script(tmp_path / "l.jsonl")
+    again = scenario.replies[-BUY_REPLIES:]  # Buy_Now once more
+    spec = replace(scenario, replies=scenario.replies + again).write_script(tmp_path / "l.jsonl")
     context = {**scenario.context_for(spec), "confirm": True}
     thread = (await client.threads.create())["thread_id"]
 
