@@ -34,7 +34,7 @@ from errors import IntrospectError, UserError
 from nodes.recording import RECORDER, ReplayChatModel, record_call, request_record
 from nodes.scripted import ScriptedChatModel, cut_at_stop
 from nodes.secrets import redact
-from nodes.usage import Usage, add_usage, empty_usage, load_prices, usage_of_call
+from nodes.usage import METER, Usage, add_usage, empty_usage, load_prices, usage_of_call
 
 
 class ModelConfigError(UserError, ValueError):
@@ -293,6 +293,9 @@ class Caller:
                 runnable = runnable.bind(script_task=self.task, replay_request=request)
         if stop:
             runnable = runnable.bind(stop=list(stop))
+        meter = METER.get()
+        if meter is not None:
+            meter.before_call(self.task)  # a budget reached stops the run before it spends more
         attempts = Attempts(limit=self.retries + 1)
         token = _ATTEMPTS.set(attempts)
         try:
@@ -307,7 +310,10 @@ class Caller:
             await record_call(spec, self.task, self.position, request, message)
         self.position += 1
         await load_prices(spec)
-        self.usage = add_usage(self.usage, usage_of_call(spec, message.usage_metadata, attempts.retries))
+        spent = usage_of_call(spec, message.usage_metadata, attempts.retries)
+        self.usage = add_usage(self.usage, spent)
+        if meter is not None:
+            meter.after_call(self.task, spent)
         return message if tools else text_only(message)
 
 
