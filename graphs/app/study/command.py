@@ -31,7 +31,7 @@ from graphs.app.study.run import (
     write_report,
     write_viewer,
 )
-from graphs.app.study.spec import Study, load
+from graphs.app.study.spec import Study, StudyError, load
 from nodes.usage import dollars, sum_costs
 
 
@@ -48,7 +48,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     say(f"study {study.name}: {len(study.runs)} runs into {folder}")
     outcome = asyncio.run(_session(study, folder))
     report = write_report(folder)
-    say(f"report: {report / 'report.md'}  views: {folder / 'views'}")
+    if report is not None:
+        say(f"report: {report / 'report.md'}  views: {folder / 'views'}")
     return _ending(study, folder, outcome, args)
 
 
@@ -100,6 +101,8 @@ def cmd_status(args: argparse.Namespace) -> int:
 def cmd_report(args: argparse.Namespace) -> int:
     folder = Path(args.folder)
     report = write_report(folder)  # refuses a folder without spec.toml
+    if report is None:
+        raise StudyError(f"{folder} has no results yet: run the study first")
     checkpoint = tomllib.loads((folder / SPEC).read_text(encoding="utf-8")).get("checkpoint")
     asyncio.run(write_viewer(folder, checkpoint))
     say(f"report: {report / 'report.md'}  views: {folder / 'views'}")

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from graphs.app.checkpoint import home, open_checkpointer
-from graphs.app.evaluate import Summary, evaluate, eval_thread_id, read_rows, run_one, summarize
+from graphs.app.evaluate import Summary, eval_thread_id, evaluate, read_rows, run_one, summarize
 from graphs.app.runner import outcome_of
 from graphs.app.study import journal
 from graphs.app.study.budget import Purse, RunMeter
@@ -32,6 +32,7 @@ from graphs.app.study.spec import FREE, Run, Study, StudyError
 from nodes.usage import METER, dollars, sum_costs
 
 SPEC = "spec.toml"
+WHAT = {"fingerprint": "settings"}  # a plan's keys in the words a refusal uses
 STOPPED = 3  # exit status of a study a budget stopped (graphs.app.cli's docstring)
 
 
@@ -72,7 +73,7 @@ def check_continuation(study: Study, folder: Path) -> None:
                 f"{folder} holds run {old['label']!r}, which the spec no longer names: a study "
                 "continues with its runs (add runs, never remove one), or use --out for a new study"
             )
-        changed = [k for k in kept if old.get(k) != new.get(k)]
+        changed = [WHAT.get(k, k) for k in kept if old.get(k) != new.get(k)]
         if changed:
             raise StudyError(
                 f"{folder}: run {old['label']!r} changed its {', '.join(changed)} since the study "
@@ -221,15 +222,15 @@ def results_files(folder: Path) -> list[Path]:
     return sorted((folder / "results").glob("*.jsonl"))
 
 
-def write_report(folder: Path) -> Path:
+def write_report(folder: Path) -> Path | None:
     """The report over every results file of the study, into ``report/`` (``introspect
-    report``'s own code: Markdown and figures)."""
+    report``'s own code: Markdown and figures); None while the study has no rows."""
     from graphs.app.report import command
 
     files = [str(p) for p in results_files(folder) if read_rows(p)]
     out = folder / "report"
     if not files:
-        raise StudyError(f"{folder} has no results yet: run the study first")
+        return None
     command(argparse.Namespace(results=files, markdown=str(out / "report.md"), plots=str(out), training=None))
     return out
 

@@ -37,6 +37,7 @@ TOP = ("name", "max_cost_usd", "checkpoint", *DEFAULTS)
 RUN = ("method", "env", "tasks", "split", "settings", "env_options", "plan", "label", "max_cost_usd", *DEFAULTS)
 GRID = ("methods", "envs", "models", *(k for k in RUN if k not in ("method", "env", "model", "label")))
 # keys that decide no outcome: a study may change them between sessions (a higher budget)
+LABEL = r"[A-Za-z0-9][A-Za-z0-9._=,-]*"  # a label names files
 FREE = ("repeats", "concurrency", "max_cost_usd", "task_max_cost_usd", "workers", "server")
 
 
@@ -140,27 +141,34 @@ def expanded(data: dict[str, Any], where: str) -> list[dict[str, Any]]:
 
 
 def unique_labels(tables: list[dict[str, Any]]) -> list[str]:
-    """Each run's label: its own, else METHOD-ENV with its model's name and its settings when
-    runs differ by them; a label taken twice gets -2, -3."""
+    """Each run's label: its own, else METHOD-ENV, with the model's name and the settings
+    that tell it from the other runs of the same METHOD-ENV (a grid's); a label still taken
+    gets -2, -3. A run edited alone keeps its label, so a changed run is named as changed."""
+    given = [t.get("label") for t in tables]
+    for label in given:
+        if label is not None and (not isinstance(label, str) or not re.fullmatch(LABEL, label)):
+            raise StudyError(f"label {label!r}: use letters, digits and . _ = , - (it names files)")
+        if label is not None and given.count(label) > 1:
+            raise StudyError(f"two runs are labelled {label!r}")
+    bases = [f"{t['method']}-{t.get('env', 'default')}" for t in tables]
     labels: list[str] = []
-    for table in tables:
-        given = table.get("label")
-        if given is not None:
-            if not isinstance(given, str) or not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._=,-]*", given):
-                raise StudyError(f"label {given!r}: use letters, digits and . _ = , - (it names files)")
-            if given in labels:
-                raise StudyError(f"two runs are labelled {given!r}")
-            labels.append(given)
+    for table, base, own in zip(tables, bases, given):
+        if own is not None:
+            labels.append(own)
             continue
-        parts = [str(table["method"]), str(table.get("env", "default"))]
-        if "model" in table:
+        peers = [t for t, b in zip(tables, bases) if b == base]
+        parts = [base]
+        if len({str(t.get("model")) for t in peers}) > 1 and "model" in table:
             parts.append(str(table["model"]).rpartition("/")[2].removesuffix(".jsonl"))
-        parts += [f"{k}={json.dumps(v, sort_keys=True)}" for k, v in sorted(table.get("settings", {}).items())]
-        base = re.sub(r"[^A-Za-z0-9._=,-]+", "_", "-".join(parts)).strip("_")[:100]
-        label, n = base, 1
-        while label in labels:
+        settings = table.get("settings", {})
+        for key in sorted(settings):
+            if len({json.dumps(t.get("settings", {}).get(key), sort_keys=True) for t in peers}) > 1:
+                parts.append(f"{key}={json.dumps(settings[key], sort_keys=True)}")
+        label = stem = re.sub(r"[^A-Za-z0-9._=,-]+", "_", "-".join(parts)).strip("_")[:100]
+        n = 1
+        while label in labels or label in given:
             n += 1
-            label = f"{base}-{n}"
+            label = f"{stem}-{n}"
         labels.append(label)
     return labels
 

@@ -1,0 +1,200 @@
+"""``introspect study``: a study file checked before anything runs, run into one folder,
+repeated on distinct threads, continued, refused when changed, and kept to its budgets
+(against the local OpenAI-compatible stub serving a priced model name)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import pytest
+
+from graphs import method_named
+from graphs.app.checkpoint import open_checkpointer
+from graphs.app.evaluate import eval_thread_id, read_rows
+from graphs.app.runner import outcome_of
+from nodes.laser.context import LaserContext
+from tests.support.cli import output, run_main
+from tests.support.laser_demo import DEMO, demo_replies, write_demo_script
+from tests.support.openai_stub import OpenAIStub, Reply
+
+TASK = DEMO["task_id"]
+PRICED = "openai:gpt-4o-mini"  # genai-prices knows it; the stub serves it
+
+
+def write_study(path: Path, text: str) -> Path:
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def study(tmp_path: Path, model: str, extra: str = "", run: str = "") -> Path:
+    return write_study(
+        tmp_path / "study.toml",
+        f'name = "s"\nmodel = "{model}"\n{extra}\n[[runs]]\nmethod = "laser"\nenv = "webshop"\n'
+        f'tasks = "{TASK}"\n{run}\n',
+    )
+
+
+@pytest.mark.parametrize(
+    ("body", "said"),
+    [
+        ('[[runs]]\nmethod = "laser"\nsetings = {}\n', "runs[1]: unknown key 'setings'"),
+        ('[[runs]]\nmethod = "nope"\n', "unknown method 'nope'"),
+        ('[[runs]]\nmethod = "laser"\nenv = "alfworld"\n', "laser runs on webshop, webarena, not 'alfworld'"),
+        ('[[runs]]\nmethod = "laser"\nsettings = {max_actons = 3}\n', "laser has no setting 'max_actons'"),
+        ('[[runs]]\nmethod = "laser"\nsettings = {max_actions = 0}\n', "max_actions"),
+        ('[[runs]]\nmethod = "laser"\ntasks = "nope-7"\n', "nope-7"),
+        ('[[runs]]\nmethod = "laser"\nrepeats = 0\n', "repeats must be a whole number >= 1"),
+        ('[[grid]]\nmethods = ["laser"]\nenvs = ["webshop"]\nmodels = ["x"]\n', "malformed model spec 'x'"),
+        ("", "nothing to run"),
+        ('[[runs]]\nmethod = "laser"\nmax_cost_usd = 1\n', "has no known price, so a budget cannot be kept"),
+    ],
+)
+def test_a_study_that_cannot_run_is_refused_in_one_line_before_anything_is_written(tmp_path, body, said):
+    model = write_demo_script(tmp_path / "demo.jsonl")
+    spec = write_study(tmp_path / "bad.toml", f'name = "bad"\nmodel = "{model}"\n{body}')
+    out = tmp_path / "out"
+    assert run_main(["study", "run", str(spec), "--out", str(out)], logs=tmp_path, name="bad") == 2
+    _, err = output(tmp_path, "bad")
+    assert said in err and len(err.strip().splitlines()) == 1 and "Traceback" not in err
+    assert not out.exists()
+
+
+def test_a_grid_expands_into_runs_with_unique_labels_and_leaves_out_cells_that_do_not_run(tmp_path):
+    from graphs.app.study.spec import parse
+
+    model = write_demo_script(tmp_path / "demo.jsonl")
+    text = (
+        f'name = "g"\nmodel = "{model}"\n[[grid]]\nmethods = ["laser", "structured_reflection"]\n'
+        'envs = ["webshop", "miniwob"]\ntasks = "0:1"\nsettings = {max_actions = [3, 4]}\n'
+    )
+    runs = parse(text, "g.toml").runs
+    assert [r.label for r in runs] == [
+        "laser-webshop-max_actions=3",
+        "laser-webshop-max_actions=4",
+        "structured_reflection-webshop-max_actions=3",
+        "structured_reflection-webshop-max_actions=4",
+        "structured_reflection-miniwob-max_actions=3",
+        "structured_reflection-miniwob-max_actions=4",
+    ]
+    assert [r.context.max_actions for r in runs] == [3, 4] * 3  # type: ignore[attr-defined]
+
+
+def test_repeats_run_on_distinct_threads_and_a_second_run_continues(tmp_path):
+    model = write_demo_script(tmp_path / "demo.jsonl")
+    spec = study(tmp_path, model, "repeats = 2")
+    out = tmp_path / "out"
+    assert run_main(["study", "run", str(spec), "--out", str(out)], logs=tmp_path, name="first") == 0
+    rows = {k: read_rows(out / "results" / f"laser-webshop.r{k}.jsonl") for k in (1, 2)}
+    context = LaserContext(model=model, env="webshop")
+    plain = eval_thread_id(method_named("laser"), context, TASK)
+    assert [r["thread_id"] for r in rows[1]] == [plain]  # repeat 1 keeps eval's thread id
+    assert [r["thread_id"] for r in rows[2]] == [f"{plain}-r2"]
+    assert [(r["repeat"], r["label"], r["success"]) for k in (1, 2) for r in rows[k]] == [
+        (1, "laser-webshop", True),
+        (2, "laser-webshop", True),
+    ]
+    assert (out / "spec.toml").read_text() == spec.read_text()
+    assert (out / "report" / "report.md").is_file()
+    assert (out / "views" / "laser-webshop.r2" / "index.html").is_file()
+    events = [json.loads(line)["event"] for line in (out / "journal.jsonl").read_text().splitlines()]
+    assert events == ["session", "plan", "run", "ran", "run", "ran", "finished"]
+
+    # again: nothing is run twice (the rows stay one per task and repeat)
+    assert run_main(["study", "run", str(spec), "--out", str(out)], logs=tmp_path, name="again") == 0
+    assert [len(read_rows(out / "results" / f"laser-webshop.r{k}.jsonl")) for k in (1, 2)] == [1, 1]
+    assert run_main(["study", "status", str(out)], logs=tmp_path, name="status") == 0
+    said, _ = output(tmp_path, "status")
+    assert "laser-webshop r2: 1/1 finished, 0 errored, 0 not run" in said
+
+
+def test_a_changed_run_is_refused_and_an_added_run_is_welcome(tmp_path):
+    model = write_demo_script(tmp_path / "demo.jsonl")
+    spec = study(tmp_path, model)
+    out = tmp_path / "out"
+    assert run_main(["study", "run", str(spec), "--out", str(out)], logs=tmp_path, name="first") == 0
+    study(tmp_path, model, run="settings = {max_actions = 9}")
+    assert run_main(["study", "run", str(spec), "--out", str(out)], logs=tmp_path, name="changed") == 2
+    _, err = output(tmp_path, "changed")
+    assert "run 'laser-webshop' changed its settings" in err
+    study(tmp_path, model, run=f'\n[[runs]]\nmethod = "laser"\nlabel = "more"\ntasks = "{TASK}"\n')
+    assert run_main(["study", "run", str(spec), "--out", str(out)], logs=tmp_path, name="added") == 0
+    assert len(read_rows(out / "results" / "more.r1.jsonl")) == 1
+
+
+def test_a_dry_run_estimates_from_limits_then_from_earlier_rows_and_writes_nothing(tmp_path):
+    model = write_demo_script(tmp_path / "demo.jsonl")
+    spec = study(tmp_path, model)
+    out = tmp_path / "out"
+    assert run_main(["study", "run", str(spec), "--out", str(out), "--dry-run"], logs=tmp_path, name="dry") == 0
+    said, _ = output(tmp_path, "dry")
+    assert f"laser-webshop: laser on webshop, {model}, x1: {TASK}" in said
+    assert "from the method's limits" in said and not out.exists()
+    assert run_main(["study", "run", str(spec), "--out", str(out)], logs=tmp_path, name="ran") == 0
+    spec2 = study(tmp_path, model, "repeats = 3")  # two repeats to go, priced by the first one's row
+    assert run_main(["study", "run", str(spec2), "--out", str(out), "--dry-run"], logs=tmp_path, name="dry2") == 0
+    said, _ = output(tmp_path, "dry2")
+    assert "2 task runs, ~24 model calls" in said and "from 1 earlier rows of this configuration" in said
+    assert not (out / "results" / "laser-webshop.r2.jsonl").exists()
+
+
+EXPENSIVE = 100_000  # prompt tokens per reply: $0.015 a call at gpt-4o-mini's list price
+
+
+def expensive(replies: list[Reply]) -> list[Reply]:
+    for reply in replies:
+        reply.prompt_tokens = EXPENSIVE
+    return replies
+
+
+def calls_checkpointed(out: Path, model: str) -> int:
+    """Model calls the task's thread holds in its last checkpoint."""
+
+    async def count() -> int:
+        async with open_checkpointer(f"sqlite:///{out / 'checkpoints.sqlite'}", existing=True) as saver:
+            method = method_named("laser")
+            thread = eval_thread_id(method, LaserContext(model=model, env="webshop"), TASK)
+            return int(((await outcome_of(method, thread, saver)).state.get("usage") or {}).get("model_calls", 0))
+
+    return asyncio.run(count())
+
+
+def test_the_study_budget_stops_cleanly_and_a_higher_one_continues(tmp_path, monkeypatch):
+    out = tmp_path / "out"
+    with OpenAIStub() as stub:
+        monkeypatch.setenv("OPENAI_BASE_URL", stub.base_url)
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+        stub.replies.extend(expensive(demo_replies()))
+        spec = study(tmp_path, PRICED, "max_cost_usd = 0.05")
+        assert run_main(["study", "run", str(spec), "--out", str(out)], logs=tmp_path, name="stopped") == 3
+        _, err = output(tmp_path, "stopped")
+        assert "stopped: the study's max_cost_usd reached after spending $0.06" in err
+        assert f"raise the budget in {spec} and run `introspect study run {spec} --out {out}`" in err
+        assert len(stub.requests) == 4  # 0.015 x 4 >= 0.05: no call after the budget was reached
+        assert read_rows(out / "results" / "laser-webshop.r1.jsonl") == []  # the task in flight wrote no row
+        made = calls_checkpointed(out, PRICED)
+        assert 0 < made < 4  # checkpointed at its last finished step: the step in flight runs again
+
+        stub.replies[:] = expensive(demo_replies()[made:])  # the replies its checkpoint has not had
+        study(tmp_path, PRICED, "max_cost_usd = 1.0")  # a budget may change between sessions
+        assert run_main(["study", "run", str(spec), "--out", str(out)], logs=tmp_path, name="more") == 0
+    (row,) = read_rows(out / "results" / "laser-webshop.r1.jsonl")
+    assert row["success"] and row["model_calls"] == 12 and not row["error"]
+    events = [json.loads(line) for line in (out / "journal.jsonl").read_text().splitlines()]
+    assert [e["event"] for e in events if e["event"] in ("stopped", "finished")] == ["stopped", "finished"]
+
+
+def test_a_task_budget_stops_that_task_before_its_next_call(tmp_path, monkeypatch):
+    out = tmp_path / "out"
+    with OpenAIStub() as stub:
+        monkeypatch.setenv("OPENAI_BASE_URL", stub.base_url)
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+        stub.replies.extend(expensive(demo_replies()))
+        spec = study(tmp_path, PRICED, "task_max_cost_usd = 0.04")
+        assert run_main(["study", "run", str(spec), "--out", str(out)], logs=tmp_path, name="task") == 3
+        assert len(stub.requests) == 3  # the fourth call would pass the task's budget
+    (row,) = read_rows(out / "results" / "laser-webshop.r1.jsonl")
+    assert row["error"].startswith("BudgetReached: task") and "task_max_cost_usd" in row["error"]
+    _, err = output(tmp_path, "task")
+    assert "stopped: task_max_cost_usd reached" in err
