@@ -171,7 +171,7 @@ def test_the_study_budget_stops_cleanly_and_a_higher_one_continues(tmp_path, mon
         spec = study(tmp_path, PRICED, "max_cost_usd = 0.05")
         assert run_main(["study", "run", str(spec), "--out", str(out)], logs=tmp_path, name="stopped") == 3
         _, err = output(tmp_path, "stopped")
-        assert "stopped: the study's max_cost_usd reached after spending $0.06" in err
+        assert "stopped: the study's max_cost_usd ($0.0500) reached; the study has spent $0.0600" in err
         assert f"raise the budget in {spec} and run `introspect study run {spec} --out {out}`" in err
         assert len(stub.requests) == 4  # 0.015 x 4 >= 0.05: no call after the budget was reached
         assert read_rows(out / "results" / "laser-webshop.r1.jsonl") == []  # the task in flight wrote no row
@@ -199,7 +199,7 @@ def test_a_task_budget_stops_that_task_before_its_next_call(tmp_path, monkeypatc
     (row,) = read_rows(out / "results" / "laser-webshop.r1.jsonl")
     assert row["error"].startswith("BudgetReached: task") and "task_max_cost_usd" in row["error"]
     _, err = output(tmp_path, "task")
-    assert "stopped: task_max_cost_usd reached" in err
+    assert "stopped: task_max_cost_usd (1 tasks) reached" in err
 
 
 SLOW = ("miniwob", "webarena", "alfworld")  # left out of CI's slice: Chromium, and ALFWorld's games to load

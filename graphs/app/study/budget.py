@@ -36,6 +36,10 @@ class Purse:
     def reached(self) -> bool:
         return self.limit is not None and self.spent >= self.limit
 
+    def name(self, whose: str) -> str:
+        """The budget as a stop names it: "the study's max_cost_usd ($5.0000)"."""
+        return f"{whose} max_cost_usd (${self.limit or 0:.4f})"
+
 
 @dataclass
 class RunMeter:
@@ -59,5 +63,5 @@ class RunMeter:
         self.run.spent += cost
         self.study.spent += cost
         if not self.reached and (self.run.reached() or self.study.reached()):
-            self.reached = "the study's max_cost_usd" if self.study.reached() else "the run's max_cost_usd"
+            self.reached = self.study.name("the study's") if self.study.reached() else self.run.name("the run's")
             self.stop()

@@ -64,12 +64,11 @@ def _ending(study: Study, folder: Path, outcome: Outcome, args: argparse.Namespa
     errors = [(label, r, task, e) for label, r, s in outcome.summaries for task, e in s.errors]
     task_budget = [e for e in errors if e[3].startswith(BudgetReached.__name__)]
     if outcome.stopped or task_budget:
-        which = outcome.stopped or "task_max_cost_usd"
+        which = outcome.stopped or f"task_max_cost_usd ({len(task_budget)} tasks)"
         journal.append(folder, "stopped", reason=f"{which} reached", spent_usd=round(outcome.spent, 6))
         warn(
-            f"introspect: stopped: {which} reached after spending ${outcome.spent:.4f} "
-            f"(budget ${study.max_cost_usd or 0:.4f} for the study); the tasks in flight are checkpointed. "
-            f"To continue, raise the budget in {args.spec} and run `{again}`"
+            f"introspect: stopped: {which} reached; the study has spent ${outcome.spent:.4f} and its "
+            f"tasks in flight are checkpointed. To continue, raise the budget in {args.spec} and run `{again}`"
         )
         return STOPPED
     journal.append(folder, "finished", spent_usd=round(outcome.spent, 6), errors=len(errors))

@@ -111,7 +111,7 @@ async def execute(study: Study, folder: Path, say: Callable[[str], None]) -> Out
         run_purse = Purse(run.max_cost_usd, before[run.label])
         for repeat in range(1, run.repeats + 1):
             if purse.reached() or run_purse.reached():
-                which = "the study's max_cost_usd" if purse.reached() else f"run {run.label}'s max_cost_usd"
+                which = purse.name("the study's") if purse.reached() else run_purse.name(f"run {run.label}'s")
                 return Outcome(summaries, which, purse.spent)
             await asyncio.to_thread(journal.append, folder, "run", label=run.label, repeat=repeat)
             summary, reached = await _evaluate(run, repeat, folder, checkpoint, purse, run_purse)
