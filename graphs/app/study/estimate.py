@@ -2,11 +2,12 @@
 
 Two sources, the better first. Rows of the same configuration already written (the study's
 own results files, and ``eval``'s default ``results/`` folder): their mean per task, times the
-tasks and repeats to run. Otherwise the method's limits: at most one acting call per action
-its limits allow (``max_actions``, times ``max_trials`` or ``max_episodes`` where it has
-them), each sending at least the method's prompt text (four characters a token) and at most
-``max_tokens`` back, priced by genai-prices. Limits give a ceiling on calls that real runs
-rarely reach, and say nothing of observations' size: the line says which source it used.
+tasks and repeats to run. Otherwise the method's limits: one acting call per action its
+limits allow (``max_actions``, times ``max_trials`` or ``max_episodes`` where it has them),
+each sending the method's prompt text (every prompt file, four characters a token) and
+receiving ``max_tokens``, priced by genai-prices: a ceiling real runs seldom reach (they end
+sooner and answer shorter), though it leaves out the observations' size. The line says
+which source it used.
 """
 
 from __future__ import annotations
@@ -98,7 +99,7 @@ def acting_calls(run: Run) -> int:
 
 
 def prompt_tokens(run: Run) -> int:
-    """The method's prompt text in tokens (four characters each): what a call sends at least."""
+    """The method's prompt text in tokens (four characters each), as one call's input."""
     if run.method.prompts is None:
         return 0
     return sum(len(p.read_text(encoding="utf-8")) for p in run.method.prompts.root.rglob("*.md")) // 4

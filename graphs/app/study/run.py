@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from graphs.app.checkpoint import home, open_checkpointer
-from graphs.app.evaluate import Summary, eval_thread_id, evaluate, read_rows, run_one, summarize
+from graphs.app.evaluate import Summary, eval_thread_id, evaluate, fingerprint, read_rows, run_one, summarize
 from graphs.app.runner import outcome_of
 from graphs.app.study import journal
 from graphs.app.study.budget import Purse, RunMeter
@@ -46,8 +46,6 @@ def folder_of(study: Study, out: str | None) -> Path:
 
 def identity(run: Run) -> dict[str, Any]:
     """What a run is, as the journal's plan records it: a later session may add runs, never change one."""
-    from graphs.app.evaluate import fingerprint
-
     return {
         "label": run.label,
         "method": run.method.name,

@@ -16,7 +16,7 @@ import itertools
 import json
 import re
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -69,7 +69,6 @@ class Study:
     max_cost_usd: float | None
     checkpoint: str | None
     text: str  # the file as given
-    expanded: list[dict[str, Any]] = field(default_factory=list)  # each run's table, grid expanded
 
 
 def load(path: Path) -> Study:
@@ -104,7 +103,6 @@ def parse(text: str, where: str) -> Study:
         max_cost_usd=_budget(data.get("max_cost_usd"), f"study {where}: max_cost_usd"),
         checkpoint=data.get("checkpoint"),
         text=text,
-        expanded=[{**t, "label": label} for t, label in zip(tables, labels)],
     )
 
 
@@ -119,11 +117,11 @@ def expanded(data: dict[str, Any], where: str) -> list[dict[str, Any]]:
         tables.append(dict(table))
     for number, grid in enumerate(_tables(data, "grid", where), 1):
         _known(grid, GRID, f"study {where}: grid[{number}]")
-        methods = _listed(grid, "methods", f"study {where}: grid[{number}]")
+        methods = _listed(grid, "methods")
         if not methods:
             raise StudyError(f"study {where}: grid[{number}] names no methods")
-        envs = _listed(grid, "envs", f"study {where}: grid[{number}]") or [None]
-        models = _listed(grid, "models", f"study {where}: grid[{number}]") or [None]
+        envs = _listed(grid, "envs") or [None]
+        models = _listed(grid, "models") or [None]
         settings = grid.get("settings", {})
         if not isinstance(settings, dict):
             raise StudyError(f"study {where}: grid[{number}].settings must be a table")
@@ -252,7 +250,7 @@ def _known(table: dict[str, Any], keys: tuple[str, ...], where: str) -> None:
             raise StudyError(f"{where}: unknown key {key!r}; known: {', '.join(keys)}")
 
 
-def _listed(table: dict[str, Any], key: str, where: str) -> list[Any]:
+def _listed(table: dict[str, Any], key: str) -> list[Any]:
     value = table.get(key, [])
     return value if isinstance(value, list) else [value]
 
