@@ -50,6 +50,7 @@ def study(tmp_path: Path, model: str, extra: str = "", run: str = "") -> Path:
         ('[[runs]]\nmethod = "laser"\nrepeats = 0\n', "repeats must be a whole number >= 1"),
         ('[[grid]]\nmethods = ["laser"]\nenvs = ["webshop"]\nmodels = ["x"]\n', "malformed model spec 'x'"),
         ("", "nothing to run"),
+        ('workers = 2\n[[runs]]\nmethod = "laser"\nrepeats = 2\n', "repeats run here only"),
         ('[[runs]]\nmethod = "laser"\nmax_cost_usd = 1\n', "has no known price, so a budget cannot be kept"),
     ],
 )
@@ -109,6 +110,18 @@ def test_repeats_run_on_distinct_threads_and_a_second_run_continues(tmp_path):
     assert run_main(["study", "status", str(out)], logs=tmp_path, name="status") == 0
     said, _ = output(tmp_path, "status")
     assert "laser-webshop r2: 1/1 finished, 0 errored, 0 not run" in said
+
+
+def test_a_run_with_workers_runs_its_tasks_in_worker_processes(tmp_path):
+    model = write_demo_script(tmp_path / "demo.jsonl")
+    spec = study(tmp_path, model, "workers = 2\nconcurrency = 1")
+    spec.write_text(spec.read_text().replace(f'tasks = "{TASK}"', f'tasks = "{TASK},3,{TASK}"'))
+    out = tmp_path / "out"
+    assert run_main(["study", "run", str(spec), "--out", str(out)], logs=tmp_path, name="workers") == 0
+    rows = read_rows(out / "results" / "laser-webshop.r1.jsonl")
+    assert sorted(r["task_id"] for r in rows) == sorted([TASK, "3"])  # a task named twice runs once
+    assert all(r["label"] == "laser-webshop" and r["repeat"] == 1 for r in rows)
+    assert next(r for r in rows if r["task_id"] == TASK)["success"]
 
 
 def test_a_changed_run_is_refused_and_an_added_run_is_welcome(tmp_path):

@@ -191,7 +191,8 @@ def _run(table: dict[str, Any], label: str, top: dict[str, Any], where: str) -> 
         context = context_from(args, method)  # the same checks as eval --set, the model's too
         if context.confirm:
             raise StudyError("a study does not stop to ask a person: leave confirm out")
-        tasks = task_list(context, _text(table.get("split"), "split"), _text(table.get("tasks"), "tasks"))
+        selected = task_list(context, _text(table.get("split"), "split"), _text(table.get("tasks"), "tasks"))
+        tasks = list(dict.fromkeys(selected))  # a task named twice runs once (its thread is one)
         if not tasks:
             raise StudyError("its tasks select none")
         run = Run(
