@@ -1,21 +1,26 @@
 """What the study layer costs over plain ``eval``: the shipped matrix study (studies/matrix.toml,
-17 method x env cells offline) run as one ``introspect study run``, against the same runs as a
-hand-written series of ``introspect eval`` commands followed by ``introspect report`` and
-``introspect view`` over their files (what the study does for you), each as its own process.
+17 method x env cells offline) run as one ``introspect study run``, against the same runs
 
-Measured: wall time of each side (the eval series also without its report and pages),
-the peak memory of the largest process on each side (``ru_maxrss`` of the child), and the
-size of the study folder by part (checkpoints, results, journal, report, views). Both
-sides start from nothing (fresh folders and checkpoint files). Alternated ``--runs`` times
-(the order swapped each time) on a shared machine; medians reported.
+- ``inline``: as the evaluation alone, every run's ``evaluate`` one after another in one process
+  with one checkpoint file (the study minus its layer: spec checks, journal, metering, report
+  and pages): the study's overhead is ``study - inline``;
+- ``plain``: as a user writes it today, a series of ``introspect eval`` commands followed by
+  ``introspect report`` and ``introspect view`` over their files, each its own process.
 
-Usage: .venv/bin/python benchmarks/study_overhead.py [--runs 1]
+Measured: wall time of each (``plain`` also without its report and pages), the peak memory of
+the largest process (``ru_maxrss`` of the child), and the size of the study folder by part
+(checkpoints, results, journal, report, views). Each starts from nothing (fresh folders and
+checkpoint files). Alternated ``--runs`` times (the order rotated each time) on a shared
+machine; medians reported.
+
+Usage: .venv/bin/python benchmarks/study_overhead.py [--runs 3]
 Writes benchmarks/results/study_overhead.json.
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import os
 import statistics
@@ -23,6 +28,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -34,12 +40,13 @@ from benchmarks.machine import load_report, write_report  # noqa: E402
 MATRIX = ROOT / "studies" / "matrix.toml"
 
 
-def child(args: list[str], home: Path) -> tuple[float, int]:
-    """``introspect ARGS`` from the checkout's root: its wall seconds and peak RSS in MiB."""
+def child(args: list[str], home: Path, program: list[str] | None = None) -> tuple[float, int]:
+    """``introspect ARGS`` (or ``program ARGS``) from the checkout's root: its wall seconds and
+    peak RSS in MiB."""
     env = {**os.environ, "PYTHONPATH": str(ROOT), "INTROSPECT_HOME": str(home)}
     started = time.perf_counter()
     process = subprocess.Popen(
-        [sys.executable, "-m", "graphs.app.cli", *args],
+        [*(program or [sys.executable, "-m", "graphs.app.cli"]), *args],
         cwd=ROOT,
         env=env,
         stdout=subprocess.DEVNULL,
@@ -93,6 +100,31 @@ def plain(work: Path) -> dict[str, Any]:
     }
 
 
+def inline(work: Path) -> dict[str, Any]:
+    """Every run's evaluation in one child process (``--inline`` below)."""
+    folder = work / "inline"
+    seconds, peak = child_python(["--inline", str(folder)], work / "home-inline")
+    return {"seconds": round(seconds, 2), "peak_rss_mib": peak}
+
+
+def child_python(args: list[str], home: Path) -> tuple[float, int]:
+    """This script with ``args`` in a child process: its wall seconds and peak RSS in MiB."""
+    return child(args, home, [sys.executable, str(Path(__file__).resolve())])
+
+
+async def evaluate_inline(folder: Path) -> None:
+    """The matrix's runs through ``evaluate`` alone, as the study runs them, without the study."""
+    from graphs.app.checkpoint import open_checkpointer
+    from graphs.app.evaluate import evaluate
+    from graphs.app.study.spec import load
+
+    folder.mkdir(parents=True)
+    async with open_checkpointer(f"sqlite:///{folder / 'checkpoints.sqlite'}") as saver:
+        for run in load(MATRIX).runs:
+            results = folder / f"{run.label}.jsonl"
+            await evaluate(run.method, run.context, run.tasks, results, saver, run.concurrency)
+
+
 def evals_db(folder: Path) -> str:
     return f"sqlite:///{folder / 'checkpoints.sqlite'}"
 
@@ -116,37 +148,51 @@ def sizes(folder: Path) -> dict[str, int]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=1)
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--only", help="comma-separated variants (default study,inline,plain)")
+    parser.add_argument("--inline", metavar="DIR", help=argparse.SUPPRESS)  # the inline variant's child
     args = parser.parse_args()
+    if args.inline:
+        asyncio.run(evaluate_inline(Path(args.inline)))
+        return
     before = load_report()
-    measured: dict[str, list[dict[str, Any]]] = {"plain": [], "study": []}
+    variants: list[tuple[str, Callable[[Path], dict[str, Any]]]] = [
+        ("study", study),
+        ("inline", inline),
+        ("plain", plain),
+    ]
+    if args.only:
+        variants = [(name, measure) for name, measure in variants if name in args.only.split(",")]
+    measured: dict[str, list[dict[str, Any]]] = {name: [] for name, _ in variants}
     for number in range(args.runs):
-        order = [("plain", plain), ("study", study)]
-        for name, measure in order if number % 2 == 0 else order[::-1]:
+        for name, measure in variants[number % len(variants) :] + variants[: number % len(variants)]:
             with tempfile.TemporaryDirectory() as work:
                 measured[name].append(measure(Path(work)))
                 print(name, measured[name][-1], flush=True)
 
-    def median(side: str, key: str) -> float:
-        return statistics.median(float(m[key]) for m in measured[side])
+    def median(side: str, key: str) -> float | None:
+        return statistics.median(float(m[key]) for m in measured[side]) if measured.get(side) else None
 
     report: dict[str, Any] = {
         "cells": len(eval_commands(Path("/nonexistent"))),
         "runs": args.runs,
+        "study_seconds": median("study", "seconds"),
+        "study_peak_rss_mib": median("study", "peak_rss_mib"),
+        "inline_seconds": median("inline", "seconds"),
+        "inline_peak_rss_mib": median("inline", "peak_rss_mib"),
         "plain_eval_seconds": median("plain", "eval_seconds"),
         "plain_eval_report_view_seconds": median("plain", "seconds"),
-        "study_seconds": median("study", "seconds"),
         "plain_peak_rss_mib": median("plain", "peak_rss_mib"),
-        "study_peak_rss_mib": median("study", "peak_rss_mib"),
-        "study_folder_bytes": measured["study"][-1]["folder_bytes"],
+        "study_folder_bytes": measured["study"][-1]["folder_bytes"] if measured.get("study") else None,
         "measured": measured,
         "machine_before": before,
     }
-    report["study_overhead_seconds"] = round(report["study_seconds"] - report["plain_eval_report_view_seconds"], 2)
-    for key in ("plain_eval_seconds", "plain_eval_report_view_seconds", "study_seconds", "study_overhead_seconds"):
-        print(f"{key:32} {report[key]}")
-    print(f"peak RSS (MiB): plain {report['plain_peak_rss_mib']}, study {report['study_peak_rss_mib']}")
-    print(f"study folder: {json.dumps(report['study_folder_bytes'])}")
+    if measured.get("study") and measured.get("inline"):
+        overheads = [s["seconds"] - i["seconds"] for s, i in zip(measured["study"], measured["inline"])]
+        report["study_overhead_seconds_paired_median"] = round(statistics.median(overheads), 2)
+    for key, value in report.items():
+        if key not in ("measured", "machine_before"):
+            print(f"{key:36} {json.dumps(value)}")
     write_report("study_overhead", report)
 
 
