@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import shutil
 import signal
 import time
 from pathlib import Path
@@ -110,6 +111,14 @@ def test_repeats_run_on_distinct_threads_and_a_second_run_continues(tmp_path):
     assert run_main(["study", "status", str(out)], logs=tmp_path, name="status") == 0
     said, _ = output(tmp_path, "status")
     assert "laser-webshop r2: 1/1 finished, 0 errored, 0 not run" in said
+
+    shutil.rmtree(out / "report")
+    shutil.rmtree(out / "views")
+    assert run_main(["study", "report", str(out)], logs=tmp_path, name="report") == 0
+    assert (out / "report" / "report.md").is_file() and (out / "views" / "laser-webshop.r1" / "index.html").is_file()
+    for action in ("status", "report"):  # a folder that holds no study
+        assert run_main(["study", action, str(tmp_path)], logs=tmp_path, name=f"no-{action}") == 2
+        assert "is not a study folder" in output(tmp_path, f"no-{action}")[1]
 
 
 def test_a_run_with_workers_runs_its_tasks_in_worker_processes(tmp_path):
