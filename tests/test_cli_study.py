@@ -52,10 +52,12 @@ def study(tmp_path: Path, model: str, extra: str = "", run: str = "") -> Path:
         ('[[grid]]\nmethods = ["laser"]\nenvs = ["webshop"]\nmodels = ["x"]\n', "malformed model spec 'x'"),
         ("", "nothing to run"),
         ('workers = 2\n[[runs]]\nmethod = "laser"\nrepeats = 2\n', "repeats run here only"),
+        (f'[[runs]]\nmethod = "laser"\nmodel = "{PRICED}"\nworkers = 2\nmax_cost_usd = 1\n', "budgets are kept"),
         ('[[runs]]\nmethod = "laser"\nmax_cost_usd = 1\n', "has no known price, so a budget cannot be kept"),
     ],
 )
-def test_a_study_that_cannot_run_is_refused_in_one_line_before_anything_is_written(tmp_path, body, said):
+def test_a_study_that_cannot_run_is_refused_in_one_line_before_anything_is_written(tmp_path, monkeypatch, body, said):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")  # a priced model's key, never used: nothing runs
     model = write_demo_script(tmp_path / "demo.jsonl")
     spec = write_study(tmp_path / "bad.toml", f'name = "bad"\nmodel = "{model}"\n{body}')
     out = tmp_path / "out"

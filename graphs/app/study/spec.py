@@ -210,13 +210,16 @@ def _run(table: dict[str, Any], label: str, top: dict[str, Any], where: str) -> 
         )
     except UserError as exc:
         raise StudyError(f"{where}: {exc}") from None
-    if (top.get("max_cost_usd") or run.max_cost_usd or run.task_max_cost_usd) and not priced(run.context.model):
+    budgeted = bool(top.get("max_cost_usd") or run.max_cost_usd or run.task_max_cost_usd)
+    if budgeted and not priced(run.context.model):
         raise StudyError(
             f"{where}: the model {run.context.model} has no known price, so a budget cannot be kept: "
             "drop max_cost_usd and task_max_cost_usd, or use a priced model"
         )
     if (run.workers > 1 or run.server) and run.repeats > 1:
         raise StudyError(f"{where}: repeats run here only (drop workers and server, or repeats)")
+    if (run.workers > 1 or run.server) and budgeted:
+        raise StudyError(f"{where}: budgets are kept call by call here only (drop workers and server, or the budgets)")
     if run.workers > 1 and run.server:
         raise StudyError(f"{where}: workers and server exclude each other")
     return run
