@@ -36,7 +36,7 @@ from nodes.calls import ModelCall
 from nodes.recording import ReplayChatModel, call_record, record_call, request_record
 from nodes.scripted import ScriptedChatModel, cut_at_stop
 from nodes.secrets import redact
-from nodes.usage import Usage, add_usage, empty_usage, load_prices, usage_of_call
+from nodes.usage import METER, Usage, add_usage, empty_usage, load_prices, usage_of_call
 
 
 class ModelConfigError(UserError, ValueError):
@@ -295,6 +295,9 @@ class Caller:
                 runnable = runnable.bind(script_task=self.task, replay_request=request)
         if stop:
             runnable = runnable.bind(stop=list(stop))
+        meter = METER.get()
+        if meter is not None:
+            meter.before_call(self.task)  # a budget reached stops the run before it spends more
         attempts = Attempts(limit=self.retries + 1)
         token = _ATTEMPTS.set(attempts)
         started = time.monotonic()
@@ -313,7 +316,10 @@ class Caller:
         await record_call(call)
         self.position += 1
         await load_prices(spec)
-        self.usage = add_usage(self.usage, usage_of_call(spec, message.usage_metadata, attempts.retries))
+        spent = usage_of_call(spec, message.usage_metadata, attempts.retries)
+        self.usage = add_usage(self.usage, spent)
+        if meter is not None:
+            meter.after_call(self.task, spent)
         return message if tools else text_only(message)
 
 

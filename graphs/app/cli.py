@@ -1,11 +1,12 @@
-"""The ``introspect`` command: run, resume, evaluate, train, list graphs, history, fork, view,
-report, export, data, demo.
+"""The ``introspect`` command: run, resume, evaluate, train, study, serve, list graphs, history,
+fork, view, report, export, data, demo.
 
 Exit status: 0 when the command did its work; 2 for bad input (unknown method, env or
 task, a malformed or unknown model, a missing key, a setting out of range, an unusable
 checkpointer or results path, an existing thread id, a refused ``data get``), reported in one
 line before anything runs or is written; 1 when a model gave up (the run is checkpointed and
-the line says how to resume it) or, for ``eval``, when any task errored. Which errors are
+the line says how to resume it) or, for ``eval`` and ``study run``, when any task errored; 3 when
+a budget stopped a study (graphs.app.study.command). Which errors are
 which is the errors' own say (``errors.IntrospectError.exit_status``: every ``UserError`` is
 exit 2); only an error that means a bug is shown with its traceback.
 """
@@ -482,6 +483,20 @@ def build_parser(method: Method | None = None) -> Parser:
     )
     login.add_argument("--auth-dir", help="where to write <sites>_state.json (default $WEBARENA_AUTH_DIR or .auth)")
     login.set_defaults(handler=cmd_webarena_login)
+
+    st = sub.add_parser("study", help="run a study file: methods, settings and models compared, repeated, budgeted")
+    st_sub = st.add_subparsers(dest="action", required=True, parser_class=Parser)
+    st_run = st_sub.add_parser("run", help="run (or continue) the study SPEC.toml into its folder")
+    st_run.add_argument("spec", metavar="SPEC.toml")
+    st_run.add_argument("--dry-run", action="store_true", help="print each run's tasks and estimated cost; run nothing")
+    st_run.add_argument("--out", metavar="DIR", help="the study's folder (default $INTROSPECT_HOME/studies/NAME)")
+    st_run.set_defaults(handler=_lazy("study.command", "cmd_run"))
+    st_status = st_sub.add_parser("status", help="progress per run and repeat of the study in DIR")
+    st_status.add_argument("folder", metavar="DIR")
+    st_status.set_defaults(handler=_lazy("study.command", "cmd_status"))
+    st_report = st_sub.add_parser("report", help="write the report and viewer pages of the study in DIR again")
+    st_report.add_argument("folder", metavar="DIR")
+    st_report.set_defaults(handler=_lazy("study.command", "cmd_report"))
 
     # `introspect report` (graphs/app/report/)
     from graphs.app.report import add_parser as add_report

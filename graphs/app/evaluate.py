@@ -64,9 +64,11 @@ def changed_settings(context: Context) -> dict[str, Any]:
     return out
 
 
-def eval_thread_id(method: Method, context: Context, task_id: str) -> str:
-    """A stable thread id per configuration and task, so re-runs resume."""
-    return f"eval-{method.name}-{context.env}-{fingerprint(method, context)[:8]}-{task_id}"
+def eval_thread_id(method: Method, context: Context, task_id: str, repeat: int = 1) -> str:
+    """A stable thread id per configuration, task and repeat, so re-runs resume; repeat 1 keeps
+    the id a plain ``eval`` gives, repeat K>1 appends ``-rK`` (a study's repeated runs)."""
+    thread = f"eval-{method.name}-{context.env}-{fingerprint(method, context)[:8]}-{task_id}"
+    return thread if repeat == 1 else f"{thread}-r{repeat}"
 
 
 def results_name(method: Method, context: Context) -> Path:
@@ -235,12 +237,17 @@ class ResultsFile:
 
 
 async def run_one(
-    method: Method, context: Context, task_id: str, checkpointer: BaseCheckpointSaver, stop: Stop | None = None
+    method: Method,
+    context: Context,
+    task_id: str,
+    checkpointer: BaseCheckpointSaver,
+    repeat: int = 1,
+    stop: Stop | None = None,
 ) -> dict[str, Any] | None:
     """The row of one task: a finished thread is reported from its final state, an
     unfinished one resumed, a new one started (errors become rows too). None when ``stop``
     drained the run before its end: no row, the thread waits at its checkpoint."""
-    thread_id = eval_thread_id(method, context, task_id)
+    thread_id = eval_thread_id(method, context, task_id, repeat)
     existing = await outcome_of(method, thread_id, checkpointer)
     if existing.finished:
         return {**row_for(method, context, task_id, thread_id, existing.state, 0.0), "from_checkpoint": True}
@@ -290,14 +297,19 @@ async def evaluate(
     on_row: Callable[[dict[str, Any]], None] | None = None,
     on_retry: Callable[[str, str], None] | None = None,
     run: Callable[[str], Awaitable[dict[str, Any]]] | None = None,
+    repeat: int = 1,
+    label: str = "",
     stop: Stop | None = None,
 ) -> Summary:
     """Evaluate ``task_ids``, skipping those this configuration already finished; returns
     the summary over this configuration's rows of the requested tasks. ``on_retry(task,
     notice)`` hears every retried model request as it happens. ``run(task_id)`` gives a
     task's row when the tasks run elsewhere (graphs.app.remote: a LangGraph server); by
-    default ``run_one`` runs them here with ``checkpointer``. After ``stop`` is requested
-    (graphs.app.stopping) no task starts, and a drained task writes no row."""
+    default ``run_one`` runs them here with ``checkpointer``. A study (graphs.app.study)
+    gives each repeat of its run its own ``results_path`` and ``repeat`` (its own threads)
+    and its run's ``label``; rows carry both (a row without ``repeat`` is repeat 1). After
+    ``stop`` is requested (graphs.app.stopping) no task starts, and a drained task writes no
+    row."""
     results = ResultsFile(results_path)
     done = finished_tasks(results_path, method, context)
     todo = [t for t in task_ids if t not in done]
@@ -316,9 +328,11 @@ async def evaluate(
                 row: dict[str, Any] | None = await run(task_id)
             else:
                 assert checkpointer is not None  # tasks that run here run with the caller's checkpointer
-                row = await run_one(method, context, task_id, checkpointer, stop)
+                row = await run_one(method, context, task_id, checkpointer, repeat, stop)
         if row is None:
             return
+        if label:
+            row.update(repeat=repeat, label=label)
         if data is not None:
             row.setdefault("data", data)  # a server's rows say it is not known here (graphs.app.remote)
         row.update(fields[task_id])
