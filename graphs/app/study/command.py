@@ -11,9 +11,9 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
-import tomllib
 from pathlib import Path
 
+from graphs.app.evaluate import read_rows
 from graphs.app.study import journal
 from graphs.app.study.budget import BudgetReached
 from graphs.app.study.estimate import estimate
@@ -23,8 +23,10 @@ from graphs.app.study.run import (
     Outcome,
     check_continuation,
     execute,
+    folder_checkpoint,
     folder_of,
     identity,
+    results_files,
     say,
     status_lines,
     warn,
@@ -49,7 +51,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     outcome = asyncio.run(_session(study, folder))
     report = write_report(folder)
     if report is not None:
-        say(f"report: {report / 'report.md'}  views: {folder / 'views'}")
+        say(f"report: {report / 'index.html'}  views: {folder / 'views'}")
     return _ending(study, folder, outcome, args)
 
 
@@ -99,10 +101,11 @@ def cmd_status(args: argparse.Namespace) -> int:
 
 def cmd_report(args: argparse.Namespace) -> int:
     folder = Path(args.folder)
-    report = write_report(folder)  # refuses a folder without spec.toml
-    if report is None:
+    status_lines(folder)  # refuses a folder that holds no study
+    if not any(read_rows(p) for p in results_files(folder)):
         raise StudyError(f"{folder} has no results yet: run the study first")
-    checkpoint = tomllib.loads((folder / SPEC).read_text(encoding="utf-8")).get("checkpoint")
-    asyncio.run(write_viewer(folder, checkpoint))
+    asyncio.run(write_viewer(folder, folder_checkpoint(folder)))  # the pages first: the report's index links them
+    report = write_report(folder)
+    assert report is not None
     say(f"report: {report / 'report.md'}  views: {folder / 'views'}")
     return 0

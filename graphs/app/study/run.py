@@ -14,10 +14,10 @@ a clear point and the journal reads in order.
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import contextlib
 import sys
+import tomllib
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -99,9 +99,21 @@ class Outcome:
     spent: float
 
 
+def checkpoint_url(folder: Path, checkpoint: str | None) -> str:
+    """Where a study's runs keep their checkpoints: the study's ``checkpoint``, else the folder's
+    own ``checkpoints.sqlite`` (export and the viewer read them there too)."""
+    return checkpoint or f"sqlite:///{(folder / 'checkpoints.sqlite').resolve()}"
+
+
+def folder_checkpoint(folder: Path) -> str:
+    """The checkpoints of the study in ``folder``, from its spec as given."""
+    spec = tomllib.loads((folder / SPEC).read_text(encoding="utf-8"))
+    return checkpoint_url(folder, spec.get("checkpoint"))
+
+
 async def execute(study: Study, folder: Path, say: Callable[[str], None]) -> Outcome:
     """Run every unfinished task of every run and repeat; stop when a budget is reached."""
-    checkpoint = study.checkpoint or f"sqlite:///{(folder / 'checkpoints.sqlite').resolve()}"
+    checkpoint = checkpoint_url(folder, study.checkpoint)
     before = await asyncio.to_thread(spent_before, study, folder)
     purse = Purse(study.max_cost_usd, sum(before.values()))
     summaries: list[tuple[str, int, Summary]] = []
@@ -221,23 +233,23 @@ def results_files(folder: Path) -> list[Path]:
 
 
 def write_report(folder: Path) -> Path | None:
-    """The report over every results file of the study, into ``report/`` (``introspect
-    report``'s own code: Markdown and figures); None while the study has no rows."""
-    from graphs.app.report import command
+    """The report over every results file of the study, into ``report/`` (``introspect report
+    --out``'s own code: Markdown, figures and an index page linking the pages in ``views/``);
+    None while the study has no rows."""
+    from graphs.app.report import write_report as write_folder
 
-    files = [str(p) for p in results_files(folder) if read_rows(p)]
-    out = folder / "report"
+    files = [p for p in results_files(folder) if read_rows(p)]
     if not files:
         return None
-    command(argparse.Namespace(results=files, markdown=str(out / "report.md"), plots=str(out), training=None))
-    return out
+    write_folder(files, folder / "report")
+    return folder / "report"
 
 
 async def write_viewer(folder: Path, checkpoint: str | None) -> list[Path]:
     """The viewer's pages of every results file's runs, into ``views/<label>.r<K>/``."""
     from graphs.app.view import write_views
 
-    url = checkpoint or f"sqlite:///{(folder / 'checkpoints.sqlite').resolve()}"
+    url = checkpoint_url(folder, checkpoint)
     if url.startswith("sqlite:///") and not Path(url.removeprefix("sqlite://")).is_file():
         return []  # tasks that ran on a server keep their checkpoints there
     return [await write_views(str(path), folder / "views" / path.stem, url) for path in results_files(folder)]
