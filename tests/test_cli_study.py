@@ -294,3 +294,34 @@ def events_of(folder: Path, kind: str) -> list[dict]:
     from graphs.app.study import journal
 
     return [e for e in journal.events(folder) if e["event"] == kind]
+
+
+def test_a_signal_drains_the_study_and_the_same_command_continues_it(tmp_path):
+    """SIGTERM mid-study: the step under way finishes and is checkpointed, no row is written for
+    the unfinished task, exit 143 with the command that continues; the continued study ends as
+    one never stopped (the demo's calls, each made once)."""
+    from tests.graphs.laser_scripts import paging_script
+
+    spec = write_study(
+        tmp_path / "slow.toml",
+        f'name = "slow"\nmodel = "{paging_script(tmp_path / "s.jsonl", delay=0.4)}"\n[[runs]]\nmethod = "laser"\n'
+        'env = "webshop"\ntasks = "synthetic-600,synthetic-601,synthetic-602"\nconcurrency = 1\n'
+        "settings = {max_actions = 2, backup = false}\n",
+    )
+    out = tmp_path / "out"
+    child = spawn(["study", "run", str(spec), "--out", str(out)], cwd=ROOT, env=child_env(), logs=tmp_path, name="s")
+    results = out / "results" / "laser-webshop.r1.jsonl"
+    deadline = time.monotonic() + 120
+    while not (results.exists() and results.read_text().strip()):  # the first task has its row
+        assert child.poll() is None and time.monotonic() < deadline, output(tmp_path, "s")
+        time.sleep(0.05)
+    time.sleep(0.5)  # inside the second task
+    child.send_signal(signal.SIGTERM)
+    assert child.wait(timeout=120) == 128 + signal.SIGTERM
+    _, err = output(tmp_path, "s")
+    assert "stopped by SIGTERM" in err and f"introspect study run {spec} --out {out}" in err
+    assert 0 < len(read_rows(results)) < 3
+    assert run_main(["study", "run", str(spec), "--out", str(out)], logs=tmp_path, name="again") == 0
+    rows = read_rows(results)
+    assert sorted(r["task_id"] for r in rows) == ["synthetic-600", "synthetic-601", "synthetic-602"]
+    assert all(r["model_calls"] == 4 and not r["error"] for r in rows)

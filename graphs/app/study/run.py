@@ -26,6 +26,7 @@ from typing import Any
 from graphs.app.checkpoint import home, open_checkpointer
 from graphs.app.evaluate import Summary, eval_thread_id, evaluate, fingerprint, read_rows, run_one, summarize
 from graphs.app.runner import outcome_of
+from graphs.app.stopping import Stop, stopping_on_signals
 from graphs.app.study import journal
 from graphs.app.study.budget import Purse, RunMeter
 from graphs.app.study.spec import FREE, Run, Study, StudyError
@@ -97,6 +98,7 @@ class Outcome:
     summaries: list[tuple[str, int, Summary]]
     stopped: str  # which budget stopped the study ("" when none did)
     spent: float
+    signal: Stop | None = None  # a SIGINT/SIGTERM that drained the study (graphs.app.stopping)
 
 
 def checkpoint_url(folder: Path, checkpoint: str | None) -> str:
@@ -112,7 +114,13 @@ def folder_checkpoint(folder: Path) -> str:
 
 
 async def execute(study: Study, folder: Path, say: Callable[[str], None]) -> Outcome:
-    """Run every unfinished task of every run and repeat; stop when a budget is reached."""
+    """Run every unfinished task of every run and repeat; stop when a budget is reached, or
+    drain on SIGINT/SIGTERM (the steps under way finish and are checkpointed)."""
+    with stopping_on_signals() as stop:
+        return await _execute(study, folder, say, stop)
+
+
+async def _execute(study: Study, folder: Path, say: Callable[[str], None], stop: Stop) -> Outcome:
     checkpoint = checkpoint_url(folder, study.checkpoint)
     before = await asyncio.to_thread(spent_before, study, folder)
     purse = Purse(study.max_cost_usd, sum(before.values()))
@@ -124,7 +132,9 @@ async def execute(study: Study, folder: Path, say: Callable[[str], None]) -> Out
                 which = purse.name("the study's") if purse.reached() else run_purse.name(f"run {run.label}'s")
                 return Outcome(summaries, which, purse.spent)
             await asyncio.to_thread(journal.append, folder, "run", label=run.label, repeat=repeat)
-            summary, reached = await _evaluate(run, repeat, folder, checkpoint, purse, run_purse)
+            summary, reached = await _evaluate(run, repeat, folder, checkpoint, purse, run_purse, stop)
+            if stop.requested:
+                return Outcome(summaries, "", purse.spent, stop)
             await asyncio.to_thread(
                 journal.append, folder, "ran", label=run.label, repeat=repeat, summary=_summary_record(summary)
             )
@@ -136,7 +146,7 @@ async def execute(study: Study, folder: Path, say: Callable[[str], None]) -> Out
 
 
 async def _evaluate(
-    run: Run, repeat: int, folder: Path, checkpoint: str, purse: Purse, run_purse: Purse
+    run: Run, repeat: int, folder: Path, checkpoint: str, purse: Purse, run_purse: Purse, drain: Stop
 ) -> tuple[Summary, str]:
     """One repeat of one run through the evaluation, metered; the summary, and which budget
     stopped it ("" when none did)."""
@@ -162,6 +172,7 @@ async def _evaluate(
                     run=runner,
                     repeat=repeat,
                     label=run.label,
+                    stop=drain,
                 )
             )
             try:
