@@ -4,10 +4,11 @@ Measured per task, in this order: a reset onto a new task (a fresh browser conte
 the same task (a new trial: the page is reloaded in its context), a keyboard step (``press TAB``),
 the observation read alone, a typing step (``enter "hello world" to id=N`` on the first text field,
 when the screen has one), a click step (the first id on the screen; it may end the episode; a
-click the env refuses, e.g. on a covered element, is timed apart as ``step_click_refused``), and
-a restore from the snapshot (reset + replay of those actions) on a second env. Chromium's memory
-is read from /proc (RSS summed over its processes, and PSS, which splits shared pages) with one
-env open and with ``--concurrent`` envs open at once; the cold browser launch is timed once.
+click the env refuses, e.g. on an element that is not rendered, is timed apart as
+``step_click_refused``), and a restore from the snapshot (reset + replay of those actions) on a
+second env. Chromium's memory is read from /proc (RSS summed over its processes, and PSS, which
+splits shared pages) with one env open and with ``--concurrent`` envs open at once; the cold
+browser launch is timed once.
 
 Wall-clock figures on a shared machine are noisy: ``--rounds`` repeats the sweep and the figures
 are medians and 95th percentiles over every round. Everything is printed and written to

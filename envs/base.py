@@ -188,6 +188,13 @@ class Env(abc.ABC):
         an env whose tasks live elsewhere (a website). Blocking: call it from a thread."""
         return None
 
+    @classmethod
+    def task_fields(cls, task_id: str) -> dict[str, Any]:
+        """What a results row carries about task ``task_id`` besides its id, for a report to group
+        by (WebArena's ``intent_template_id``); the default: nothing. Blocking (it may read the
+        env's task data): ``eval`` asks it once per evaluation, from a thread."""
+        return {}
+
     def check_task(self, task_id: str) -> None:
         """Raise UnknownTaskError unless ``task_id`` is one of ``task_ids()``."""
         if task_id not in set(self.task_ids()):

@@ -104,8 +104,9 @@ DATASETS: dict[str, Dataset] = {
             source="https://github.com/hotpotqa/hotpot (README: the official train and dev files)",
             size="about 600 MB: 90,447 train and 7,405 dev (distractor) questions",
             licence="CC BY-SA 4.0",
-            enables="the whole dev set (7,405 questions, distractor setting) as the env's questions; "
-            "the train file beside it (env option questions=...)",
+            enables="the whole dev set (7,405 questions, distractor setting) as the env's questions, and "
+            "the paper's split: 50 hard training questions drawn from the train file (AutoPlan's training) "
+            "and 200 drawn dev questions to test on",
             downloads=(
                 Download(_HOTPOT + "hotpot_dev_distractor_v1.json", "hotpot_dev_distractor_v1.json", "items", 7405),
                 Download(_HOTPOT + "hotpot_train_v1.1.json", "hotpot_train_v1.1.json", "items", 90_447),

@@ -235,6 +235,16 @@ def structures(states: Sequence[Mapping[str, Any]]) -> list[tuple[str, Any]]:
     ]
 
 
+def introspection(states: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """``introspect export --format steps``: the plan followed and the step's thought."""
+    values = states[-1]
+    return {
+        "plan": values.get("plan") or "",
+        "thought": values.get("thought") or "",
+        "free_form_action": values.get("raw_action") or "",
+    }
+
+
 METHOD = Method(
     name="autoplan",
     title="AutoPlan",
@@ -261,7 +271,7 @@ METHOD = Method(
     ),
     studio_graphs={"autoplan": "graph", "autoplan_training": "training_graph"},
     baselines={"ReAct zero-shot": "no --plan", "ReAct few-shot": "--set few_shot=react"},
-    view=View(structures=structures),
+    view=View(structures=structures, introspection=introspection),
     report=Report(tables=report.tables, figures=report.figures),
     prompts=SHIPPED.folder("autoplan"),
 )

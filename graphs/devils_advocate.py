@@ -254,6 +254,23 @@ def marks(before: Mapping[str, Any], after: Mapping[str, Any]) -> list[tuple[str
     return out
 
 
+def introspection(states: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """``introspect export --format steps``: the plan and its current subtask, the action
+    proposed with its remedies (the anticipatory reflection), the alignment and completion
+    judgements, and the notes."""
+    values = states[-1]
+    proposal = list(values.get("proposal") or [])
+    return {
+        "plan": list(values.get("plan") or []),
+        "subtask": values.get("subtask"),
+        "proposed": proposal[:1],
+        "remedies": proposal[1:],
+        "aligned": values.get("aligned"),
+        "task_done": values.get("task_done"),
+        "notes": list(values.get("notes") or []),
+    }
+
+
 METHOD = Method(
     name="devils_advocate",
     title="Devil's Advocate",
@@ -269,7 +286,7 @@ METHOD = Method(
     narrate=narrate,
     studio_graphs={"devils_advocate": "graph"},
     baselines={"Plan+Act": "--set remedies=0"},
-    view=View(structures=structures, marks=marks),
+    view=View(structures=structures, marks=marks, introspection=introspection),
     report=Report(tables=report.tables, figures=report.figures),
     prompts=SHIPPED.folder("devils_advocate"),
 )

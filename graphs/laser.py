@@ -9,7 +9,8 @@ labelled with the functions that take them. On WebShop (the paper's space, nodes
     search  -> execute -> results (Search)
     results -> execute -> item (select_item) | results (Next) | search (Back_to_Search)
     item    -> execute -> item (Description / Features / Reviews) | results (Prev) | finish (Buy_Now)
-    execute -> backup (13 transitions, or 3 refused steps in a row, and an examined item) -> finish
+    execute -> backup (13 transitions outside the item state, or 3 refused steps in a row, and an
+               examined item) -> finish
     execute -> finish (the 15-transition cap)
 
 A state whose answer was refused loops to itself with the reason in its history, and an
@@ -73,7 +74,9 @@ def _router(pick: Picker) -> Callable[[LaserState, Runtime[LaserContext]], str]:
             return "finish"
         stuck = int(state.get("refusals", 0)) >= REFUSAL_LIMIT
         backup = ctx.backup and space.backup is not None and candidates(state, space)
-        if (stuck or transitions >= backup_at(ctx)) and backup:
+        # laser_agent.py checks its 13 at the top of its loop: the item state judges the item first
+        checked = ctx.backup_check == "each_transition" or state["laser_state"] != space.item_state
+        if (stuck or (checked and transitions >= backup_at(ctx))) and backup:
             return "backup"
         if stuck:
             return "finish"
@@ -154,6 +157,15 @@ def structures(states: Sequence[Mapping[str, Any]]) -> list[tuple[str, Any]]:
     return [("state path", " -> ".join(path)), ("buffer", without_pages(states[-1].get("buffer")))]
 
 
+def introspection(states: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """``introspect export --format steps``: the state the page was in and the items examined."""
+    values = states[-1]
+    return {
+        "laser_state": values.get("laser_state") or "",
+        "examined": [item.get("title", "") for item in values.get("buffer") or []],
+    }
+
+
 graph = build_graph()
 
 METHOD = Method(
@@ -173,7 +185,7 @@ METHOD = Method(
         "LASER - backup (Table 1)": "--set backup=false",
         "text generation instead of function calls (Table 3)": "--set tool_mode=json",
     },
-    view=View(structures=structures),
+    view=View(structures=structures, introspection=introspection),
     report=Report(tables=report.tables, figures=report.figures),
     prompts=SHIPPED.folder("laser"),
 )

@@ -70,19 +70,28 @@ def _no_marks(before: Mapping[str, Any], after: Mapping[str, Any]) -> list[tuple
     return []
 
 
+def _no_introspection(states: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    return {}
+
+
 @dataclass(frozen=True)
 class View:
-    """What ``introspect view`` (graphs.app.view) shows of a method besides its steps.
+    """What ``introspect view`` (graphs.app.view) shows of a method besides its steps, and what
+    ``introspect export --format steps`` (graphs.app.export) writes of it with each step.
 
     ``structures`` gets the thread's states so far, oldest first (the checkpoint after the step
     shown is the last), and returns the method's structures as they stood then: (title, value)
     pairs, a value drawn as a table when it is a list of records or a record. ``marks`` gets two
     consecutive states and returns what happened between them that is not a step, as (kind,
     text): a backtrack, a revised plan, an ended trial; the kind names the mark's style.
+    ``introspection`` gets the same states as ``structures`` and returns, as JSON, what the
+    method thought about the step besides its action: its plan, reflection, remedies (the
+    method's own names as keys), for training data on how the method reasons.
     """
 
     structures: Callable[[Sequence[Mapping[str, Any]]], list[tuple[str, Any]]] = _no_structures
     marks: Callable[[Mapping[str, Any], Mapping[str, Any]], list[tuple[str, str]]] = _no_marks
+    introspection: Callable[[Sequence[Mapping[str, Any]]], dict[str, Any]] = _no_introspection
 
 
 def _no_tables(mine: list[Config], training: Mapping[str, dict[str, Any]] | None = None) -> list[Table]:

@@ -4,19 +4,21 @@ The algorithm, one trial per pass through ``start_trial`` (T = 1..max_trials, de
 
     start_trial   reset the env to the task (same seed every trial)
     replay        start a stage; memory: replay the steps before A (stage by stage), enforce
-                  B at A (no model call) unless B already failed at A; then the planner gets B
-                  as a lesson
+                  B at A (no model call; with enforce_failed=False, the paper's, unless B already
+                  failed at A, when the planner gets B as a lesson)
     plan          staged planning: every action executable on this screen, in one call
                   (Context.planning="iterative": one action per call, the baseline)
-    execute       execute the next planned action, with the click targets that failed at this
-                  step disabled (their id removed from the screen); judge the trial status
+    execute       execute the next planned action (with hide_failed_clicks="planning", the paper's,
+                  the click targets that failed at this step disabled: their id removed from the
+                  screen, refused by the env); judge the trial status
                   (cycles are looked for within the stage, as the paper's code does)
     describe      paraphrase the executed action (Appendix C)
     ... execute/describe until the plan is used up, then replay -> plan on the new screen,
         until a status ends the trial: correct, cycle, no change, incomplete (no further
         plan), in progress (the trial's or the stage's step budget), exception (unreadable or
         refused action), failed
-    reflect       every screen and action of the trial (Appendix E) -> "For action index=A,
+    reflect       every screen (without the ids the memory disables at its step, as the original
+                  code shows them) and action of the trial (Appendix E) -> "For action index=A,
                   you should B." -> structured memory; next trial
     finish        record the last trial, release the env
 
@@ -26,7 +28,10 @@ prompt); Figure 7's ablations ``structured_memory=False`` and ``action_constrain
 released code differ, the code is followed (it produced the published numbers) and the paper's
 wording is an option: ``budget_status="in_progress"`` (a trial out of actions ends in progress,
 "you took too many steps", not failed) and ``disable_clicks="failed"`` (every failed click is
-disabled unless B acts on it, not only when B is another click).
+disabled unless B acts on it, not only when B is another click), ``enforce_failed=False`` (a B
+that already failed at A is not enforced again), ``hide_failed_clicks="planning"``
+(a disabled id is removed from the planner's screen and refused by the env, not only removed from
+the reflection prompt's screens).
 ``reflect_past_end=True`` is an addition of neither (index=n+1 after an incomplete trial).
 
 Edges:
@@ -195,6 +200,18 @@ def marks(before: Mapping[str, Any], after: Mapping[str, Any]) -> list[tuple[str
     ]
 
 
+def introspection(states: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """``introspect export --format steps``: the trial, the rest of the stage's plan, the
+    reflection memory (by step index) and each ended trial's reflection."""
+    values = states[-1]
+    return {
+        "trial": values.get("trial"),
+        "plan": [planned.get("action", "") for planned in values.get("pending") or []],
+        "reflections": (values.get("memory") or {}).get("entries") or {},
+        "trial_reflections": [t["reflection"] for t in values.get("trials") or [] if t.get("reflection")],
+    }
+
+
 METHOD = Method(
     name="structured_reflection",
     title="Structured Reflection",
@@ -211,7 +228,7 @@ METHOD = Method(
     narrate=narrate,
     studio_graphs={"structured_reflection": "graph"},
     baselines={"iterative planning (Table 8)": "--set planning=iterative"},
-    view=View(structures=structures, marks=marks),
+    view=View(structures=structures, marks=marks, introspection=introspection),
     report=Report(tables=report.tables, figures=report.figures),
     prompts=SHIPPED.folder("structured_reflection"),
 )

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import time
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
 from contextvars import ContextVar
@@ -36,10 +37,11 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 from pydantic import SecretStr
 
 from errors import IntrospectError, UserError
-from nodes.recording import RECORDER, ReplayChatModel, record_call, request_record
+from nodes.calls import ModelCall
+from nodes.recording import ReplayChatModel, call_record, record_call, request_record
 from nodes.scripted import ScriptedChatModel, cut_at_stop
 from nodes.secrets import redact
-from nodes.usage import Usage, add_usage, empty_usage, load_prices, usage_of_call
+from nodes.usage import METER, Usage, add_usage, empty_usage, load_prices, usage_of_call
 
 
 class ModelConfigError(UserError, ValueError):
@@ -247,7 +249,8 @@ class Caller:
 
     ``position`` starts at the model-call count in state, which is how a scripted
     model knows which reply comes next, also after a resume; with ``task`` (the state's
-    task id) it keys a recorded call (nodes.recording).
+    task id) it keys a recorded call (nodes.recording). ``calls`` keeps the record of every
+    call made (nodes.calls), which ``model_node`` writes to the state's call log.
     """
 
     def __init__(
@@ -268,6 +271,7 @@ class Caller:
         self.model = model_for(spec, temperature, max_tokens, top_p, timeout=timeout, retries=retries)
         self.position = calls_before
         self.usage: Usage = empty_usage()
+        self.calls: list[ModelCall] = []  # this node's calls, for the state's call log (nodes.calls)
 
     async def __call__(
         self,
@@ -309,28 +313,30 @@ class Caller:
         runnable: Any = model
         if tools:
             runnable = runnable.bind_tools(list(tools), **({"tool_choice": tool_choice} if tool_choice else {}))
-        request = None  # what was asked, as JSON: only to record it or check it against a recording
-        if RECORDER.get() is not None or isinstance(model, ReplayChatModel):
-            request = request_record(
-                messages,
-                tools,
-                tool_choice,
-                stop,
-                {
-                    "max_tokens": (limit or {}).get("max_tokens", self.max_tokens),
-                    "temperature": self.temperature,
-                    "top_p": self.top_p,
-                },
-            )
+        request = request_record(  # what was asked, as JSON: for the call log, a recording, a replay's check
+            messages,
+            tools,
+            tool_choice,
+            stop,
+            {
+                "max_tokens": (limit or {}).get("max_tokens", self.max_tokens),
+                "temperature": self.temperature,
+                "top_p": self.top_p,
+            },
+        )
         if isinstance(model, ScriptedChatModel):  # a script has no limit to build with: it records it
             runnable = runnable.bind(script_position=self.position, **(limit or {}))
             if isinstance(model, ReplayChatModel):
                 runnable = runnable.bind(script_task=self.task, replay_request=request)
         if stop:
             runnable = runnable.bind(stop=list(stop))
+        meter = METER.get()
+        if meter is not None:
+            meter.before_call(self.task)  # a budget reached stops the run before it spends more
         attempts = Attempts(limit=self.retries + 1)
         token = _ATTEMPTS.set(attempts)
         pacing = PACING.get()
+        started = time.monotonic()
         try:
             async with pacing.calling() if pacing is not None else contextlib.nullcontext():
                 message = before_stop(await runnable.ainvoke(list(messages)), stop)
@@ -340,11 +346,17 @@ class Caller:
             raise ModelCallError(f"model call failed{tried}: {type(exc).__name__}: {exc}", spent) from exc
         finally:
             _ATTEMPTS.reset(token)
-        if request is not None:
-            await record_call(spec, self.task, self.position, request, message)
+        call = call_record(
+            spec, self.task, self.position, request, message, time.monotonic() - started, attempts.retries
+        )
+        self.calls.append(call)
+        await record_call(call)
         self.position += 1
         await load_prices(spec)
-        self.usage = add_usage(self.usage, usage_of_call(spec, message.usage_metadata, attempts.retries))
+        spent = usage_of_call(spec, message.usage_metadata, attempts.retries)
+        self.usage = add_usage(self.usage, spent)
+        if meter is not None:
+            meter.after_call(self.task, spent)
         return message if tools else text_only(message)
 
 

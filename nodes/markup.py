@@ -24,6 +24,10 @@ margin:12px 0;padding:12px 16px}.step h2,.iteration h2{font-size:16px;margin:0 0
 padding:6px;max-height:320px;overflow:auto;font-size:12px}img.shot{max-width:100%;border:1px solid #ccc}
 table{border-collapse:collapse;font-size:12px}td,th{border:1px solid #ddd;padding:3px 6px;vertical-align:top;
 text-align:left}details{margin:4px 0}summary{cursor:pointer;font-weight:600}
+details.calls{background:#f3f1fb;border:1px solid #dcd8f0;border-radius:4px;padding:4px 8px}
+details.call{margin-left:12px}details.call summary{font-weight:normal}.message{margin:4px 0 4px 12px}
+.message.reply{border-left:3px solid #2d2a5a;padding-left:6px}.unrecorded{color:#666;font-style:italic}
+.pair{display:grid;grid-template-columns:minmax(0,1fr) minmax(0,1fr);gap:12px}.heads h2{font-size:15px;margin:6px 0 2px}
 """
 
 

@@ -8,7 +8,8 @@ them, parameter names included (LangGraph passes ``runtime`` and ``config`` by n
 A node that calls the model is written as ``@model_node(caller)`` over a function that also
 takes ``llm``, its Caller. The wrapper makes the Caller (``caller(context, state)``: the
 method's model settings, its position at the state's model-call count) and merges the
-Caller's usage into the node's update, on every return. Usage must reach state: its
+Caller's usage and its record of each call (nodes.calls: the state's ``calls`` log, what the
+viewer and the exporter read) into the node's update, on every return. Usage must reach state: its
 ``model_calls`` is where the next node's Caller starts, which is how a scripted model knows
 its next reply (nodes.scripted) and a recording its next request (nodes.recording). A node
 that returned without it (an early return was enough) made the next node's Caller start at
@@ -80,7 +81,7 @@ CallerFor: TypeAlias = Callable[[Any, Any], "Caller"]
 
 
 class UsageWritten(IntrospectError, TypeError):
-    """A model node wrote ``usage`` itself: the wrapper writes it (see the module docstring)."""
+    """A model node wrote ``usage`` or ``calls`` itself: the wrapper writes them (see the module docstring)."""
 
 
 def model_node(
@@ -96,9 +97,9 @@ def model_node(
         async def run(state: StateT_contra, runtime: Runtime[ContextT], config: RunnableConfig) -> Update:
             llm = caller(runtime.context, state)
             update = await node(state, runtime, config, llm)
-            if "usage" in update:
-                raise UsageWritten(f"{name} writes 'usage' itself; model_node merges its Caller's usage")
-            return {**update, "usage": llm.usage} if llm.usage["model_calls"] else update
+            if "usage" in update or "calls" in update:
+                raise UsageWritten(f"{name} writes 'usage' or 'calls' itself; model_node merges its Caller's")
+            return {**update, "usage": llm.usage, "calls": llm.calls} if llm.usage["model_calls"] else update
 
         # Not functools.wraps: LangGraph reads the signature to pass runtime and config, and must
         # see run's, not the wrapped function's (it has no ``llm`` to pass). It reads the state's

@@ -4,8 +4,9 @@ A recording is JSONL, one line per model call: where it was made (``task_id``,
 ``position``: the model-call count the Caller starts from, kept in graph state, so it is
 the same on every run of the same graph; ``step`` and ``node``: LangGraph's), what was
 asked (``request``: the messages, the tool schemas, tool_choice, stop sequences and the
-call's max_tokens), what came back (``content``, ``tool_calls``, ``usage``) and which
-model answered (``model``). ``content`` and ``tool_calls`` sit at the top level, so a
+call's max_tokens), what came back (``content``, ``tool_calls``, ``usage``), which model
+answered (``model``), and how long it took (``seconds``, ``retries``): the record of
+nodes.calls, which graph state also keeps (its ``calls`` log). ``content`` and ``tool_calls`` sit at the top level, so a
 recording is also a script (``scripted:FILE`` replays it by line order, unchecked).
 
 ``replay:FILE`` (``ReplayChatModel``) answers call (task, position) with the recorded reply
@@ -26,7 +27,7 @@ from __future__ import annotations
 import asyncio
 import json
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -37,6 +38,7 @@ from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 from langchain_core.utils.function_calling import convert_to_openai_tool
 
+from nodes.calls import ModelCall, redacted
 from nodes.scripted import ScriptedChatModel, ScriptError, load_script
 from nodes.secrets import redact
 
@@ -101,7 +103,7 @@ class Recorder:
             if parent.exists() and not parent.is_dir():
                 raise ScriptError(f"cannot create recording {self.path}: {parent} is not a directory")
 
-    async def write(self, line: dict[str, Any]) -> None:
+    async def write(self, line: Mapping[str, Any]) -> None:
         text = redact(json.dumps(line, ensure_ascii=False, default=str)) + "\n"
         await asyncio.get_running_loop().run_in_executor(self._writer, self._append, text)
 
@@ -128,25 +130,39 @@ def recording(path: str | Path) -> Iterator[Recorder]:
         RECORDER.reset(token)
 
 
-async def record_call(spec: str, task: str | None, position: int, request: dict[str, Any], reply: AIMessage) -> None:
+def call_record(
+    spec: str,
+    task: str | None,
+    position: int,
+    request: dict[str, Any],
+    reply: AIMessage,
+    seconds: float,
+    retries: int,
+) -> ModelCall:
+    """One exchange as the state's call log and a recording keep it (nodes.calls), redacted."""
+    step, node = where()
+    return redacted(
+        ModelCall(
+            task_id=task,
+            position=position,
+            step=step,
+            node=node,
+            model=spec,
+            content=reply.content,
+            tool_calls=[{"name": c["name"], "args": c["args"], "id": c.get("id")} for c in reply.tool_calls],
+            usage=dict(reply.usage_metadata or {}),
+            seconds=round(seconds, 3),
+            retries=retries,
+            request=request,
+        )
+    )
+
+
+async def record_call(call: ModelCall) -> None:
     """Write one exchange to the recorder under way, if any."""
     recorder = RECORDER.get()
-    if recorder is None:
-        return
-    step, node = where()
-    await recorder.write(
-        {
-            "task_id": task,
-            "position": position,
-            "step": step,
-            "node": node,
-            "model": spec,
-            "content": reply.content,
-            "tool_calls": [{"name": c["name"], "args": c["args"], "id": c.get("id")} for c in reply.tool_calls],
-            "usage": dict(reply.usage_metadata or {}),
-            "request": request,
-        }
-    )
+    if recorder is not None:
+        await recorder.write(call)
 
 
 _PORT = re.compile(r"\b(127\.0\.0\.1|localhost):\d+")

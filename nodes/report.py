@@ -38,6 +38,8 @@ class Curves:
     xlabel: str
     ylabel: str
     lines: list[tuple[Config | str, list[float]]]
+    # a band of +-1 standard deviation around a line, by the line's name (a mean over runs)
+    spread: dict[str, list[float]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -54,9 +56,17 @@ class Histogram:
 Figure = Curves | Histogram
 
 
+Attempt = tuple[str, int]  # a task id and its repeat (1-based)
+
+
+def repeat_of(row: dict[str, Any]) -> int:
+    """The repeat a results row belongs to: ``repeat`` (1-based), 1 when the row has none."""
+    return int(row.get("repeat") or 1)
+
+
 @dataclass
 class Config:
-    """One evaluated configuration and its latest row per task."""
+    """One evaluated configuration and its latest row per task and repeat."""
 
     number: int  # 1, 2, ... in the order first seen: tables name a configuration "#N method"
     method: str
@@ -64,22 +74,31 @@ class Config:
     model: str
     fingerprint: str
     settings: dict[str, Any]
+    run_label: str = ""  # the study run's ``label`` its rows carry ("" for plain eval)
     sources: list[str] = field(default_factory=list)  # the files its rows came from
-    by_task: dict[str, dict[str, Any]] = field(default_factory=dict)
+    latest: dict[Attempt, dict[str, Any]] = field(default_factory=dict)
 
     @property
     def rows(self) -> list[dict[str, Any]]:
-        return list(self.by_task.values())
+        """Every attempt's latest row: each task once per repeat."""
+        return list(self.latest.values())
 
     @property
     def ran(self) -> list[dict[str, Any]]:
         """Rows that ran to an outcome: an error row is not a failure (graphs.app.evaluate)."""
-        return [r for r in self.by_task.values() if not r.get("error")]
+        return [r for r in self.latest.values() if not r.get("error")]
+
+    @property
+    def repeats(self) -> list[int]:
+        """The repeats its rows belong to, in order (``[1]`` for a run that was not repeated)."""
+        return sorted({repeat for _, repeat in self.latest})
 
     @property
     def label(self) -> str:
-        """``#N method env``: short enough for a table column; ``description`` says the rest."""
-        return f"#{self.number} {self.method} {self.env}"
+        """``#N method env`` and the study run's label: short enough for a table column;
+        ``settings_text`` and ``model_name`` say the rest."""
+        named = f" {self.run_label}" if self.run_label else ""
+        return f"#{self.number} {self.method} {self.env}{named}"
 
     @property
     def model_name(self) -> str:
@@ -108,6 +127,26 @@ class Config:
 def _short(value: Any) -> str:
     text = value if isinstance(value, str) else json.dumps(value, sort_keys=True)
     return text if len(text) <= 40 else text[:37] + "..."
+
+
+def by_task(rows: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
+    """Rows grouped by task id, in the order first seen (a task's repeats together)."""
+    out: dict[str, list[dict[str, Any]]] = {}
+    for row in rows:
+        out.setdefault(str(row["task_id"]), []).append(row)
+    return out
+
+
+def counted(rows: list[dict[str, Any]]) -> str:
+    """How many runs ``rows`` are: ``5`` tasks once each, ``5 x 3`` when each task ran in 3
+    repeats, ``14 of 5 tasks`` when the tasks ran unequal numbers of times."""
+    tasks = by_task(rows)
+    times = {len(v) for v in tasks.values()}
+    if times <= {1}:
+        return str(len(rows))
+    if len(times) == 1:
+        return f"{len(tasks)} x {times.pop()}"
+    return f"{len(rows)} of {len(tasks)} tasks"
 
 
 def percent(value: float | None) -> str:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Annotated, Any, TypedDict, TypeVar, cast
 
+from nodes.calls import ModelCall
 from nodes.channels import current, log
 from nodes.usage import Usage, add_usage
 
@@ -43,6 +44,8 @@ class RunState(TypedDict, total=False):
     stop_reason: str
     evaluation: dict[str, Any]  # the env's scoring of the final step (evaluators, EM/F1, judge)
     usage: Annotated[Usage, add_usage]
+    # every model call, as made (nodes.calls): model_node writes a node's calls; each step's are stored
+    calls: Annotated[list[ModelCall], log()]
 
 
 S = TypeVar("S", bound=RunState)

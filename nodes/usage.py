@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterable, Mapping
-from typing import Any, TypedDict
+from contextvars import ContextVar
+from typing import Any, Protocol, TypedDict
 
 
 class Usage(TypedDict):
@@ -45,6 +46,19 @@ PROVIDERS: dict[str, str] = {
     "bedrock": "aws",
     "bedrock_converse": "aws",
 }
+
+
+class Meter(Protocol):
+    """Who watches spending call by call (a study's budgets, graphs.app.study.budget): asked
+    before every model call, which it may refuse by raising, and told each call's usage."""
+
+    def before_call(self, task: str | None) -> None: ...
+
+    def after_call(self, task: str | None, usage: Usage) -> None: ...
+
+
+# The meter of the calls made in this context (None: nobody is counting); set per evaluation.
+METER: ContextVar[Meter | None] = ContextVar("introspect_meter", default=None)
 
 _PRICES: Any = None  # the genai_prices module once its price data is loaded
 

@@ -11,7 +11,7 @@ import sys
 import pytest
 
 from graphs.app.cli import main
-from tests.support.laser_demo import DEMO, ROOT, demo_replies
+from tests.support.laser_demo import DEMO, REPLIES, ROOT, demo_replies
 from tests.support.openai_stub import OpenAIStub
 
 
@@ -36,7 +36,7 @@ def run_cli(capsys, *args: str) -> tuple[int, str, str]:
         (["run", "laser", "--task", "1", "--model", "openai:gpt-4o-mini"], "no OpenAI key"),
         (
             ["run", "laser", "--task", "1", "--set", "colour=red"],
-            "laser has no setting 'colour'; its settings: backup, detail_text",
+            "laser has no setting 'colour'; its settings: backup, backup_check, customise, detail_text",
         ),
         (["resume", "no-such-thread", "--checkpoint", "memory"], "no checkpointed thread"),
         (
@@ -238,13 +238,13 @@ def test_eval_through_chatopenai_resumes_and_keeps_the_key_out(capsys, monkeypat
         assert f"results: {results.relative_to(tmp_path)}" in out
         assert "success rate  100.0%" in out and "mean reward   1.000" in out
         requests = len(stub.requests)
-        assert requests == 12
+        assert requests == len(REPLIES)
         code, out_again, _ = run_cli(capsys, *args)  # finished tasks are skipped
         assert code == 0 and len(stub.requests) == requests
         assert "success rate  100.0%" in out_again
     rows = [json.loads(line) for line in results.read_text().splitlines()]
-    assert len(rows) == 1 and rows[0]["success"] is True and rows[0]["model_calls"] == 12
-    assert rows[0]["input_tokens"] == 12 * 11 and rows[0]["cost_usd"] > 0
+    assert len(rows) == 1 and rows[0]["success"] is True and rows[0]["model_calls"] == len(REPLIES)
+    assert rows[0]["input_tokens"] == len(REPLIES) * 11 and rows[0]["cost_usd"] > 0
     files = [p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()]  # results, sqlite (+ wal)
     for blob in (*files, (out + err + out_again).encode()):
         assert secret.encode() not in blob

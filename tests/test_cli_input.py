@@ -61,7 +61,8 @@ CASES = {
     "set below the minimum": (RUN + ["--set", "max_actions=-3"], "max_actions=-3 is not allowed"),
     "set of another method": (
         EVAL + ["--set", "remedies=3", "--set", "planning=iterative"],
-        "laser has no setting 'remedies'; its settings: backup, detail_text, max_actions, tool_mode; shared: model,",
+        "laser has no setting 'remedies'; its settings: backup, backup_check, customise, detail_text, "
+        "history_shown, max_actions, tool_mode; shared: model,",
     ),
     "set not a choice": (
         RUN + ["--set", "tool_mode=bogus"],
@@ -91,6 +92,14 @@ CASES = {
         "batch_size=0 is not allowed",
     ),
     "fork without thread": (RUN + ["--fork"], "--fork and --force name an existing thread"),
+    "spaCy model not installed": (
+        RUN + ["--env-option", "spacy_model=en_core_web_lg"],
+        "WebShop's type reward needs the spaCy model 'en_core_web_lg' (package 'en_core_web_lg')",
+    ),
+    "unknown spaCy model": (
+        RUN + ["--env-option", "spacy_model=en_core_web_xx"],
+        "unknown spacy_model 'en_core_web_xx'; choose one of: en_core_web_sm, en_core_web_lg",
+    ),
 }
 
 

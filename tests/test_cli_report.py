@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from tests.support.cli import output, run_main
+from tests.support.report import row_of, table
 
 DEMOS = Path(__file__).resolve().parents[1] / "graphs" / "app" / "demos"
 HEAT_GAME = json.loads((DEMOS / "autoplan.json").read_text())["task_id"]
@@ -130,20 +131,6 @@ def pct(values: list[float]) -> str:
     return f"{100 * sum(values) / len(values):.1f}"
 
 
-def table(markdown: str, title: str) -> list[list[str]]:
-    """The body rows of the Markdown table under ``## title``."""
-    section = markdown.split(f"## {title}\n", 1)[1].split("\n## ", 1)[0]
-    body = [line for line in section.splitlines() if line.startswith("| ")][1:]
-    return [[cell.strip() for cell in line.strip("|").split(" | ")] for line in body]
-
-
-def row_of(rows: list[list[str]], *first: str) -> list[str]:
-    for r in rows:
-        if r[: len(first)] == list(first):
-            return r
-    raise AssertionError(f"no row {first} in {rows}")
-
-
 def png_size(path: Path) -> tuple[int, int]:
     head = path.read_bytes()[:24]
     assert head[:8] == b"\x89PNG\r\n\x1a\n", path
@@ -211,6 +198,9 @@ def test_report_on_every_method_s_paper_env(results, tmp_path):
 
     # Devil's Advocate: Table 1 from the rows' episode fields
     da_rows = ran(results["da"])
+    from envs.webarena.tasks import config
+
+    assert all(r["intent_template_id"] == config(r["task_id"])["intent_template_id"] for r in rows_of(results["da"]))
     shown = row_of(table(text, "Devil's Advocate: Table 1"), "#4 devils_advocate webarena")
     assert shown[1:] == [
         str(len(da_rows)),
@@ -251,6 +241,7 @@ def test_report_on_every_method_s_paper_env(results, tmp_path):
 
     # the figures, linked from the Markdown
     names = ["sr_trials", "da_episodes", "laser_transitions", "autoplan_training", "comparison"]
+    names += [f"cost_success_{env}" for env in ("webshop", "miniwob", "webarena", "alfworld", "hotpotqa")]
     assert sorted(p.stem for p in plots.iterdir()) == sorted(names)
     for name in names:
         width, height = png_size(plots / f"{name}.png")
@@ -266,6 +257,7 @@ def test_report_on_every_method_s_paper_env(results, tmp_path):
         ("hello\nworld\n", [], " is not JSONL: line 1 is not JSON"),
         ('{"content": "a scripted reply"}\n', [], "line 1 is not a results row of `introspect eval`"),
         ("ok", ["--plots", "{file}"], " is a file, not a folder"),
+        ("ok", ["--out", "{file}"], "--out {file} is a file, not a folder"),
         ("ok", ["--training", "{missing}"], "training record not found"),
     ],
 )
@@ -276,6 +268,7 @@ def test_bad_input_is_one_line_exit_2_and_nothing_is_written(tmp_path, content, 
         path.write_text(good if content == "ok" else content)
     (tmp_path / "a-file").write_text("x")
     args = [a.format(file=tmp_path / "a-file", missing=tmp_path / "nope.json") for a in args]
+    message = message.format(file=tmp_path / "a-file")
     md = tmp_path / "out" / "report.md"
     code = run_main(["report", str(path), "--markdown", str(md), *args], logs=tmp_path / "logs", name="report")
     out, err = output(tmp_path / "logs", "report")

@@ -59,7 +59,7 @@ async def test_an_existing_thread_is_refused_unless_force(capsys, tmp_path, wher
     assert code == 0 and "finished: success=True" in out
     again = await state_of(db, "t1")
     assert again.state["trajectory"] == first.state["trajectory"]  # started over, not appended to
-    assert again.state["usage"]["model_calls"] == 12
+    assert again.state["usage"]["model_calls"] == len(REPLIES)
 
     code, _, err = await _run(capsys, *run, "--fork")
     assert code == 2 and "has finished: there is nothing to continue" in err
@@ -80,7 +80,7 @@ async def test_a_model_that_gives_up_names_the_resume_command_and_fork_continues
     assert code == 0, err
     copy = re.search(r"into (t2-fork-\w+)", out).group(1)
     assert "finished: success=True" in out
-    assert (await state_of(db, copy)).state["usage"]["model_calls"] == 12
+    assert (await state_of(db, copy)).state["usage"]["model_calls"] == len(REPLIES)
     assert (await state_of(db, "t2")).state == interrupted.state  # the original is as it was
 
     write_demo_script(tmp_path / "short.jsonl")  # the model is back: the printed command continues t2

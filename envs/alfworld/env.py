@@ -7,9 +7,15 @@ the "-= Welcome to TextWorld, ALFRED! =-" banner is stripped from the first obse
 and "You arrive at loc N. " from arrivals (the raw text stays in ``info["raw"]``).
 
 A command the game refuses (not admissible: the engine would say "Nothing happens.") is
-answered with AutoPlan's augmented feedback (paper 004, Table 6; see envs.alfworld.feedback)
-in the step's ``feedback`` (its kind in ``info["error"]``) and, by default, in the observation
-as AutoPlan's original shows it: "Action failed. System Message: You are not at countertop 1.".
+answered with AutoPlan's augmented feedback in the step's ``feedback`` (its kind in
+``info["error"]``) and, by default, in the observation as AutoPlan's original shows it:
+"Action failed. System Message: You are not at countertop 1. ". Its words are the original
+code's by default (``feedback_wording="original"``, envs.alfworld.original_feedback: they
+produced the paper's numbers) or the paper's Table 6 (``"table6"``, envs.alfworld.feedback).
+
+ReAct's thought action ``think: ...`` is answered "OK." without touching the game, as ReAct's
+runner does (``react_think``, the default); with ``react_think=False`` it goes to the game
+like any command, which refuses it, as AutoPlan's original code sends it.
 
 The engine is CPU-bound (about 0.1 s a step, 1-2 s to load a game) and reading games
 touches the disk, so everything but bookkeeping runs in a worker thread: finding the data
@@ -37,8 +43,9 @@ from pathlib import Path
 from typing import Any
 
 from envs.alfworld import games
-from envs.alfworld.feedback import REFUSED, World, explain
+from envs.alfworld.feedback import FAILED, SYSTEM, World, explain
 from envs.alfworld.interface import INTERFACE
+from envs.alfworld.original_feedback import explain_original
 from envs.base import Env, EnvError, Observation, StepResult, UnknownTaskError
 from envs.datasets import DataInfo, data_info
 
@@ -46,6 +53,7 @@ BANNER = "-= Welcome to TextWorld, ALFRED! =-"
 ARRIVAL = re.compile(r"^You arrive at loc \d+\. ")
 GOAL = re.compile(r"Your task is to: (.*)$", re.MULTILINE)
 NOTHING = "Nothing happens."
+WORDINGS = ("original", "table6")
 DEFAULT_MAX_STEPS = 35
 # fast-downward's PDDL translator (run when a game is loaded or reset) is plain Python with
 # module-level options and it overwrites sys.argv; translations are serialised process-wide
@@ -121,8 +129,10 @@ class ALFWorldEnv(Env):
     installed, else the shipped sample), ``max_steps``
     (35, the paper's), ``task_types`` (filter for ``task_ids``: names, short names or ids
     1-6), ``augmented_feedback`` (True: a refused command's observation is "Action failed.
-    System Message: " and the Table 6 sentence; False: ALFWorld's plain "Nothing happens.",
-    the sentence still in info)."""
+    System Message: " and the sentence; False: ALFWorld's plain "Nothing happens.", the
+    sentence still in ``feedback``), ``feedback_wording`` ("original": AutoPlan's code's
+    sentences and order of checks; "table6": the paper's Table 6), ``react_think`` (True:
+    ``think: ...`` answers "OK."; False: the game refuses it, as AutoPlan's code has it)."""
 
     name = "alfworld"
     interface = INTERFACE
@@ -135,14 +145,20 @@ class ALFWorldEnv(Env):
         max_steps: int = DEFAULT_MAX_STEPS,
         task_types: str | list[str] | None = None,
         augmented_feedback: bool = True,
+        feedback_wording: str = "original",
+        react_think: bool = True,
     ) -> None:
         if int(max_steps) < 1:
             raise EnvError("max_steps must be at least 1")
+        if feedback_wording not in WORDINGS:
+            raise EnvError(f"alfworld feedback_wording={feedback_wording!r}: use {' or '.join(WORDINGS)}")
         self.data_dir = data_dir
         self._root: Path | None = None
         self.max_steps = int(max_steps)
         self.task_types = games.parse_types(task_types)
         self.augmented = bool(augmented_feedback)
+        self.wording = feedback_wording
+        self.react_think = bool(react_think)
         self._lock = asyncio.Lock()
         self._engine: Any = None
         self._game_id: str | None = None  # the task the engine has loaded
@@ -242,7 +258,7 @@ class ALFWorldEnv(Env):
         self._actions.append(command)
         extra: dict[str, Any] = {}
         valid, feedback = True, ""
-        if command.lower().startswith("think:"):
+        if self.react_think and command.lower().startswith("think:"):
             raw = text = "OK."  # ReAct's reasoning step: no game effect
         elif command in self._state.admissible_commands:
             raw = self._engine_step(command)
@@ -250,10 +266,13 @@ class ALFWorldEnv(Env):
         else:
             names = {key: entity.name or entity.id for key, entity in self._state["_entity_infos"].items()}
             world = World.from_facts(self._state["_facts"], names)
-            why = explain(command, world, self._state.admissible_commands)
+            if self.wording == "original":
+                why = explain_original(command, world)
+            else:
+                why = explain(command, world, self._state.admissible_commands)
             raw = NOTHING
-            text = REFUSED + why.sentence if self.augmented else NOTHING
-            valid, feedback, extra["error"] = False, why.sentence, why.error
+            text = FAILED + (SYSTEM + why.sentence if why.sentence else "") if self.augmented else NOTHING
+            valid, feedback, extra["error"] = False, why.sentence.strip(), why.error
         self._won = bool(self._state.won)
         out_of_steps = len(self._actions) >= self.max_steps and not self._won
         self._done = self._won or out_of_steps

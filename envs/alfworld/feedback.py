@@ -1,4 +1,4 @@
-"""AutoPlan's augmented feedback for refused ALFWorld commands (paper 004, Table 6).
+"""AutoPlan's augmented feedback for refused ALFWorld commands in the paper's words (paper 004, Table 6).
 
 ALFWorld answers every inadmissible command with "Nothing happens.". AutoPlan replaces that
 with a sentence naming the cause, which is what lets its reflection learn from a failed
@@ -18,6 +18,12 @@ form, ...) get a sentence in the same style; ``Feedback.error`` names the cause.
 The agent reads the sentence as AutoPlan's original shows a refused command: after
 ``REFUSED`` ("Action failed. System Message: "), the system message its Flaw prompt calls
 always correct.
+
+This is the env's ``feedback_wording="table6"``; its default is the original code's own
+sentences and order of checks (envs.alfworld.original_feedback), which differ: "The index of
+tomato is missing. For example, tomato 0." for Table 6's "You miss the index of tomato, e.g.,
+tomato 1.", "You cannot take tomato 1 from countertop 9. " for "countertop 9 is not a valid
+action in this household.", and the location checked before the appliance.
 """
 
 from __future__ import annotations
@@ -27,7 +33,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-REFUSED = "Action failed. System Message: "  # the original's observation of a refused command
+FAILED = "Action failed. "  # the original's observation of a refused command, before its system message
+SYSTEM = "System Message: "
+REFUSED = FAILED + SYSTEM
 ENTITY = re.compile(r"^[a-z]+ \d+$")
 PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("go", re.compile(r"^go to (?P<r>.+)$")),

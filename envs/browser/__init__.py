@@ -3,7 +3,7 @@ process (launch), a context per task whose traffic reaches only the task's origi
 clicks (click), steps that outlive a Chromium crash (crash), the sessions themselves (core).
 Import from here; the modules are its parts."""
 
-from envs.browser.click import DEFAULT_CLICK_TIMEOUT_MS, click, evaluate_all
+from envs.browser.click import click, evaluate_all
 from envs.browser.core import (
     DEFAULT_LOAD_TIMEOUT_MS,
     DEFAULT_MAX_ELEMENTS,
@@ -29,7 +29,6 @@ from envs.browser.processes import browser_memory_bytes, browser_pids
 __all__ = [
     "CHROMIUM_ARGS",
     "DEFAULT_CHROMIUM",
-    "DEFAULT_CLICK_TIMEOUT_MS",
     "DEFAULT_LOAD_TIMEOUT_MS",
     "DEFAULT_MAX_ELEMENTS",
     "DEFAULT_VIEWPORT",

@@ -5,9 +5,8 @@ both. One Chromium per process (envs/browser/launch.py), a fresh BrowserContext 
 cookies or storage leak between tasks), nothing sent anywhere outside the task's own origins,
 whatever part of the page sends it (envs/browser/gate.py), no downloads or pop-ups, no wait
 without a bound (a page that never answers, never finishes loading or opens a dialog becomes a
-sentence for the agent), and clicks that are real mouse clicks behind Playwright's actionability
-checks, so that a covered or invisible element is refused with feedback instead of being clicked
-through JavaScript as no user could.
+sentence for the agent), and clicks that are real mouse clicks at the element, as a person and the
+original harnesses make them (whatever lies on top receives the click), never through JavaScript.
 
 Public API (import it from ``envs.browser``; these modules are its parts):
 - ``chromium_path()``, ``CHROMIUM_ARGS``: what is launched (``INTROSPECT_CHROMIUM`` overrides the path).
@@ -17,8 +16,9 @@ Public API (import it from ``envs.browser``; these modules are its parts):
 - ``UrlPolicy``: which URLs a task may load; ``allows(url)`` and ``refusal(url)`` (feedback or None).
 - ``BrowserSession.open(policy)``: a context + page for one task, with ``goto``, ``settle``,
   ``take_reports``, ``alive``, ``ax_tree``, ``dom_snapshot``, ``cdp``, ``screenshot``, ``close``.
-- ``await click(locator)`` -> ``(ok, feedback)``: a real click, refused with feedback when the
-  target is missing, hidden, disabled or covered; ``evaluate_all(locator, selector, script)``.
+- ``await click(locator)`` -> ``(ok, feedback)``: a real mouse click at the element's centre (of
+  its first line box) after scrolling it into view, refused with feedback only when the target
+  is missing or not rendered; ``evaluate_all(locator, selector, script)``.
 - ``reported(result, reports)``: a step's result with the page's reports as its feedback.
 - ``CrashGuard(snapshot=, restore=, session=)``: env calls that outlive a Chromium crash
   (``await guard.reset(run)``, ``guard.step(run)``, ``guard.read(run)``; envs/browser/crash.py).

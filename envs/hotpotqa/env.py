@@ -22,9 +22,9 @@ prompts expect; AutoPlan adds no feedback of its own for HotpotQA):
 
 Splits (envs.hotpotqa.questions): ``dev`` (or none) is every question of the dev file;
 ``train`` and ``test`` are the shipped file's last 20 and first 80, or, given the official
-training file (``train_questions``), the paper's seeded draw of 50 hard training and 200 dev
-questions; ``bridge`` and ``comparison`` filter ``dev`` by type. Every split can be sliced:
-``test[:50]``.
+training file (``train_questions``, or the installed one beside the installed dev set), the
+paper's seeded draw of 50 hard training and 200 dev questions, each drawn when first asked for;
+``bridge`` and ``comparison`` filter ``dev`` by type. Every split can be sliced: ``test[:50]``.
 
 What was searched and how the questions were split is in every step's info: ``corpus``,
 ``comparable`` (False: scores not to be set beside the paper's) and ``caveat`` (why, in
@@ -36,7 +36,8 @@ on first use (``load``, called by reset and restore) and never on the event loop
 constructor only checks its options. ``task_ids`` is synchronous by the protocol and loads in
 the calling thread when nothing is loaded yet.
 
-Backends (envs.hotpotqa.corpus): ``local`` (default; the questions' own paragraphs, offline),
+Backends (envs.hotpotqa.corpus): ``local`` (default; the dev questions' own paragraphs, offline;
+a drawn training question searches the drawn training questions' paragraphs),
 ``abstracts`` (HotpotQA's 2017-10-01 abstracts dump, ``wiki_dump`` and ``wiki_index``) or
 ``wikipedia`` (the live API pinned before 2017-10-01; ``api_url``, ``timeout``). The state is
 small (question, open page, lookup position), so a snapshot holds it directly and restore
@@ -50,6 +51,7 @@ import re
 import threading
 from dataclasses import asdict, dataclass, field
 from functools import lru_cache
+from pathlib import Path
 from typing import Any
 
 from envs.base import Env, EnvError, Judge, Observation, StepResult, UnknownTaskError, judge_option
@@ -57,7 +59,7 @@ from envs.datasets import DataInfo, data_info
 from envs.hotpotqa.corpus import Backend, Corpus, LocalWiki, Page
 from envs.hotpotqa.dump import AbstractsDump
 from envs.hotpotqa.interface import INTERFACE
-from envs.hotpotqa.questions import QuestionSet, questions_file
+from envs.hotpotqa.questions import QuestionSet, questions_file, training_file
 from envs.hotpotqa.score import exact_match, f1, judged_correct
 from envs.hotpotqa.wikipedia import WIKIPEDIA_API, Wikipedia
 
@@ -87,7 +89,15 @@ def _questions(path: str | None, train_path: str | None, seed: int) -> QuestionS
 
 @lru_cache(maxsize=4)
 def _local_wiki(path: str | None, train_path: str | None, seed: int) -> LocalWiki:
-    return LocalWiki(_questions(path, train_path, seed).by_id.values())
+    """The dev file's paragraphs (the shipped split's training questions are among them)."""
+    questions = _questions(path, train_path, seed)
+    return LocalWiki(questions.by_id[qid] for qid in questions.dev)
+
+
+@lru_cache(maxsize=4)
+def _training_wiki(path: str | None, train_path: str | None, seed: int) -> LocalWiki:
+    """The drawn training questions' paragraphs: what a training question searches locally."""
+    return LocalWiki(_questions(path, train_path, seed).drawn_training())
 
 
 @lru_cache(maxsize=2)
@@ -126,7 +136,8 @@ class EpisodeState:
 class HotpotQAEnv(Env):
     """Options: ``backend`` ("local" | "abstracts" | "wikipedia"), ``questions`` (a HotpotQA-format
     .json or .json.gz dev file; default the shipped 100 dev questions), ``train_questions`` (the
-    official training file: the paper's split, drawn with ``seed``), ``max_steps`` (10),
+    official training file: the paper's split, drawn with ``seed``; default the installed one when
+    the installed dev set is read), ``max_steps`` (10),
     ``wiki_dump`` (the unpacked abstracts dump folder) and ``wiki_index`` (its SQLite index file)
     for the abstracts backend, ``api_url`` and ``timeout`` (seconds) for the Wikipedia backend,
     ``judge`` (``off`` by default, ``run`` for the run's own model, or ``provider:model``;
@@ -170,6 +181,7 @@ class HotpotQAEnv(Env):
         self._wikipedia = (api_url, float(timeout))
         self._dump = (str(wiki_dump or ""), str(wiki_index) if wiki_index else None)
         self._questions: QuestionSet | None = None
+        self._sources: tuple[str, str | None, int] = ("", None, 0)  # the files loaded (``_files``)
         self._backend: Backend | None = None
         self.max_steps = int(max_steps)
         self.judge_model = judge_option(judge_model or judge, self.name)
@@ -177,10 +189,22 @@ class HotpotQAEnv(Env):
         self.augmented = bool(augmented_feedback)
         self.state = EpisodeState()
 
-    def _load(self) -> None:
-        """Read the questions and build the backend (blocking: a worker thread's job)."""
-        # the file itself keys the caches: which one a default means depends on what is installed
-        sources = (str(questions_file(self.sources[0])), *self.sources[1:])
+    def _files(self) -> tuple[str, str | None, int]:
+        """The dev file, the training file (None: the dev file's own split) and the seed: the
+        files themselves key the caches, as which ones a default means depends on what is
+        installed (blocking: stats)."""
+        questions, train_questions, seed = self.sources
+        training = training_file(train_questions, questions)
+        return str(questions_file(questions)), str(training) if training else None, seed
+
+    def _load(self, task_id: str | None = None) -> None:
+        """Read the questions and build the backend; with ``task_id``, make sure it is known,
+        drawing the training questions if it is one of them (blocking: a worker thread's job)."""
+        if self._questions is not None:
+            if task_id is not None:
+                self._questions.knows(task_id)
+            return
+        sources = self._files()
         with _LOADING:
             questions = _questions(*sources)
             backend: Backend
@@ -190,18 +214,21 @@ class HotpotQAEnv(Env):
                 backend = _dump(*self._dump)
             else:
                 backend = Wikipedia(*self._wikipedia)
-        self._backend, self._questions = backend, questions
+        self._backend, self._questions, self._sources = backend, questions, sources
+        if task_id is not None:
+            questions.knows(task_id)
 
     def data_info(self) -> DataInfo:
         """The question files it reads (blocking: call from a thread)."""
-        questions, train_questions, _ = self.sources
-        files = [questions_file(questions), *([questions_file(train_questions)] if train_questions else [])]
-        return data_info("hotpotqa", files, explicit=bool(questions))
+        questions, training, _ = self._files()
+        files = [Path(questions), *([Path(training)] if training else [])]
+        return data_info("hotpotqa", files, explicit=bool(self.sources[0]))
 
-    async def load(self) -> None:
-        """Load the questions and the corpus in a worker thread, once."""
-        if self._questions is None:
-            await asyncio.to_thread(self._load)
+    async def load(self, task_id: str | None = None) -> None:
+        """Load the questions and the corpus in a worker thread, once; with ``task_id``, also
+        draw the training questions when it is one of them (they are read on first use)."""
+        if self._questions is None or (task_id is not None and task_id not in self._questions.by_id):
+            await asyncio.to_thread(self._load, task_id)
 
     @property
     def questions(self) -> QuestionSet:
@@ -217,7 +244,7 @@ class HotpotQAEnv(Env):
 
     async def reference(self, task_id: str) -> dict[str, Any] | None:
         """The question record of ``task_id`` (gold answer, supporting facts): ``HasReferences``."""
-        await self.load()
+        await self.load(task_id)
         return self.by_id.get(task_id)
 
     @property
@@ -238,14 +265,15 @@ class HotpotQAEnv(Env):
             )
         kind, start, stop = match.groups()
         questions = self.questions
-        ids = {"train": questions.train, "test": questions.test}.get(kind or "dev", questions.dev)
+        ids = questions.train() if kind == "train" else questions.test() if kind == "test" else questions.dev
         if kind in ("bridge", "comparison"):
             ids = [qid for qid in ids if self.by_id[qid].get("type") == kind]
         return ids[int(start) if start else None : int(stop) if stop else None]
 
     def check_task(self, task_id: str) -> None:
-        """Any loaded question is a task: the dev file's and the drawn training ones."""
-        if task_id not in self.by_id:
+        """Any question is a task: the dev file's and the drawn training ones (blocking when it
+        draws them: reset and restore draw in a worker thread first)."""
+        if not self.questions.knows(task_id):
             raise UnknownTaskError(f"unknown {self.name} task {task_id!r}")
 
     def provenance(self) -> dict[str, Any]:
@@ -276,7 +304,7 @@ class HotpotQAEnv(Env):
         return info
 
     async def reset(self, task_id: str) -> Observation:
-        await self.load()
+        await self.load(task_id)
         self.check_task(task_id)
         self.state = EpisodeState(task_id=task_id)
         self.state.observation = f"Question: {self._question()['question']}"
@@ -326,8 +354,19 @@ class HotpotQAEnv(Env):
             success=success,
         )
 
+    def _searched(self) -> Backend:
+        """What this question searches: the backend, or, for a drawn training question on the
+        local corpus, the training questions' paragraphs (kept apart, so an evaluation searches
+        the same pages whether or not training questions were drawn in this process)."""
+        questions = self.questions
+        training = questions.training is not None and self.state.task_id not in questions.dev
+        if self.backend_name == "local" and training:
+            return _training_wiki(*self._sources)
+        return self.backend
+
     async def _search(self, entity: str) -> str:
-        found = await self.backend.search(entity)
+        backend = await asyncio.to_thread(self._searched)  # the first call builds the training index
+        found = await backend.search(entity)
         if found.page is None:
             if self.augmented:
                 return NOT_FOUND_AUTOPLAN.format(entity=entity, similar=", ".join(f'"{t}"' for t in found.similar))
@@ -380,7 +419,7 @@ class HotpotQAEnv(Env):
     async def restore(self, snapshot: dict[str, Any]) -> Observation:
         fields = {k: v for k, v in snapshot.items() if k in EpisodeState.__dataclass_fields__}
         state = EpisodeState(**fields)
-        await self.load()
+        await self.load(state.task_id)
         self.check_task(state.task_id)
         self.state = state
         return Observation(state.observation, info=dict(state.last_info))

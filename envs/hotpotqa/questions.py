@@ -6,12 +6,15 @@ them, ``train`` their last 20 (AutoPlan's training questions, at most half the f
 split of a small sample, not the paper's.
 
 The paper's setting (AutoPlan, Sec. 4.1): 50 hard questions drawn at random from HotpotQA's
-training set to train on, 200 drawn from its dev set to test on. Given the official files
-(``questions`` = hotpot_dev_distractor_v1.json, ``train_questions`` = hotpot_train_v1.1.json)
-the env draws them with a seeded generator, the same ones for the same seed: ``train`` is
-the 50, ``test`` the 200, ``dev`` the whole dev file. (AutoPlan's released code instead reads
-the first 300 questions of each file that its Wikipedia search could open every context page
-of, in file order; that filter needs live Wikipedia.)
+training set to train on, 200 drawn from its dev set to test on. Given the official training
+file (``train_questions`` = hotpot_train_v1.1.json, or the one ``introspect data get hotpotqa``
+installed beside the dev set the env reads by default) the env draws them with a seeded
+generator, the same ones for the same seed: ``train`` is the 50, ``test`` the 200 of the dev
+file, ``dev`` the whole dev file. Each draw is made when its split is first asked for (or a
+drawn training question is played), so a run that only evaluates never reads the 566 MB
+training file. (AutoPlan's released code instead reads the first 300 questions of each file
+that its Wikipedia search could open every context page of, in file order; that filter needs
+live Wikipedia.)
 """
 
 from __future__ import annotations
@@ -19,7 +22,8 @@ from __future__ import annotations
 import gzip
 import json
 import random
-from dataclasses import dataclass
+import threading
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +32,7 @@ from envs.datasets import installed
 
 SHIPPED_QUESTIONS = DATA_ROOT / "hotpotqa" / "hotpot_dev_distractor_v1_first100.json.gz"
 FULL_DEV = "hotpot_dev_distractor_v1.json"  # of the installed full data (envs.datasets)
+FULL_TRAIN = "hotpot_train_v1.1.json"
 SHIPPED_TRAIN = 20  # the shipped file's training split: its last 20 questions (at most half of them)
 PAPER_TRAIN = 50  # hard training questions the paper trains on
 PAPER_TEST = 200  # dev questions the paper tests on
@@ -41,6 +46,18 @@ def questions_file(path: str | Path | None = None) -> Path:
         return Path(path)
     full = installed("hotpotqa")
     return full / FULL_DEV if full else SHIPPED_QUESTIONS
+
+
+def training_file(path: str | Path | None = None, questions: str | Path | None = None) -> Path | None:
+    """The official training file: ``path``, else the one ``introspect data get hotpotqa``
+    installed, when the dev set is the installed one too (no ``questions`` given), else None
+    (blocking: a stat)."""
+    if path:
+        return Path(path)
+    full = installed("hotpotqa")
+    if questions or full is None or not (full / FULL_TRAIN).is_file():
+        return None
+    return full / FULL_TRAIN
 
 
 def load_questions(path: str | Path | None = None) -> list[dict[str, Any]]:
@@ -68,31 +85,64 @@ def draw(pool: list[str], size: int, seed: int, what: str) -> list[str]:
 
 @dataclass
 class QuestionSet:
-    """The loaded questions by id and the ids of each split (file order unless drawn)."""
+    """The loaded questions by id and the ids of each split (file order unless drawn).
+
+    With a training file (``training``) the splits are the paper's seeded draws, each made on
+    first use (``train()``, ``test()``); the drawn training questions then join ``by_id``."""
 
     by_id: dict[str, dict[str, Any]]
     dev: list[str]
-    train: list[str]
-    test: list[str]
+    seed: int = 0
+    training: Path | None = None
     caveat: str = ""  # what the split is, when it is not the paper's draw
+    splits: dict[str, list[str]] = field(default_factory=dict)  # "train", "test" once known
+    lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     @classmethod
-    def load(cls, questions: str | None, train_questions: str | None, seed: int) -> QuestionSet:
-        """The shipped split, or the paper's draw when the official training file is given."""
+    def load(cls, questions: str | None, training: str | None, seed: int) -> QuestionSet:
+        """The dev file's questions, split as the shipped sample is, or, with the official
+        training file, as the paper draws them (see the module docstring)."""
         dev_records = load_questions(questions)
         dev = [q["_id"] for q in dev_records]
         by_id = {q["_id"]: q for q in dev_records}
-        if train_questions is None:
-            held_out = min(SHIPPED_TRAIN, len(dev) // 2)
-            caveat = (
-                SHIPPED_SPLIT
-                if questions_file(questions) == SHIPPED_QUESTIONS
-                else f"train = the file's last {held_out} questions, test = the others"
-            )
-            return cls(by_id, dev, dev[len(dev) - held_out :], dev[: len(dev) - held_out], caveat)
-        training = {q["_id"]: q for q in load_questions(train_questions)}
-        hard = [qid for qid, q in training.items() if q.get("level") == "hard"]
-        train = draw(hard, PAPER_TRAIN, seed, "hard training questions")
-        test = draw(dev, PAPER_TEST, seed, "dev questions")
-        by_id.update({qid: training[qid] for qid in train})  # only the drawn ones: the file is large
-        return cls(by_id, dev, train, test)
+        if training is not None:
+            return cls(by_id, dev, seed, Path(training))
+        held_out = min(SHIPPED_TRAIN, len(dev) // 2)
+        caveat = (
+            SHIPPED_SPLIT
+            if questions_file(questions) == SHIPPED_QUESTIONS
+            else f"train = the file's last {held_out} questions, test = the others"
+        )
+        split = {"train": dev[len(dev) - held_out :], "test": dev[: len(dev) - held_out]}
+        return cls(by_id, dev, seed, None, caveat, split)
+
+    def train(self) -> list[str]:
+        """The training questions: 50 hard ones drawn from the training file, read on first use
+        (blocking)."""
+        with self.lock:
+            if "train" not in self.splits:
+                assert self.training is not None
+                records = {q["_id"]: q for q in load_questions(self.training)}
+                hard = [qid for qid, q in records.items() if q.get("level") == "hard"]
+                drawn = draw(hard, PAPER_TRAIN, self.seed, "hard training questions")
+                self.by_id.update({qid: records[qid] for qid in drawn})  # only the drawn ones: the file is large
+                self.splits["train"] = drawn
+            return self.splits["train"]
+
+    def test(self) -> list[str]:
+        """The test questions: 200 drawn from the dev file (or the shipped split's)."""
+        with self.lock:
+            if "test" not in self.splits:
+                self.splits["test"] = draw(self.dev, PAPER_TEST, self.seed, "dev questions")
+            return self.splits["test"]
+
+    def knows(self, task_id: str) -> bool:
+        """Whether ``task_id`` is a question of the set, drawing the training questions when it
+        is none of the dev file's (blocking: may read the training file)."""
+        if task_id not in self.by_id and self.training is not None:
+            self.train()
+        return task_id in self.by_id
+
+    def drawn_training(self) -> list[dict[str, Any]]:
+        """The drawn training questions' records (none without a training file)."""
+        return [self.by_id[qid] for qid in self.train()] if self.training is not None else []

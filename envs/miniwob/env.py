@@ -13,9 +13,13 @@ After each action the env waits until the page settles (no request in flight, no
 animation, no animation frame requested, no pending short timer; at most ``settle_ms_max``)
 before reading the screen, so that what the agent sees is the page's result of the action, not a
 frame of its animation. The page itself says when it has settled (a promise, no fixed sleep), so
-a quiet page costs one round trip. A click first moves the pointer onto its target and lets hover
-effects settle, then presses, as a person sees the hover before clicking. A dialog the page opens
-is answered and reported (envs.browser): that step has ``valid`` False and says what happened.
+a quiet page costs one round trip. A click moves the pointer onto its target, lets the page's
+hover effects settle and presses, as a person sees the hover before clicking; whatever lies on top
+receives it (envs/browser/click.py). ``hover_first=False`` presses at once, as the SR code's
+``move_to_element().click()`` does (social-media's "more" icon, swapped on :hover, then misses the
+click). Typing clicks the field, clears what it holds and types, as the SR code does; a covered
+field is refused there, as Selenium's element click refuses it. A dialog the page opens is
+answered and reported (envs.browser): that step has ``valid`` False and says what happened.
 
 Observation: ``text`` is the compact screen (envs/miniwob/screen.py); ``info`` holds
 ``utterance`` (the goal; also as ``goal``), ``fields`` (the task's structured goal fields, if
@@ -148,13 +152,15 @@ class MiniWoBEnv(Env):
         *,
         episode_seconds: float = 3600.0,
         settle_ms_max: float = 1500.0,
-        click_timeout_ms: float = 1500.0,
+        hover_first: bool = True,
     ) -> None:
-        if episode_seconds <= 0 or settle_ms_max < 0 or click_timeout_ms <= 0:
+        if episode_seconds <= 0 or settle_ms_max < 0:
             raise EnvError("miniwob options must be positive")
+        if not isinstance(hover_first, bool):
+            raise EnvError(f"miniwob option hover_first must be true or false, not {hover_first!r}")
         self.episode_ms = int(episode_seconds * 1000)
         self.settle_max_ms = float(settle_ms_max)
-        self.click_timeout_ms = click_timeout_ms
+        self.hover_first = hover_first
         self._session: BrowserSession | None = None
         self._guard = CrashGuard(
             snapshot=self._running_snapshot,
@@ -351,15 +357,20 @@ class MiniWoBEnv(Env):
         page = self._page()
         if isinstance(action, (Click, Enter)):
             target = locator_for(page, action.id)
-            # A click hovers first and lets hover effects (a menu opening, an icon swapped on
-            # :hover) settle before the press; a text field needs no hover.
-            after_hover = self._settle if isinstance(action, Click) else None
+            # With hover_first (the default), a click lets hover effects (a menu opening, an icon
+            # swapped on :hover) settle before the press; without, it presses at once, as the SR
+            # code's move_to_element().click(). Typing clicks the field as the SR code does
+            # (Selenium's element click): no hover, and a covered field is refused.
+            typing = isinstance(action, Enter)
             ok, feedback = await click(
-                target, selector=selector_for(action.id), timeout_ms=self.click_timeout_ms, after_hover=after_hover
+                target,
+                selector=selector_for(action.id),
+                after_hover=self._settle if self.hover_first and not typing else None,
+                refuse_covered=typing,
             )
             if not ok:
                 feedback = re.sub(rf'{ID_ATTR}="(\d+)"', r"id=\1", feedback)
-                return False, f"cannot click id={action.id}: {feedback}"
+                return False, f"cannot {'type into' if typing else 'click'} id={action.id}: {feedback}"
             if isinstance(action, Enter):
                 has_text = "(els) => els.some((el) => 'value' in el && el.value !== '')"
                 if await evaluate_all(target, selector_for(action.id), has_text):

@@ -1,4 +1,4 @@
-"""Paper 002's compact screen (section 3.2): the visible leaf elements, one per line.
+"""Paper 002's compact screen (section 3.2): the rendered leaf elements, one per line.
 
 Each line is an HTML-like tag carrying what the paper keeps of a leaf element: its id, class, text,
 placeholder, value and its position on a 3x3 grid of the task area, e.g.
@@ -7,22 +7,20 @@ placeholder, value and its position on a 3x3 grid of the task area, e.g.
     <input id=5 type="checkbox" checked pos="left">
     <text pos="left">Select all the words below</text>
 
-Why a JS walk in the page: visibility must be real, so one ``page.evaluate`` reads each element's
-computed visibility (``checkVisibility`` with opacity and CSS visibility), its box, and the clip of
-its ``overflow: hidden`` ancestors, in the same frame. Rules:
-- shown: rendered elements with a non-empty box that is not clipped away and not placed outside
-  the page; leaves (no shown element children) get an ``id=N``; text that sits beside elements
-  is shown where it stands as ``<text>``: with the id of its element when that element is
-  clickable (a link, button, label, an ARIA menu item/tab/option, an onclick handler or a
-  pointer cursor: a menu item's words beside its icon), else without an id (prose around a
-  link);
-- left out: display:none, visibility:hidden, opacity 0, smaller than 3x3 px (a closed pie
-  menu's items are scaled to a dot), fully clipped by an
-  overflow:hidden ancestor (a collapsed section), or off the page (negative coordinates), and
-  MiniWoB's own chrome (the goal box, reward display, start cover, click canvas);
+Which elements: exactly those MiniWoB++'s own DOM reader keeps (``core.getDOMInfo`` in its
+core.js, which the paper's code reads the screen from): every element with a non-empty box
+(``getBoundingClientRect``), descending only into kept elements, minus MiniWoB's own chrome (the
+goal box, reward display, start cover, click canvas). So opacity 0, visibility:hidden, a box
+clipped away by an ``overflow: hidden`` ancestor, one smaller than 3 px (click-pie's 8 collapsed
+menu items, scaled to a dot around its "+") and one placed off the page are all shown, as the
+original shows them; display:none and an empty box are not. One ``page.evaluate`` reads it all in
+the same frame. Rules:
+- leaves (no kept element children) get an ``id=N``; text that sits beside elements is shown
+  where it stands as ``<text>``: with the id of its element when that element is clickable (a
+  link, button, label, an ARIA menu item/tab/option, an onclick handler or a pointer cursor: a
+  menu item's words beside its icon), else without an id (prose around a link);
 - a part of a scrollable list or of the page scrolled out of view is shown: it is one scroll away,
-  and a click scrolls it into view as a user would (MiniWoB's own DOM reader and the paper's code
-  expose it too);
+  and a click scrolls it into view as a user would;
 - text is verbatim (whitespace runs collapsed): case and punctuation decide MiniWoB rewards.
 
 Element ids are ``data-introspect-id`` attributes given in document order the first time an
@@ -62,33 +60,13 @@ SCREEN_JS = """
   const wrap = document.getElementById('wrap');
   const frame = wrap ? wrap.getBoundingClientRect()
                      : {left: 0, top: 0, width: innerWidth, height: innerHeight};
-  const sx = window.scrollX, sy = window.scrollY;
-  const MIN_SIZE = 3;  // px; e.g. a pie menu's items scaled to a dot before it opens
-  const scrolls = (v) => v === 'auto' || v === 'scroll' || v === 'overlay';
-
-  function visibleBox(node, rect) {
-    // Clip by overflow:hidden/clip ancestors; scrollable ancestors do not hide (one scroll away).
-    let l = rect.left, t = rect.top, r = rect.right, b = rect.bottom;
-    for (let a = node.parentElement; a && a !== document.body; a = a.parentElement) {
-      const cs = getComputedStyle(a);
-      if (cs.position === 'fixed') break;
-      const ar = a.getBoundingClientRect();
-      const clipX = cs.overflowX !== 'visible' && !scrolls(cs.overflowX) && a.tagName !== 'SELECT';
-      const clipY = cs.overflowY !== 'visible' && !scrolls(cs.overflowY) && a.tagName !== 'SELECT';
-      if (clipX) { l = Math.max(l, ar.left); r = Math.min(r, ar.right); }
-      if (clipY) { t = Math.max(t, ar.top); b = Math.min(b, ar.bottom); }
-    }
-    if (r - l < MIN_SIZE || b - t < MIN_SIZE) return null;  // too small to see
-    if (r + sx <= 0 || b + sy <= 0) return null;  // placed off the page
-    return {l, t, r, b};
-  }
 
   function shown(el) {
+    // MiniWoB++'s getDOMInfo keeps exactly the elements with a non-empty box (and not its chrome)
     if (skipped(el)) return null;
-    if (!el.checkVisibility({checkOpacity: true, checkVisibilityCSS: true})) return null;
     const rect = el.getBoundingClientRect();
     if (rect.width === 0 || rect.height === 0) return null;
-    return visibleBox(el, rect);
+    return {l: rect.left, t: rect.top, r: rect.right, b: rect.bottom};
   }
 
   function words(s) { return s.replace(/\\s+/g, ' ').trim(); }
@@ -129,8 +107,7 @@ SCREEN_JS = """
     range.selectNodeContents(node);
     const rect = range.getBoundingClientRect();
     if (rect.width === 0 || rect.height === 0) return null;
-    const box = visibleBox(node, rect);
-    return box ? {kind: 'text', text, cell: pos(box)} : null;
+    return {kind: 'text', text, cell: pos({l: rect.left, t: rect.top, r: rect.right, b: rect.bottom})};
   }
 
   const CLICKABLE_TAGS = new Set(['A', 'BUTTON', 'LABEL', 'OPTION', 'SUMMARY']);

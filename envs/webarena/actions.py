@@ -9,7 +9,8 @@ Grammar (the model's text; surrounding backticks and whitespace are ignored):
 
 Element actions act on the DOM node behind an id of the last screen: the node is tagged with a
 data attribute through CDP and reached through a Playwright locator, so a click is a real mouse
-click behind Playwright's actionability checks (envs.browser.click), never a JS click.
+click at the element's centre, as WebArena's ``mouse.click`` makes it (envs.browser.click), never
+a JS click.
 """
 
 from __future__ import annotations
@@ -162,8 +163,8 @@ async def locate(cdp: CDPSession, page: Page, backend_id: int) -> Locator:
     return page.locator(f'[{_TAG}="{token}"]')
 
 
-async def click(target: Locator, timeout_ms: float) -> None:
-    ok, feedback = await browser.click(target, timeout_ms=timeout_ms)
+async def click(target: Locator) -> None:
+    ok, feedback = await browser.click(target)
     if not ok:
         raise ActionError(feedback)
 
@@ -198,7 +199,7 @@ async def type_text(page: Page, target: Locator, text: str, enter: bool, timeout
         editable = False
     if not editable:
         raise ActionError("the element is not a text field; click it or pick another id")
-    await click(target, timeout_ms)
+    await click(target)
     await page.keyboard.type(text)
     if enter:
         await page.keyboard.press("Enter")

@@ -158,6 +158,13 @@ class WebArenaEnv(Env):
     def task_ids(self, split: str | None = None) -> list[str]:
         return webarena_tasks.task_ids(split)
 
+    @classmethod
+    def task_fields(cls, task_id: str) -> dict[str, Any]:
+        """The task's intent template: WebArena's tasks are instances of templates (near copies
+        of one another), so a report averages per template as well as per task."""
+        template = webarena_tasks.load_configs().get(task_id, {}).get("intent_template_id")
+        return {} if template is None else {"intent_template_id": template}
+
     async def reset(self, task_id: str) -> Observation:
         """The task's start pages in a fresh context; if Chromium died meanwhile, opened once more."""
         return await self._guard.reset(lambda: self._reset(task_id))
@@ -474,7 +481,7 @@ class WebArenaEnv(Env):
             finally:
                 await cdp.detach()
             if action.kind == "click":
-                await acts.with_navigation(page, acts.click(target, self.timeout_ms))
+                await acts.with_navigation(page, acts.click(target))
             elif action.kind == "hover":
                 await acts.hover(target, self.timeout_ms)
             elif action.enter:

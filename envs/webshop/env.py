@@ -39,6 +39,10 @@ sub_page ("Description" | "Features" | "Reviews") and section (the text the sub-
 Nothing here blocks the event loop: reading the catalogue (and building its cache on the
 first use of a data folder), searching, and the reward's POS tagger run in a worker thread;
 the tagger starts loading in the background at the first reset of the process.
+
+``spacy_model`` (an env option) is the spaCy model that tags the nouns of the reward's type
+match: ``en_core_web_sm`` (WebShop's, the default) or ``en_core_web_lg`` (what LASER's copy of
+WebShop's goal.py loads). One that is not installed is refused when the env is made.
 """
 
 from __future__ import annotations
@@ -70,7 +74,7 @@ from envs.webshop.pages import (
     search_page,
     sub_page,
 )
-from envs.webshop.reward import require_tagger, reward, warm_tagger
+from envs.webshop.reward import SPACY_MODEL, require_tagger, reward, warm_tagger
 
 if TYPE_CHECKING:
     from envs.webshop.catalogue import Catalogue
@@ -100,8 +104,11 @@ class WebShopEnv(Env):
     name = "webshop"
     interface = INTERFACE
 
-    def __init__(self, *, data_dir: str | None = None) -> None:
-        self._data_dir = data_dir  # nothing is read here: __init__ may run on the event loop
+    def __init__(self, *, data_dir: str | None = None, spacy_model: str = SPACY_MODEL) -> None:
+        self._data_dir = data_dir  # no data is read here: __init__ may run on the event loop
+        if spacy_model != SPACY_MODEL:  # another model is looked up now, so the run never starts without it
+            require_tagger(spacy_model)
+        self._spacy_model = spacy_model
         self._task_id: str | None = None
         self._goal: Goal | None = None
         self._view = View()
@@ -114,7 +121,7 @@ class WebShopEnv(Env):
         ``make_env`` imports this module on the event loop and their imports read files."""
         from envs.webshop.catalogue import load_catalogue
 
-        require_tagger()
+        require_tagger(self._spacy_model)
         try:
             return load_catalogue(self._data_dir)
         except (OSError, ValueError) as exc:  # missing files, malformed JSON (ijson raises ValueError)
@@ -188,7 +195,7 @@ class WebShopEnv(Env):
 
     # -- the same, run in a worker thread --------------------------------------------------
     def _reset(self, task_id: str) -> Observation:
-        warm_tagger()  # the first Buy Now would load it, in the middle of a run
+        warm_tagger(self._spacy_model)  # the first Buy Now would load it, in the middle of a run
         self._goal = self._goal_of(task_id)
         self._task_id = str(task_id)
         self._view = View()
@@ -339,7 +346,8 @@ class WebShopEnv(Env):
 
     def _score(self, product: Product) -> tuple[float, dict[str, Any], float]:
         price = self._catalogue().price(product["asin"])
-        total, parts = reward(self.goal, product, price, self._view.options, verbose=True)
+        options = self._view.options
+        total, parts = reward(self.goal, product, price, options, verbose=True, spacy_model=self._spacy_model)
         return total, parts, price
 
     def _buy(self) -> StepResult:

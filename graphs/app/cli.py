@@ -1,11 +1,12 @@
-"""The ``introspect`` command: run, resume, evaluate, train, list graphs, history, fork, view,
-report, data, demo.
+"""The ``introspect`` command: run, resume, evaluate, train, study, serve, list graphs, history,
+fork, view, report, export, data, demo.
 
 Exit status: 0 when the command did its work; 2 for bad input (unknown method, env or
 task, a malformed or unknown model, a missing key, a setting out of range, an unusable
 checkpointer or results path, an existing thread id, a refused ``data get``), reported in one
 line before anything runs or is written; 1 when a model gave up (the run is checkpointed and
-the line says how to resume it) or, for ``eval``, when any task errored. Which errors are
+the line says how to resume it) or, for ``eval`` and ``study run``, when any task errored; 3 when
+a budget stopped a study (graphs.app.study.command). Which errors are
 which is the errors' own say (``errors.IntrospectError.exit_status``: every ``UserError`` is
 exit 2); only an error that means a bug is shown with its traceback.
 """
@@ -55,6 +56,7 @@ from graphs.app.runner import (
     thread_metadata,
     thread_method,
 )
+from graphs.app.stopping import Stop, stopping_on_signals
 from graphs.method import Method
 from nodes.context import Context, TrainingContext
 
@@ -250,7 +252,13 @@ async def cmd_eval(args: argparse.Namespace) -> int:
                 )
     else:
         async with open_checkpointer(args.checkpoint) as saver:
-            summary = await evaluate(method, context, tasks, results, saver, concurrency, on_row, on_retry, reuse=reuse)
+            with stopping_on_signals() as stop:
+                summary = await evaluate(
+                    method, context, tasks, results, saver, concurrency, on_row, on_retry, reuse=reuse, stop=stop
+                )
+        if stop.requested:
+            bar.close()
+            return stopped(stop, summary.tasks, len(tasks), in_memory(args.checkpoint))
     bar.close()
     print(f"results: {results}")
     print("\n".join(summary.lines()))
@@ -261,6 +269,22 @@ async def cmd_eval(args: argparse.Namespace) -> int:
         print(errored_line(len(summary.errors), summary.tasks, kept), file=sys.stderr)
         return 1
     return 0
+
+
+def stopped(stop: Stop, written: int, asked: int, memory: bool) -> int:
+    """The line a gracefully stopped evaluation ends with, and its exit status."""
+    assert stop.signal is not None
+    then = (
+        "in-memory checkpoints are gone: the same command runs the rest again"
+        if memory
+        else "run the same command again to continue them from their checkpoints"
+    )
+    print(
+        f"introspect: stopped by {stop.signal.name}: {written} of {asked} tasks have their rows; "
+        f"the tasks under way stopped at a step boundary, checkpointed; {then}",
+        file=sys.stderr,
+    )
+    return stop.exit_status()
 
 
 async def cmd_train(args: argparse.Namespace) -> int:
@@ -505,6 +529,20 @@ def build_parser(method: Method | None = None) -> Parser:
     login.add_argument("--auth-dir", help="where to write <sites>_state.json (default $WEBARENA_AUTH_DIR or .auth)")
     login.set_defaults(handler=cmd_webarena_login)
 
+    st = sub.add_parser("study", help="run a study file: methods, settings and models compared, repeated, budgeted")
+    st_sub = st.add_subparsers(dest="action", required=True, parser_class=Parser)
+    st_run = st_sub.add_parser("run", help="run (or continue) the study SPEC.toml into its folder")
+    st_run.add_argument("spec", metavar="SPEC.toml")
+    st_run.add_argument("--dry-run", action="store_true", help="print each run's tasks and estimated cost; run nothing")
+    st_run.add_argument("--out", metavar="DIR", help="the study's folder (default $INTROSPECT_HOME/studies/NAME)")
+    st_run.set_defaults(handler=_lazy("study.command", "cmd_run"))
+    st_status = st_sub.add_parser("status", help="progress per run and repeat of the study in DIR")
+    st_status.add_argument("folder", metavar="DIR")
+    st_status.set_defaults(handler=_lazy("study.command", "cmd_status"))
+    st_report = st_sub.add_parser("report", help="write the report and viewer pages of the study in DIR again")
+    st_report.add_argument("folder", metavar="DIR")
+    st_report.set_defaults(handler=_lazy("study.command", "cmd_report"))
+
     # `introspect report` (graphs/app/report/)
     from graphs.app.report import add_parser as add_report
 
@@ -514,6 +552,11 @@ def build_parser(method: Method | None = None) -> Parser:
     from graphs.app.data import add_parser as add_data
 
     add_data(sub)
+
+    # `introspect serve` (graphs/app/serve.py)
+    from graphs.app.serve import add_parser as add_serve
+
+    add_serve(sub)
 
     hist = sub.add_parser("history", help="list a run's checkpoints: id, step, node, action, reward")
     hist.add_argument("thread_id")
@@ -532,13 +575,43 @@ def build_parser(method: Method | None = None) -> Parser:
     _common(fk)
     fk.set_defaults(handler=_lazy("timetravel", "cmd_fork"))
 
-    view = sub.add_parser("view", help="a run's trajectory (or a results file's runs) as self-contained HTML")
-    view.add_argument("target", metavar="THREAD_ID|RESULTS.jsonl")
+    view = sub.add_parser(
+        "view", help="a run's trajectory and model calls (or a results file's runs) as self-contained HTML"
+    )
+    view.add_argument("target", metavar="THREAD_ID|RESULTS.jsonl", nargs="?")
+    view.add_argument(
+        "--compare",
+        nargs=2,
+        metavar=("A", "B"),
+        help="two runs of one task side by side, step by step: thread ids, or results files with --task",
+    )
+    view.add_argument("--task", help="with --compare and results files: the task whose rows to compare")
+    view.add_argument(
+        "--recording",
+        metavar="FILE",
+        help="a recording of the run (--record) to read model calls from where its checkpoints lack them",
+    )
     view.add_argument("--out", default="views", help="folder for the pages (default views)")
     view.add_argument("--serve", action="store_true", help="then serve them on localhost")
     view.add_argument("--port", type=int, default=8000)
     _checkpoint(view)
     view.set_defaults(handler=_lazy("view", "cmd_view"))
+
+    export = sub.add_parser("export", help="a results file's or a study's trajectories as JSONL for training")
+    export.add_argument("source", metavar="RESULTS.jsonl|STUDY")
+    export.add_argument(
+        "--format",
+        required=True,
+        choices=("chat", "steps"),
+        help="chat: one line per model call, in OpenAI's fine-tuning format; steps: one line per env step "
+        "with its observation, action, reward and the method's introspection",
+    )
+    export.add_argument("--out", metavar="FILE", help="the JSONL to write (default NAME.FORMAT.jsonl here)")
+    export.add_argument("--success-only", action="store_true", help="only the runs that succeeded")
+    export.add_argument("--method", help="only this method's runs")
+    export.add_argument("--env", help="only the runs on this env")
+    _checkpoint(export)
+    export.set_defaults(handler=_lazy("export", "cmd_export"))
 
     demo = sub.add_parser("demo", help="an offline scripted run")
     demo.add_argument("name", nargs="?", help="which demo (default: laser)")

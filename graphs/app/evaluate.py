@@ -35,10 +35,11 @@ from typing import Any
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
 
-from envs.base import make_env
+from envs.base import env_class, make_env
 from graphs.app.pacing import Pacer
 from graphs.app.provenance import Reuse, provenance_of, reuse_of
 from graphs.app.runner import Outcome, drive, outcome_of
+from graphs.app.stopping import Stop
 from graphs.method import Method
 from nodes.context import Context
 from nodes.llm import PACING, RETRY_NOTICE, ModelCallError
@@ -68,9 +69,11 @@ def changed_settings(context: Context) -> dict[str, Any]:
     return out
 
 
-def eval_thread_id(method: Method, context: Context, task_id: str) -> str:
-    """A stable thread id per configuration and task, so re-runs resume."""
-    return f"eval-{method.name}-{context.env}-{fingerprint(method, context)[:8]}-{task_id}"
+def eval_thread_id(method: Method, context: Context, task_id: str, repeat: int = 1) -> str:
+    """A stable thread id per configuration, task and repeat, so re-runs resume; repeat 1 keeps
+    the id a plain ``eval`` gives, repeat K>1 appends ``-rK`` (a study's repeated runs)."""
+    thread = f"eval-{method.name}-{context.env}-{fingerprint(method, context)[:8]}-{task_id}"
+    return thread if repeat == 1 else f"{thread}-r{repeat}"
 
 
 def results_name(method: Method, context: Context) -> Path:
@@ -187,11 +190,6 @@ def matching_rows(path: Path, method: Method, context: Context) -> dict[str, dic
     return latest
 
 
-def finished_tasks(path: Path, method: Method, context: Context) -> set[str]:
-    """Tasks of this configuration with a row and no error (stale or not)."""
-    return {task for task, row in matching_rows(path, method, context).items() if not row.get("error")}
-
-
 async def reused(method: Method, context: Context, path: Path, task_ids: list[str], keep_stale: bool = False) -> Reuse:
     """Which finished rows of ``task_ids`` in ``path`` this evaluation reuses, and which are
     stale (graphs.app.provenance); worked out once per evaluation."""
@@ -246,17 +244,28 @@ class ResultsFile:
             os.fsync(handle.fileno())
 
 
-async def run_one(method: Method, context: Context, task_id: str, checkpointer: BaseCheckpointSaver) -> dict[str, Any]:
+async def run_one(
+    method: Method,
+    context: Context,
+    task_id: str,
+    checkpointer: BaseCheckpointSaver,
+    repeat: int = 1,
+    stop: Stop | None = None,
+) -> dict[str, Any] | None:
     """The row of one task: a finished thread is reported from its final state, an
-    unfinished one resumed, a new one started (errors become rows too)."""
-    thread_id = eval_thread_id(method, context, task_id)
+    unfinished one resumed, a new one started (errors become rows too). None when ``stop``
+    drained the run before its end: no row, the thread waits at its checkpoint."""
+    thread_id = eval_thread_id(method, context, task_id, repeat)
     existing = await outcome_of(method, thread_id, checkpointer)
     if existing.finished:
         return {**row_for(method, context, task_id, thread_id, existing.state, 0.0), "from_checkpoint": True}
     graph_input = None if existing.state else {"task_id": task_id}
     started = time.monotonic()
+    control = stop.control() if stop is not None else None
     try:
-        outcome: Outcome = await drive(method, context, thread_id, checkpointer, graph_input)
+        outcome: Outcome = await drive(method, context, thread_id, checkpointer, graph_input, control=control)
+        if stop is not None and stop.requested and not outcome.finished:
+            return None
     except Exception as exc:  # noqa: BLE001 - one task's failure must not end the evaluation
         reached = await outcome_of(method, thread_id, checkpointer)
         return row_for(
@@ -269,6 +278,9 @@ async def run_one(method: Method, context: Context, task_id: str, checkpointer: 
             error=f"{type(exc).__name__}: {exc}",
             spent=exc.usage if isinstance(exc, ModelCallError) else None,
         )
+    finally:
+        if stop is not None and control is not None:
+            stop.release(control)
     return row_for(method, context, task_id, thread_id, outcome.state, time.monotonic() - started)
 
 
@@ -292,9 +304,12 @@ async def evaluate(
     concurrency: int | Pacer = 4,
     on_row: Callable[[dict[str, Any]], None] | None = None,
     on_retry: Callable[[str, str], None] | None = None,
-    run: Callable[[str], Awaitable[dict[str, Any]]] | None = None,
+    run: Callable[[str], Awaitable[dict[str, Any] | None]] | None = None,
     reuse: Reuse | None = None,
     forget: Callable[[str], Awaitable[None]] | None = None,
+    repeat: int = 1,
+    label: str = "",
+    stop: Stop | None = None,
 ) -> Summary:
     """Evaluate ``task_ids``, skipping those this configuration already finished (``reuse``,
     by default every finished row that is not stale); returns the summary over this
@@ -303,17 +318,23 @@ async def evaluate(
     retried model request as it happens. ``run(task_id)`` gives a task's row when the tasks
     run elsewhere (graphs.app.remote: a LangGraph server; graphs.app.workers); by default
     ``run_one`` runs them here with ``checkpointer``. A stale task's finished thread is
-    deleted before it runs again, by ``forget(task_id)`` (default: from ``checkpointer``)."""
+    deleted before it runs again, by ``forget(task_id)`` (default: from ``checkpointer``).
+    A study (graphs.app.study) gives each repeat of its run its own ``results_path`` and
+    ``repeat`` (its own threads) and its run's ``label``; rows carry both (a row without
+    ``repeat`` is repeat 1). After ``stop`` is requested (graphs.app.stopping) no task
+    starts, and a drained task writes no row."""
     results = ResultsFile(results_path)
     reuse = reuse or await reused(method, context, results_path, task_ids)
     todo = [t for t in task_ids if t not in reuse.finished]
     gate = concurrency if isinstance(concurrency, Pacer) else asyncio.Semaphore(max(1, concurrency))
     data = await data_of(context) if todo else None
     provenance = reuse.provenance.to_dict()
+    # what the env says about each task (WebArena's intent template), read once, in a thread
+    fields = await asyncio.to_thread(lambda: {t: env_class(context.env).task_fields(t) for t in todo})
 
     async def forget_here(task_id: str) -> None:
         assert checkpointer is not None, "a stale task that runs elsewhere needs forget"
-        await checkpointer.adelete_thread(eval_thread_id(method, context, task_id))
+        await checkpointer.adelete_thread(eval_thread_id(method, context, task_id, repeat))
 
     async def worker(task_id: str) -> None:
         if on_retry is not None:  # this task's own context: its graph's nodes inherit it
@@ -321,16 +342,23 @@ async def evaluate(
         if isinstance(gate, Pacer):
             PACING.set(gate)
         async with gate:
+            if stop is not None and stop.requested:
+                return
             if task_id in reuse.stale:  # its thread finished under other prompts or code: start it over
                 await (forget or forget_here)(task_id)
             if run is not None:
-                row = await run(task_id)
+                row: dict[str, Any] | None = await run(task_id)
             else:
                 assert checkpointer is not None  # tasks that run here run with the caller's checkpointer
-                row = await run_one(method, context, task_id, checkpointer)
+                row = await run_one(method, context, task_id, checkpointer, repeat, stop)
+        if row is None:
+            return
+        if label:
+            row.update(repeat=repeat, label=label)
         if data is not None:
             row.setdefault("data", data)  # a server's rows say it is not known here (graphs.app.remote)
         row["provenance"] = provenance
+        row.update(fields[task_id])
         await results.append(row)
         if on_row is not None:
             on_row(row)

@@ -35,7 +35,8 @@ def _subcommands(parser: argparse.ArgumentParser, prefix: str) -> list[tuple[str
 def _argument(action: argparse.Action) -> str:
     if not action.option_strings:
         return f"`{action.metavar or action.dest}`" + (" ..." if action.nargs in ("+", "*") else "")
-    takes = "" if action.nargs == 0 else f" {action.metavar or action.dest.upper()}"
+    names = action.metavar if isinstance(action.metavar, tuple) else (action.metavar or action.dest.upper(),)
+    takes = "" if action.nargs == 0 else "".join(f" {name}" for name in names)  # --compare A B
     return ", ".join(f"`{flag}{takes}`" for flag in action.option_strings)
 
 

@@ -34,6 +34,7 @@ from nodes.context import Context
 if TYPE_CHECKING:  # langgraph is imported with the method's graph module, not before
     from langchain_core.runnables import RunnableConfig
     from langgraph.checkpoint.base import BaseCheckpointSaver
+    from langgraph.runtime import RunControl
     from langgraph.types import Durability
 
 OnUpdate = Callable[[str, dict[str, Any]], Awaitable[None] | None]
@@ -70,10 +71,15 @@ def graph_for(method: Method, checkpointer: BaseCheckpointSaver | None) -> Any:
 
 def run_config(thread_id: str, method: Method, context: Context) -> RunnableConfig:
     """The thread's config; its metadata (the method's name, the Context) makes the thread
-    resumable by id alone."""
+    resumable by id alone, and names the recording its calls go to (``--record``), if any."""
+    from nodes.recording import RECORDER
+
+    metadata = {"introspect_method": method.name, "introspect_context": json.dumps(context.to_dict())}
+    if (recorder := RECORDER.get()) is not None:  # where `introspect view` finds the calls' record
+        metadata["introspect_recording"] = str(recorder.path.resolve())
     return {
         "configurable": {"thread_id": thread_id},
-        "metadata": {"introspect_method": method.name, "introspect_context": json.dumps(context.to_dict())},
+        "metadata": metadata,
         "recursion_limit": max(method.recursion_limit(context), DEFAULT_RECURSION_LIMIT),
     }
 
@@ -86,11 +92,14 @@ async def drive(
     graph_input: Any,
     on_update: OnUpdate | None = None,
     on_question: OnQuestion | None = None,
+    control: RunControl | None = None,
 ) -> Outcome:
     """Run (``graph_input``) or continue (None, or a ``Command``) a thread to its end, streaming
     node updates. A graph paused for a person (Context.confirm) is answered by ``on_question``
     and continued, also when it was paused before this call; without one, or when it answers
-    None, the thread is left paused and the outcome is unfinished."""
+    None, the thread is left paused and the outcome is unfinished. A drain asked of ``control``
+    (graphs.app.stopping) ends the run at a step boundary, checkpointed: unfinished too."""
+    from langgraph.errors import GraphDrained
     from langgraph.types import Command
 
     graph = graph_for(method, checkpointer)
@@ -103,13 +112,18 @@ async def drive(
                 if answers is None:
                     break
                 graph_input = Command(resume=answers)
-            updates = graph.astream(graph_input, config, context=context, stream_mode="updates", durability=DURABILITY)
-            async for chunk in updates:
-                for node, update in chunk.items():
-                    if on_update is not None and isinstance(update, dict) and not node.startswith("__"):
-                        maybe = on_update(node, update)
-                        if maybe is not None:
-                            await maybe
+            updates = graph.astream(
+                graph_input, config, context=context, stream_mode="updates", durability=DURABILITY, control=control
+            )
+            try:
+                async for chunk in updates:
+                    for node, update in chunk.items():
+                        if on_update is not None and isinstance(update, dict) and not node.startswith("__"):
+                            maybe = on_update(node, update)
+                            if maybe is not None:
+                                await maybe
+            except GraphDrained:
+                break  # stopped at a step boundary; the thread waits at its checkpoint
             pending = await questions(graph, config) if on_question else []
             if not pending:
                 break

@@ -155,6 +155,14 @@ def acting_caller(context: AutoPlanContext, state: CollectState) -> Caller:
     return branch_caller(context, state, *acting_sampling(context, bool(state.get("branch"))))
 
 
+def formalizer_caller(context: AutoPlanContext, state: CollectState) -> Caller:
+    """The formalizer's Caller: sampled as the acting calls are, as the original code calls it
+    (Context.formalizer_sampling="acting"), or greedy ("greedy")."""
+    if context.formalizer_sampling == "greedy":
+        return branch_caller(context, state)
+    return acting_caller(context, state)
+
+
 def update_caller(context: AutoPlanContext, state: TrainState) -> Caller:
     """The plan update's Caller: greedy, at the count after the iteration's reflections."""
     return caller_at(context, phase_starts(state, iteration_of(state))[2])

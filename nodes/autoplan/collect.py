@@ -23,7 +23,7 @@ from langgraph.runtime import Runtime
 from envs.base import ActionParseError, Interface
 from nodes.autoplan import decoding, few_shot, transcript
 from nodes.autoplan import prompting as text
-from nodes.autoplan.batch import acting_caller, branch_caller, session_config
+from nodes.autoplan.batch import acting_caller, branch_caller, formalizer_caller, session_config
 from nodes.autoplan.context import AutoPlanContext
 from nodes.autoplan.state import CollectState, Experience, Turn
 from nodes.autoplan.variants import variant
@@ -130,11 +130,12 @@ async def act(state: CollectState, runtime: Runtime[AutoPlanContext], config: Ru
     return {"raw_action": raw}
 
 
-@model_node(branch_caller)
+@model_node(formalizer_caller)
 async def formalize(
     state: CollectState, runtime: Runtime[AutoPlanContext], config: RunnableConfig, llm: Caller
 ) -> dict:
-    """a_t = F(a'_t): the formalizer call (Appendix A.1), greedy, outside the chat, with the
+    """a_t = F(a'_t): the formalizer call (Appendix A.1), sampled as the acting calls (or greedy:
+    Context.formalizer_sampling), outside the chat, with the
     env's grammar (its Interface's words, in the generic prompt); ALFWorld's ReAct baseline
     takes the action as written (nodes.autoplan.few_shot)."""
     ctx = runtime.context

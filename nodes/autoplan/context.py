@@ -5,7 +5,8 @@ the original code's temperature 1.0) for the acting calls while training, 35 ste
 experience on ALFWorld and 10 on HotpotQA, a batch of 4 and 3 iterations, and HotpotQA answers
 judged by the original's judge model (``judge``). Where the paper and the original code differ
 the default is the code's, which produced the published numbers (the chat as it sends it, the
-training pool in its listed order); the paper's wording is the option.
+training pool in its listed order, the words of its prompts and of ALFWorld's refusals, its
+formalizer's sampling); the paper's wording is the option.
 
 The judge: the paper's HotpotQA accuracy is judged (Table 3b), and AutoPlan's code scores every
 answer by asking GPT-4 (``gpt-4-0314``, temperature 0) whether it is equivalent to the gold
@@ -52,9 +53,19 @@ class AutoPlanContext(TrainingContext):
         "changes the envs it names (--set max_actions='{\"hotpotqa\": 12}'), an integer sets every env's",
         min=1,
     )
+    formalizer_sampling: Literal["acting", "greedy"] = setting(
+        "acting",
+        "how the formalizer decodes: with the acting calls' temperature and top_p (acting, the default: the "
+        "original code's formalizer call takes the run's sampling) or greedily (greedy)",
+    )
     plan: str = setting("", "the plan to follow (empty: ReAct zero-shot)")
     reflect_flaw_revision: bool = setting(
         True, "SIR reflection with flaw identification and revision (false: summary only)"
+    )
+    prompt_wording: Literal["original", "paper"] = setting(
+        "original",
+        "the words of ALFWorld's Flaw and Upd prompts: the original code's (original, the default) or the "
+        "paper's Table 2 (paper); the other prompts are the code's either way",
     )
     seed: int = setting(0, "seed of the order batches walk the training pool in")
     shuffle_pool: bool = setting(
@@ -62,11 +73,11 @@ class AutoPlanContext(TrainingContext):
         "false: walk the training pool in its listed order (the original code, the default); true: in a "
         "seeded shuffle per epoch (the paper draws its instances 'randomly')",
     )
-    few_shot: Literal["none", "react", "react_autoplan"] = setting(
+    few_shot: Literal["none", "react", "react_3prompts"] = setting(
         "none",
-        "Table 3's ReAct K-shot baselines, ReAct's own examples in place of the plan (react: as ReAct's "
-        "runners pick them; react_autoplan: ALFWorld's from the file AutoPlan's code reads); see "
-        "nodes.autoplan.few_shot",
+        "Table 3's ReAct K-shot baselines, ReAct's own examples in place of the plan (react: ALFWorld's from "
+        "alfworld.json, the file AutoPlan's code reads; react_3prompts: from alfworld_3prompts.json, as ReAct's "
+        "own runner picks them); see nodes.autoplan.few_shot",
     )
     transcript: Literal["paper", "original"] = setting(
         "original",
@@ -75,6 +86,11 @@ class AutoPlanContext(TrainingContext):
         "writes H_t (paper); see nodes.autoplan.transcript",
     )
 
+    feedback_wording: Literal["original", "table6"] = setting(
+        "original",
+        "the words of ALFWorld's refusals: the original code's sentences and order of checks (original, the "
+        "default) or the paper's Table 6 (table6); the env option feedback_wording, which this sets, wins",
+    )
     judge: str = setting(
         ORIGINAL_JUDGE,
         "the model that judges HotpotQA answers, as the original code scores them (off: exact match; run: the "
@@ -94,9 +110,15 @@ class AutoPlanContext(TrainingContext):
         super().__post_init__()
 
     def env_settings(self) -> dict[str, Any]:
-        """HotpotQA gets this method's ``judge`` unless its own options name one."""
+        """The paper setting's env options, under the ones given: HotpotQA gets this method's
+        ``judge``; ALFWorld the refusals' ``feedback_wording`` and ``react_think=False`` (the
+        original code sends "think: ..." to the game, which refuses it)."""
         given = super().env_settings()
-        return {"judge": self.judge, **given} if self.env == "hotpotqa" else given
+        defaults: dict[str, dict[str, Any]] = {
+            "hotpotqa": {"judge": self.judge},
+            "alfworld": {"feedback_wording": self.feedback_wording, "react_think": False},
+        }
+        return {**defaults.get(self.env, {}), **given}
 
     def steps(self) -> int:
         """The step limit of one experience in this run's env."""

@@ -4,9 +4,10 @@ Sampling. Paper 4.2: "nucleus sampling with p=0.9 during optimization and greedy
 during evaluation". The acting calls (thought and free-form action) sample with
 AutoPlanContext.train_temperature and train_top_p while training (1.0 and 0.9: the paper gives
 no temperature; 1.0 is the original code's default) and with its temperature and top_p at
-inference (greedy: 0.0, top_p unsent). The formalizer, the SIR reflection and the plan update
-are always greedy (the original asks reflection and update with top_p 0; its formalizer
-samples with the acting settings, which the paper does not describe).
+inference (greedy: 0.0, top_p unsent). The formalizer samples as the acting calls do, as the
+original code calls it with the run's settings (the paper does not describe it;
+Context.formalizer_sampling="greedy" decodes it greedily). The SIR reflection and the plan
+update are always greedy (the original asks them with top_p 0).
 
 Length. The paper says nothing of stop sequences or token limits, so they are the original
 code's, per call kind (``LIMITS``): ALFWorld's free-form action stops at a newline within
@@ -30,7 +31,7 @@ from langchain_core.messages import BaseMessage
 from nodes.autoplan.context import AutoPlanContext
 from nodes.llm import Caller
 
-GREEDY = 0.0  # the formalizer, the reflection and the plan update, whatever the acting calls do
+GREEDY = 0.0  # the reflection and the plan update, whatever the acting calls do
 
 CallKind = Literal["opening_thought", "thought", "action", "formalize", "reflect", "update"]
 

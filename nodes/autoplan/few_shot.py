@@ -6,12 +6,13 @@ for ALFWorld." So the baseline is AutoPlan's own collection with ReAct's example
 plan would be (Context.few_shot), as AutoPlan's original code runs it:
 
 - ALFWorld: the two examples of the game's task type, ``react_<type>_1`` then
-  ``react_<type>_0``, from ``alfworld_3prompts.json`` as ReAct's own runner picks them
-  (``few_shot="react"``), or from ``alfworld.json`` as AutoPlan's code does
-  (``few_shot="react_autoplan"``); shown without ReAct's ``> `` prompt marks, as AutoPlan's
-  code shows them. The action is taken as the model writes it, without the formalizer (the
-  original's ReAct mode): the examples teach ALFWorld's own commands and ``think: ...``,
-  which the formalizer has no form for.
+  ``react_<type>_0``, from ``alfworld.json``, the file AutoPlan's code reads for this baseline
+  (``few_shot="react"``: the examples behind Table 3's numbers), or from
+  ``alfworld_3prompts.json`` as ReAct's own runner picks them (``few_shot="react_3prompts"``);
+  shown without ReAct's ``> `` prompt marks, as AutoPlan's code shows them. The action is
+  taken as the model writes it, without the formalizer (the original's ReAct mode): the
+  examples teach ALFWorld's own commands. A ``think: ...`` they also teach goes to the game,
+  which refuses it, as in the original (AutoPlanContext.env_settings: ``react_think=False``).
 - HotpotQA: ``webthink_simple6`` (6 examples) from ``prompts_naive.json`` for both values; the
   formalizer still turns ``Search[...]`` into the env's grammar, as in the original.
 
@@ -34,7 +35,7 @@ from envs.base import DATA_ROOT, EnvError
 
 DATA = DATA_ROOT / "react"
 NONE = "none"
-ALFWORLD_FILES = {"react": "alfworld_3prompts.json", "react_autoplan": "alfworld.json"}
+ALFWORLD_FILES = {"react": "alfworld.json", "react_3prompts": "alfworld_3prompts.json"}
 HOTPOTQA_FILE, HOTPOTQA_KEY = "prompts_naive.json", "webthink_simple6"
 # ALFWorld task types (envs.alfworld.games.TASK_TYPES) -> ReAct's names in its prompt keys
 REACT_TYPES = {
@@ -108,7 +109,7 @@ def check(few_shot: str, plan: str, training: bool, env: str) -> None:
     """A baseline's examples take the plan's place at inference: refuse a plan beside them,
     training (which writes plans), and an env ReAct has no examples for, before anything runs."""
     if few_shot not in (NONE, *ALFWORLD_FILES):
-        raise EnvError(f"unknown few_shot {few_shot!r}; use none, react or react_autoplan")
+        raise EnvError(f"unknown few_shot {few_shot!r}; use none, react or react_3prompts")
     if few_shot != NONE and (training or plan.strip()):
         raise EnvError(
             f"few_shot={few_shot} runs ReAct's baseline in place of a plan: "

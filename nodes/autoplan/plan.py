@@ -37,8 +37,8 @@ def clean_plan(reply: str) -> str:
     return _HEADER.sub("", reply.strip(), count=1).strip()
 
 
-def update_prompt(env: str, interface: Interface, state: TrainState) -> str:
-    """The Upd-prompt for the iteration under way."""
+def update_prompt(env: str, interface: Interface, state: TrainState, wording: str) -> str:
+    """The Upd-prompt for the iteration under way, its request in Context.prompt_wording."""
     iteration = iteration_of(state)
     experiences = of_iteration(state.get("experiences") or [], iteration)
     reflections = {r.get("index"): r for r in of_iteration(state.get("reflections") or [], iteration)}
@@ -54,7 +54,7 @@ def update_prompt(env: str, interface: Interface, state: TrainState) -> str:
         description=text.description(env, interface, kinds),
         plan=current or NO_PLAN,
         experiences=blocks,
-        count=len(experiences),
+        request=text.worded(env, "update_request", wording, count=len(experiences)),
     )
 
 
@@ -67,7 +67,8 @@ async def plan(state: TrainState, runtime: Runtime[AutoPlanContext], config: Run
     env = runtime.context.env
     iteration = iteration_of(state)
     reflections = of_iteration(state.get("reflections") or [], iteration)
-    messages: list[BaseMessage] = [HumanMessage(update_prompt(env, await env_interface(runtime.context), state))]
+    interface = await env_interface(runtime.context)
+    messages: list[BaseMessage] = [HumanMessage(update_prompt(env, interface, state, runtime.context.prompt_wording))]
     while True:
         reply = (await ask(llm, messages, env, "update")).strip()
         new_plan = clean_plan(reply) or state["plans"][-1]

@@ -1,9 +1,10 @@
 """AutoPlan's prompts per environment, and the chat messages they are sent as.
 
 The paper writes its prompts per environment (Table 2 is ALFWorld's; Figures 6-8 give
-both ALFWorld's and HotpotQA's, as images). Table 2's prompts are worded as the paper
-has them; the others (the formalizer, the task descriptions, HotpotQA's plan update, the
-layout of the chat and of the Upd-prompt) as the original code words them. A prompt lives
+both ALFWorld's and HotpotQA's, as images). Every prompt is worded as the original code
+words it, byte for byte (it produced the published numbers); where Table 2 words one
+otherwise (ALFWorld's Flaw and Upd prompts), Context.prompt_wording="paper" takes the
+paper's (``worded``). A prompt lives
 at ``prompts/autoplan/<variant>/<name>.md`` where the paper's environments differ
 (nodes.autoplan.variants) and at ``prompts/autoplan/<name>.md`` otherwise; ``render`` picks
 the variant's first. Every other env gets the generic prompts, filled from its Interface
@@ -33,6 +34,15 @@ def prompt_name(env: str, name: str) -> str:
 
 def render(env: str, name: str, **values: object) -> str:
     return prompts.render(prompt_name(env, name), **values)
+
+
+def worded(env: str, name: str, wording: str, **values: object) -> str:
+    """Prompt ``name`` in the run's Context.prompt_wording: the paper's words where the
+    variant has them (``<name>_paper``: Table 2's ALFWorld Flaw and Upd prompts) when
+    ``wording`` is "paper", else the original code's."""
+    paper = prompts.variant("autoplan", variant(env).prompts, f"{name}_paper")
+    chosen = paper if wording == "paper" and paper in prompts.SHIPPED else prompt_name(env, name)
+    return prompts.render(chosen, **values)
 
 
 def system_prompt(env: str) -> str | None:

@@ -40,7 +40,7 @@ async def reflect(state: ReflectInput, runtime: Runtime[AutoPlanContext], config
     flaw = revision = ""
     plan = str(experience.get("plan", ""))
     if runtime.context.reflect_flaw_revision and text.asks_flaw(env, plan):
-        turns, flaw = await _answer(llm, env, turns, text.render(env, "flaw"))
+        turns, flaw = await _answer(llm, env, turns, text.worded(env, "flaw", runtime.context.prompt_wording))
     if runtime.context.reflect_flaw_revision and text.asks_revision(plan):
         turns, revision = await _answer(llm, env, turns, text.render(env, "revision"))
     reflection = Reflection(

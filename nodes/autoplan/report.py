@@ -7,15 +7,19 @@ scores 0) and the judged accuracy the paper reports (over the questions a judge 
 unanswered one counting as wrong when the configuration was judged at all). Table 4: model
 calls, tokens and cost per question (unpriced when the model has no list price). Training
 (Figure 3): from the plan records ``introspect train`` wrote, the success rate of each
-iteration's batch and the training cost per question.
+iteration's batch and the training cost per question; several records of one training
+configuration (env, model, batch size, reflection: independent runs, as the paper's five)
+are drawn as the paper draws them, the mean per iteration with a band of one standard
+deviation, and tabled as mean ± standard deviation.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from statistics import fmean, stdev
 from typing import Any
 
-from nodes.report import NONE, Config, Curves, Figure, Table, mean, number, percent, rate, total_cost
+from nodes.report import NONE, Config, Curves, Figure, Table, counted, mean, number, percent, rate, total_cost
 from nodes.usage import dollars
 
 TYPE_LABELS = ("Pick", "Light", "Clean", "Heat", "Cool", "Pick Two")  # in ALFWorld's type order, as Table 3a
@@ -56,7 +60,7 @@ def hotpotqa_scores(config: Config) -> dict[str, Any]:
     judged = [e.get("judge") for e in evaluations]
     any_judged = any(v is not None for v in judged)
     return {
-        "questions": len(ran),
+        "questions": counted(ran),
         "answered": sum("answer" in e for e in evaluations),
         "em": mean([float(e.get("em") or 0) for e in evaluations]),
         "f1": mean([float(e.get("f1") or 0) for e in evaluations]),
@@ -88,7 +92,7 @@ def hotpotqa_table(configs: list[Config]) -> Table:
         table.rows.append(
             [
                 c.label,
-                str(s["questions"]),
+                s["questions"],
                 str(s["answered"]),
                 percent(s["em"]),
                 percent(s["f1"]),
@@ -113,7 +117,7 @@ def cost_table(configs: list[Config]) -> Table:
         table.rows.append(
             [
                 c.label,
-                str(len(rows)),
+                counted(rows),
                 *(
                     number(mean([float(r.get(k) or 0) for r in rows]), 1)
                     for k in ("model_calls", "input_tokens", "output_tokens")
@@ -154,6 +158,38 @@ def training_table(name: str, record: dict[str, Any]) -> Table:
     return table
 
 
+def runs_of(training: Mapping[str, dict[str, Any]]) -> dict[str, dict[str, list[float]]]:
+    """Each training configuration's plan records (file name -> iteration rates): records that
+    differ only in their seed and pool are independent runs of one configuration."""
+    out: dict[str, dict[str, list[float]]] = {}
+    for name, record in training.items():
+        key = f"{record.get('env', '?')} {record.get('model', '?')}, batch {record.get('batch_size', '?')}" + (
+            "" if record.get("reflect_flaw_revision", True) else ", summary only"
+        )
+        out.setdefault(key, {})[name] = iteration_rates(record)
+    return out
+
+
+def over_runs(runs: list[list[float]]) -> tuple[list[float], list[float], list[int]]:
+    """Per iteration: the mean over the runs that reached it, the standard deviation (0 with
+    one run) and how many runs reached it."""
+    longest = max(len(r) for r in runs)
+    at = [[r[i] for r in runs if len(r) > i] for i in range(longest)]
+    return [fmean(v) for v in at], [stdev(v) if len(v) > 1 else 0.0 for v in at], [len(v) for v in at]
+
+
+def repeated_training_table(key: str, runs: list[list[float]]) -> Table:
+    means, sds, counts = over_runs(runs)
+    table = Table(
+        f"AutoPlan training over {len(runs)} runs: {key} (Figure 3)",
+        ["iteration", "runs", "batch success % (mean)", "standard deviation (points)"],
+        note="as the paper's Figure 3: the mean and standard deviation over independent training runs",
+    )
+    for i, (m, sd, n) in enumerate(zip(means, sds, counts), 1):
+        table.rows.append([str(i), str(n), percent(m), percent(sd)])
+    return table
+
+
 def tables(mine: list[Config], training: Mapping[str, dict[str, Any]] | None = None) -> list[Table]:
     """Tables 3a, 3b and 4 over AutoPlan's configurations ``mine``, then one table per plan
     record of ``introspect train`` (``training``: file name -> record)."""
@@ -164,19 +200,33 @@ def tables(mine: list[Config], training: Mapping[str, dict[str, Any]] | None = N
         out.append(hotpotqa_table(hotpotqa))
     if mine:
         out.append(cost_table(mine))
-    return out + [training_table(name, record) for name, record in (training or {}).items()]
+    out += [training_table(name, record) for name, record in (training or {}).items()]
+    repeated = runs_of(training or {}).items()
+    return out + [repeated_training_table(k, list(runs.values())) for k, runs in repeated if len(runs) > 1]
 
 
 def figures(mine: list[Config], training: Mapping[str, dict[str, Any]] | None = None) -> list[Figure]:
-    """Batch success per training iteration, one line per plan record."""
+    """Batch success per training iteration: one line per plan record, or, for several records
+    of one training configuration, their mean with a band of one standard deviation."""
     if not training:
         return []
+    lines: list[tuple[Config | str, list[float]]] = []
+    spread: dict[str, list[float]] = {}
+    for key, runs in runs_of(training).items():
+        if len(runs) == 1:
+            lines += list(runs.items())
+            continue
+        means, sds, _ = over_runs(list(runs.values()))
+        name = f"mean of {len(runs)} runs: {key}"
+        lines.append((name, means))
+        spread[name] = sds
     return [
         Curves(
             "autoplan_training",
             "AutoPlan: batch success per training iteration",
             "training iteration",
             "batch success rate (%)",
-            [(name, iteration_rates(record)) for name, record in training.items()],
+            lines,
+            spread,
         )
     ]

@@ -84,12 +84,15 @@ def instance_prompt(
 ) -> str:
     """P_j ⊕ X_i ⊕ o_0: the task description, the custom prompt X_i (the plan, or a
     baseline's few-shot examples), the objective and the first observation."""
+    spacing = variant(env).spacing
     if plan.strip():
-        section = f"\n{text.render(env, 'plan_section', plan=plan.strip())}\n"
-    elif examples:
-        section = f"\n{text.render(env, 'examples_section', examples=examples.strip())}\n"
+        before, after = spacing.plan
+        section = before + text.render(env, "plan_section", plan=plan.strip()) + after
+    elif examples:  # as read: the original keeps the examples' own last newline
+        before, after = spacing.examples
+        section = before + text.render(env, "examples_section", examples=examples) + after
     else:
-        section = ""
+        section = spacing.without
     return text.render(
         env,
         "instance",

@@ -33,6 +33,18 @@ Outcomes = Mapping[str, str]
 
 
 @dataclass(frozen=True)
+class Spacing:
+    """The newlines around the custom prompt X_i in the first prompt, as the original code
+    concatenates them (``instance`` puts one newline on each side of the section): before and
+    after the plan section, before and after the examples section, and the section without
+    either. The generic variant's are one blank line around a section."""
+
+    plan: tuple[str, str] = ("\n", "\n")
+    examples: tuple[str, str] = ("\n", "\n")
+    without: str = ""
+
+
+@dataclass(frozen=True)
 class Variant:
     """How AutoPlan prompts and writes the chat for one env.
 
@@ -45,7 +57,8 @@ class Variant:
     SIR's Flaw prompt asks about the plan only, so it is asked only when there is one
     (HotpotQA). ``shows_reference``: training reflection sees the task's reference record
     through the ``gold`` prompt (HotpotQA's gold answer and supporting pages). ``actions``:
-    the commands the original recognises, for the ``no_action_sentence`` quirk.
+    the commands the original recognises, for the ``no_action_sentence`` quirk. ``spacing``:
+    the blank lines around the plan or the examples in the first prompt (``Spacing``).
     """
 
     prompts: str
@@ -57,10 +70,14 @@ class Variant:
     shows_reference: bool = False
     actions: re.Pattern[str] | None = None
     quirks: frozenset[Quirk] = frozenset()
+    spacing: Spacing = Spacing()
 
 
 ALFWORLD = Variant(
     prompts="alfworld",
+    # tasks/alfworld.py: "Game Description:\n{}{}\n\nGame Starts:..." over a description ending in a
+    # newline, with the plan "\nGame Plan:\n{}", the examples "\n\nHere are some examples.\n" + their text
+    spacing=Spacing(plan=("\n", "\n"), examples=("\n\n", "\n"), without="\n"),
     outcomes={
         "success": "Job succeeded.",
         "max_actions": "Job failed. Maximum number of steps reached.",
@@ -82,6 +99,9 @@ ALFWORLD = Variant(
 
 HOTPOTQA = Variant(
     prompts="hotpotqa",
+    # tasks/hotpotqa.py: description + ("\n\nTask Plan:\n{}\n" or "\n\nHere are some examples:\n" + their
+    # text) + "\n" + "\nQuestion: ..."
+    spacing=Spacing(plan=("\n", "\n\n"), examples=("\n", "\n"), without=""),
     outcomes={  # the gold answer follows in training (``shows_reference``): the updater judges the answer
         "success": "Task finished.",
         "max_actions": "Max number of iteration reached. No answer is found.",

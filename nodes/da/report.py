@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from nodes.da.context import DAContext
-from nodes.report import NONE, Config, Curves, Figure, Table, mean, number, percent, rate
+from nodes.report import NONE, Config, Curves, Figure, Table, counted, mean, number, percent, rate
 
 TABLE_1 = ("actions_first_episode", "actions_last_episode", "plan_revisions", "backtracks")  # averaged per task
 
@@ -52,7 +52,7 @@ def tables(mine: list[Config], training: Mapping[str, dict[str, Any]] | None = N
     )
     for c in mine:
         averages = [number(mean([float(r.get(key) or 0) for r in c.ran])) for key in TABLE_1]
-        table1.rows.append([c.label, str(len(c.ran)), percent(rate(c.ran)), *averages])
+        table1.rows.append([c.label, counted(c.ran), percent(rate(c.ran)), *averages])
     curves = {c.label: by_episode(c) for c in mine}
     longest = max((len(v) for v in curves.values()), default=0)
     episodes = Table(

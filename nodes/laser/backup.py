@@ -4,9 +4,10 @@ As the original ``back_up_agent`` does, in two decisions:
 1. the examined items (the buffer, and the item being examined when the budget ran out)
    are shown as a results page; the model writes a rationale and calls ``select_item``
    with one of their ids;
-2. that item's page is opened again (its env snapshot restored), the model writes a
-   rationale for its customization and calls ``Buy_Now`` with one value per customization
-   type of *that* item; the values are clicked, then Buy Now.
+2. that item's page is opened again (its env snapshot restored) and shown as it is (the
+   original shows the page alone here); its options are asked as the finishing tool's
+   customisation step declares (nodes.laser.customise: by default the types, a rationale,
+   ``Buy_Now`` with a value per type); the values are clicked, then Buy Now.
 Each call is validated (an id not examined, a missing type, a value the item does not
 offer) and asked again with the reason, as every LASER call is; if no valid answer comes,
 nothing is bought and ``backup_problem`` says why.
@@ -22,12 +23,12 @@ from typing import Any
 from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 
-import prompts
 from nodes.channels import edit
 from nodes.environment import sync_env
-from nodes.laser.choose import ATTEMPTS, choose_function, rationale
+from nodes.laser.choose import ATTEMPTS, choose_function, observed, rationale, state_prompt
 from nodes.laser.context import LaserContext
-from nodes.laser.observe import backup_listing, item_observation
+from nodes.laser.customise import finish_choice
+from nodes.laser.observe import backup_listing
 from nodes.laser.spaces import Picker
 from nodes.laser.states import (
     LaserState,
@@ -52,9 +53,10 @@ def backup_node(pick: Picker) -> Node[LaserState, LaserContext]:
         before = list(state.get("history", []))
         history = list(before)  # the notes this step adds go after ``before``
         choices = candidates(state, space)
-        listing = backup_listing(state.get("instruction", ""), choices)
-        why = await rationale(llm, prompts.render(plan.select), listing, [])
-        picked = await choose_function(llm, listing, why, [plan.choose([c["asin"] for c in choices])], ctx.tool_mode)
+        listing = observed(backup_listing(state.get("instruction", ""), choices))
+        why = await rationale(llm, state_prompt(plan.select, plan.layout), listing)
+        choose = [plan.choose([c["asin"] for c in choices])]
+        picked = await choose_function(llm, listing, why, choose, ctx.tool_mode, plan.choose_layout)
         if picked.name is None:
             problem = f"no valid item choice in {ATTEMPTS} answers: {picked.problem}"
             history.append(f"Backup: {problem}")
@@ -67,17 +69,12 @@ def backup_node(pick: Picker) -> Node[LaserState, LaserContext]:
         if reopened is not None:
             here.update({"observation": reopened.text, "page": space.classify(reopened)})
         page = here.get("page", {})
-        finish = plan.finish.schema(page, plan.finish_description or None)
-        args: dict[str, Any] = {}
-        if finish["function"]["parameters"]["properties"]:
-            observation = item_observation(here.get("observation", ""), {}, state.get("target", {}))
-            why = await rationale(llm, prompts.render(plan.finish_prompt), observation, [])
-            ended = await choose_function(llm, observation, why, [finish], ctx.tool_mode)
-            if ended.name is None:
-                problem = f"no valid options for {entry['asin']} in {ATTEMPTS} answers: {ended.problem}"
-                history.append(f"Backup: {problem}")
-                return {"backup_problem": problem, "history": edit(before, history)}
-            args = ended.args
+        ended = await finish_choice(llm, here.get("observation", ""), page, plan.finish, ctx.customise, ctx.tool_mode)
+        if ended.name is None:
+            problem = f"no valid options for {entry['asin']} in {ATTEMPTS} answers: {ended.problem}"
+            history.append(f"Backup: {problem}")
+            return {"backup_problem": problem, "history": edit(before, history)}
+        args, why = ended.args, ended.rationale or why
         actions = plan.finish.actions(args, page)
         run, feedback = await run_actions(env, here, config, llm, space, actions, why, "backup")
         note = f"Rationale: backup strategy: {why}\nAction: {call_text(plan.finish.name, args)}"

@@ -1,5 +1,11 @@
 """A LASER step's two model calls: a rationale, then one function from the state's tools.
 
+The prompts are the original's (``prompt_library.py``, byte for byte): the rationale's system
+prompt frames the state's layout and its stage ("Every button in the observation represents a
+possible action you can take..."), the action call's (Table 7) frames the same layout, and both
+show the model "Current observation:" and the page. A rationale is asked as laser_agent.py asks
+every call: at most 200 tokens, stopping at a blank line.
+
 The function is chosen by native tool calling or, for models without it, by a JSON
 object in the reply (the paper's ablation). A function outside the state's tools, an
 argument outside its enum, or arguments that are not JSON (a reply cut off) are refused and
@@ -9,6 +15,7 @@ the model asked again with the reason, as the answer to each of its calls.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,23 +33,61 @@ from nodes.llm import Caller
 from nodes.parse import ParseError, json_object
 
 ATTEMPTS = 3
+RATIONALE_MAX_TOKENS = 200  # laser_agent.py's OpenAIModel(max_length=200, quote="\n\n")
+RATIONALE_STOP = ("\n\n",)
 
 
 @dataclass
 class Choice:
-    """The function the model chose, or ``None`` with the last refusal in ``problem``."""
+    """The function the model chose, or ``None`` with the last refusal in ``problem``;
+    ``rationale``: the rationale of its arguments, when a step of their own asked them."""
 
     name: str | None
     args: dict[str, Any] = field(default_factory=dict)
     problem: str = ""
+    rationale: str = ""
 
 
-async def rationale(llm: Caller, system: str, observation: str, history: list[str]) -> str:
+def system_prompt(name: str, **values: str) -> str:
+    """A system prompt as prompt_library.py writes it: each ends with a newline, which a prompt
+    file is read without."""
+    return prompts.render(name, **values) + "\n"
+
+
+def state_prompt(instruction: str, layout: str) -> str:
+    """A state's rationale prompt: its ``layout`` and ``instruction`` (prompt names) in the
+    original's frame; without a layout, ``instruction`` is the whole prompt (a space's own)."""
+    if not layout:
+        return system_prompt(instruction)
+    return system_prompt("laser/rationale", layout=prompts.render(layout), stage=prompts.render(instruction))
+
+
+def action_prompt(layout: str) -> str:
+    """Table 7's prompt with the state's layout (prompt name; '' for the generic sentence)."""
+    return system_prompt("laser/action", layout=prompts.render(layout or "laser/any_layout"))
+
+
+def observed(page: str) -> str:
+    """What a LASER call shows of a page: "Current observation:" and the page."""
+    return prompts.render("laser/current", observation=page)
+
+
+def cleaned(text: str) -> str:
+    """laser_agent.py's ``post_process_response``: the reply without "Rationale:", "Feedback:" and
+    "RationaleN: " labels."""
+    text = text.replace("Rationale:", "").strip().replace("Feedback:", "").strip()
+    return re.sub(r"Rationale\d: ", "", text).strip()
+
+
+async def ask(llm: Caller, system: str, user: str) -> str:
+    """One text call as laser_agent.py makes it: at most 200 tokens, stopping at a blank line."""
+    reply = await llm([SystemMessage(system), HumanMessage(user)], max_tokens=RATIONALE_MAX_TOKENS, stop=RATIONALE_STOP)
+    return reply.text
+
+
+async def rationale(llm: Caller, system: str, user: str) -> str:
     """The state's rationale for the next action (Tables 4-6)."""
-    user = prompts.render("laser/observation", observation=observation, history="\n".join(history) or "None")
-    reply = await llm([SystemMessage(system), HumanMessage(user)])
-    text = reply.text.strip()
-    return text.removeprefix("Rationale:").strip() or text
+    return cleaned(await ask(llm, system, user))
 
 
 def validate(name: str, args: dict[str, Any], tools: list[dict[str, Any]]) -> str:
@@ -67,11 +112,11 @@ def validate(name: str, args: dict[str, Any], tools: list[dict[str, Any]]) -> st
     return ""
 
 
-def _json_mode_system(tools: list[dict[str, Any]]) -> str:
+def _json_mode_system(tools: list[dict[str, Any]], layout: str) -> str:
     functions = "\n".join(json.dumps(t["function"]) for t in tools)
     return (
-        prompts.render("laser/action")
-        + "\n\n"
+        action_prompt(layout)
+        + "\n"
         + prompts.render("laser/json_actions", functions=functions, example=names(tools)[0])
     )
 
@@ -100,10 +145,13 @@ def _read_reply(reply: AIMessage, mode: str) -> tuple[str | None, dict[str, Any]
     return call["name"], dict(call.get("args") or {}), ""
 
 
-async def choose_function(llm: Caller, observation: str, why: str, tools: list[dict[str, Any]], mode: str) -> Choice:
-    """Table 7: turn the rationale into one of ``tools``, re-asking on a refusal."""
+async def choose_function(
+    llm: Caller, observation: str, why: str, tools: list[dict[str, Any]], mode: str, layout: str = ""
+) -> Choice:
+    """Table 7: turn the rationale into one of ``tools``, re-asking on a refusal. ``layout``: the
+    prompt of the state's layout, which the original's prompt shows."""
     user = prompts.render("laser/action_input", observation=observation, rationale=why)
-    system = _json_mode_system(tools) if mode == "json" else prompts.render("laser/action")
+    system = _json_mode_system(tools, layout) if mode == "json" else action_prompt(layout)
     messages: list[BaseMessage] = [SystemMessage(system), HumanMessage(user)]
     problem = ""
     for _ in range(ATTEMPTS):

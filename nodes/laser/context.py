@@ -3,7 +3,9 @@
 Defaults are the paper's setting: at most 15 state transitions (the agent is forced to
 stop), greedy decoding, the backup purchase, function calling. Where the paper and the original
 code differ the default is the code's, which produced the published numbers (a detail page adds
-its first line); the paper's wording is the option.
+its first line, Buy_Now's options get a step of their own, the history is shown after
+backtracking only, the backup mark is checked at the top of the loop); the paper's wording is
+the option (docs/methods/laser-fidelity.md).
 """
 
 from __future__ import annotations
@@ -28,6 +30,25 @@ class LaserContext(Context):
         "first_line",
         "what a Description/Features/Reviews page adds to the item state: first_line, its first line "
         "(the original laser_agent.py, the default), or full, its full text (the paper, Table 6)",
+    )
+    backup_check: Literal["loop_top", "each_transition"] = setting(
+        "loop_top",
+        "when the backup strategy's 13-transition mark is checked: loop_top, only outside the item "
+        "state (the original laser_agent.py checks at the top of its loop, so an item selected as the "
+        "13th transition is judged first), or each_transition, after every transition",
+    )
+    customise: Literal["own_step", "in_buy_now"] = setting(
+        "own_step",
+        "how Buy_Now's options are chosen: own_step, Buy_Now takes no arguments and choosing it starts "
+        "the original's customisation step (the model names the option types, writes a rationale, "
+        "then calls Buy_Now with the values), or in_buy_now, one value per option type of the item "
+        "in the Buy_Now call itself",
+    )
+    history_shown: Literal["after_backtrack", "every_step"] = setting(
+        "after_backtrack",
+        "the history of rationales and actions in the prompts: after_backtrack, the calls since it was "
+        "last shown, in the search state only (the original laser_agent.py), or every_step, the whole "
+        "history in every state's rationale prompt (the paper's wording)",
     )
     tool_mode: Literal["tools", "json"] = setting(
         "tools",

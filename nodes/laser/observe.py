@@ -4,8 +4,8 @@ Search and results pages are WebShop's text with its empty lines removed (``lase
 joins the observation's paragraphs). The item state shows the item page followed by, as
 in Table 6, the text of each detail page read for this item (by default its first line, as the
 original code keeps it: ``detail_text``) under "description:", "features:", "reviews:" ("None"
-when the page has no text) and the "Target item details" block with the arguments of the last
-``Search`` (keywords, max_price).
+when the page has no text) and the "Target item details:" block with the arguments of the last
+``Search`` (keywords, max_price), as laser_agent.py writes them.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-TARGET_HEADER = "Target item details (what the user is looking for):"
+TARGET_HEADER = "Target item details:"  # laser_agent.py's (its prompt's layout says more)
 TARGET_KEYS = ("keywords", "max_price")
 
 
@@ -50,8 +50,9 @@ def page_observation(page_text: str) -> str:
 
 
 def backup_listing(instruction: str, candidates: Sequence[Mapping[str, Any]]) -> str:
-    """The examined items as a results page without navigation (the original backup's view)."""
+    """The examined items as a results page without navigation (the original backup's view,
+    each line ending in a newline as ``back_up_agent`` writes it)."""
     lines = ["Instruction:", instruction]
     for item in candidates:
         lines += [f"[button] {item['asin']} [button_]", str(item.get("title", "")), str(item.get("price", ""))]
-    return "\n".join(lines)
+    return "".join(f"{line}\n" for line in lines)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from nodes.report import Config, Figure, Histogram, Table, mean, number, percent, rate
+from nodes.report import Config, Figure, Histogram, Table, counted, mean, number, percent, rate
 
 GROUPS = (("3 or fewer", 0, 3), ("4-6", 4, 6), ("7-9", 7, 9), ("10-13", 10, 13), ("14 or more", 14, 10**9))
 BACKUP = "backup chose"
@@ -49,7 +49,7 @@ def tables(mine: list[Config], training: Mapping[str, dict[str, Any]] | None = N
         main.rows.append(
             [
                 c.label,
-                str(len(ran)),
+                counted(ran),
                 percent(rate(ran)),
                 percent(mean([float(r.get("reward") or 0) for r in ran])),
                 number(mean([float(n) for n in transitions(c)]), 1),

@@ -4,8 +4,9 @@ LASER (paper 003) models an interactive task as a finite set of states; in each 
 agent sees a state-specific instruction and may call only that state's functions, each of
 which carries the agent to a state (Figure 1). A ``StateSpace`` declares exactly that:
 
-- its ``states``, each with the prompt of its instruction (``prompts/<name>.md``) and its
-  ``tools``;
+- its ``states``, each with the prompt of its instruction (``prompts/<name>.md``), optionally of
+  its layout (the original frames the two in one prompt, and shows the layout to the action call
+  too), and its ``tools``;
 - each ``Tool``: the function schema the model is offered (its arguments may be filled from the
   current page, e.g. the item ids a results page lists), the env actions that carry a call out,
   and the state it leads to (``FINISH`` ends the episode);
@@ -60,6 +61,25 @@ def parameters(properties: dict[str, Any], required: Sequence[str] = ()) -> dict
     return {"type": "object", "properties": properties, "required": list(required)}
 
 
+def function_schema(name: str, description: str, parameters: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "function", "function": {"name": name, "description": description, "parameters": parameters}}
+
+
+@dataclass(frozen=True)
+class Customise:
+    """A finishing call whose arguments get a step of their own, as laser_agent.py buys: the state
+    offers the tool without arguments; once it is chosen the model names the item's customisation
+    types (the ``types`` prompt, answered "type1, type2" or "None"), writes a rationale for the
+    values (the ``instruction`` in the frame of the ``layout``) and calls the tool again, forced,
+    with one argument per type named (``parameters(types, page)``, described by ``description``)."""
+
+    types: str  # prompt name
+    instruction: str  # prompt name
+    layout: str  # prompt name
+    description: str
+    parameters: Callable[[Sequence[str], Page], dict[str, Any]]
+
+
 @dataclass(frozen=True)
 class Tool:
     """One function of a state: its schema, its env actions and where it leads.
@@ -70,6 +90,10 @@ class Tool:
     examined, these actions go back to the item, and it is not offered again for that item.
     ``target``: the call's arguments describe what the user looks for (the item state shows the
     last such call's ``keywords`` / ``max_price``, Table 6).
+    ``examines``: the argument naming the item a call opens (WebShop's ``select_item``: ``item_id``);
+    naming one examined before is asked again, as laser_agent.py asks again.
+    ``logged``: how the original's history writes a call (default: ``name({...})``).
+    ``customise``: the call's arguments are asked in a step of their own (``Customise``).
     """
 
     name: str
@@ -79,17 +103,13 @@ class Tool:
     parameters: Callable[[Page], dict[str, Any]] = no_parameters
     reads_then: tuple[str, ...] = ()
     target: bool = False
+    examines: str = ""
+    logged: Callable[[dict[str, Any]], str] | None = None
+    customise: Customise | None = None
 
-    def schema(self, page: Page, description: str | None = None) -> dict[str, Any]:
-        """The function schema offered to the model on ``page``."""
-        return {
-            "type": "function",
-            "function": {
-                "name": self.name,
-                "description": description or self.description,
-                "parameters": self.parameters(page),
-            },
-        }
+    def schema(self, page: Page, bare: bool = False) -> dict[str, Any]:
+        """The function schema offered to the model on ``page`` (``bare``: without arguments)."""
+        return function_schema(self.name, self.description, no_parameters(page) if bare else self.parameters(page))
 
 
 @dataclass(frozen=True)
@@ -99,25 +119,28 @@ class State:
     name: str
     instruction: str  # prompt name, e.g. "laser/search_state"
     tools: tuple[Tool, ...]
+    layout: str = ""  # prompt name of the page's layout, e.g. "laser/search_layout" ('': none apart)
 
 
 @dataclass(frozen=True)
 class Backup:
     """The backup strategy (paper 003, section 2): out of steps, choose the best examined item
     (``choose``, a function over their ids, asked with the ``select`` prompt), reopen it and end
-    the task with ``finish`` (asked with the ``finish_prompt`` when its schema has arguments)."""
+    the task with ``finish``, whose arguments are asked as its ``customise`` step declares."""
 
     select: str  # prompt name
+    layout: str  # prompt name: the examined items' layout in the rationale prompt
     choose: Callable[[Sequence[str]], dict[str, Any]]  # the schema choosing one examined item id
-    finish_prompt: str
-    finish: Tool
-    finish_description: str = ""  # the finish function's wording in the backup, if it differs
+    choose_layout: str  # prompt name: the layout the choosing call's prompt shows
+    finish: Tool  # declares its Customise step
 
 
 @dataclass(frozen=True)
 class StateSpace:
     """The states a site's pages can be in, their tools, and how a page is classified.
 
+    ``history_state``: the state whose prompt shows the original's history (the calls since it
+    was last shown: laser_agent.py shows it on the search page, after backtracking).
     ``shows_goal``: the page text already shows the user's instruction (WebShop's pages do);
     otherwise LASER puts "Instruction:" and the task's goal above the page. ``item_state``: the
     state in which an item is examined (its buffer and detail pages belong there). ``ended``:
@@ -128,6 +151,7 @@ class StateSpace:
     states: tuple[State, ...]
     classify: Callable[[Observation], Page]
     shows_goal: bool = True
+    history_state: str = "search"
     item_state: str = "item"
     ended: str = "bought"
     backup: Backup | None = None
@@ -154,11 +178,18 @@ class StateSpace:
         """Each state's functions and the state each leads to (Figure 1)."""
         return {state.name: {tool.name: tool.to for tool in state.tools} for state in self.states}
 
-    def tools_for(self, state: str, page: Page, read: Iterable[str] = ()) -> list[dict[str, Any]]:
+    def tools_for(
+        self, state: str, page: Page, read: Iterable[str] = (), customise: bool = True
+    ) -> list[dict[str, Any]]:
         """The function schemas the model may call in ``state`` on ``page``; ``read`` names the
-        detail pages already read for the current item (not offered again)."""
+        detail pages already read for the current item (not offered again). With ``customise`` a
+        tool with a customisation step is offered without arguments (they are asked after)."""
         done = set(read)
-        return [tool.schema(page) for tool in self.state(state).tools if not (tool.reads_then and tool.name in done)]
+        return [
+            tool.schema(page, bare=customise and tool.customise is not None)
+            for tool in self.state(state).tools
+            if not (tool.reads_then and tool.name in done)
+        ]
 
 
 def merged_transitions(spaces: Iterable[StateSpace]) -> dict[str, dict[str, str]]:

@@ -2,7 +2,10 @@
 state space (nodes.laser.space).
 
 Each state node is an ``act`` over its state's tools: it writes a rationale and calls one of its
-state's functions (``call`` in state, or None when the answer was refused). ``execute`` carries
+state's functions (``call`` in state, or None when the answer was refused). As laser_agent.py: an
+item examined before is asked again once; a tool with a customisation step (WebShop's Buy_Now) gets
+its arguments in that step (nodes.laser.customise); the search state shows the calls made since it
+last showed them (``pending_history``; ``history_shown=every_step``: the whole history everywhere). ``execute`` carries
 the call out on the env through the tool's actions; the next LASER state is the state the space
 classifies the new page into. Steps are counted as the original ``laser_agent.py`` counts them: a
 state transition is an executed call of a tool that moves (WebShop: Search, select_item, Next,
@@ -26,15 +29,16 @@ import prompts
 from envs.base import Env
 from nodes.channels import current, edit, record
 from nodes.environment import execute, live_env, release, start_task
-from nodes.laser.choose import choose_function, rationale
+from nodes.laser.choose import Choice, choose_function, observed, rationale, state_prompt
 from nodes.laser.context import LaserContext
+from nodes.laser.customise import customised
 from nodes.laser.observe import (
     TARGET_KEYS,
     detail_text,
     item_observation,
     page_observation,
 )
-from nodes.laser.space import FINISH, Page, StateSpace
+from nodes.laser.space import FINISH, Page, StateSpace, Tool
 from nodes.laser.spaces import Picker
 from nodes.llm import Caller, caller_for
 from nodes.node import Node, model_node
@@ -42,6 +46,7 @@ from nodes.state import RunState, updated
 
 BACKUP_MARGIN = 2  # the backup purchase starts 2 transitions before the cap (13)
 REFUSAL_LIMIT = 3  # consecutive steps whose answer was refused end the exploration
+HISTORY_HEADER = "History:"  # laser_agent.py's history = ['History:'] + its calls
 
 
 class BufferItem(TypedDict):
@@ -72,6 +77,7 @@ class LaserState(RunState, total=False):
     buffer: Annotated[list[BufferItem], record()]
     details: Annotated[dict[str, str], record()]  # detail page -> its text, for the item being examined
     target: dict[str, Any]  # the last target call's arguments (Search: keywords, max_price)
+    pending_history: list[str]  # the original's history: the calls since the history state showed it
     transitions: int
     refusals: int  # consecutive steps whose answer was refused
     backup_used: bool
@@ -122,6 +128,7 @@ def start_node(pick: Picker) -> Node[LaserState, LaserContext]:
             "buffer": [],
             "details": {},
             "target": {},
+            "pending_history": [],
             "transitions": 0,
             "refusals": 0,
             "backup_used": False,
@@ -132,14 +139,41 @@ def start_node(pick: Picker) -> Node[LaserState, LaserContext]:
 
 
 def observation_for(state: LaserState, space: StateSpace) -> str:
-    """The observation the current state shows the model (see nodes.laser.observe); the task's
-    instruction above the page when the page does not show it."""
+    """The observation the current state shows the model (see nodes.laser.observe) after
+    "Current observation:"; the task's instruction above the page when the page does not show it."""
     text = state.get("observation", "")
     if not space.shows_goal:
         text = f"Instruction:\n{state.get('instruction', '')}\n\n{text}"
     if state.get("laser_state") == space.item_state:
-        return item_observation(text, state.get("details", {}), state.get("target", {}))
-    return page_observation(text)
+        return observed(item_observation(text, state.get("details", {}), state.get("target", {})))
+    return observed(page_observation(text))
+
+
+def with_history(
+    state: LaserState, space: StateSpace, context: LaserContext, observation: str
+) -> tuple[str, str, dict[str, Any]]:
+    """(the rationale call's user message, the action call's observation, the state update).
+
+    ``history_shown=after_backtrack`` (laser_agent.py): in the history state, the calls since it
+    last showed them follow the page under "History:" in both calls, and are then forgotten;
+    ``every_step`` (the paper): the rationale prompt shows the whole history in every state."""
+    if context.history_shown == "every_step":
+        history = "\n".join(state.get("history", [])) or "None"
+        return prompts.render("laser/observation", observation=observation, history=history), observation, {}
+    pending = state.get("pending_history", [])
+    if state["laser_state"] != space.history_state or not pending:
+        return observation, observation, {}
+    shown = "\n".join([observation, HISTORY_HEADER, *pending])
+    return shown, shown, {"pending_history": []}
+
+
+def logged_call(state: LaserState, tool: Tool, call: Call) -> list[str]:
+    """The pending history with ``call`` added as laser_agent.py writes it ("Rationale0: ...",
+    "Action0: Search(keywords='...')")."""
+    pending = list(state.get("pending_history", []))
+    number = len(pending) // 2
+    action = tool.logged(call["args"]) if tool.logged else call_text(call["name"], call["args"])
+    return [*pending, f"Rationale{number}: {call['rationale']}", f"Action{number}: {action}"]
 
 
 def call_text(name: str, args: dict[str, Any]) -> str:
@@ -170,6 +204,15 @@ async def run_actions(
     return update, ""
 
 
+def opens_examined(state: LaserState, space: StateSpace, here: str, choice: Choice) -> bool:
+    """Whether ``choice`` opens an item examined before, in this search or an earlier one (the
+    original's "items that have been clicked before do not match" asks the model again)."""
+    if choice.name is None:
+        return False
+    examines = space.tool(here, choice.name).examines
+    return bool(examines) and str(choice.args.get(examines)) in {entry["asin"] for entry in state.get("buffer", [])}
+
+
 def state_node(pick: Picker) -> Node[LaserState, LaserContext]:
     """A state node: a rationale and one function of the current state's tools (Tables 4-6)."""
 
@@ -179,21 +222,30 @@ def state_node(pick: Picker) -> Node[LaserState, LaserContext]:
     ) -> dict[str, Any]:
         ctx = runtime.context
         space = pick(ctx)
-        here = state["laser_state"]
-        observation = observation_for(state, space)
-        tools = space.tools_for(here, state.get("page", {}), read=state.get("details", {}))
-        system = prompts.render(space.state(here).instruction)
-        why = await rationale(llm, system, observation, state.get("history", []))
-        choice = await choose_function(llm, observation, why, tools, ctx.tool_mode)
+        here = space.state(state["laser_state"])
+        page = state.get("page", {})
+        user, observation, update = with_history(state, space, ctx, observation_for(state, space))
+        own_step = ctx.customise == "own_step"
+        tools = space.tools_for(here.name, page, read=state.get("details", {}), customise=own_step)
+        why = await rationale(llm, state_prompt(here.instruction, here.layout), user)
+        choice = await choose_function(llm, observation, why, tools, ctx.tool_mode, here.layout)
+        if opens_examined(state, space, here.name, choice):  # asked once more, as laser_agent.py does
+            reselect = prompts.render("laser/reselect")
+            choice = await choose_function(llm, observation, reselect, tools, ctx.tool_mode, here.layout)
+        plan = space.tool(here.name, choice.name).customise if choice.name else None
+        if own_step and plan is not None and choice.name is not None:  # the original's customisation step
+            choice = await customised(llm, observation, page, choice.name, plan, ctx.tool_mode)
         if choice.name is None:
             note = f"Rationale: {why}\nAction: none (the answer was refused: {choice.problem})"
             history = list(state.get("history", []))
             return {
+                **update,
                 "call": None,
                 "refusals": int(state.get("refusals", 0)) + 1,
                 "history": edit(history, [*history, note]),
             }
-        return {"call": Call(name=choice.name, args=choice.args, rationale=why, state=here)}
+        why = choice.rationale or why
+        return {**update, "call": Call(name=choice.name, args=choice.args, rationale=why, state=here.name)}
 
     return act
 
@@ -241,6 +293,8 @@ def execute_node(pick: Picker) -> Node[LaserState, LaserContext]:
             note += f"\nFeedback: {feedback}"
         moved = not feedback and not tool.reads_then
         history = list(state.get("history", []))
+        if moved and tool.to != FINISH and ctx.history_shown == "after_backtrack":
+            run["pending_history"] = logged_call(state, tool, call)
         update = {
             **run,
             "laser_state": new_page["state"],

@@ -2,11 +2,14 @@
 
 Each state offers only its own functions, with the parameters of the original
 (``prompt_library.py``): ``Search`` takes ``keywords`` and ``max_price``; ``select_item``
-an item id; ``Buy_Now`` one value per customization type of the item (the original asks
-for the types and makes each a required parameter). Argument enums are filled from the
-page (item ids on the results page, each type's values on the item page), so that a model
-which follows the schema cannot take an invalid action. A detail page already read for
-the current item is not offered again (the original removes it from the item's functions).
+an item id; ``Buy_Now`` none: choosing it starts the original's customisation step (the model
+names the item's customisation types, writes the rationale of the values, and calls ``Buy_Now``
+again with one required value per type named; ``customise=in_buy_now`` asks the values in the
+first call, one per type of the item). Argument enums are filled from the page (item ids on the
+results page, each type's values on the item page), so that a model which follows the schema
+cannot take an invalid action. A detail page already read for the current item is not offered
+again (the original removes it from the item's functions). The history the search state shows
+writes each call as laser_agent.py does (``Search(keywords='...')``, ``next_page()``, ...).
 
 Pages are classified from what the env reports in ``Observation.info`` (the page kind, item
 ids, options, the item's name and price; see envs.webshop): an item's sub-pages (Description,
@@ -22,6 +25,7 @@ from envs.base import Observation
 from nodes.laser.space import (
     FINISH,
     Backup,
+    Customise,
     Page,
     State,
     StateSpace,
@@ -30,18 +34,19 @@ from nodes.laser.space import (
     string_parameter,
 )
 
+# The functions' descriptions as prompt_library.py writes them (its typos too: they are the prompt).
 _DESCRIPTIONS: dict[str, str] = {
     "Search": "Use this function to search for the target item in the inventory based on keywords",
     "select_item": "Use this function to select one of the items from the search results and check its details",
     "Next": "Use this function to go to the next page of search results to view more items, if none of the items on the current page match the user instruction.",
-    "Back_to_Search": "Use this function to go back to the initial search page. You should use this function only if you have browsed multiple pages of items and checked multiple items' details in the history, and none of the items match the user instruction.",
+    "Back_to_Search": "Use this function to go back to the initial search page. You should use this function only if you have browsed mutliple pages of items and checked multiple items' details in the history, and none of the items match the user instruction.",
     "Description": "Use this function to check the description of the item, if you are unsure if the item perfectly matches the user instruction",
-    "Features": "Use this function to check the features of the item, if you are unsure if the item perfectly matches the user instruction",
+    "Features": "Use this fucntion to check the features of the item, if you are unsure if the item perfectly matches the user instruction",
     "Reviews": "Use this function to check the reviews of the item, if you are unsure if the item perfectly matches the user instruction",
     "Buy_Now": "Use this function to buy the current item, if the current item perfectly matches the user instruction.",
-    "Prev": "Use this function to go back to the results page, if the current item does not match the user instruction",
+    "Prev": "Use this fucntion to go back to the results page, if the current item does not match the user instruction.",
 }
-# The backup's Buy_Now, which the original calls once the item is chosen (buy_item_final).
+# Buy_Now once its customisation types are named (the original's buy_item_final).
 BUY_FINAL = (
     "Use this function to buy the current item, if the current item perfectly matches the user "
     "instruction. Additionally, you should also provide the customizations of the item (if any)"
@@ -88,6 +93,24 @@ def buy_parameters(options: Mapping[str, Sequence[str]]) -> dict[str, Any]:
     return parameters(properties, list(properties))
 
 
+def named_parameters(types: Sequence[str], page: Page) -> dict[str, Any]:
+    """The original's ``buy_item_final``: one required value per type the model named ("The
+    {type} of the item"); a type the item has takes only its values."""
+    options = page.get("options", {})
+    properties = {name: string_parameter(f"The {name} of the item", options.get(name, ())) for name in types}
+    return parameters(properties, list(properties))
+
+
+def _buy(args: Mapping[str, Any], page: Page) -> list[str]:
+    """A click per value the item offers (WebShop ignores a click on any other), then Buy Now."""
+    offered = {value for values in page.get("options", {}).values() for value in values}
+    return [f"click[{value}]" for value in args.values() if value in offered] + ["click[Buy Now]"]
+
+
+def _search_logged(args: Mapping[str, Any]) -> str:
+    return "Search({})".format(", ".join(f"{key}='{value}'" for key, value in args.items()))
+
+
 def _click(button: str) -> Any:
     return lambda args, page: [f"click[{button}]"]
 
@@ -96,34 +119,55 @@ def _tool(name: str, to: str, actions: Any, **more: Any) -> Tool:
     return Tool(name, _DESCRIPTIONS[name], to, actions, **more)
 
 
-SEARCH = _tool("Search", "results", lambda args, page: [f"search[{args['keywords']}]"], parameters=_search, target=True)
+def _logged(text: str) -> Any:
+    return lambda args: text
+
+
+SEARCH = _tool(
+    "Search",
+    "results",
+    lambda args, page: [f"search[{args['keywords']}]"],
+    parameters=_search,
+    target=True,
+    logged=_search_logged,
+)
 SELECT = _tool(
     "select_item",
     "item",
     lambda args, page: [f"click[{args['item_id']}]"],
     parameters=lambda page: select_parameters(page.get("item_ids", [])),
+    examines="item_id",
+    logged=lambda args: f"select_item({args['item_id']})",
 )
 # Buy Now: one click per customization value, then the purchase.
 BUY = _tool(
     "Buy_Now",
     FINISH,
-    lambda args, page: [f"click[{value}]" for value in args.values()] + ["click[Buy Now]"],
+    _buy,
     parameters=lambda page: buy_parameters(page.get("options", {})),
+    customise=Customise(
+        types="laser/customise",
+        instruction="laser/buy_state",
+        layout="laser/item_layout",
+        description=BUY_FINAL,
+        parameters=named_parameters,
+    ),
 )
 DETAIL_PAGES = ("Description", "Features", "Reviews")
 
 WEBSHOP = StateSpace(
     name="webshop",
     states=(
-        State("search", "laser/search_state", (SEARCH,)),
+        State("search", "laser/search_state", (SEARCH,), layout="laser/search_layout"),
         State(
             "results",
             "laser/results_state",
             (
                 SELECT,
-                _tool("Next", "results", _click("Next >")),
-                _tool("Back_to_Search", "search", _click("Back to Search")),
+                _tool("Next", "results", _click("Next >"), logged=_logged("next_page()")),
+                _tool("Back_to_Search", "search", _click("Back to Search"), logged=_logged("back_to_search()")),
             ),
+            layout="laser/results_layout",
         ),
         State(
             "item",
@@ -131,16 +175,17 @@ WEBSHOP = StateSpace(
             (
                 *(_tool(name, "item", _click(name), reads_then=("click[< Prev]",)) for name in DETAIL_PAGES),
                 BUY,
-                _tool("Prev", "results", _click("< Prev")),
+                _tool("Prev", "results", _click("< Prev"), logged=_logged("previous_page()")),
             ),
+            layout="laser/item_layout",
         ),
     ),
     classify=classify,
     backup=Backup(
         select="laser/backup_select",
+        layout="laser/backup_layout",
         choose=lambda ids: SELECT.schema(Page(item_ids=list(ids))),
-        finish_prompt="laser/backup_buy",
+        choose_layout="laser/results_layout",
         finish=BUY,
-        finish_description=BUY_FINAL,
     ),
 )

@@ -123,6 +123,21 @@ def read_plan(text: str, interface: Interface) -> list[ParsedLine]:
     return lines
 
 
+ORIGINAL_CLICKS = ("click", "tap", "move")  # the paper's code calls these clicks (util.categorize_action)
+
+
+def original_click(text: str, interface: Interface) -> str | None:
+    """A suggestion as the paper's code executes a click: text that starts with click, tap or
+    move clicks the first number in it (``util.parse_int``), so "click the button with id=7"
+    clicks id=7 (and "click the 2nd box (id=7)" id=2, as there). None when the text is no such
+    click, has no number, or the env's grammar has no ``click id=N``."""
+    number = re.search(r"\d+", text)
+    if not text.lower().startswith(ORIGINAL_CLICKS) or not number:
+        return None
+    parsed = parse_action(f"click id={number.group()}", interface)
+    return None if parsed.error else parsed.action
+
+
 def kind(action: str) -> str:
     """The verb of a canonical action: click, enter, press (MiniWoB), search (WebShop), go, ..."""
     return _first_word(action)

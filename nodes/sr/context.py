@@ -4,8 +4,9 @@ Defaults are the paper's setting: 5 trials, a fixed temperature of 0 "for better
 reproducibility", staged planning; the budgets the paper does not state are the original
 code's (a stage stops before a 10th action) or this project's (20 actions a trial). Where the
 paper and the original code differ the default is the code's, which produced the published
-numbers (a trial out of actions is failed; a failed click is disabled when B clicks elsewhere);
-the paper's wording is the option.
+numbers (a trial out of actions is failed; a failed click is disabled when B clicks elsewhere, and
+only on the reflection prompt's screens);
+the paper's wording is the option; the code's task-specific prompts are on (``task_prompts``).
 """
 
 from __future__ import annotations
@@ -57,6 +58,47 @@ class SRContext(Context):
         "which failed click targets are disabled at A: when_b_clicks, only when B is a click on another "
         "element (the original code, the default), or failed, every one unless B is to be taken on that "
         "element (the paper, section 5.2)",
+    )
+    paper_max_tokens: int | None = setting(
+        128,
+        "the token limit of every model call on an env the paper wrote its prompts for (MiniWoB): 128, the "
+        "original code's llm_max_step; null: max_tokens, which every other env uses",
+        min=1,
+    )
+    reflection_samples: int = setting(
+        1,
+        "replies asked for each reflection, of which the longest is kept, as the original code keeps the "
+        "longest of the samples its model server returns (util.take_longest; the code sets no count)",
+        min=1,
+    )
+    enforce_failed: bool = setting(
+        True,
+        "B is enforced at A even when it already failed there, as the original code enforces every B; false: "
+        "the paper's rule (section 5.2), B is enforced only if it is not a failed attempt, else the planner decides",
+    )
+    suggestion_reading: Literal["code", "grammar"] = setting(
+        "code",
+        "how B is read to be enforced: code, as the original code executes it (a B that starts with click, tap "
+        "or move clicks the first number in it: 'click the button with id=7' clicks id=7; any other B when it "
+        "is an action of the env's grammar), or grammar: only a B that is an action of the env's grammar",
+    )
+    prompt_wording: Literal["code", "paper"] = setting(
+        "code",
+        "the wording of MiniWoB's prompts where the paper's appendix and the original code differ: code (the "
+        "default: 'If dropdownlist is available', the paraphrase's 'And the actions taken are:') or paper "
+        "(Appendix A's 'dropdown list', Appendix C's 'And the action taken is:')",
+    )
+    task_prompts: bool = setting(
+        True,
+        "the original code's additions for single MiniWoB tasks: a lesson shown at every planning call of "
+        "use-autocomplete and login-user-popup, a paraphrase prompt for social-media, -all and -some, a planning "
+        "prompt for click-scroll-list; false: one prompt set for every task (the paper)",
+    )
+    hide_failed_clicks: Literal["reflection", "planning"] = setting(
+        "reflection",
+        "where a disabled click target loses its id: reflection, only on the reflection prompt's screens (the "
+        "original code, the default: the planner's screen and the env keep it), or planning, on the planner's "
+        "screen at that step, where the env refuses it too (the paper, section 5.2)",
     )
     reflect_past_end: bool = setting(
         False,

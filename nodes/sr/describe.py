@@ -19,12 +19,13 @@ from typing import Any
 from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 
+from envs.base import Interface
 from nodes.channels import edit
 from nodes.environment import env_interface
 from nodes.llm import Caller, caller_for
 from nodes.node import model_node
 from nodes.sr.context import SRContext
-from nodes.sr.model import ask
+from nodes.sr.model import ask, token_limit
 from nodes.sr.prompting import render
 from nodes.sr.state import SRState, StepRecord
 
@@ -34,21 +35,27 @@ def needs_description(step: StepRecord) -> bool:
     return not step.get("description")
 
 
+def paraphrase_prompt(state: SRState, context: SRContext, interface: Interface) -> str:
+    """The prompt that paraphrases the last executed action, on the screen it was taken on."""
+    step = state["steps"][-1]
+    return render(
+        interface,
+        "paraphrase",
+        context,
+        state.get("task_name", ""),
+        screen=step.get("screen", ""),
+        action=step["action"],
+        intro=state.get("intro", interface.intro),
+        result=state.get("observation", ""),
+    )
+
+
 @model_node(caller_for)
 async def describe(state: SRState, runtime: Runtime[SRContext], config: RunnableConfig, llm: Caller) -> dict[str, Any]:
     """Paraphrase the last executed action, on the screen it was taken on."""
     steps = list(state["steps"])
-    screen = steps[-1].get("screen", "")
     ctx = runtime.context
     interface = await env_interface(ctx)
-    prompt = render(
-        interface,
-        "paraphrase",
-        screen=screen,
-        action=steps[-1]["action"],
-        intro=state.get("intro", interface.intro),
-        result=state.get("observation", ""),
-    )
-    summary = await ask(llm, prompt)
+    summary = await ask(llm, paraphrase_prompt(state, ctx, interface), token_limit(ctx, interface))
     steps[-1] = StepRecord(**steps[-1], description=summary.strip().removeprefix("Summary:").strip())
     return {"steps": edit(state["steps"], steps)}

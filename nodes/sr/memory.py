@@ -3,12 +3,14 @@
 The memory is keyed by step. A reflection "For action index=A, you should B." on a failed
 trial (1) keeps the trial's steps before A as a replay prefix, executed without model calls
 in the next trial (the env is reset with the same seed, so they lead to the same screen);
-(2) stores the reflection at A, with B enforced there unless B is itself an action that
-already failed at A; (3) adds the action taken at A to A's failed set and, for a click, its
-id to A's disabled ids (disabled on the screen at A) unless B is to be taken on that very
-element (element ids as the env's interface reads them from an action; an env without element
-ids has none, and an env that cannot disable elements keeps them on screen, nodes/sr/constrain.py:
-there the failed list alone keeps a failed B from being enforced again); (4) clears every entry
+(2) stores the reflection at A, with B enforced there (as the original code does; with
+``enforce_failed=False``, as the paper says, unless B is itself an action that already failed
+at A); (3) adds the action taken at A to A's failed set and, for a click, its id to A's
+disabled ids (by the rule ``disable_clicks`` picks; removed from the screens the model sees at A,
+nodes/sr/constrain.py; element ids as the env's interface reads them from an action; an env
+without element ids has none, and an env that cannot disable elements keeps them on screen:
+there the failed list alone keeps a failed B from being enforced again, with
+``enforce_failed=False``); (4) clears every entry
 after A, now outdated. Replayed steps keep the stage they were
 taken in, so the next trial replays them stage by stage. Every reflection is also kept in
 order (``reflections``), which is all the ablation without structured memory shows the
@@ -35,10 +37,11 @@ from typing import Literal
 
 from envs.base import Interface
 from errors import IntrospectError
-from nodes.sr.actions import clicked_element, parse_action
+from nodes.sr.actions import ORIGINAL_CLICKS, clicked_element, original_click, parse_action
 from nodes.sr.state import Memory, MemoryEntry, StepRecord
 
 DisableRule = Literal["failed", "when_b_clicks"]
+Reading = Literal["code", "grammar"]
 
 
 @dataclass(frozen=True)
@@ -56,14 +59,18 @@ class ReflectionError(IntrospectError, ValueError):
 
 _INDEX = re.compile(r"index=(\d+)")
 _SHOULD = ", you should "
-_ORIGINAL_CLICK = ("click", "tap", "move")  # the paper's code calls these clicks (util.categorize_action)
 
 
-def parse_reflection(text: str, steps_taken: int, interface: Interface, *, past_end: bool = False) -> Suggestion:
+def parse_reflection(
+    text: str, steps_taken: int, interface: Interface, *, past_end: bool = False, reading: Reading = "code"
+) -> Suggestion:
     """Read "For action index=A, you should B." from untrusted text, as the paper's code does.
 
     A runs from 1 to the number of actions taken; ``past_end`` also allows the index right
     after the last action (an addition: an incomplete trial that needed one more action).
+    ``reading="code"``: a B that the paper's code executes as a click (it starts with click, tap or
+    move and has a number) is enforced as that click, ``click id=<its first number>``; any other B
+    (and every B with ``reading="grammar"``) only when it reads as an action of the env's grammar.
     """
     index = _INDEX.search(text)
     if not index:
@@ -75,7 +82,10 @@ def parse_reflection(text: str, steps_taken: int, interface: Interface, *, past_
     if not 0 <= step < last:
         raise ReflectionError(f"action index={step + 1} is outside the trajectory (1..{last})")
     body = text.split(_SHOULD)[1].strip() if _SHOULD in text else ""
-    parsed = parse_action(body.splitlines()[0], interface) if body else None
+    first = body.splitlines()[0] if body else ""
+    if reading == "code" and (click := original_click(first, interface)):
+        return Suggestion(step=step, text=body, action=click)
+    parsed = parse_action(first, interface) if first else None
     return Suggestion(step=step, text=body, action=parsed.action if parsed and not parsed.error else "")
 
 
@@ -83,13 +93,19 @@ def entry_at(memory: Memory, step: int) -> MemoryEntry | None:
     return memory["entries"].get(str(step))
 
 
-def enforced_action(memory: Memory, step: int, interface: Interface) -> str:
-    """B at ``step`` if it may be enforced: a grammar action not already failed there."""
+def enforced_action(
+    memory: Memory, step: int, interface: Interface, *, again: bool = False, refused: bool = True
+) -> str:
+    """B at ``step`` if it may be enforced: a grammar action, not already failed there unless
+    ``again`` (the original code enforces every B; the paper only one that has not failed,
+    Sec. 5.2), and not a click on an id the env refuses there when ``refused``."""
     entry = entry_at(memory, step)
     if not entry or not entry.get("action"):
         return ""
     action = entry["action"]
-    if action in entry.get("failed", []) or clicked_element(action, interface) in entry.get("disabled", []):
+    if not again and action in entry.get("failed", []):
+        return ""
+    if refused and clicked_element(action, interface) in entry.get("disabled", []):
         return ""
     return action
 
@@ -109,7 +125,7 @@ def disables(taken_id: str, suggestion: Suggestion, failed: list[str], rule: Dis
     """
     if rule == "when_b_clicks":
         number = re.search(r"\d+", suggestion.text)
-        return suggestion.text.lower().startswith(_ORIGINAL_CLICK) and (number.group() if number else None) != taken_id
+        return suggestion.text.lower().startswith(ORIGINAL_CLICKS) and (number.group() if number else None) != taken_id
     return not (interface.action_element(suggestion.action) == taken_id and suggestion.action not in failed)
 
 

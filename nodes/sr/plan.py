@@ -29,8 +29,8 @@ from nodes.node import model_node
 from nodes.sr.actions import read_plan
 from nodes.sr.context import SRContext
 from nodes.sr.memory import entry_at
-from nodes.sr.model import ask
-from nodes.sr.prompting import actions_text, render
+from nodes.sr.model import ask, token_limit
+from nodes.sr.prompting import actions_text, render, sticky_lessons
 from nodes.sr.stage import status
 from nodes.sr.state import PlannedAction, SRState, StepRecord
 
@@ -48,29 +48,34 @@ def history(steps: list[StepRecord]) -> str:
     return "\n".join(f"{ordinal(i)} action: {s.get('description') or s['action']}" for i, s in enumerate(steps, 1))
 
 
-def lessons(state: SRState, structured: bool) -> str:
-    """The lessons block of the planning prompt ("" when there is none)."""
+def lessons(state: SRState, structured: bool, sticky: list[str]) -> str:
+    """The lessons block of the planning prompt ("" when there is none): the task's sticky
+    lessons, then the memory's entry at this step (or, without structured memory, every
+    reflection so far), as the original code lists them."""
     if structured:
         entry = entry_at(state["memory"], len(state.get("steps", [])))
-        shown = f"- {entry['reflection']}" if entry else ""
+        shown = "\n".join(f"- {lesson}" for lesson in [*sticky, *([entry["reflection"]] if entry else [])])
     else:
-        shown = "\n".join(state["memory"].get("reflections", []))
+        shown = "\n".join([*sticky, *state["memory"].get("reflections", [])])
     return prompts.render("structured_reflection/lessons", lessons=shown) + "\n\n" if shown else ""
 
 
 def planning_prompt(state: SRState, context: SRContext, interface: Interface) -> str:
     follow = entry_at(state["memory"], len(state.get("steps", []))) is not None
     planning = context.planning
+    task = state.get("task_name", "")
     return render(
         interface,
         "plan",
-        task_name=state.get("task_name", ""),
+        context,
+        task,
+        task_name=task,
         intro=state.get("intro", interface.intro),
         actions=actions_text(interface),
         screen=state.get("observation", ""),
         goal=state.get("goal", ""),
         history=history(state.get("steps", [])),
-        lessons=lessons(state, context.structured_memory),
+        lessons=lessons(state, context.structured_memory, sticky_lessons(interface, context, task)),
         instruction=prompts.load(f"structured_reflection/{'plan_lesson' if follow else f'plan_{planning}'}"),
     )
 
@@ -80,7 +85,7 @@ async def plan(state: SRState, runtime: Runtime[SRContext], config: RunnableConf
     """Ask for this screen's actions (all of them, or one in the iterative baseline)."""
     ctx = runtime.context
     interface = await env_interface(ctx)
-    reply = await ask(llm, planning_prompt(state, ctx, interface))
+    reply = await ask(llm, planning_prompt(state, ctx, interface), token_limit(ctx, interface))
     lines = read_plan(reply, interface)
     if ctx.planning == "iterative":
         lines = lines[:1]

@@ -1,10 +1,12 @@
 """Structured self-reflection (paper 002, Sec. 5 and Appendices D-E).
 
 After a trial that did not end correct, the model reads the trajectory as Appendix E lays it
-out: for every index k, the screen the k-th action was taken on, as it was shown (that step's
-disabled ids removed), then the action itself; then the prompt of the trial's end status. It
-answers "For action index=A, you should B." which updates the structured memory. The layout
-and whitespace are those of the paper's code (``prompt_for_reflective_replay``).
+out: for every index k, the screen the k-th action was taken on, without the ids the memory
+disables at that step (as the original code removes them here, and only here; in the paper's
+setting ``hide_failed_clicks="planning"`` the planner was shown the screen so), then the action
+itself; then the prompt of the trial's end status. It answers "For action index=A, you should
+B." which updates the structured memory. The layout and whitespace are those of the paper's
+code (``prompt_for_reflective_replay``).
 
 Options: ``reflection_screens="first"`` shows the trial's first screen only, then the actions
 (Sec. 7.5: on social-media-all the full trace overruns the model's input, and its screens
@@ -40,9 +42,10 @@ from nodes.environment import env_interface
 from nodes.llm import Caller, caller_for
 from nodes.node import model_node
 from nodes.sr import memory as mem
+from nodes.sr.constrain import constrains, constrains_planning
 from nodes.sr.context import SRContext
-from nodes.sr.model import ask
-from nodes.sr.prompting import actions_text, render
+from nodes.sr.model import ask, longest, token_limit
+from nodes.sr.prompting import actions_text, render, sticky_lessons
 from nodes.sr.state import SRState, StepRecord
 from nodes.sr.status import TrialStatus
 from nodes.sr.trial import record
@@ -63,18 +66,37 @@ def trajectory(steps: list[StepRecord], screen_now: str, first_screen_only: bool
     )
 
 
+def shown_steps(state: SRState, context: SRContext, interface: Interface) -> list[StepRecord]:
+    """The trial's steps with the screens the reflection prompt shows: in the original code's
+    setting (``hide_failed_clicks="reflection"``) each without the ids the memory disables at
+    its step (``disable_clicks_in_html``); in the paper's, the planner already saw them so."""
+    steps = state.get("steps", [])
+    if not constrains(context) or constrains_planning(context):
+        return steps
+    memory = state["memory"]
+    hidden = [interface.without_elements(s.get("screen", ""), mem.disabled_ids(memory, k)) for k, s in enumerate(steps)]
+    return [StepRecord(**{**step, "screen": screen}) for step, screen in zip(steps, hidden, strict=True)]
+
+
 def reflection_prompt(state: SRState, context: SRContext, interface: Interface) -> str:
-    earlier = [] if context.structured_memory else state["memory"].get("reflections", [])
+    task = state.get("task_name", "")
+    earlier = (
+        []
+        if context.structured_memory
+        else [*sticky_lessons(interface, context, task), *state["memory"].get("reflections", [])]
+    )
     previous = prompts.render("structured_reflection/previous_reflections", reflections="\n".join(earlier)) + "\n\n\n"
     return render(
         interface,
         "reflect",
-        task_name=state.get("task_name", ""),
+        context,
+        task,
+        task_name=task,
         intro=state.get("intro", interface.intro),
         actions=actions_text(interface),
         last_screen=state.get("observation", ""),
         trajectory=trajectory(
-            state.get("steps", []), state.get("observation", ""), context.reflection_screens == "first"
+            shown_steps(state, context, interface), state.get("observation", ""), context.reflection_screens == "first"
         ),
         goal=state.get("goal", ""),
         previous=previous if earlier else "",
@@ -85,14 +107,17 @@ def reflection_prompt(state: SRState, context: SRContext, interface: Interface) 
 @model_node(caller_for)
 async def reflect(state: SRState, runtime: Runtime[SRContext], config: RunnableConfig, llm: Caller) -> dict[str, Any]:
     """Ask where the trial went wrong and update the memory for the next trial."""
-    interface = await env_interface(runtime.context)
-    reply = (await ask(llm, reflection_prompt(state, runtime.context, interface))).strip()
+    ctx = runtime.context
+    interface = await env_interface(ctx)
+    prompt, limit = reflection_prompt(state, ctx, interface), token_limit(ctx, interface)
+    reply = longest([(await ask(llm, prompt, limit)).strip() for _ in range(ctx.reflection_samples)])
     steps, trials = state.get("steps", []), state.get("trials", [])
     update: dict[str, Any] = {}
-    ctx = runtime.context
     past_end = ctx.reflect_past_end and state["status"] == TrialStatus.INCOMPLETE.value
     try:
-        suggestion = mem.parse_reflection(reply, len(steps), interface, past_end=past_end)
+        suggestion = mem.parse_reflection(
+            reply, len(steps), interface, past_end=past_end, reading=ctx.suggestion_reading
+        )
     except mem.ReflectionError as problem:
         update["trials"] = edit(trials, [*trials, record(state, reflection=reply, reflection_error=str(problem))])
         return update

@@ -2,14 +2,16 @@
 
 Completion rate at T trials (Appendix F, Tables 10-12): a task id is ``task/seed`` and an
 episode is completed at T when it succeeded within its first T trials (the row's ``trials``
-is the trial it ended in, so success with ``trials <= T``). A task's rate is over its seeds;
+is the trial it ended in, so success with ``trials <= T``). A task's rate is over its seeds
+(and their repeats: the paper reports "the correct completion rate over multiple runs");
 a category's (1-screen-1-step, 1-screen-n-step, n-screen-n-step) and the overall rate are the
 mean of its tasks' rates, so a task with more seeds does not weigh more.
 
 Planning calls, staged vs iterative (Table 8), when the files hold both planners for the same
 env and model and otherwise the same settings: per task, the planning calls summed over the
 seeds that both configurations completed at their first trial ("T=1, success only") and over
-the first three trials of every seed both ran ("T=3"), and the saving 1 - staged/iterative.
+the first three trials of every seed both ran ("T=3"), and the saving 1 - staged/iterative;
+with repeats, a seed's run in repeat K is paired with the other planner's run in repeat K.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from collections import defaultdict
 from collections.abc import Mapping
 from typing import Any
 
-from nodes.report import NONE, Config, Curves, Figure, Table, mean, percent
+from nodes.report import NONE, Config, Curves, Figure, Table, mean, percent, repeat_of
 from nodes.sr.context import SRContext
 
 TRIALS = (1, 3, 5)  # the paper's columns
@@ -78,7 +80,7 @@ def completion_tables(config: Config) -> list[Table]:
     columns = [f"T={t}" for t in TRIALS]
     tasks = Table(
         f"Structured Reflection: completion rate (%) per task, {config.label}",
-        ["category", "task", "seeds", *columns],
+        ["category", "task", "runs (seeds x repeats)", *columns],
         note="Appendix F, Tables 10-12",
     )
     for name in _order(config):
@@ -114,11 +116,11 @@ def planning_table(staged: Config, iterative: Config) -> Table:
         note="Table 8: T=1 over the seeds both completed at their first trial; T=3 over the first "
         "three trials of every seed both ran",
     )
-    sp = {str(r["task_id"]): r for r in staged.ran}
-    ip = {str(r["task_id"]): r for r in iterative.ran}
+    sp = {(str(r["task_id"]), repeat_of(r)): r for r in staged.ran}
+    ip = {(str(r["task_id"]), repeat_of(r)): r for r in iterative.ran}
     shared = [t for t in sp if t in ip]
-    for name in sorted({task_name(t) for t in shared}):
-        ids = [t for t in shared if task_name(t) == name]
+    for name in sorted({task_name(t) for t, _ in shared}):
+        ids = [t for t in shared if task_name(t[0]) == name]
         first = [t for t in ids if completed(sp[t], 1) and completed(ip[t], 1)]
         cells = []
         for chosen, trials in ((first, 1), (ids, 3)):

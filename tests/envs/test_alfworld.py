@@ -1,4 +1,4 @@
-"""ALFWorld env on the shipped games: real wins, Table 6 feedback, snapshot/restore, data dirs.
+"""ALFWorld env on the shipped games: real wins, the original's and Table 6's feedback, snapshot/restore, data dirs.
 
 Loading a game takes a few seconds, so the tests share one env where they can.
 """
@@ -121,7 +121,77 @@ async def test_known_sequence_wins_each_task_type(env, task_id):
     assert {"valid", "feedback", "success"}.isdisjoint(result.info)
 
 
-async def test_every_augmented_feedback_case(env):
+ORIGINAL_CASES = [  # (command, error, the original code's system message: tasks/alfworld.py error_msg)
+    ("take apple 1 from countertop 1", "wrong_location", "You are not at countertop 1. "),
+    ("take apple from countertop 1", "missing_index", "The index of apple is missing. For example, apple 0."),
+    ("take apple 1 from countertop 9", "invalid_receptacle", "You cannot take apple 1 from countertop 9. "),
+    ("go to countertop 9", "invalid_receptacle", "countertop 9 is not a valid receptacle in this household. "),
+    ("Go to countertop 1.", "wrong_form", 'The action should be in the form of "go to receptacle i". '),
+    ("go to countertop 1", None, None),
+    ("go to countertop 1", "already_there", "You are already at countertop 1. "),
+    ("take apple 9 from countertop 1", "not_there", "apple 9 is not in countertop 1. "),
+    ("put apple 1 in/on countertop 1", "not_in_inventory", "You are not carrying apple 1. "),
+    (
+        "put apple 1 in/on countertop 9",
+        "invalid_receptacle",
+        "You cannot put apple 1 in/on countertop 9. You are not carrying apple 1. ",  # both, in the original's order
+    ),
+    ("put apple in/on countertop 1", "missing_index", "The index of apple is missing. For example, apple 0."),
+    ("take apple 1 from countertop 1", None, None),
+    ("take tomato 1 from countertop 1", "inventory_limit", "You cannot hold more than one object. "),
+    ("heat apple 1 with microwave 9", "invalid_receptacle", "You cannot heat apple 1 with microwave 9. "),
+    ("cool apple 1 with fridge 9", "invalid_receptacle", "You cannot cool apple 1 with fridge 9. "),
+    ("clean apple with sinkbasin 1", "missing_index", "The index of apple is missing. For example, apple 0."),
+    ("heat apple 1 with microwave 1", "wrong_location", "You are not at microwave 1. "),  # where, then what
+    ("go to fridge 1", None, "The fridge 1 is closed."),
+    ("put apple 1 in/on fridge 1", "closed_receptacle", "fridge 1 is closed. "),
+    ("clean apple 1 with fridge 1", "invalid_cleaning_appliance", "fridge cannot be used for cleaning. "),
+    ("close fridge 1", "already_closed", "fridge 1 is already closed. "),
+    ("open countertop 1", "wrong_location", "You are not at countertop 1. "),
+    (
+        "use fridge 1",
+        "not_usable",
+        ' In this game you cannot apply "use" action to fridge 1. '
+        'You can use "cool" action to cool object with fridge. ',
+    ),
+    ("fly to the moon", "unknown_command", "Invalid action format. Check the game description for the right formats."),
+]
+
+
+async def test_refusals_are_the_original_codes_by_default(env):
+    before = (await env.reset(HEAT_GAME)).info["admissible_commands"]
+    for action, error, text in ORIGINAL_CASES:
+        result = await env.step(action)
+        if error is None:
+            assert result.valid is True and result.feedback == "", action
+            assert text is None or result.observation.text == text, action
+        else:
+            assert (result.valid, result.info["error"]) == (False, error), action
+            # the original's observation: "Action failed. " and its system message, trailing spaces kept
+            assert result.observation.text == "Action failed. System Message: " + text, action
+            assert result.feedback == text.strip()
+            assert result.info["admissible_commands"] == before  # a refused command changes nothing
+        before = result.info["admissible_commands"]
+
+
+async def test_think_goes_to_the_game_as_autoplans_code_sends_it():
+    env = make_env("alfworld", react_think=False)
+    await env.reset(HEAT_GAME)
+    thought = await env.step("think: where is the apple?")
+    assert thought.valid is False and thought.info["steps"] == 1
+    assert thought.observation.text == (
+        "Action failed. System Message: Invalid action format. Check the game description for the right formats."
+    )
+    # the original picks its check by the first verb the text contains anywhere
+    put = await env.step("think: I will put it down")
+    assert put.feedback == 'The action should be in the form of "put object i in/on receptacle j" .'
+    await env.close()
+    with pytest.raises(EnvError, match="feedback_wording"):
+        make_env("alfworld", feedback_wording="paper")
+
+
+async def test_every_table_6_feedback_case():
+    env = make_env("alfworld", feedback_wording="table6")
     obs = await env.reset(HEAT_GAME)
     assert obs.info["goal"] == "heat some apple and put it in garbagecan."
     cases = [
@@ -181,6 +251,7 @@ async def test_every_augmented_feedback_case(env):
             assert result.info["admissible_commands"] == before  # a refused command changes nothing
         before = result.info["admissible_commands"]
     assert result.info["steps"] == len(cases) and not result.done
+    await env.close()
     # importing alfworld sets ALFWORLD_DATA to its empty cache dir; the shipped games still count
     assert len(make_env("alfworld").task_ids()) == 42
 

@@ -7,13 +7,15 @@ import bz2
 import gzip
 import json
 import socket
+from pathlib import Path
 
 import pytest
 from aiohttp import web
 
 from envs import EnvError, UnknownTaskError, make_env
-from envs.hotpotqa.env import _dump
-from envs.hotpotqa.questions import SHIPPED_QUESTIONS, SHIPPED_SPLIT
+from envs.datasets import MANIFEST, manifest_text
+from envs.hotpotqa.env import _dump, _questions
+from envs.hotpotqa.questions import FULL_DEV, FULL_TRAIN, SHIPPED_QUESTIONS, SHIPPED_SPLIT
 from envs.hotpotqa.score import (
     exact_match,
     f1,
@@ -361,6 +363,41 @@ def test_too_few_hard_training_questions_for_the_papers_draw_is_one_line(tmp_pat
         env.task_ids("train")
     with pytest.raises(EnvError, match="seed='x': expected an integer"):
         make_env("hotpotqa", train_questions=train, seed="x")
+
+
+def install_hotpotqa(home, dev: list[dict], train: list[dict]) -> Path:
+    """The full data as ``introspect data get hotpotqa`` leaves it: the official files and the manifest."""
+    folder = home / "data" / "hotpotqa"
+    folder.mkdir(parents=True)
+    write_questions(folder / FULL_DEV, dev)
+    write_questions(folder / FULL_TRAIN, train)
+    (folder / MANIFEST).write_text(manifest_text("hotpotqa", {FULL_DEV: "x", FULL_TRAIN: "y"}))
+    return folder
+
+
+async def test_the_installed_train_file_gives_the_papers_draw_read_only_when_asked(tmp_path, monkeypatch):
+    monkeypatch.setenv("INTROSPECT_HOME", str(tmp_path))
+    levels = ["hard", "medium", "easy"]
+    train = [question(f"t{i}", levels[i % 3]) for i in range(180)]
+    folder = install_hotpotqa(tmp_path, [question(f"d{i}") for i in range(230)], train)
+    env = make_env("hotpotqa")
+    assert env.task_ids("dev[:2]") == ["d0", "d1"]
+    assert env.questions.splits == {}  # nothing drawn yet: an evaluation never reads the training file
+    drawn = env.task_ids("train")
+    assert drawn == make_env("hotpotqa", train_questions=str(folder / FULL_TRAIN)).task_ids("train")  # seeded
+    assert len(set(drawn)) == 50 and {q for q in drawn} <= {q["_id"] for q in train if q["level"] == "hard"}
+    assert len(env.task_ids("test")) == 200 and set(env.task_ids("test")) <= {f"d{i}" for i in range(230)}
+    assert "split" not in env.provenance()["caveat"]  # the paper's draw, not the sample's split
+    assert env.data_info().kind == "full"
+    # a new process (a resumed run) plays a drawn training question: reset draws them, in a worker thread
+    _questions.cache_clear()
+    fresh = make_env("hotpotqa")
+    await fresh.reset(drawn[0])
+    found = await fresh.step(f"search[Page {drawn[0]}]")
+    assert found.observation.text == f"Page {drawn[0]} is a page. It has two sentences."
+    # a questions file given explicitly keeps its own split: the installed train file goes with the installed dev set
+    given = write_questions(tmp_path / "mine.json", [question(f"m{i}") for i in range(10)])
+    assert make_env("hotpotqa", questions=given).task_ids("train") == [f"m{i}" for i in range(5, 10)]
 
 
 async def test_every_step_and_result_of_the_local_corpus_is_marked_not_comparable():

@@ -63,6 +63,8 @@ def test_make_env_and_options() -> None:
         make_env("miniwob", episode_seconds=-1)
     with pytest.raises(EnvError):
         make_env("miniwob", no_such_option=1)
+    with pytest.raises(EnvError, match="hover_first must be true or false"):
+        make_env("miniwob", hover_first="yes")
 
 
 async def test_same_seed_same_task_other_seed_other_task(env: MiniWoBEnv) -> None:
@@ -102,24 +104,44 @@ async def test_collapsed_content_appears_only_after_expanding(env: MiniWoBEnv) -
     assert result.valid and "ui-accordion-content" in result.observation.text
 
 
-async def test_hidden_clipped_and_offpage_elements_are_left_out(env: MiniWoBEnv) -> None:
+async def test_the_screen_keeps_every_element_with_a_box_as_miniwobs_dom_reader_does(env: MiniWoBEnv) -> None:
     await env.reset("click-test/0")
     await env.page.evaluate(
         """() => {
       const area = document.getElementById('area');
       const add = (html) => area.insertAdjacentHTML('beforeend', html);
       add('<button style="display:none">NONE</button>');
+      add('<div style="height:0; overflow:hidden"><button>FOLDED</button></div>');
       add('<button style="visibility:hidden">HIDDEN</button>');
       add('<div style="opacity:0"><button>GHOST</button></div>');
       add('<button style="position:absolute; left:-9999px">AWAY</button>');
-      add('<div style="height:0; overflow:hidden"><button>FOLDED</button></div>');
-      add('<button>SEEN</button>');
+      add('<div style="height:4px; overflow:hidden"><div style="height:4px"></div><button>CLIPPED</button></div>');
+      add('<button style="width:2px; height:2px; padding:0; border:0">TINY</button>');
     }"""
     )
     screen = (await env.observe()).text
-    assert "SEEN" in screen
-    for hidden in ("NONE", "HIDDEN", "GHOST", "AWAY", "FOLDED"):
-        assert hidden not in screen
+    for kept in ("HIDDEN", "GHOST", "AWAY", "CLIPPED", "TINY"):  # a box, however unseen
+        assert f">{kept}<" in screen
+    for dropped in ("NONE", "FOLDED"):  # no box, or inside an element with none
+        assert dropped not in screen
+
+
+async def test_a_click_waits_for_hover_effects_unless_hover_first_is_off(env: MiniWoBEnv) -> None:
+    # the page reacts to the hover 100 ms later (a menu opening); the press comes after that
+    # reaction by default, at once as the SR code's move_to_element().click() with hover_first off
+    hover_effect = """() => { const b = document.querySelector('#subbtn');
+      b.addEventListener('mouseover', () => setTimeout(() => { window.hovered = true; }, 100));
+      b.addEventListener('mousedown', () => { window.pressedAfterHover = !!window.hovered; }); }"""
+    at_once = MiniWoBEnv(hover_first=False)
+    try:
+        for each, expected in ((env, True), (at_once, False)):
+            obs = await each.reset("click-test/0")
+            await each.page.evaluate(hover_effect)
+            button = re.search(r'<button id=(\d+) class="subbtn"', obs.text)[1]  # type: ignore[index]
+            assert (await each.step(f"click id={button}")).success
+            assert await each.page.evaluate("window.pressedAfterHover") is expected
+    finally:
+        await at_once.close()
 
 
 async def test_invalid_actions_give_feedback_and_change_nothing(env: MiniWoBEnv) -> None:
@@ -204,21 +226,25 @@ async def test_hold_ctrl_selects_several_options(env: MiniWoBEnv) -> None:
     assert await env.page.evaluate(count) == 2
 
 
-async def test_password_values_are_masked(env: MiniWoBEnv) -> None:
+async def test_typing_masks_passwords_replaces_the_text_and_refuses_a_covered_field(env: MiniWoBEnv) -> None:
     obs = await env.reset("enter-password/0")
     box = re.search(r'<input id=(\d+) type="password"', obs.text)[1]  # type: ignore[index]
     result = await env.step(f'enter "secret" to id={box}')
     assert "secret" not in result.observation.text
     assert 'value="\u2022\u2022\u2022\u2022\u2022\u2022"' in result.observation.text
-
-
-async def test_click_on_a_covered_element_is_refused(env: MiniWoBEnv) -> None:
-    obs = await env.reset("click-dialog/0")
-    area = re.search(r'<div id=(\d+) class="area"', obs.text)[1]  # type: ignore[index]
-    result = await env.step(f"click id={area}")  # the dialog lies over the task area
-    assert result.valid is False and "covered by" in result.feedback
-    assert re.search(r"covered by <\w+ id=\d+", result.feedback) and not result.done
-    assert (await env.snapshot())["actions"] == []
+    # as the SR code types (Selenium's clear(), then the keys), not appending as MiniWoB++'s harness
+    again = await env.step(f'enter "pw" to id={box}')
+    assert 'value="\u2022\u2022"' in again.observation.text
+    value = f"document.querySelector('[data-introspect-id=\"{box}\"]').value"
+    assert await env.page.evaluate(value) == "pw"
+    # a covered field is refused, as Selenium's element click (the SR code's, before typing) refuses it
+    await env.page.evaluate(
+        "() => document.body.insertAdjacentHTML('beforeend', '<div id=\"veil\" style=\"position:fixed;"
+        " inset:0; z-index:9\"></div>')"
+    )
+    covered = await env.step(f'enter "more" to id={box}')
+    assert covered.valid is False and re.search(r"cannot type into id=\d+: .*covered by <div", covered.feedback)
+    assert await env.page.evaluate(value) == "pw"
 
 
 async def test_the_page_time_limit_ends_the_episode() -> None:

@@ -284,8 +284,12 @@ async def solve_search_engine(env: MiniWoBEnv, obs: Observation) -> StepResult:
 
 
 async def solve_click_pie(env: MiniWoBEnv, obs: Observation) -> StepResult:
-    assert not has(obs, tag="tspan", text=quoted(obs))  # the closed menu's items are not shown
-    obs = (await click(env, find(obs, tag="tspan", text="+"))).observation
+    # The closed menu's items, scaled to a dot under its "+", are listed (MiniWoB++'s reader lists
+    # them) at the centre; the spreader's own "+" label lies on top of it and takes its click.
+    items = [el for el in elements(obs) if "wheelnav-divWheel-slice-" in el.attrs.get("class", "")]
+    assert len(items) >= 4 and {el.attrs["pos"] for el in items} == {"center"}
+    assert has(obs, tag="tspan", text=quoted(obs))
+    obs = (await click(env, find(obs, cls="wheelnav-divWheel-spreader"))).observation
     return await click(env, find(obs, tag="tspan", text=quoted(obs)))
 
 

@@ -52,7 +52,7 @@ async def test_alfworld_never_blocks_the_event_loop():
         await SESSIONS.release("nonblocking-alf")
     assert "Your task is to: heat some apple" in first.text
     assert moved.valid and moved.observation.text.startswith("On the countertop 1, you see")
-    assert refused.observation.text == REFUSED + "countertop 9 is not a valid action in this household."
+    assert refused.observation.text == REFUSED + "You cannot take apple 1 from countertop 9. "
     assert restored.info["steps"] == 2
 
 

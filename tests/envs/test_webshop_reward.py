@@ -101,7 +101,7 @@ def test_unrelated_item_gets_type_zero():
 )
 def test_type_reward_thresholds(monkeypatch, query, category, noun_sets, r_type):
     wanted, got = noun_sets
-    monkeypatch.setattr(webshop_reward, "nouns", lambda text: tuple(wanted if text == "goal" else got))
+    monkeypatch.setattr(webshop_reward, "nouns", lambda text, model: tuple(wanted if text == "goal" else got))
     info = webshop_reward.type_reward(
         shirt(name="bought", query=query, product_category=category), shirt_goal(name="goal")
     )
@@ -129,3 +129,11 @@ def test_option_matching_reproduces_webshops_name_value_pairs():
     assert info["r_option"] == pytest.approx(2 / 3) and info["r_att"] == 1.0 and info["r_type"] == 1.0
     assert total == pytest.approx((n_att + 2 + 1) / (n_att + 3 + 1))
     assert webshop_reward.normalize_color("rectangular") == "tan"
+
+
+def test_the_reward_tags_nouns_with_the_chosen_spacy_model(monkeypatch):
+    """LASER's copy of goal.py loads en_core_web_lg: the env option spacy_model reaches the tagger."""
+    asked: list[str] = []
+    monkeypatch.setattr(webshop_reward, "nouns", lambda text, model: asked.append(model) or ("shirt",))
+    webshop_reward.reward(shirt_goal(name="goal"), shirt(name="bought"), 1.0, {}, spacy_model="en_core_web_lg")
+    assert asked and set(asked) == {"en_core_web_lg"}

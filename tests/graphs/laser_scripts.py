@@ -22,9 +22,20 @@ def call(name: str, **args: Any) -> dict[str, Any]:
     return {"content": "", "tool_calls": [{"name": name, "args": args}]}
 
 
-def buy(goal: dict[str, Any]) -> dict[str, Any]:
+def buy_call(goal: dict[str, Any]) -> dict[str, Any]:
     """Buy_Now with the goal's value for each customization type."""
     return call("Buy_Now", **goal["goal_options"])
+
+
+def options_step(goal: dict[str, Any]) -> list[dict[str, Any]]:
+    """The customisation step after a bare Buy_Now (laser_agent.py's): the item's types, the
+    values' rationale, Buy_Now with the goal's values."""
+    return [{"content": ", ".join(goal["goal_options"])}, think("choose the goal's options"), buy_call(goal)]
+
+
+def buy(goal: dict[str, Any]) -> list[dict[str, Any]]:
+    """Buy the goal's item as laser_agent.py does: Buy_Now without arguments, then its options."""
+    return [call("Buy_Now"), *options_step(goal)]
 
 
 async def goal_with_options(limit: int = 400) -> tuple[str, dict[str, Any], list[str]]:
@@ -64,7 +75,7 @@ def tour_script(goal: dict[str, Any], first_page_ids: list[str]) -> list[dict[st
         think("the first item matches"),
         call("select_item", item_id=goal["asin"]),
         think("it matches, buy it with the options"),
-        buy(goal),
+        *buy(goal),
     ]
 
 

@@ -48,15 +48,15 @@ async def run(spec: str, env: str, task: str, **overrides):
         ("pick_two_obj_and_place", "puttwo"),
     ],
 )
-def test_two_alfworld_examples_per_task_type_as_react_picks_them(task_type, name):
+def test_two_alfworld_examples_per_task_type_from_the_file_autoplans_code_reads(task_type, name):
     shown = few_shot.examples_now("alfworld", "react", task_type)
-    table = react_file("alfworld_3prompts.json")
+    table = react_file("alfworld.json")  # AutoPlan's tasks/alfworld.py reads ReAct's prompts/alfworld.json
     first, second = table[f"react_{name}_1"], table[f"react_{name}_0"]
     assert shown == (first + second).replace("> ", "")  # ReAct's "> " marks dropped, as AutoPlan's code
     assert shown.count("Your task is to: ") == 2
-    autoplans = few_shot.examples_now("alfworld", "react_autoplan", task_type)
-    table = react_file("alfworld.json")
-    assert autoplans == (table[f"react_{name}_1"] + table[f"react_{name}_0"]).replace("> ", "")
+    reacts = few_shot.examples_now("alfworld", "react_3prompts", task_type)
+    table = react_file("alfworld_3prompts.json")  # as ReAct's own runner picks them
+    assert reacts == (table[f"react_{name}_1"] + table[f"react_{name}_0"]).replace("> ", "")
 
 
 async def test_alfworld_react_two_shot_shows_the_task_types_examples_and_acts_without_formalizer(
@@ -77,8 +77,8 @@ async def test_alfworld_react_two_shot_shows_the_task_types_examples_and_acts_wi
     ]
     first = prompts_of(spec)[0]
     assert "Here are some examples.\nYou are in the middle of a room." in first
-    assert "Your task is to: put a hot apple in fridge." in first  # react_heat_1
-    assert "think: To solve the task, I need to find and take an egg, then heat it with microwave" in first
+    assert "Your task is to: heat some egg and put it in diningtable." in first  # alfworld.json's react_heat_1
+    assert "think: To solve the task, I need to find and take an egg" not in first  # alfworld_3prompts.json's
     assert "\n> " not in first and "Game Plan:" not in first
     assert first.rstrip().endswith("Show your thought about the next action.")
     assert "You job is to Heat some object and put it in/on some receptacle." in first
@@ -86,13 +86,13 @@ async def test_alfworld_react_two_shot_shows_the_task_types_examples_and_acts_wi
     assert autoplan.result(state)["model_calls"] == 4
 
 
-async def test_alfworld_examples_from_autoplans_file(toy_alfworld, write_script):
+async def test_alfworld_examples_as_reacts_own_runner_picks_them(toy_alfworld, write_script):
     # the step cap ends the game after one action; the original code then asks one more thought
     spec = write_script([reply("Heat the egg."), reply("heat egg 1 with microwave 1"), reply("Put it down.")])
-    await run(spec, "alfworld", "heat/2", few_shot="react_autoplan", max_actions=1)
+    await run(spec, "alfworld", "heat/2", few_shot="react_3prompts", max_actions=1)
     first = prompts_of(spec)[0]
-    assert "Your task is to: heat some egg and put it in diningtable." in first
-    assert "think: To solve the task, I need to find and take an egg" not in first  # alfworld.json's version
+    assert "Your task is to: put a hot apple in fridge." in first  # alfworld_3prompts.json's react_heat_1
+    assert "think: To solve the task, I need to find and take an egg, then heat it with microwave" in first
 
 
 async def test_hotpotqa_react_six_shot_shows_webthink_simple6(write_script):
@@ -100,8 +100,8 @@ async def test_hotpotqa_react_six_shot_shows_webthink_simple6(write_script):
     state = await run(spec, "hotpotqa", QUESTION, few_shot="react")
     assert state["success"]
     first = prompts_of(spec)[0]
-    examples = react_file("prompts_naive.json")["webthink_simple6"].strip()
-    assert f"Here are some examples:\n{examples}\n" in first
+    examples = react_file("prompts_naive.json")["webthink_simple6"]  # as read, its last newline too
+    assert f"\n\nHere are some examples:\n{examples}\n\nQuestion: " in first  # tasks/hotpotqa.py's joins
     assert first.count("\nQuestion: ") == 7  # six examples, then this task's question
     assert first.rstrip().endswith(
         "Question: Were Scott Derrickson and Ed Wood of the same nationality?\nShow your thought about the next action."

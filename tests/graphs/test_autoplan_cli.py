@@ -11,8 +11,10 @@ from pathlib import Path
 import pytest
 
 from envs import make_env
-from envs.hotpotqa.questions import SHIPPED_SPLIT
+from envs.hotpotqa.questions import FULL_TRAIN, SHIPPED_SPLIT
 from graphs.app.cli import main
+from nodes.llm import model_for
+from tests.envs.test_hotpotqa import install_hotpotqa, question
 from tests.support.openai_stub import Reply
 
 CAVEAT = f"distractor corpus: not comparable with the paper; {SHIPPED_SPLIT}"
@@ -124,6 +126,29 @@ def test_hotpotqa_training_draws_from_its_training_questions(capsys, tmp_path):
     assert record["task_ids"] == env.task_ids("train")
     assert not set(record["task_ids"]) & set(env.task_ids("test"))
     assert "note:" not in out and record["batch_size"] == 2
+
+
+def test_hotpotqa_training_draws_the_papers_50_hard_questions_from_the_installed_train_file(
+    capsys, tmp_path, monkeypatch
+):
+    monkeypatch.setenv("INTROSPECT_HOME", str(tmp_path / "home"))
+    train = [question(f"t{i}", ("hard", "medium", "easy")[i % 3]) for i in range(180)]
+    folder = install_hotpotqa(tmp_path / "home", [question(f"d{i}") for i in range(30)], train)
+    spec = script(tmp_path, "Answer.", "finish yes", "finish[yes]", "Summary.", "1. search each entity")
+    out_file = tmp_path / "qa.json"
+    code, out, err = run_cli(
+        capsys,
+        *("train", "autoplan", "--env", "hotpotqa", "--batch", "1", "--iterations", "1"),
+        *("--set", "max_actions=1", "--set", "judge=off", "--model", spec),
+        *("--plan-out", str(out_file), "--checkpoint", "memory"),
+    )
+    assert code == 0, err
+    record = json.loads(out_file.read_text())
+    drawn = make_env("hotpotqa", train_questions=str(folder / FULL_TRAIN)).task_ids("train")  # the seeded draw
+    hard = {q["_id"] for q in train if q["level"] == "hard"}
+    assert record["task_ids"] == drawn and len(drawn) == 50 and set(drawn) <= hard
+    first = "\n".join(str(m.content) for m in model_for(spec, 0.0, 512).calls[0]["messages"])
+    assert f"Question: Question {drawn[0]}?" in first  # the batch's question is the drawn training one
 
 
 def test_eval_with_the_hotpotqa_judge_writes_em_f1_and_the_verdict(capsys, tmp_path):

@@ -1,8 +1,9 @@
 """How AutoPlan's calls decode, seen in the requests the real ChatOpenAI client sends to the
 local OpenAI-compatible stub. Sampling (paper 4.2): while training, the thought and action
-calls use nucleus sampling (top_p 0.9, temperature 1.0); the formalizer, the SIR reflection
-and the plan update are greedy; inference is greedy; --temperature / --set top_p change the
-acting calls only. Length (the original code; the paper is silent): stop sequences and token
+calls use nucleus sampling (top_p 0.9, temperature 1.0) and so does the formalizer (the original
+code's); the SIR reflection and the plan update are greedy; inference is greedy; --temperature /
+--set top_p change the acting calls (and the formalizer) only.
+Length (the original code; the paper is silent): stop sequences and token
 limits per call kind, and replies cut at the stop even when a server ignores it."""
 
 from __future__ import annotations
@@ -79,7 +80,7 @@ async def test_training_samples_the_acting_calls_and_decodes_the_rest_greedily(t
     assert sampling(stub) == [
         ("thought", 1.0, 0.9),
         ("action", 1.0, 0.9),  # nucleus sampling, p=0.9 (paper 4.2)
-        ("formalize", 0.0, None),
+        ("formalize", 1.0, 0.9),  # the original samples its formalizer with the run's settings
         ("thought", 1.0, 0.9),  # the original's thought at the step cap
         ("summary", 0.0, None),
         ("flaw", 0.0, None),
@@ -93,7 +94,7 @@ async def test_train_temperature_and_top_p_set_the_acting_calls_only(toy_alfworl
     assert sampling(stub) == [
         ("thought", 0.7, 0.5),
         ("action", 0.7, 0.5),
-        ("formalize", 0.0, None),
+        ("formalize", 0.7, 0.5),
         ("thought", 0.7, 0.5),
         ("summary", 0.0, None),
         ("flaw", 0.0, None),
@@ -117,9 +118,15 @@ async def test_inference_is_greedy(toy_alfworld, stub):
     assert sampling(stub) == [
         ("thought", 0.3, None),
         ("action", 0.3, None),
-        ("formalize", 0.0, None),
+        ("formalize", 0.3, None),
         ("thought", 0.3, None),
     ]
+
+
+async def test_a_greedy_formalizer_is_an_option(toy_alfworld, stub):
+    stub.replies.extend(one_step(CAP_THOUGHT, "SUMMARY", "FLAW", "1. heat the egg"))
+    await train_once(formalizer_sampling="greedy")
+    assert sampling(stub)[:3] == [("thought", 1.0, 0.9), ("action", 1.0, 0.9), ("formalize", 0.0, None)]
 
 
 def limits(stub: OpenAIStub) -> list[tuple[str, list[str] | None, int | None]]:

@@ -1,6 +1,6 @@
 """AutoPlan with scripted models on the real environments: an ALFWorld game (TextWorld-PDDL
 engine, shipped json_2.1.1 games) won from free-form actions through the formalizer, with
-Table 6 feedback in the prompts; a training iteration on two real games in parallel; and
+the original code's refusals in the prompts; a training iteration on two real games in parallel; and
 HotpotQA on the local corpus, where the training reflection sees the gold answer."""
 
 from __future__ import annotations
@@ -57,8 +57,8 @@ async def test_alfworld_game_won_from_free_form_actions(write_script):
     assert [s["action"] for s in state["trajectory"]] == ["take apple 1 from countertop 1", *HEAT_WIN]
     assert state["trajectory"][0]["valid"] is False
     second_thought = prompts_of(spec, 0.0)[3]
-    # Table 6's "Wrong Location", shown as the original shows a refused command
-    assert "Observation: Action failed. System Message: You are not at countertop 1." in second_thought
+    # the original code's refusal, shown as the original shows a refused command (its trailing space too)
+    assert "Observation: Action failed. System Message: You are not at countertop 1. \n" in second_thought
     first = prompts_of(spec, 0.0)[0]
     # o_0 is the original code's state summary of the game's first observation
     assert (
@@ -69,6 +69,21 @@ async def test_alfworld_game_won_from_free_form_actions(write_script):
     assert "(9) cool object i with recep j\nYou job is to Heat some object and put it in/on some receptacle." in first
     assert first.startswith("You are an excellent game player.")  # ALFWorld's system prompt
     assert state["goal"] == "heat some apple and put it in garbagecan."
+
+
+async def test_alfworld_react_baseline_sends_think_to_the_game_as_the_original(write_script):
+    # the step cap ends the game after one action; the original code then asks one more thought
+    spec = write_script([reply("Find the apple."), reply("think: I need the apple first."), reply("Go.")])
+    await run(spec, "alfworld", HEAT_GAME, "real-think", few_shot="react", max_actions=1)
+    last = prompts_of(spec, 0.0)[-1]
+    assert last.endswith(
+        "Observation: Action failed. System Message: Invalid action format. Check the game description for the "
+        "right formats.\nShow your thought about the next action."
+    )
+    spec = write_script([reply("Find the apple."), reply("think: I need the apple first."), reply("Go.")])
+    ok = {"react_think": True}  # ReAct's runner's "OK."
+    await run(spec, "alfworld", HEAT_GAME, "real-think-ok", few_shot="react", max_actions=1, env_options=ok)
+    assert prompts_of(spec, 0.0)[-1].endswith("Observation: OK.\nShow your thought about the next action.")
 
 
 # Two real games stepped concurrently (textworld's shared parser is guarded by the env's lock).

@@ -45,7 +45,7 @@ ALFWORLD_STEPS = [  # (thought, free-form action, formalizer reply) and the game
         "Find the apple.",
         "grab the apple 1 off countertop 1",
         "take apple 1 from countertop 1",
-        "Action failed. System Message: You are not at countertop 1.",
+        "Action failed. System Message: You are not at countertop 1. ",  # the original's words, its space too
     ),
     (
         "Go there first.",

@@ -21,13 +21,15 @@ from nodes.laser.context import LaserContext
 from tests.graphs.test_autoplan_kit import toy_alfworld  # noqa: F401 (fixture)
 from tests.graphs.test_autoplan_training import two_iterations_script
 from tests.graphs.test_checkpoint import savers
+from tests.support.calls import timeless
 from tests.support.laser_demo import DEMO, write_demo_script
 
 # The fields that grow with a run (or hold a page), per graph.
 GROWING = {
-    laser.graph: ("trajectory", "history", "buffer", "observation", "env_snapshot", "page", "details"),
-    structured_reflection.graph: ("trajectory", "screens", "steps", "memory", "trials", "observation"),
+    laser.graph: ("calls", "trajectory", "history", "buffer", "observation", "env_snapshot", "page", "details"),
+    structured_reflection.graph: ("calls", "trajectory", "screens", "steps", "memory", "trials", "observation"),
     devils_advocate.graph: (
+        "calls",
         "trajectory",
         "stack",
         "history",
@@ -40,7 +42,7 @@ GROWING = {
         "notes",
         "backtracks",
     ),
-    autoplan.graph: ("trajectory", "messages", "experiences", "observation", "env_snapshot"),
+    autoplan.graph: ("calls", "trajectory", "messages", "experiences", "observation", "env_snapshot"),
     autoplan.training_graph: ("experiences", "reflections", "plans", "scores", "task_ids"),
 }
 
@@ -59,7 +61,8 @@ async def test_no_checkpoint_row_holds_the_growing_fields_and_the_state_reads_ba
         reread = await outcome_of(method_named("laser"), "t", saver)
     async with open_checkpointer("memory") as memory:
         reference = await drive(method_named("laser"), context, "t", memory, {"task_id": DEMO["task_id"]})
-    assert reread.state == done.state == reference.state
+    assert reread.state == done.state and timeless(done.state) == timeless(reference.state)
+    assert len(done.state["calls"]) == done.state["usage"]["model_calls"]  # every call, as made
     assert len(done.state["trajectory"]) >= 8 and len(done.state["history"]) >= 5
 
     serde = JsonPlusSerializer()

@@ -19,15 +19,16 @@ from nodes.confirm import Verdict, read_answer
 from nodes.context import Context
 from nodes.da.complete import delivered
 from nodes.laser.context import LaserContext
+from tests.support.laser_demo import BUY_REPLIES
 from tests.support.scenarios import NEW_PLAN, SCENARIOS
 
 BUY = "click[Buy Now]"
 
 
-def laser_again(tmp_path, choices: int) -> str:
-    """The LASER demo, then its last ``choices`` choices (rationale, call) once more."""
+def laser_again(tmp_path, count: int) -> str:
+    """The LASER demo, then its last ``count`` replies once more."""
     replies = SCENARIOS["laser"].replies
-    return replace(SCENARIOS["laser"], replies=replies + replies[-2 * choices :]).write_script(tmp_path / "laser.jsonl")
+    return replace(SCENARIOS["laser"], replies=replies + replies[-count:]).write_script(tmp_path / "laser.jsonl")
 
 
 async def run_until_paused(graph: Any, graph_input: Any, config: dict, context: Context) -> list[Any]:
@@ -37,13 +38,13 @@ async def run_until_paused(graph: Any, graph_input: Any, config: dict, context: 
 
 
 async def test_laser_pauses_before_buy_now_and_a_rejection_is_feedback(tmp_path):
-    spec = laser_again(tmp_path, 1)
+    spec = laser_again(tmp_path, BUY_REPLIES)
     graph = method_named("laser").graph.copy(update={"checkpointer": InMemorySaver()})
     config = {"configurable": {"thread_id": "confirm-laser"}}
     context = LaserContext(model=spec, env="webshop", confirm=True)
     asked = await run_until_paused(graph, {"task_id": "synthetic-0"}, config, context)
     assert len(asked) == 1 and asked[0].value["proposal"] == BUY and asked[0].value["kind"] == "action"
-    assert "buy the item" in asked[0].value["rationale"]
+    assert "thus we should choose" in asked[0].value["rationale"]  # the rationale of the options chosen
     state = (await graph.aget_state(config)).values
     assert state["done"] is False and all(s["action"] != BUY for s in state["trajectory"])
 
@@ -74,7 +75,7 @@ async def test_without_confirm_nothing_pauses(tmp_path):
 
 
 async def test_an_edit_carries_out_the_edited_action_and_an_unreadable_answer_asks_again(tmp_path):
-    spec = laser_again(tmp_path, 2)  # after the edit: open the item again, buy it again
+    spec = laser_again(tmp_path, 2 + BUY_REPLIES)  # after the edit: open the item again, buy it again
     graph = method_named("laser").graph.copy(update={"checkpointer": InMemorySaver()})
     config = {"configurable": {"thread_id": "confirm-edit"}}
     context = LaserContext(model=spec, env="webshop", confirm=True)

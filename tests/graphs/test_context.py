@@ -72,7 +72,15 @@ def test_a_method_has_only_its_own_settings():
     assert "remedies" not in LaserContext.field_names() and "planning" not in LaserContext.field_names()
     assert "backup" not in DAContext.field_names()
     own = {m.name: {f.name for f in m.context.own_fields()} for m in methods()}
-    assert own["laser"] == {"max_actions", "backup", "detail_text", "tool_mode"}
+    assert own["laser"] == {
+        "max_actions",
+        "backup",
+        "backup_check",
+        "customise",
+        "detail_text",
+        "history_shown",
+        "tool_mode",
+    }
     assert "max_episodes" in own["devils_advocate"] and "max_trials" in own["structured_reflection"]
     assert {"plan", "batch_size", "iterations"} <= own["autoplan"]
     with pytest.raises(TypeError):
@@ -148,12 +156,21 @@ def test_each_graph_takes_its_method_class_and_studio_shows_its_fields_with_defa
         graph.invoke({"task_id": "0"}, context={"max_actions": "abc"})
 
 
+def test_autoplan_hands_alfworld_the_originals_refusals_and_its_think():
+    assert AutoPlanContext(env="alfworld").env_settings() == {"feedback_wording": "original", "react_think": False}
+    table6 = AutoPlanContext(env="alfworld", feedback_wording="table6").env_settings()
+    assert table6 == {"feedback_wording": "table6", "react_think": False}
+    given = AutoPlanContext(env="alfworld", env_options={"react_think": True, "feedback_wording": "table6"})
+    assert given.env_settings() == {"feedback_wording": "table6", "react_think": True}  # the env's own options win
+    assert LaserContext(env="alfworld").env_settings() == {}
+
+
 def test_autoplan_hands_hotpotqa_the_originals_judge_and_no_other_method_does():
     assert AutoPlanContext(env="hotpotqa").env_settings() == {"judge": "openai:gpt-4-0314"}
     assert AutoPlanContext(env="hotpotqa", judge="off").env_settings() == {"judge": "off"}
     given = AutoPlanContext(env="hotpotqa", env_options={"judge": "run", "backend": "local"})
     assert given.env_settings() == {"judge": "run", "backend": "local"}  # the env's own option wins
-    assert AutoPlanContext(env="alfworld").env_settings() == {}
+    assert AutoPlanContext(env="webshop").env_settings() == {}
     assert LaserContext(env="hotpotqa").env_settings() == {} and DAContext(env="hotpotqa").env_settings() == {}
     with pytest.raises(ContextError, match="judge"):
         AutoPlanContext(env="hotpotqa", judge="gpt4")

@@ -14,7 +14,7 @@ from graphs import method_named
 from graphs.app.evaluate import evaluate, fingerprint, read_rows, results_name
 from nodes import llm
 from nodes.laser.context import LaserContext
-from tests.support.laser_demo import DEMO, demo_replies, write_demo_script
+from tests.support.laser_demo import DEMO, REPLIES, demo_replies, write_demo_script
 from tests.support.openai_stub import OpenAIStub, Reply
 
 TASK = DEMO["task_id"]
@@ -35,18 +35,18 @@ async def test_another_model_or_other_settings_is_another_evaluation(tmp_path):
 
     second = LaserContext(model=write_demo_script(tmp_path / "b.jsonl"), env="webshop")
     summary = await evaluate(method_named("laser"), second, [TASK], results, saver)
-    assert calls_of(second.model) == 12  # the task ran again with the other model
-    assert summary.tasks == 1 and summary.model_calls == 12  # the summary covers only its own rows
+    assert calls_of(second.model) == len(REPLIES)  # the task ran again with the other model
+    assert summary.tasks == 1 and summary.model_calls == len(REPLIES)  # the summary covers only its own rows
 
     changed = LaserContext(model=second.model, env="webshop", max_actions=14)
     assert fingerprint(method_named("laser"), changed) != fingerprint(method_named("laser"), second)
     await evaluate(method_named("laser"), changed, [TASK], results, saver)
-    assert calls_of(second.model) == 24
+    assert calls_of(second.model) == 2 * len(REPLIES)
 
     patient = LaserContext(model=second.model, env="webshop", timeout=5.0, retries=1)  # cannot change outcomes
     assert fingerprint(method_named("laser"), patient) == fingerprint(method_named("laser"), second)
     await evaluate(method_named("laser"), patient, [TASK], results, saver)
-    assert calls_of(second.model) == 24
+    assert calls_of(second.model) == 2 * len(REPLIES)
 
     rows = read_rows(results)
     assert all(r["cost_usd"] is None for r in rows)  # a scripted model has no price: unpriced, not $0
@@ -75,11 +75,11 @@ async def test_a_finished_thread_is_reported_not_run_again(tmp_path):
 
     summary = await evaluate(method_named("laser"), context, [TASK], results, saver)
     (again,) = read_rows(results)
-    assert calls_of(context.model) == 12  # the model was not asked again
+    assert calls_of(context.model) == len(REPLIES)  # the model was not asked again
     assert again["from_checkpoint"] is True and not again["error"]
     for key in ("success", "reward", "steps", "model_calls", "input_tokens", "thread_id", "transitions"):
         assert again[key] == first[key], key
-    assert summary.success_rate == 1.0 and summary.model_calls == 12
+    assert summary.success_rate == 1.0 and summary.model_calls == len(REPLIES)
 
 
 async def test_graphs_are_compiled_once_not_per_task(tmp_path, monkeypatch):

@@ -11,6 +11,7 @@ from nodes.laser.webshop import WEBSHOP
 from nodes.llm import model_for
 from tests.graphs.laser_scripts import (
     buy,
+    buy_call,
     call,
     goal_with_options,
     run,
@@ -63,7 +64,7 @@ async def test_every_figure_1_edge_and_a_perfect_purchase(shop_goal, write_scrip
     assert state["stop_reason"] == "bought"
     assert [b["asin"] for b in state["buffer"]] == [ids[1] if ids[0] == goal["asin"] else ids[0]]
     assert "Action: Buy_Now" in state["history"][-1]
-    assert state["usage"]["model_calls"] == 18
+    assert state["usage"]["model_calls"] == 21  # 9 steps of two calls; Buy_Now's options step adds 3
 
 
 async def test_the_model_is_only_offered_the_current_states_tools(shop_goal, write_script):
@@ -72,7 +73,8 @@ async def test_the_model_is_only_offered_the_current_states_tools(shop_goal, wri
     await run(spec, task_id, "offered")
     calls = model_for(spec, 0.0, 512).calls
     checked = 0
-    for rationale_call, action_call in zip(calls[::2], calls[1::2]):
+    steps = calls[:18]  # 9 steps of two calls, then Buy_Now's options step
+    for rationale_call, action_call in zip(steps[::2], steps[1::2]):
         state = state_of_call(rationale_call["messages"])
         assert rationale_call["tools"] == []
         assert set(action_call["tools"]) <= set(WEBSHOP.transitions()[state]), (state, action_call["tools"])
@@ -101,16 +103,15 @@ async def test_search_arguments_become_the_item_states_target_details(shop_goal,
         think("open"),
         call("select_item", item_id=goal["asin"]),
         think("buy"),
-        buy(goal),
+        *buy(goal),
     ]
     spec = write_script(script)
     _, state = await run(spec, task_id, "target")
     assert state["target"] == {"keywords": goal["name"], "max_price": "50.00"}
     item_view = shown(model_for(spec, 0.0, 512).calls, 4)
+    # laser_agent.py's block: the Search call's arguments; the item state shows no history
     assert item_view.endswith(
-        "Target item details (what the user is looking for):\n"
-        f"keywords: {goal['name']}\nmax_price: 50.00\n\nHistory of past rationales and actions:\n"
-        + "\n".join(state["history"][:2])
+        f"[button] Buy Now [button_]\n\nTarget item details:\nkeywords: {goal['name']}\nmax_price: 50.00"
     )
     assert "Action: Search(" in state["history"][0] and '"max_price": "50.00"' in state["history"][0]
 
@@ -128,15 +129,15 @@ async def test_a_detail_page_adds_only_its_own_text_once(shop_goal, write_script
         call("Features"),
         call("Description"),
         think("buy"),
-        buy(goal),
+        *buy(goal),
     ]
     spec = write_script(script)
     _, state = await run(spec, task_id, "details")
     calls = model_for(spec, 0.0, 512).calls
     # After Features: the item page, then "features:" and the bullet points, nothing of the sub-page.
-    view = shown(calls, 6).split("\n\nHistory of past rationales")[0]
+    view = shown(calls, 6)
     page, features, target = view.split("\n\n")
-    assert page.startswith("Current Observation:\nInstruction:") and page.endswith("[button] Buy Now [button_]")
+    assert page.startswith("Current observation:\nInstruction:") and page.endswith("[button] Buy Now [button_]")
     assert features.startswith("features:\n") and features.count("[button]") == 0
     assert target.startswith("Target item details")
     assert view.count("Instruction:") == 1
@@ -161,7 +162,7 @@ async def test_a_detail_page_adds_its_first_line_as_the_original_and_its_full_te
         think("features?"),
         call("Features"),
         think("buy"),
-        buy(goal),
+        *buy(goal),
     ]
     full_spec, first_spec = write_script(script), write_script(script)
     await run(full_spec, task_id, "full", detail_text="full")
@@ -183,10 +184,10 @@ async def test_buy_now_needs_one_value_per_customization_type(shop_goal, write_s
         think("buy"),
         call("Buy_Now", **partial),
         call("Buy_Now", **{**goal["goal_options"], "colour": "x"}),
-        buy(goal),
+        buy_call(goal),
     ]
     spec = write_script(script)
-    _, state = await run(spec, task_id, "one-per-type")
+    _, state = await run(spec, task_id, "one-per-type", customise="in_buy_now")
     calls = model_for(spec, 0.0, 512).calls
     assert any(f"needs the argument {names[1]!r}" in str(m.content) for m in calls[6]["messages"])
     assert any("has no argument 'colour'" in str(m.content) for m in calls[7]["messages"])
@@ -210,7 +211,7 @@ async def test_a_function_of_another_state_is_refused_and_asked_again(shop_goal,
         think("open it"),
         call("select_item", item_id=goal["asin"]),
         think("buy"),
-        buy(goal),
+        *buy(goal),
     ]
     spec = write_script(script)
     _, state = await run(spec, task_id, "refused")
@@ -232,7 +233,7 @@ async def test_an_item_id_not_on_the_page_is_refused(shop_goal, write_script):
         call("select_item", item_id="B000NOTHERE"),
         call("select_item", item_id=goal["asin"]),
         think("buy"),
-        buy(goal),
+        *buy(goal),
     ]
     spec = write_script(script)
     _, state = await run(spec, task_id, "bad-id")
@@ -285,6 +286,9 @@ async def test_json_mode_offers_no_tools_and_parses_the_reply(shop_goal, write_s
         },
         think("buy"),
         {"content": "not json at all"},
+        {"content": json.dumps({"name": "Buy_Now", "arguments": {}})},
+        {"content": ", ".join(goal["goal_options"])},
+        think("the goal's options"),
         {"content": json.dumps({"name": "Buy_Now", "arguments": goal["goal_options"]})},
     ]
     spec = write_script(script)

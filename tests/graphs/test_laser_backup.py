@@ -7,7 +7,7 @@ import pytest
 
 from envs.webshop.catalogue import load_catalogue
 from nodes.llm import model_for
-from tests.graphs.laser_scripts import buy, call, goal_with_options, run, think
+from tests.graphs.laser_scripts import buy_call, call, goal_with_options, options_step, run, think
 
 
 @pytest.fixture(scope="module")
@@ -17,7 +17,8 @@ async def shop_goal():
 
 def wander(goal: dict, ids: list[str], end_on_goal: bool) -> list[dict]:
     """13 transitions without buying: examine four other items, then either open the goal
-    (the 13th transition: the backup starts while the agent is on it) or go back to search."""
+    (the 13th transition: with backup_check=each_transition the backup starts while the agent is
+    on it) or go back to search."""
     others = [i for i in ids if i != goal["asin"]][:4]
     script = [think("search"), call("Search", keywords=goal["name"], max_price="1000000")]
     for other in others:
@@ -61,18 +62,19 @@ async def test_the_item_being_examined_is_chosen_reopened_and_bought_with_its_op
     script = wander(goal, ids, end_on_goal=True) + [
         think("the goal item is the best"),
         call("select_item", item_id=goal["asin"]),
+        {"content": ", ".join(goal["goal_options"])},
         think("choose its options"),
         call("Buy_Now", **{**goal["goal_options"], name: wrong}),
-        buy(goal),
+        buy_call(goal),
     ]
     spec = write_script(script)
-    nodes, state = await run(spec, task_id, "backup-current")
+    nodes, state = await run(spec, task_id, "backup-current", backup_check="each_transition")
     calls = model_for(spec, 0.0, 512).calls
     assert nodes[-4:] == ["results", "execute", "backup", "finish"]  # select_item was the 13th transition
     assert state["transitions"] == 13  # the backup's purchase is not counted (the original does not)
     # the buffer held four items; the item being examined was offered and chosen
     assert len(state["buffer"]) == 4 and goal["asin"] not in [b["asin"] for b in state["buffer"]]
-    listing = str(calls[-5]["messages"][1].content)
+    listing = str(calls[-6]["messages"][1].content)
     assert f"[button] {goal['asin']} [button_]" in listing and all(
         f"[button] {b['asin']}" in listing for b in state["buffer"]
     )
@@ -90,7 +92,13 @@ async def test_a_buffer_item_is_reopened_before_its_options_are_clicked(shop_goa
     first = script[3]["tool_calls"][0]["args"]["item_id"]  # the first item examined
     options = load_catalogue().product(first)["options"]
     chosen = {n: v[-1] for n, v in options.items() if v}
-    script += [think("the first one"), call("select_item", item_id=first), think("options"), call("Buy_Now", **chosen)]
+    script += [
+        think("the first one"),
+        call("select_item", item_id=first),
+        {"content": f"Customization types: {', '.join(chosen)}"},
+        think("options"),
+        call("Buy_Now", **chosen),
+    ]
     spec = write_script(script)
     nodes, state = await run(spec, task_id, "backup-buffer")
     assert nodes[-4:] == ["results", "execute", "backup", "finish"] and state["transitions"] == 13
@@ -105,13 +113,12 @@ async def test_an_invalid_backup_answer_is_asked_again(shop_goal, write_script):
         think("pick"),
         call("select_item", item_id="B000NOTHERE"),
         call("select_item", item_id=goal["asin"]),
-        think("options"),
-        buy(goal),
+        *options_step(goal),
     ]
     spec = write_script(script)
-    _, state = await run(spec, task_id, "backup-retry")
+    _, state = await run(spec, task_id, "backup-retry", backup_check="each_transition")
     calls = model_for(spec, 0.0, 512).calls
-    assert any("'B000NOTHERE' is not a valid item_id here" in str(m.content) for m in calls[-3]["messages"])
+    assert any("'B000NOTHERE' is not a valid item_id here" in str(m.content) for m in calls[-4]["messages"])
     assert state["success"] is True
 
 
@@ -149,3 +156,18 @@ async def test_without_examined_items_the_cap_is_reached(shop_goal, write_script
     assert state["stop_reason"] == (
         "not bought: step cap (15 transitions) reached with no examined item for the backup strategy"
     )
+
+
+async def test_with_in_buy_now_the_backup_asks_the_options_in_one_call(shop_goal, write_script):
+    """customise=in_buy_now: no customisation types asked; the values' rationale, then Buy_Now
+    with one value per customization type of the reopened item."""
+    task_id, goal, ids = shop_goal
+    script = wander(goal, ids, end_on_goal=False)
+    first = script[3]["tool_calls"][0]["args"]["item_id"]
+    chosen = {n: v[0] for n, v in load_catalogue().product(first)["options"].items() if v}
+    script += [think("the first one"), call("select_item", item_id=first), think("options"), call("Buy_Now", **chosen)]
+    spec = write_script(script)
+    _, state = await run(spec, task_id, "backup-in-buy-now", customise="in_buy_now")
+    assert len(model_for(spec, 0.0, 512).calls) == len(script)
+    assert backup_steps(state) == [f"click[{v}]" for v in chosen.values()] + ["click[Buy Now]"]
+    assert state["stop_reason"] == "bought (backup)"

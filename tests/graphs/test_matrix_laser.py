@@ -70,9 +70,9 @@ async def test_local_shop_cell_finds_the_page_and_the_evaluator_passes_it(run_gr
     shown = [str(c["messages"][1].content) for c in calls[::2]]
     assert "you want to search the store" in systems[0] and "you want to select an item" in systems[1]
     assert "you want to verify if the item matches" in systems[2]
-    assert shown[0].startswith("Current Observation:\nInstruction:\nShow me the product page of the picture frame")
+    assert shown[0].startswith("Current observation:\nInstruction:\nShow me the product page of the picture frame")
     assert "[36] link 'Solid Wood Picture Frame" in shown[1] and f"[39] link '{GALLERY}'" in shown[1]
-    assert "Target item details (what the user is looking for):\nkeywords: picture frame" in shown[2]
+    assert "Target item details:\nkeywords: picture frame" in shown[2]
     # each state offers its own tools
     offered = [c["tools"] for c in calls[1::2]]
     assert offered[:3] == [["Search"], ["select_item", "Back_to_Search", "Answer"], ["Answer", "Prev"]]

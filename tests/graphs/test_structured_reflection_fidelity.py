@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from nodes.llm import model_for
 from tests.graphs.sr_support import fake_env, prompts_seen, run_sr, screen_in, scripted  # noqa: F401 (fixture)
 
 TEN_ENTRIES = "\n".join(f'enter "{c}" to id=9' for c in "abcdefghij")
@@ -81,7 +82,8 @@ async def test_the_papers_in_progress_for_a_trial_out_of_actions_is_an_option(tm
 )
 async def test_a_failed_click_suggested_again_is_not_enforced_and_the_planner_decides(tmp_path, rule, cancel):
     spec = scripted(tmp_path, ["click id=1", "cancelled", "For action index=1, you should click id=1.", "click id=5"])
-    out = await run(spec, "button/0", disable_clicks=rule)
+    # the paper's setting: a failed B is not enforced again, a disabled id leaves the planner's screen
+    out = await run(spec, "button/0", disable_clicks=rule, hide_failed_clicks="planning", enforce_failed=False)
     assert [t["sources"] for t in out["trials"]] == [["plan"], ["plan"]] and out["success"]
     assert cancel in screen_in(prompts_seen(spec)[3])
     assert "- For action index=1, you should click id=1." in prompts_seen(spec)[3]
@@ -115,6 +117,77 @@ async def test_a_failed_click_before_a_key_b_is_disabled_only_by_the_papers_rule
     assert out["trials"][1]["sources"] == ["enforce"]
     second_reflection = prompts_seen(spec)[3]
     assert cancel in second_reflection.split("The index=1 screen:")[1]
+
+
+# --- where a disabled click loses its id (the original code: only in the reflection prompt) --------
+
+PROSE_B = "For action index=1, you should click the OK button."  # no id: the planner decides at A
+
+
+async def test_a_disabled_click_loses_its_id_only_in_the_reflection_prompt_as_the_original_code(tmp_path):
+    spec = scripted(
+        tmp_path,
+        [
+            "click id=1",
+            "cancelled",
+            PROSE_B,
+            "click id=1",
+            "cancelled again",
+            "For action index=1, you should click id=5.",
+        ],
+    )
+    out = await run(spec, "button/0")
+    assert out["memory"]["entries"]["0"]["disabled"] == ["1"] and out["success"]
+    # the planner at A sees Cancel's id and the env takes the click: the trial fails, no exception
+    assert [t["status"] for t in out["trials"]] == ["failed", "failed", "correct"]
+    shown = prompts_seen(spec)
+    assert "<button id=1>Cancel</button>" in screen_in(shown[3])
+    assert "<button>Cancel</button>" in shown[5].split("The index=1 screen:")[1]  # the reflection's screen
+
+
+async def test_the_papers_planner_screen_without_the_disabled_id_is_an_option(tmp_path):
+    spec = scripted(
+        tmp_path, ["click id=1", "cancelled", PROSE_B, "click id=1", "For action index=1, you should click id=5."]
+    )
+    out = await run(spec, "button/0", hide_failed_clicks="planning")
+    assert [t["status"] for t in out["trials"]] == ["failed", "exception", "correct"]  # the env refuses id=1
+    assert "<button>Cancel</button>" in screen_in(prompts_seen(spec)[3])
+
+
+# --- a B that already failed at A is enforced again, as the original code enforces every B ------
+
+FAILED_TWICE = [
+    "click id=1",
+    "clicked Cancel",
+    "For action index=1, you should click id=3.",
+    "clicked Help",
+    "For action index=1, you should click id=1.",  # B failed in trial 1
+]
+
+
+async def test_a_b_that_already_failed_is_enforced_again_as_the_original_code(tmp_path):
+    spec = scripted(tmp_path, [*FAILED_TWICE, "clicked Cancel again"])
+    out = await run(spec, "button/0", max_trials=3)
+    assert [t["sources"] for t in out["trials"]] == [["plan"], ["enforce"], ["enforce"]]
+    assert out["trials"][2]["actions"] == ["click id=1"] and not out["success"]
+
+
+async def test_the_papers_rule_lets_the_planner_decide_where_b_already_failed(tmp_path):
+    spec = scripted(tmp_path, [*FAILED_TWICE, "click id=5"])
+    out = await run(spec, "button/0", max_trials=3, enforce_failed=False)
+    assert [t["sources"] for t in out["trials"]] == [["plan"], ["enforce"], ["plan"]] and out["success"]
+
+
+# --- a B worded in prose is enforced as the original code executes it -----------------------------
+
+
+@pytest.mark.parametrize("reading, sources", [("code", ["enforce"]), ("grammar", ["plan"])])
+async def test_a_click_b_worded_in_prose_is_enforced_as_the_original_code(tmp_path, reading, sources):
+    reply = "For action index=1, you should click the button with id=5."
+    spec = scripted(tmp_path, ["click id=1", "cancelled", reply, "click id=5"])
+    out = await run(spec, "button/0", suggestion_reading=reading)
+    assert out["success"] and out["trials"][1]["sources"] == sources
+    assert len(prompts_seen(spec)) == (3 if reading == "code" else 4)  # enforced: no planning call
 
 
 # --- hold and release are judged like every action (Sec. 3.4; the original code) ----------------
@@ -183,3 +256,28 @@ async def test_the_whole_reflection_is_the_lesson_and_a_reply_without_b_still_co
     }
     at_a = prompts_seen(spec)[5]
     assert f"- {reply}\n" in at_a and "Now, you need to follow the lessons" in at_a and "id=4" in screen_in(at_a)
+
+
+# --- decoding: the original code's token limit and its pick of the reflection ----------------------
+
+
+def limits_asked(spec: str) -> list[int | None]:
+    return [call["max_tokens"] for call in model_for(spec, 0.0, 512).calls]
+
+
+async def test_every_call_on_miniwob_is_limited_to_the_original_codes_128_tokens(tmp_path):
+    replies = ["click id=1", "cancelled", "For action index=1, you should click id=5."]
+    spec = scripted(tmp_path, replies)
+    await run(spec, "button/0")
+    assert limits_asked(spec) == [128] * 3  # plan, paraphrase, reflection (the enforced B needs no call)
+    spec = scripted(tmp_path, replies)
+    await run(spec, "button/0", paper_max_tokens=None)
+    assert limits_asked(spec) == [None] * 3  # the shared max_tokens
+
+
+async def test_the_longest_of_the_reflection_samples_is_kept_as_the_original_code(tmp_path):
+    short, long = "For action index=1, you should click id=3.", "For action index=1, you should click id=5 (Submit)."
+    spec = scripted(tmp_path, ["click id=1", "cancelled", long, short])
+    out = await run(spec, "button/0", reflection_samples=2)
+    assert out["trials"][0]["reflection"] == long and out["success"]
+    assert len(model_for(spec, 0.0, 512).calls) == 4

@@ -102,7 +102,8 @@ async def test_b_that_already_failed_is_not_enforced_and_both_ids_are_disabled(t
             "click id=5",
         ],
     )
-    out = await run(spec, "button/0")
+    # the paper's setting: a failed B is not enforced, disabled ids leave the planner's screen
+    out = await run(spec, "button/0", hide_failed_clicks="planning", enforce_failed=False)
     assert [t["sources"] for t in out["trials"]] == [["plan"], ["enforce"], ["plan"]]
     assert out["success"] and out["memory"]["entries"]["0"]["disabled"] == ["1", "3"]
     shown = screen_in(prompts_seen(spec)[-1])
@@ -259,7 +260,7 @@ async def test_resumed_run_ends_like_an_uninterrupted_one(tmp_path):
     graph = build_graph(checkpointer=InMemorySaver())
     config = {"configurable": {"thread_id": uuid.uuid4().hex}, "recursion_limit": 500}
     # the paper's rule disables the failed click before a prose B: an id the rebuilt env must hide
-    context = SRContext(model=spec, env="fakepage", disable_clicks="failed")
+    context = SRContext(model=spec, env="fakepage", disable_clicks="failed", hide_failed_clicks="planning")
     await graph.ainvoke({"task_id": "boxes/0"}, config, context=context, interrupt_before=["plan"])
     paused = await graph.ainvoke(None, config, context=context, interrupt_before=["plan"])
     assert paused["trial"] == 2 and len(paused["steps"]) == 1  # replayed, about to plan at A

@@ -59,7 +59,8 @@ async def test_failed_trial_reflected_then_replayed_enforced_and_solved(tmp_path
             f"click id={submit}",
         ],
     )
-    out = await run(spec, "click-checkboxes/2")
+    # the paper's setting: the failed box loses its id on the screens the model sees at A
+    out = await run(spec, "click-checkboxes/2", hide_failed_clicks="planning")
     assert out["success"] and [t["status"] for t in out["trials"]] == ["failed", "correct"]
     trial2 = out["trials"][1]
     assert trial2["sources"] == ["replay", "enforce", "plan"]
@@ -99,7 +100,7 @@ async def test_second_trial_plans_at_a_with_the_lesson_and_without_the_failed_id
         ],
     )
     # the paper's rule disables the failed box before a prose B (the original code's only before a click)
-    out = await run(spec, "click-checkboxes/2", disable_clicks="failed")
+    out = await run(spec, "click-checkboxes/2", disable_clicks="failed", hide_failed_clicks="planning")
     assert out["success"] and out["trials"][1]["sources"] == ["replay", "plan", "plan"]
     plan_at_a = prompts_seen(spec)[5]
     assert f"id={wrong} " not in screen_in(plan_at_a) and "tick the NYYyS82 checkbox" in plan_at_a

@@ -236,7 +236,15 @@ async def test_without_action_constraint_failed_ids_stay_on_the_screen_and_in_th
             "click id=1",  # Cancel, a third time
         ],
     )
-    out = await run(spec, "button/0", max_trials=3, action_constraint=constraint)
+    # the paper's setting: the planner's screen and the env lose the failed ids, a failed B is not enforced
+    out = await run(
+        spec,
+        "button/0",
+        max_trials=3,
+        action_constraint=constraint,
+        hide_failed_clicks="planning",
+        enforce_failed=False,
+    )
     assert [t["sources"] for t in out["trials"]] == [["plan"], ["enforce"], ["plan"]]  # B is still enforced
     assert [t["status"] for t in out["trials"]] == ["failed", "failed", third]
     shown = prompts_seen(spec)

@@ -15,6 +15,8 @@ from langgraph.graph.state import CompiledStateGraph
 
 from graphs import studio_graphs
 from graphs.app import generated
+from tests.support.deployment import deployment
+from tests.support.laser_demo import BUY_REPLIES
 from tests.support.scenarios import SCENARIOS
 from tests.support.studio import langgraph_dev, post
 
@@ -71,11 +73,18 @@ def test_graph_loads_from_its_file_path(name, target):
     assert graph.context_schema is not None and graph.context_schema.__name__ == method.context.__name__
 
 
-@pytest.fixture(scope="module")
-def studio(tmp_path_factory):
-    """One ``langgraph dev`` server for the module; yields its URL and log file."""
-    with langgraph_dev(tmp_path_factory.mktemp("studio")) as served:
-        yield served
+@pytest.fixture(scope="module", params=["langgraph dev", "introspect serve"])
+def studio(request, tmp_path_factory):
+    """One server for the module, of each kind: ``langgraph dev`` (in memory) and a deployment
+    (``introspect serve`` on Postgres and Redis, tests.support.deployment); yields its URL and
+    log file."""
+    folder = tmp_path_factory.mktemp("studio")
+    if request.param == "langgraph dev":
+        with langgraph_dev(folder) as served:
+            yield served
+    else:
+        with deployment(folder, workers=1) as deployed:
+            yield deployed.url, deployed.workers[0].log
 
 
 @pytest.mark.slow
@@ -134,7 +143,8 @@ async def test_a_confirm_pause_is_answered_over_the_langgraph_api(studio, tmp_pa
     url, log = studio
     client = get_client(url=url)
     scenario = SCENARIOS["laser"]
-    spec = replace(scenario, replies=scenario.replies + scenario.replies[-2:]).write_script(tmp_path / "l.jsonl")
+    again = scenario.replies[-BUY_REPLIES:]  # Buy_Now once more
+    spec = replace(scenario, replies=scenario.replies + again).write_script(tmp_path / "l.jsonl")
     context = {**scenario.context_for(spec), "confirm": True}
     thread = (await client.threads.create())["thread_id"]
 

@@ -168,8 +168,8 @@ def test_table_2_wording():
     assert prompts.load("autoplan/revision") == (
         "Suggest revision to the current flawed part of the plan. Only the flawed part."
     )
-    assert "The system message in observation is always correct" in prompts.load("autoplan/alfworld/flaw")
-    assert "Pay attention to summary of successful jobs" in prompts.load("autoplan/alfworld/update")
+    assert "The system message in observation is always correct" in prompts.load("autoplan/alfworld/flaw_paper")
+    assert "Pay attention to summary of successful jobs" in prompts.load("autoplan/alfworld/update_request_paper")
     assert prompting.outcome("alfworld", False, "max_actions") == "Job failed. Maximum number of steps reached."
     assert prompting.outcome("hotpotqa", True, "done", 'The gold answer is "x".').endswith('"x".')
 
@@ -185,9 +185,8 @@ def test_prompts_the_paper_shows_only_as_images_are_the_original_codes():
     hotpotqa = prompts.load("autoplan/hotpotqa/formalize")
     assert hotpotqa.count("Formalized First Action:") == 3  # two examples, then the action
     assert 'Action: look up the word "desk".\nFormalized First Action: lookup[desk]' in hotpotqa
-    assert prompts.load("autoplan/hotpotqa/update").endswith(
-        "rewrite the current task plan. The plan should not be specific to one job but generalizable to all jobs.\n"
-        "New Task Plan:"
+    assert prompts.load("autoplan/hotpotqa/update_request").endswith(
+        "rewrite the current task plan. The plan should not be specific to one job but generalizable to all jobs. "
     )
     assert "Valid Actions on the objects" in prompts.load("autoplan/alfworld/description")
     block = prompting.experience_block(

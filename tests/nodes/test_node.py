@@ -79,6 +79,32 @@ async def test_each_model_node_reads_the_next_reply_though_none_returns_usage(sc
     assert state["usage"]["model_calls"] == 3
 
 
+async def test_every_call_is_logged_in_state_as_made(script):
+    """The state's call log (nodes.calls) holds each call: its node and position, the messages
+    sent, the reply, its tokens, time and retries."""
+    state = await graph(("first", asking(2)), ("second", asking(0)), ("third", asking(1))).ainvoke(
+        {"task_id": "t"}, context=script
+    )
+    calls = state["calls"]
+    assert [(c["node"], c["position"], c["task_id"]) for c in calls] == [
+        ("first", 0, "t"),
+        ("first", 1, "t"),
+        ("third", 2, "t"),
+    ]
+    assert [c["content"] for c in calls] == ["reply 0", "reply 1", "reply 2"]
+    assert all(c["request"]["messages"] == [{"role": "human", "content": "next?"}] for c in calls)
+    assert all(c["usage"]["input_tokens"] > 0 and c["seconds"] >= 0 and c["retries"] == 0 for c in calls)
+
+
+async def test_no_key_enters_the_call_log(tmp_path, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-0123456789")
+    path = tmp_path / "script.jsonl"
+    path.write_text(json.dumps({"content": "my key is sk-test-0123456789"}) + "\n")
+    state = await graph(("first", asking(1))).ainvoke({"task_id": "t"}, context=Context(model=f"scripted:{path}"))
+    llm.clear_models()
+    assert "sk-test-0123456789" not in json.dumps(state["calls"]) and state["calls"][0]["content"] == "my key is ***"
+
+
 async def test_a_node_without_calls_writes_no_usage(script):
     """The middle node above asks nothing: its update carries no usage at all; the others' do."""
     nodes = graph(("first", asking(1)), ("second", asking(0)))

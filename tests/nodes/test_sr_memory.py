@@ -163,6 +163,8 @@ def test_failed_attempts_accumulate_and_a_failed_b_is_not_enforced():
     assert memory["entries"]["0"]["failed"] == ["click id=1", "click id=2"]
     assert disabled_ids(memory, 0) == ["1", "2"]
     assert enforced_action(memory, 0, MINIWOB) == ""  # B=click id=1 already failed: the planner decides
+    # the original code enforces it all the same (on an id the env does not refuse)
+    assert enforced_action(memory, 0, MINIWOB, again=True, refused=False) == "click id=1"
 
 
 def test_no_disable_when_b_acts_on_the_same_element_and_none_for_keys():
@@ -261,3 +263,17 @@ def test_suggestion_past_the_end_has_no_failed_action():
 def test_hiding_ids_removes_only_the_id_attribute():
     screen = '<button id=1 class="b">One</button>\n<button id=12>Twelve</button>'
     assert MINIWOB.without_elements(screen, ["1"]) == '<button class="b">One</button>\n<button id=12>Twelve</button>'
+
+
+def test_a_click_worded_in_prose_is_enforced_on_its_first_number_as_the_original_code():
+    s = parse_reflection("For action index=1, you should click the button with id=7.", 1, MINIWOB)
+    assert s.action == "click id=7" and s.text == "click the button with id=7."
+    assert parse_reflection("For action index=1, you should tap the 2nd box (id=7).", 1, MINIWOB).action == "click id=2"
+    # what the original does not click is read with the env's grammar
+    assert parse_reflection("For action index=1, you should click the OK button.", 1, MINIWOB).action == ""
+    assert parse_reflection("For action index=1, you should press ENTER.", 1, MINIWOB).action == "press Enter"
+
+
+def test_reading_b_only_by_the_grammar_is_an_option():
+    s = parse_reflection("For action index=1, you should click the button with id=7.", 1, MINIWOB, reading="grammar")
+    assert s.action == ""

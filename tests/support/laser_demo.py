@@ -1,4 +1,4 @@
-"""The shipped LASER demo (WebShop goal 0 bought for reward 1 in 12 model calls) as test
+"""The shipped LASER demo (WebShop goal 0 bought for reward 1 in 15 model calls) as test
 material: its script without the demo's imitation latency, whole or cut short."""
 
 from __future__ import annotations
@@ -12,6 +12,9 @@ ROOT = Path(__file__).resolve().parents[2]
 DEMO = json.loads((ROOT / "graphs/app/demos/laser.json").read_text())
 SCRIPT = ROOT / "graphs/app/demos" / DEMO["recording"]
 REPLIES = [json.loads(line) for line in SCRIPT.read_text().splitlines() if line.strip()]
+# The demo's last replies: the item state's Buy_Now (rationale, call) and its options step (the
+# customisation types, the values' rationale, the forced call). A test repeats them to buy again.
+BUY_REPLIES = 5
 
 
 def write_demo_script(path: Path, replies: int | None = None) -> str:

@@ -6,10 +6,14 @@ from typing import Any
 
 from graphs import methods
 from graphs.app.report.tables import (
+    comparison_table,
     comparisons,
     configurations_table,
     failures,
+    repeats_table,
     runs,
+    stop_reasons,
+    templates,
 )
 from graphs.method import Method
 from nodes.report import Config, Figure, Table
@@ -25,14 +29,19 @@ def _training(method: Method, training: dict[str, dict[str, Any]]) -> dict[str, 
 
 
 def report_tables(configs: list[Config], training: dict[str, dict[str, Any]]) -> list[Table]:
-    """The configurations and their runs, the side-by-side comparison (several configurations), each method's paper
-    tables (``Method.report``, in the registry's order), then the failures."""
-    tables = [configurations_table(configs), runs(configs), *comparisons(configs)]
+    """The comparison of every configuration, the configurations and their runs, pass@k and
+    pass^k (when tasks were repeated), the side-by-side comparisons (several configurations on
+    an env), each method's paper tables (``Method.report``, in the registry's order),
+    WebArena's per-template average, then the failures: by stop reason, and with examples."""
+    tables = [comparison_table(configs), configurations_table(configs), runs(configs)]
+    tables += [t for t in (repeats_table(configs),) if t is not None]
+    tables += comparisons(configs)
     for method in methods():
         mine, records = _mine(method, configs), _training(method, training)
         if mine or records:
             tables += method.report.tables(mine, records)
-    return [*tables, failures(configs)]
+    tables += [t for t in (templates(configs),) if t is not None]
+    return [*tables, stop_reasons(configs), failures(configs)]
 
 
 def method_figures(configs: list[Config], training: dict[str, dict[str, Any]]) -> list[Figure]:

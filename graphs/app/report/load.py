@@ -3,7 +3,8 @@ is printed or written.
 
 A results file is JSONL, one row per task (graphs.app.evaluate). Rows are grouped into
 configurations the way ``eval`` itself groups them: method, env, model and settings
-fingerprint; within one, the latest row of a task wins (a re-run after an error appends a
+fingerprint, and a study run's ``label`` when the rows carry one; within one, the latest row
+of a task in each repeat (``repeat``, 1 when absent) wins (a re-run after an error appends a
 new row), across every file given, in the order given. A torn last line (an evaluation
 killed mid-write) is skipped, as ``eval`` skips it; any other line that is not a JSON
 object with a ``task_id`` makes the file unreadable as results: one line, exit 2.
@@ -16,9 +17,9 @@ from pathlib import Path
 from typing import Any
 
 from graphs.app.options import UsageError
-from nodes.report import Config
+from nodes.report import Config, repeat_of
 
-ConfigKey = tuple[str, str, str, str]  # method, env, model, fingerprint
+ConfigKey = tuple[str, str, str, str, str]  # method, env, model, fingerprint, study run label
 REQUIRED = ("task_id", "method", "env", "model", "success")
 
 
@@ -59,14 +60,22 @@ def configurations(paths: list[Path]) -> list[Config]:
     configs: dict[ConfigKey, Config] = {}
     for path in paths:
         for row in read_results(path):
-            key = (str(row["method"]), str(row["env"]), str(row["model"]), str(row.get("fingerprint", "")))
+            method, env, model, fingerprint, label = key = (
+                str(row["method"]),
+                str(row["env"]),
+                str(row["model"]),
+                str(row.get("fingerprint", "")),
+                str(row.get("label") or ""),
+            )
             if key not in configs:
-                configs[key] = Config(len(configs) + 1, *key, dict(row.get("settings") or {}))
+                settings = dict(row.get("settings") or {})
+                configs[key] = Config(len(configs) + 1, method, env, model, fingerprint, settings, label)
             config = configs[key]
             if str(path) not in config.sources:
                 config.sources.append(str(path))
-            config.by_task.pop(str(row["task_id"]), None)  # the latest row goes last, in file order
-            config.by_task[str(row["task_id"])] = row
+            attempt = (str(row["task_id"]), repeat_of(row))
+            config.latest.pop(attempt, None)  # the latest row goes last, in file order
+            config.latest[attempt] = row
     return list(configs.values())
 
 

@@ -3,8 +3,9 @@
 Each method's own figures, as it declares them (``Method.report.figures``: completion vs trials
 for Structured Reflection, success by episode for Devil's Advocate, the transitions histogram
 for LASER, batch success per training iteration from AutoPlan's plan records), drawn here from
-their data, then the success rate per configuration (any report). Legends name configurations
-by their labels, wrapped so that no text is cut off.
+their data, then the success rate per configuration and, per env, cost against success with
+the Pareto front (any report). Legends name configurations by their labels, wrapped so that no
+text is cut off.
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from graphs.app.report.contents import method_figures
+from graphs.app.report.frontier import Frontier, frontier
+from graphs.app.report.tables import by_env
 from nodes.report import Config, Curves, Histogram, rate
 
 WRAP = 48  # legend and tick label width, in characters
@@ -49,7 +52,11 @@ def _lines(plt: Any, figure: Curves, path: Path) -> Path:
     fig, ax = plt.subplots(figsize=(7, 4.5))
     for key, values in figure.lines:
         xs = list(range(1, len(values) + 1))
-        ax.plot(xs, [100 * v for v in values], marker="o", label=_named(key))
+        (line,) = ax.plot(xs, [100 * v for v in values], marker="o", label=_named(key))
+        if isinstance(key, str) and key in figure.spread:
+            sd = figure.spread[key]
+            low = [100 * (v - d) for v, d in zip(values, sd)]
+            ax.fill_between(xs, low, [100 * (v + d) for v, d in zip(values, sd)], color=line.get_color(), alpha=0.2)
     longest = max((len(v) for _, v in figure.lines), default=1)
     ax.set_xticks(range(1, longest + 1))
     ax.set_ylim(-2, 102)
@@ -60,17 +67,23 @@ def _lines(plt: Any, figure: Curves, path: Path) -> Path:
 
 
 def write(configs: list[Config], training: dict[str, dict[str, Any]], folder: Path) -> list[Path]:
-    """Every figure the data allows, written into ``folder``; returns their paths."""
+    """Every figure the data allows, written into ``folder``; returns their paths: the ones
+    every report has (success per configuration, cost against success per env), then each
+    method's."""
     plt = _pyplot()
     folder.mkdir(parents=True, exist_ok=True)
     out = []
+    if any(c.ran for c in configs):
+        out.append(_bars(plt, [c for c in configs if c.ran], folder / "comparison.png"))
+    for env, group in by_env(configs).items():
+        points = frontier(group)
+        if points.points:
+            out.append(_cost_success(plt, env, points, folder / f"cost_success_{env}.png"))
     for figure in method_figures(configs, training):
         if isinstance(figure, Curves):
             out.append(_lines(plt, figure, folder / f"{figure.name}.png"))
         else:
             out.append(_histogram(plt, figure, folder / f"{figure.name}.png"))
-    if any(c.ran for c in configs):
-        out.append(_bars(plt, [c for c in configs if c.ran], folder / "comparison.png"))
     return out
 
 
@@ -104,4 +117,38 @@ def _bars(plt: Any, configs: list[Config], path: Path) -> Path:
     ax.set_yticks(positions, labels, fontsize=9)
     ax.set_xlim(0, 118)
     ax.set(title="Success rate per configuration", xlabel="success rate (%) over the tasks that ran")
+    return _save(plt, fig, path)
+
+
+def _cost_success(plt: Any, env: str, points: Frontier, path: Path) -> Path:
+    """One point per configuration; the Pareto front's points filled and joined, cheapest first."""
+    fig, ax = plt.subplots(figsize=(7, 4.8))
+    front = {p.config.number for p in points.front}
+    for p in points.points:
+        on = p.config.number in front
+        ax.scatter(
+            p.cost,
+            100 * p.success,
+            s=70,
+            marker="o",
+            facecolors="#d6455b" if on else "none",
+            edgecolors="#d6455b" if on else "#5b6fd6",
+            zorder=3,
+            label=legend(p.config),
+        )
+        ax.annotate(f"#{p.config.number}", (p.cost, 100 * p.success), textcoords="offset points", xytext=(6, 5))
+    ax.step(
+        [p.cost for p in points.front],
+        [100 * p.success for p in points.front],
+        where="post",
+        color="#d6455b",
+        linewidth=1.2,
+        label="Pareto front",
+        zorder=2,
+    )
+    ax.set_ylim(-4, 106)
+    ax.set_xlim(0, 1.18 * max(p.cost for p in points.points) or 1.0)  # room for the last point's number
+    ax.set(title=f"Cost against success on {env}", xlabel=points.axis, ylabel="success rate (%)")
+    ax.grid(alpha=0.3)
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.16), fontsize=9, frameon=False)
     return _save(plt, fig, path)

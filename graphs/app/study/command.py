@@ -1,0 +1,119 @@
+"""``introspect study run|status|report``: the command's three actions (graphs.app.cli registers them).
+
+Exit status of ``study run``: 0 when every task of every run and repeat ran to an outcome;
+1 when some task errored (a model that gave up: running the study again tries it again);
+2 for a study file that cannot run (nothing is written); 3 when a budget stopped the study
+(the line says what it spent and how to continue).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from pathlib import Path
+
+from graphs.app.evaluate import read_rows
+from graphs.app.study import journal
+from graphs.app.study.budget import BudgetReached
+from graphs.app.study.estimate import estimate
+from graphs.app.study.run import (
+    SPEC,
+    STOPPED,
+    Outcome,
+    check_continuation,
+    execute,
+    folder_checkpoint,
+    folder_of,
+    identity,
+    results_files,
+    say,
+    status_lines,
+    warn,
+    write_report,
+    write_viewer,
+)
+from graphs.app.study.spec import Study, StudyError, load
+from nodes.usage import dollars, sum_costs
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    study = load(Path(args.spec))
+    folder = folder_of(study, args.out)
+    check_continuation(study, folder)
+    if args.dry_run:
+        return dry_run(study, folder)
+    (folder / "results").mkdir(parents=True, exist_ok=True)
+    (folder / SPEC).write_text(study.text, encoding="utf-8")
+    journal.append(folder, "session", spec=str(args.spec), argv=sys.argv[1:])
+    journal.append(folder, "plan", runs=[identity(run) for run in study.runs])
+    say(f"study {study.name}: {len(study.runs)} runs into {folder}")
+    outcome = asyncio.run(_session(study, folder))
+    report = write_report(folder)
+    if report is not None:
+        say(f"report: {report / 'index.html'}  views: {folder / 'views'}")
+    return _ending(study, folder, outcome, args)
+
+
+async def _session(study: Study, folder: Path) -> Outcome:
+    outcome = await execute(study, folder, say)
+    await write_viewer(folder, study.checkpoint)
+    return outcome
+
+
+def _ending(study: Study, folder: Path, outcome: Outcome, args: argparse.Namespace) -> int:
+    again = f"introspect study run {args.spec}" + (f" --out {args.out}" if args.out else "")
+    errors = [(label, r, task, e) for label, r, s in outcome.summaries for task, e in s.errors]
+    task_budget = [e for e in errors if e[3].startswith(BudgetReached.__name__)]
+    if outcome.signal is not None and outcome.signal.signal is not None:
+        name = outcome.signal.signal.name
+        journal.append(folder, "stopped", reason=name, spent_usd=round(outcome.spent, 6))
+        warn(
+            f"introspect: stopped by {name}: the tasks under way stopped at a step boundary, checkpointed; "
+            f"run `{again}` to continue"
+        )
+        return outcome.signal.exit_status()
+    if outcome.stopped or task_budget:
+        which = outcome.stopped or f"task_max_cost_usd ({len(task_budget)} tasks)"
+        journal.append(folder, "stopped", reason=f"{which} reached", spent_usd=round(outcome.spent, 6))
+        warn(
+            f"introspect: stopped: {which} reached; the study has spent ${outcome.spent:.4f} and its "
+            f"tasks in flight are checkpointed. To continue, raise the budget in {args.spec} and run `{again}`"
+        )
+        return STOPPED
+    journal.append(folder, "finished", spent_usd=round(outcome.spent, 6), errors=len(errors))
+    if errors:
+        warn(f"introspect: {len(errors)} task runs errored; `{again}` tries them again")
+        return 1
+    return 0
+
+
+def dry_run(study: Study, folder: Path) -> int:
+    """Each run's tasks and what they would cost; nothing is written."""
+    costs: list[float | None] = []
+    for run in study.runs:
+        shown = ", ".join(run.tasks[:5]) + (f", ... ({len(run.tasks)} tasks)" if len(run.tasks) > 5 else "")
+        say(f"{run.label}: {run.method.name} on {run.context.env}, {run.context.model}, x{run.repeats}: {shown}")
+        guess = estimate(run, folder)
+        say(f"  {guess.line()}")
+        costs.append(guess.cost_usd)
+    say(f"study {study.name}: ~{dollars(sum_costs(costs))} in all; nothing was run or written")
+    return 0
+
+
+def cmd_status(args: argparse.Namespace) -> int:
+    for line in status_lines(Path(args.folder)):
+        say(line)
+    return 0
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    folder = Path(args.folder)
+    status_lines(folder)  # refuses a folder that holds no study
+    if not any(read_rows(p) for p in results_files(folder)):
+        raise StudyError(f"{folder} has no results yet: run the study first")
+    asyncio.run(write_viewer(folder, folder_checkpoint(folder)))  # the pages first: the report's index links them
+    report = write_report(folder)
+    assert report is not None
+    say(f"report: {report / 'report.md'}  views: {folder / 'views'}")
+    return 0

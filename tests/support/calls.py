@@ -1,0 +1,12 @@
+"""Comparing the states of two runs of the same script: every field but each call's wall time
+(the ``calls`` log records how long each model call took, which no two runs share)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def timeless(state: dict[str, Any]) -> dict[str, Any]:
+    """``state`` with each logged model call's ``seconds`` left out."""
+    calls = [{k: v for k, v in call.items() if k != "seconds"} for call in state.get("calls") or []]
+    return {**state, "calls": calls}

@@ -1,0 +1,87 @@
+"""A graceful stop of ``introspect eval``: SIGINT or SIGTERM, sent at a random point (seeded),
+lets the steps under way finish and checkpoint (LangGraph's drain), writes no partial row,
+exits 128+signal with a line saying how to continue; the same command then ends with the rows
+and model-call counts of an evaluation that was never stopped."""
+
+from __future__ import annotations
+
+import random
+import signal
+import time
+from pathlib import Path
+
+import pytest
+
+from graphs.app.evaluate import read_rows
+from tests.graphs.laser_scripts import ROW_FIELDS, paging_script
+from tests.support.cli import ROOT, child_env, output, run_main, spawn
+
+pytestmark = pytest.mark.slow
+TASKS = [f"synthetic-{i}" for i in range(500, 506)]
+DRAWS = random.Random(21)
+CASES = [(signal.SIGINT, DRAWS.uniform(0.2, 2.0)), (signal.SIGTERM, DRAWS.uniform(0.2, 2.0))]
+
+
+def eval_args(spec: str, results: Path, checkpoints: Path) -> list[str]:
+    return [
+        "eval",
+        "laser",
+        "--tasks",
+        ",".join(TASKS),
+        "--model",
+        spec,
+        "--set",
+        "max_actions=2",
+        "--set",
+        "backup=false",
+        "--concurrency",
+        "2",
+        "--results",
+        str(results),
+        "--checkpoint",
+        f"sqlite:///{checkpoints}",
+    ]
+
+
+def compared(rows: list[dict]) -> list[tuple]:
+    return sorted(tuple(r.get(k) for k in ROW_FIELDS) for r in rows)
+
+
+@pytest.fixture(scope="module")
+def script(tmp_path_factory) -> str:
+    return paging_script(tmp_path_factory.mktemp("script") / "s.jsonl", delay=0.3)  # four calls, 1.2 s a task
+
+
+@pytest.fixture(scope="module")
+def never_stopped(script, tmp_path_factory) -> list[tuple]:
+    """The rows of the same evaluation, run to its end without a signal."""
+    folder = tmp_path_factory.mktemp("whole")
+    assert run_main(eval_args(script, folder / "whole.jsonl", folder / "whole.sqlite"), logs=folder, name="whole") == 0
+    return compared(read_rows(folder / "whole.jsonl"))
+
+
+@pytest.mark.parametrize(("signum", "delay"), CASES, ids=[s.name for s, _ in CASES])
+def test_a_signal_stops_the_evaluation_gracefully_and_the_same_command_continues(
+    signum, delay, script, never_stopped, tmp_path
+):
+    spec = script
+    args = eval_args(spec, tmp_path / "stopped.jsonl", tmp_path / "stopped.sqlite")
+    child = spawn(args, cwd=ROOT, env=child_env(), logs=tmp_path, name="stopped")
+    deadline = time.monotonic() + 120
+    while not (tmp_path / "stopped.jsonl").exists():  # the first row: the evaluation is under way
+        assert child.poll() is None and time.monotonic() < deadline, output(tmp_path, "stopped")
+        time.sleep(0.05)
+    time.sleep(delay)
+    child.send_signal(signum)
+    code = child.wait(timeout=120)
+    _, err = output(tmp_path, "stopped")
+    assert code == 128 + signum, err
+    assert err.strip().splitlines()[-1].startswith(f"introspect: stopped by {signum.name}: ")
+    assert "run the same command again" in err and "Traceback" not in err
+    text = (tmp_path / "stopped.jsonl").read_text()
+    assert text.endswith("\n")  # whole rows only
+    written = read_rows(tmp_path / "stopped.jsonl")
+    assert 0 < len(written) < len(TASKS) and not any(r["error"] for r in written)
+
+    assert run_main(args, logs=tmp_path, name="continued") == 0
+    assert compared(read_rows(tmp_path / "stopped.jsonl")) == never_stopped

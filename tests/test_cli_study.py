@@ -1,0 +1,341 @@
+"""``introspect study``: a study file checked before anything runs, run into one folder,
+repeated on distinct threads, continued, refused when changed, and kept to its budgets
+(against the local OpenAI-compatible stub serving a priced model name)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import shutil
+import signal
+import time
+from pathlib import Path
+
+import pytest
+
+from graphs import method_named
+from graphs.app.checkpoint import open_checkpointer
+from graphs.app.evaluate import eval_thread_id, read_rows
+from graphs.app.runner import outcome_of
+from nodes.laser.context import LaserContext
+from tests.support.cli import ROOT, child_env, output, run_main, spawn
+from tests.support.laser_demo import DEMO, REPLIES, demo_replies, write_demo_script
+from tests.support.openai_stub import OpenAIStub, Reply
+
+TASK = DEMO["task_id"]
+PRICED = "openai:gpt-4o-mini"  # genai-prices knows it; the stub serves it
+
+
+def write_study(path: Path, text: str) -> Path:
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def study(tmp_path: Path, model: str, extra: str = "", run: str = "") -> Path:
+    return write_study(
+        tmp_path / "study.toml",
+        f'name = "s"\nmodel = "{model}"\n{extra}\n[[runs]]\nmethod = "laser"\nenv = "webshop"\n'
+        f'tasks = "{TASK}"\n{run}\n',
+    )
+
+
+@pytest.mark.parametrize(
+    ("body", "said"),
+    [
+        ('[[runs]]\nmethod = "laser"\nsetings = {}\n', "runs[1]: unknown key 'setings'"),
+        ('[[runs]]\nmethod = "nope"\n', "unknown method 'nope'"),
+        ('[[runs]]\nmethod = "laser"\nenv = "alfworld"\n', "laser runs on webshop, webarena, not 'alfworld'"),
+        ('[[runs]]\nmethod = "laser"\nsettings = {max_actons = 3}\n', "laser has no setting 'max_actons'"),
+        ('[[runs]]\nmethod = "laser"\nsettings = {max_actions = 0}\n', "max_actions"),
+        ('[[runs]]\nmethod = "laser"\ntasks = "nope-7"\n', "nope-7"),
+        ('[[runs]]\nmethod = "laser"\nrepeats = 0\n', "repeats must be a whole number >= 1"),
+        ('[[grid]]\nmethods = ["laser"]\nenvs = ["webshop"]\nmodels = ["x"]\n', "malformed model spec 'x'"),
+        ("", "nothing to run"),
+        ('workers = 2\n[[runs]]\nmethod = "laser"\nrepeats = 2\n', "repeats run here only"),
+        ('concurrency = "auto"\nworkers = 2\n[[runs]]\nmethod = "laser"\n', 'concurrency = "auto" paces'),
+        ('concurrency = "many"\n[[runs]]\nmethod = "laser"\n', "concurrency"),
+        (f'[[runs]]\nmethod = "laser"\nmodel = "{PRICED}"\nworkers = 2\nmax_cost_usd = 1\n', "budgets are kept"),
+        ('[[runs]]\nmethod = "laser"\nmax_cost_usd = 1\n', "has no known price, so a budget cannot be kept"),
+    ],
+)
+def test_a_study_that_cannot_run_is_refused_in_one_line_before_anything_is_written(tmp_path, monkeypatch, body, said):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")  # a priced model's key, never used: nothing runs
+    model = write_demo_script(tmp_path / "demo.jsonl")
+    spec = write_study(tmp_path / "bad.toml", f'name = "bad"\nmodel = "{model}"\n{body}')
+    out = tmp_path / "out"
+    assert run_main(["study", "run", str(spec), "--out", str(out)], logs=tmp_path, name="bad") == 2
+    _, err = output(tmp_path, "bad")
+    assert said in err and len(err.strip().splitlines()) == 1 and "Traceback" not in err
+    assert not out.exists()
+
+
+def test_a_grid_expands_into_runs_with_unique_labels_and_leaves_out_cells_that_do_not_run(tmp_path):
+    from graphs.app.study.spec import parse
+
+    model = write_demo_script(tmp_path / "demo.jsonl")
+    text = (
+        f'name = "g"\nmodel = "{model}"\n[[grid]]\nmethods = ["laser", "structured_reflection"]\n'
+        'envs = ["webshop", "miniwob"]\ntasks = "0:1"\nsettings = {max_actions = [3, 4]}\n'
+    )
+    runs = parse(text, "g.toml").runs
+    assert [r.label for r in runs] == [
+        "laser-webshop-max_actions=3",
+        "laser-webshop-max_actions=4",
+        "structured_reflection-webshop-max_actions=3",
+        "structured_reflection-webshop-max_actions=4",
+        "structured_reflection-miniwob-max_actions=3",
+        "structured_reflection-miniwob-max_actions=4",
+    ]
+    assert [r.context.max_actions for r in runs] == [3, 4] * 3  # type: ignore[attr-defined]
+
+
+def test_repeats_run_on_distinct_threads_and_a_second_run_continues(tmp_path):
+    model = write_demo_script(tmp_path / "demo.jsonl")
+    spec = study(tmp_path, model, "repeats = 2")
+    out = tmp_path / "out"
+    assert run_main(["study", "run", str(spec), "--out", str(out)], logs=tmp_path, name="first") == 0
+    rows = {k: read_rows(out / "results" / f"laser-webshop.r{k}.jsonl") for k in (1, 2)}
+    context = LaserContext(model=model, env="webshop")
+    plain = eval_thread_id(method_named("laser"), context, TASK)
+    assert [r["thread_id"] for r in rows[1]] == [plain]  # repeat 1 keeps eval's thread id
+    assert [r["thread_id"] for r in rows[2]] == [f"{plain}-r2"]
+    assert [(r["repeat"], r["label"], r["success"]) for k in (1, 2) for r in rows[k]] == [
+        (1, "laser-webshop", True),
+        (2, "laser-webshop", True),
+    ]
+    assert (out / "spec.toml").read_text() == spec.read_text()
+    assert (out / "report" / "report.md").is_file()
+    assert (out / "views" / "laser-webshop.r2" / "index.html").is_file()
+    index = (out / "report" / "index.html").read_text()
+    assert "../views/laser-webshop.r2/" in index  # the report's index links the runs' pages
+    # export finds the study's own checkpoints: one chat line per model call of both repeats
+    assert (
+        run_main(["export", str(out), "--format", "chat", "--out", str(tmp_path / "c.jsonl")], logs=tmp_path, name="x")
+        == 0
+    )
+    lines = (tmp_path / "c.jsonl").read_text().splitlines()
+    assert len(lines) == sum(r["model_calls"] for k in (1, 2) for r in rows[k])
+    records = [json.loads(line) for line in (out / "journal.jsonl").read_text().splitlines()]
+    assert [r["event"] for r in records] == ["session", "plan", "run", "ran", "run", "ran", "finished"]
+    began = [r for r in records if r["event"] == "run"]  # each repeat's journal entry says what produced it
+    assert all(r["provenance"]["code"] == rows[1][0]["provenance"]["code"] for r in began)
+    assert {"commit", "packages", "prompts", "python", "version"} <= set(began[0]["provenance"])
+
+    # again: nothing is run twice (the rows stay one per task and repeat)
+    assert run_main(["study", "run", str(spec), "--out", str(out)], logs=tmp_path, name="again") == 0
+    assert [len(read_rows(out / "results" / f"laser-webshop.r{k}.jsonl")) for k in (1, 2)] == [1, 1]
+    assert run_main(["study", "status", str(out)], logs=tmp_path, name="status") == 0
+    said, _ = output(tmp_path, "status")
+    assert "laser-webshop r2: 1/1 finished, 0 errored, 0 not run" in said
+
+    shutil.rmtree(out / "report")
+    shutil.rmtree(out / "views")
+    assert run_main(["study", "report", str(out)], logs=tmp_path, name="report") == 0
+    assert (out / "report" / "report.md").is_file() and (out / "views" / "laser-webshop.r1" / "index.html").is_file()
+    for action in ("status", "report"):  # a folder that holds no study
+        assert run_main(["study", action, str(tmp_path)], logs=tmp_path, name=f"no-{action}") == 2
+        assert "is not a study folder" in output(tmp_path, f"no-{action}")[1]
+
+
+def test_a_run_with_workers_runs_its_tasks_in_worker_processes(tmp_path):
+    model = write_demo_script(tmp_path / "demo.jsonl")
+    spec = study(tmp_path, model, "workers = 2\nconcurrency = 1")
+    spec.write_text(spec.read_text().replace(f'tasks = "{TASK}"', f'tasks = "{TASK},3,{TASK}"'))
+    out = tmp_path / "out"
+    assert run_main(["study", "run", str(spec), "--out", str(out)], logs=tmp_path, name="workers") == 0
+    rows = read_rows(out / "results" / "laser-webshop.r1.jsonl")
+    assert sorted(r["task_id"] for r in rows) == sorted([TASK, "3"])  # a task named twice runs once
+    assert all(r["label"] == "laser-webshop" and r["repeat"] == 1 for r in rows)
+    assert next(r for r in rows if r["task_id"] == TASK)["success"]
+
+
+def test_a_changed_run_is_refused_and_an_added_run_is_welcome(tmp_path):
+    model = write_demo_script(tmp_path / "demo.jsonl")
+    spec = study(tmp_path, model)
+    out = tmp_path / "out"
+    assert run_main(["study", "run", str(spec), "--out", str(out)], logs=tmp_path, name="first") == 0
+    study(tmp_path, model, run="settings = {max_actions = 9}")
+    assert run_main(["study", "run", str(spec), "--out", str(out)], logs=tmp_path, name="changed") == 2
+    _, err = output(tmp_path, "changed")
+    assert "run 'laser-webshop' changed its settings" in err
+    study(tmp_path, model, run=f'\n[[runs]]\nmethod = "laser"\nlabel = "more"\ntasks = "{TASK}"\n')
+    assert run_main(["study", "run", str(spec), "--out", str(out)], logs=tmp_path, name="added") == 0
+    assert len(read_rows(out / "results" / "more.r1.jsonl")) == 1
+
+
+def test_a_dry_run_estimates_from_limits_then_from_earlier_rows_and_writes_nothing(tmp_path):
+    model = write_demo_script(tmp_path / "demo.jsonl")
+    spec = study(tmp_path, model)
+    out = tmp_path / "out"
+    assert run_main(["study", "run", str(spec), "--out", str(out), "--dry-run"], logs=tmp_path, name="dry") == 0
+    said, _ = output(tmp_path, "dry")
+    assert f"laser-webshop: laser on webshop, {model}, x1: {TASK}" in said
+    assert "from the method's limits" in said and not out.exists()
+    assert run_main(["study", "run", str(spec), "--out", str(out)], logs=tmp_path, name="ran") == 0
+    spec2 = study(tmp_path, model, "repeats = 3")  # two repeats to go, priced by the first one's row
+    assert run_main(["study", "run", str(spec2), "--out", str(out), "--dry-run"], logs=tmp_path, name="dry2") == 0
+    said, _ = output(tmp_path, "dry2")
+    calls = read_rows(out / "results" / "laser-webshop.r1.jsonl")[0]["model_calls"]
+    assert f"2 task runs, ~{2 * calls} model calls" in said and "from 1 earlier rows of this configuration" in said
+    assert not (out / "results" / "laser-webshop.r2.jsonl").exists()
+
+
+EXPENSIVE = 100_000  # prompt tokens per reply: $0.015 a call at gpt-4o-mini's list price
+
+
+def expensive(replies: list[Reply]) -> list[Reply]:
+    for reply in replies:
+        reply.prompt_tokens = EXPENSIVE
+    return replies
+
+
+def calls_checkpointed(out: Path, model: str) -> int:
+    """Model calls the task's thread holds in its last checkpoint."""
+
+    async def count() -> int:
+        async with open_checkpointer(f"sqlite:///{out / 'checkpoints.sqlite'}", existing=True) as saver:
+            method = method_named("laser")
+            thread = eval_thread_id(method, LaserContext(model=model, env="webshop"), TASK)
+            return int(((await outcome_of(method, thread, saver)).state.get("usage") or {}).get("model_calls", 0))
+
+    return asyncio.run(count())
+
+
+def test_the_study_budget_stops_cleanly_and_a_higher_one_continues(tmp_path, monkeypatch):
+    out = tmp_path / "out"
+    with OpenAIStub() as stub:
+        monkeypatch.setenv("OPENAI_BASE_URL", stub.base_url)
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+        stub.replies.extend(expensive(demo_replies()))
+        spec = study(tmp_path, PRICED, "max_cost_usd = 0.05")
+        assert run_main(["study", "run", str(spec), "--out", str(out)], logs=tmp_path, name="stopped") == 3
+        _, err = output(tmp_path, "stopped")
+        assert "stopped: the study's max_cost_usd ($0.0500) reached; the study has spent $0.0600" in err
+        assert f"raise the budget in {spec} and run `introspect study run {spec} --out {out}`" in err
+        assert len(stub.requests) == 4  # 0.015 x 4 >= 0.05: no call after the budget was reached
+        assert read_rows(out / "results" / "laser-webshop.r1.jsonl") == []  # the task in flight wrote no row
+        made = calls_checkpointed(out, PRICED)
+        assert 0 < made < 4  # checkpointed at its last finished step: the step in flight runs again
+
+        stub.replies[:] = expensive(demo_replies()[made:])  # the replies its checkpoint has not had
+        study(tmp_path, PRICED, "max_cost_usd = 1.0")  # a budget may change between sessions
+        assert run_main(["study", "run", str(spec), "--out", str(out)], logs=tmp_path, name="more") == 0
+    (row,) = read_rows(out / "results" / "laser-webshop.r1.jsonl")
+    assert row["success"] and row["model_calls"] == len(REPLIES) and not row["error"]
+    events = [json.loads(line) for line in (out / "journal.jsonl").read_text().splitlines()]
+    assert [e["event"] for e in events if e["event"] in ("stopped", "finished")] == ["stopped", "finished"]
+
+
+def test_a_task_budget_stops_that_task_before_its_next_call(tmp_path, monkeypatch):
+    out = tmp_path / "out"
+    with OpenAIStub() as stub:
+        monkeypatch.setenv("OPENAI_BASE_URL", stub.base_url)
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+        stub.replies.extend(expensive(demo_replies()))
+        spec = study(tmp_path, PRICED, "task_max_cost_usd = 0.04")
+        assert run_main(["study", "run", str(spec), "--out", str(out)], logs=tmp_path, name="task") == 3
+        assert len(stub.requests) == 3  # the fourth call would pass the task's budget
+    (row,) = read_rows(out / "results" / "laser-webshop.r1.jsonl")
+    assert row["error"].startswith("BudgetReached: task") and "task_max_cost_usd" in row["error"]
+    _, err = output(tmp_path, "task")
+    assert "stopped: task_max_cost_usd (1 tasks) reached" in err
+
+
+SLOW = ("miniwob", "webarena", "alfworld")  # left out of CI's slice: Chromium, and ALFWorld's games to load
+
+
+def matrix_slice(path: Path) -> tuple[Path, list[tuple[str, int]]]:
+    """studies/matrix.toml's WebShop and HotpotQA cells, at ``path``; with each run's label and
+    task count (the slice of the matrix CI runs, killed and continued; the benchmark
+    benchmarks/study_overhead.py runs it whole)."""
+    from graphs.app.study.spec import parse
+
+    text = (ROOT / "studies" / "matrix.toml").read_text(encoding="utf-8")
+    head, *blocks = text.split("[[runs]]")
+    kept = [b for b in blocks if not any(f'env = "{env}"' in b for env in SLOW)]
+    path.write_text(head + "".join("[[runs]]" + b for b in kept), encoding="utf-8")
+    return path, [(run.label, len(run.tasks)) for run in parse(path.read_text(), str(path)).runs]
+
+
+def test_the_shipped_matrix_covers_every_cell_offline():
+    import tomllib
+
+    from graphs import matrix
+
+    runs = tomllib.loads((ROOT / "studies" / "matrix.toml").read_text())["runs"]
+    assert sorted((r["method"], r["env"]) for r in runs) == sorted((m.name, env) for m, env, _ in matrix())
+    assert all(r.get("model", "scripted:").startswith(("scripted:", "replay:")) for r in runs)  # no key needed
+
+
+def test_the_matrix_study_continues_after_a_kill_with_complete_rows_a_report_and_views(tmp_path, monkeypatch):
+    monkeypatch.chdir(ROOT)  # the study's model paths are relative to the checkout's root
+    spec, runs = matrix_slice(tmp_path / "slice.toml")
+    out = tmp_path / "out"
+    child = spawn(["study", "run", str(spec), "--out", str(out)], cwd=ROOT, env=child_env(), logs=tmp_path, name="k")
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and child.poll() is None and not events_of(out, "run"):
+            time.sleep(0.05)
+        time.sleep(2)  # into the first run, LASER's demo: its replayed replies take 4.8 s
+        child.send_signal(signal.SIGKILL)
+    finally:
+        child.wait()
+    assert not events_of(out, "ran")  # killed in the first run (its task cannot end in under 4.8 s)
+    assert read_rows(out / "results" / "laser-webshop-demo.r1.jsonl") == []
+
+    assert run_main(["study", "run", str(spec), "--out", str(out)], logs=tmp_path, name="continued") == 0
+    for label, tasks in runs:
+        rows = read_rows(out / "results" / f"{label}.r1.jsonl")
+        assert len(rows) == tasks and len({r["task_id"] for r in rows}) == tasks, label  # each task once
+        assert all(not r["error"] and r["label"] == label and r["stop_reason"] for r in rows), label
+        assert (out / "views" / f"{label}.r1" / "index.html").is_file()
+    (demo,) = read_rows(out / "results" / "laser-webshop-demo.r1.jsonl")
+    assert demo["success"] and demo["model_calls"] == len(REPLIES)  # resumed, every replayed request as recorded
+    assert "laser-webshop-demo" in (out / "report" / "report.md").read_text()
+    assert len(events_of(out, "session")) == 2 and events_of(out, "finished")
+
+
+def events_of(folder: Path, kind: str) -> list[dict]:
+    from graphs.app.study import journal
+
+    return [e for e in journal.events(folder) if e["event"] == kind]
+
+
+def test_a_signal_drains_the_study_and_the_same_command_continues_it(tmp_path):
+    """SIGTERM mid-study: the step under way finishes and is checkpointed, no row is written for
+    the unfinished task, exit 143 with the command that continues; the continued study ends as
+    one never stopped (the demo's calls, each made once)."""
+    from tests.graphs.laser_scripts import paging_script
+
+    spec = write_study(
+        tmp_path / "slow.toml",
+        f'name = "slow"\nmodel = "{paging_script(tmp_path / "s.jsonl", delay=0.4)}"\n[[runs]]\nmethod = "laser"\n'
+        'env = "webshop"\ntasks = "synthetic-600,synthetic-601,synthetic-602"\nconcurrency = 1\n'
+        "settings = {max_actions = 2, backup = false}\n",
+    )
+    out = tmp_path / "out"
+    child = spawn(["study", "run", str(spec), "--out", str(out)], cwd=ROOT, env=child_env(), logs=tmp_path, name="s")
+    results = out / "results" / "laser-webshop.r1.jsonl"
+    deadline = time.monotonic() + 120
+    while not (results.exists() and results.read_text().strip()):  # the first task has its row
+        assert child.poll() is None and time.monotonic() < deadline, output(tmp_path, "s")
+        time.sleep(0.05)
+    time.sleep(0.5)  # inside the second task
+    child.send_signal(signal.SIGTERM)
+    assert child.wait(timeout=120) == 128 + signal.SIGTERM
+    _, err = output(tmp_path, "s")
+    assert "stopped by SIGTERM" in err and f"introspect study run {spec} --out {out}" in err
+    assert len(read_rows(results)) == 1  # the task under way was drained at a step boundary: no row
+    assert run_main(["study", "run", str(spec), "--out", str(out)], logs=tmp_path, name="again") == 0
+    rows = read_rows(results)
+    assert sorted(r["task_id"] for r in rows) == ["synthetic-600", "synthetic-601", "synthetic-602"]
+    assert all(r["model_calls"] == 4 and not r["error"] for r in rows)
+
+
+def test_a_study_paces_its_tasks_with_concurrency_auto(tmp_path):
+    model = write_demo_script(tmp_path / "demo.jsonl")
+    spec = study(tmp_path, model, 'concurrency = "auto"')
+    out = tmp_path / "out"
+    assert run_main(["study", "run", str(spec), "--out", str(out)], logs=tmp_path, name="auto") == 0
+    (row,) = read_rows(out / "results" / "laser-webshop.r1.jsonl")
+    assert row["success"] and row["model_calls"] == len(REPLIES) and not row["error"]

@@ -1,0 +1,169 @@
+"""``introspect eval --server`` on a real deployment (tests.support.deployment): two
+``introspect serve`` workers on one Postgres and one Redis. Each test compares the rows with a
+local evaluation of the same tasks: both workers take runs from the shared queue; the runs of a
+worker killed with SIGKILL are taken up by the other and continued from their checkpoints (one
+chain of checkpoints per thread, each model call made once); a whole deployment stopped and
+started again mid-evaluation is continued by running the same command again."""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from graphs.app.evaluate import read_rows
+from tests.graphs.laser_scripts import ROW_FIELDS, paging_script
+from tests.support.cli import ROOT, child_env, run_main, spawn
+from tests.support.deployment import Deployment, deployment
+
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(600)]
+SETTINGS = ["--set", "max_actions=2", "--set", "backup=false"]
+
+
+def tasks(first: int, count: int = 12) -> list[str]:
+    return [f"synthetic-{i}" for i in range(first, first + count)]
+
+
+def eval_args(spec: str, ids: list[str], results: Path, *more: str) -> list[str]:
+    return ["eval", "laser", "--tasks", ",".join(ids), "--model", spec, *SETTINGS, "--results", str(results), *more]
+
+
+def same(rows: list[dict[str, Any]]) -> list[tuple[Any, ...]]:
+    return sorted(tuple(r.get(k) for k in ROW_FIELDS) for r in rows)
+
+
+def local_rows(spec: str, ids: list[str], folder: Path) -> list[dict[str, Any]]:
+    results = folder / "local.jsonl"
+    args = eval_args(spec, ids, results, "--checkpoint", "memory", "--concurrency", "6")
+    assert run_main(args, logs=folder, name="local") == 0
+    return read_rows(results)
+
+
+def histories(url: str, rows: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
+    """Each row's thread history on the server, oldest checkpoint first."""
+    from langgraph_sdk import get_client
+
+    async def read() -> dict[str, list[dict[str, Any]]]:
+        client = get_client(url=url)
+        found = {}
+        for row in rows:
+            found[row["task_id"]] = list(reversed(await client.threads.get_history(row["thread_id"], limit=200)))
+        return found
+
+    return asyncio.run(read())
+
+
+def one_chain(history: list[dict[str, Any]]) -> bool:
+    """The thread ran once from its input: one input checkpoint, then consecutive steps."""
+    steps = [c["metadata"].get("step") for c in history]
+    sources = [c["metadata"].get("source") for c in history]
+    return sources.count("input") == 1 and steps == list(range(-1, len(steps) - 1))
+
+
+@pytest.fixture(scope="module")
+def deployed(tmp_path_factory) -> Any:
+    with deployment(tmp_path_factory.mktemp("deployment"), workers=2, jobs=3, heartbeat=2.0) as running:
+        yield running
+
+
+@pytest.fixture
+def served(deployed: Deployment) -> Any:
+    """The module's deployment with every worker up; a test that kills workers leaves it so."""
+    deployed.revive()
+    yield deployed
+    deployed.revive()
+
+
+def wait_until(condition: Any, seconds: float, what: str) -> None:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.2)
+
+
+def test_two_workers_take_runs_from_one_queue(served: Deployment, tmp_path):
+    ids = tasks(400)
+    spec = paging_script(tmp_path / "s.jsonl", delay=0.3)
+    results = tmp_path / "server.jsonl"
+    before = [len(w.started_runs()) for w in served.workers]
+    args = eval_args(spec, ids, results, "--server", served.url, "--concurrency", "12")
+    assert run_main(args, logs=tmp_path, name="server") == 0
+    rows = read_rows(results)
+    assert same(rows) == same(local_rows(spec, ids, tmp_path))
+    assert all(not r["error"] for r in rows)
+    took = [len(w.started_runs()) - b for w, b in zip(served.workers, before, strict=True)]
+    assert sum(took) == len(ids) and min(took) > 0, took  # the client spoke to one; both ran
+    assert not served.blocking_calls()
+
+
+def test_a_killed_workers_runs_are_taken_up_and_continued(served: Deployment, tmp_path):
+    ids = tasks(420)
+    spec = paging_script(tmp_path / "s.jsonl", delay=1.0)  # four calls a task: runs in flight for ~4 s
+    results = tmp_path / "server.jsonl"
+    victim = served.workers[1]
+    killed: list[int] = []
+
+    def kill_when_busy() -> None:
+        wait_until(lambda: victim.in_flight() > 0, 120, "the second worker to start runs")
+        time.sleep(2.5)  # past the first model calls: each of its runs has checkpoints
+        killed.append(victim.in_flight())
+        victim.kill(signal.SIGKILL)
+
+    killer = threading.Thread(target=kill_when_busy)
+    killer.start()
+    args = eval_args(spec, ids, results, "--server", served.url, "--concurrency", "12")
+    code = run_main(args, logs=tmp_path, name="server")
+    killer.join()
+    assert code == 0 and killed and killed[0] > 0
+    rows = read_rows(results)
+    assert same(rows) == same(local_rows(spec, ids, tmp_path)) and all(not r["error"] for r in rows)
+    chains = histories(served.url, rows)
+    assert all(one_chain(h) for h in chains.values()), {t: [c["metadata"] for c in h] for t, h in chains.items()}
+    taken_up = [t for t, h in chains.items() if {c["metadata"].get("run_attempt") for c in h} == {1, 2}]
+    assert taken_up, "no run was continued by the surviving worker"  # begun on the victim, ended on the other
+
+
+def test_a_deployment_stopped_and_started_again_is_continued(served: Deployment, tmp_path):
+    ids = tasks(440)
+    spec = paging_script(tmp_path / "s.jsonl", delay=1.0)
+    results = tmp_path / "server.jsonl"
+    args = eval_args(spec, ids, results, "--server", served.url, "--concurrency", "12")
+    client = spawn(args, cwd=ROOT, env=child_env(), logs=tmp_path, name="first")
+    wait_until(lambda: sum(w.in_flight() for w in served.workers) > 0, 120, "runs to start")
+    time.sleep(2.5)
+    served.stop(signal.SIGKILL)  # every worker at once: a crash of the whole server
+    client.kill()  # and of the evaluation's own process
+    client.wait(timeout=60)
+    served.revive()
+    assert run_main(args, logs=tmp_path, name="again") == 0
+    rows = {r["task_id"]: r for r in read_rows(results)}
+    final = list(rows.values())
+    assert sorted(rows) == sorted(ids) and all(not r["error"] for r in final)
+    assert same(final) == same(local_rows(spec, ids, tmp_path))
+    assert all(one_chain(h) for h in histories(served.url, final).values())
+
+
+@pytest.mark.parametrize(
+    ("options", "says"),
+    [
+        (["--redis-uri", "redis://127.0.0.1:1"], "give --database-uri URI (or set $DATABASE_URI)"),
+        (["--database-uri", "mysql://h/db", "--redis-uri", "redis://h"], "--database-uri must be a postgresql://"),
+        (["--database-uri", "postgresql://127.0.0.1:1/db", "--redis-uri", "redis://h"], "cannot reach 127.0.0.1:1"),
+        (["--jobs", "0"], "--jobs must be at least 1"),
+    ],
+)
+def test_serve_refuses_bad_input_in_one_line(options, says, tmp_path, monkeypatch):
+    import importlib.util
+
+    if importlib.util.find_spec("langgraph_runtime_pg") is None:
+        pytest.skip("the Postgres runtime is not installed (pip install -e '.[server]')")
+    monkeypatch.delenv("DATABASE_URI", raising=False)
+    monkeypatch.delenv("REDIS_URI", raising=False)
+    assert run_main(["serve", *options], logs=tmp_path, name="serve") == 2
+    err = (tmp_path / "serve.err").read_text()
+    assert says in err and len(err.strip().splitlines()) == 1, err
