@@ -74,12 +74,13 @@ def export(capsys, monkeypatch, study, *args: str) -> tuple[list[dict], str]:
 def test_chat_has_every_model_call_as_made_in_openai_form(capsys, monkeypatch, study):
     lines, printed = export(capsys, monkeypatch, study, "--format", "chat")
     made = rows(study[0])
-    assert len(lines) == sum(r["model_calls"] for r in made) == 48
-    assert printed.strip() == f"wrote 48 model calls of 3 runs to {study[0] / 'out.jsonl'}"
+    total = sum(r["model_calls"] for r in made)
+    assert len(lines) == total == 24 + 2 * len(REPLIES)  # AutoPlan's 24 calls, then LASER's demo twice
+    assert printed.strip() == f"wrote {total} model calls of 3 runs to {study[0] / 'out.jsonl'}"
     for line in lines:
         roles = [m["role"] for m in line["messages"]]
         assert set(roles) <= {"system", "user", "assistant", "tool"} and roles[-1] == "assistant" and "user" in roles
-    laser = lines[24:36]  # after AutoPlan's 24 calls (results files in name order), synthetic-0's
+    laser = lines[24 : 24 + len(REPLIES)]  # after AutoPlan's 24 calls (results files in name order), synthetic-0's
     assert "***" in json.dumps(laser[0])  # its goal, in the first prompt: redacted
     for line, reply in zip(laser, REPLIES, strict=True):
         answer = line["messages"][-1]
@@ -145,7 +146,7 @@ def test_a_results_file_exports_beside_where_it_runs(capsys, monkeypatch, study,
         capsys, "export", str(folder / "results" / "laser.r1.jsonl"), "--format", "chat", "--checkpoint", db
     )
     assert code == 0, err
-    assert len((tmp_path / "laser.r1.chat.jsonl").read_text().splitlines()) == 24
+    assert len((tmp_path / "laser.r1.chat.jsonl").read_text().splitlines()) == 2 * len(REPLIES)
 
 
 @pytest.mark.parametrize(
