@@ -86,7 +86,7 @@ CASES = {
     "results is a directory": (EVAL + ["--results", "adir"], "--results adir is a directory"),
     "results under a file": (EVAL + ["--results", "afile/r.jsonl"], "afile is not a directory"),
     "INTROSPECT_HOME is a file": (RUN, "(INTROSPECT_HOME=afile)"),
-    "zero concurrency": (EVAL + ["--concurrency", "0"], "expected a whole number >= 1, got 0"),
+    "zero concurrency": (EVAL + ["--concurrency", "0"], "expected a whole number >= 1 or auto, got '0'"),
     "training batch of zero": (
         ["train", "autoplan", "--env", "hotpotqa", "--split", "dev[:2]", "--batch", "0", *MODEL],
         "batch_size=0 is not allowed",

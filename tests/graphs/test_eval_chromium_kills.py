@@ -28,8 +28,9 @@ from tests.support.scenarios import CHECKBOXES, SCENARIOS, Scenario
 pytestmark = pytest.mark.browser
 
 # What differs between any two evaluations: a row's wall time, its run's thread, and the model
-# (each evaluation reads its own copy of the script; a scripted model is read once per file).
-VARYING = ("seconds", "thread_id", "model", "fingerprint")
+# (each evaluation reads its own copy of the script; a scripted model is read once per file), which
+# the provenance names too.
+VARYING = ("seconds", "thread_id", "model", "fingerprint", "provenance")
 
 
 async def evaluated(scenario: Scenario, folder: Path) -> tuple[list[dict[str, object]], list[str]]:
