@@ -105,17 +105,26 @@ def _go(world: World, message: Message, recep: str) -> None:
             message.add("already_there", f"You are already at {recep}. ")
 
 
+def _reachable(world: World, message: Message, recep: str, invalid: str) -> bool:
+    """Take's and put's first checks, in the original's order: the receptacle exists (else
+    ``invalid``), the agent is at it, it is open. True when none of them failed."""
+    if not _exists(world, recep):
+        message.add("invalid_receptacle", invalid)
+    elif recep not in _here(world):
+        message.add("wrong_location", f"You are not at {recep}. ")
+    elif _closed(world, recep):
+        message.add("closed_receptacle", f"{recep} is closed. ")
+    else:
+        return True
+    return False
+
+
 def _take(world: World, message: Message, obj: str, recep: str) -> None:
     _index(message, obj)
     _index(message, recep)
     if not message:
-        if not _exists(world, recep):
-            message.add("invalid_receptacle", f"You cannot take {obj} from {recep}. ")
-        elif recep not in _here(world):
-            message.add("wrong_location", f"You are not at {recep}. ")
-        elif _closed(world, recep):
-            message.add("closed_receptacle", f"{recep} is closed. ")
-        elif obj not in _contents(world, recep):
+        reachable = _reachable(world, message, recep, f"You cannot take {obj} from {recep}. ")
+        if reachable and obj not in _contents(world, recep):
             message.add("not_there", f"{obj} is not in {recep}. ")
         if world.holding:
             message.add("inventory_limit", "You cannot hold more than one object. ")
@@ -127,12 +136,7 @@ def _put(world: World, message: Message, obj: str, recep: str) -> None:
     _index(message, obj)
     _index(message, recep)
     if not message:
-        if not _exists(world, recep):
-            message.add("invalid_receptacle", f"You cannot put {obj} in/on {recep}. ")
-        elif recep not in _here(world):
-            message.add("wrong_location", f"You are not at {recep}. ")
-        elif _closed(world, recep):
-            message.add("closed_receptacle", f"{recep} is closed. ")
+        _reachable(world, message, recep, f"You cannot put {obj} in/on {recep}. ")
         if obj not in world.holding:
             message.add("not_in_inventory", f"You are not carrying {obj}. ")
 
