@@ -273,17 +273,12 @@ async def cmd_eval(args: argparse.Namespace) -> int:
 
 def stopped(stop: Stop, written: int, asked: int, memory: bool) -> int:
     """The line a gracefully stopped evaluation ends with, and its exit status."""
-    assert stop.signal is not None
     then = (
         "in-memory checkpoints are gone: the same command runs the rest again"
         if memory
         else "run the same command again to continue them from their checkpoints"
     )
-    print(
-        f"introspect: stopped by {stop.signal.name}: {written} of {asked} tasks have their rows; "
-        f"the tasks under way stopped at a step boundary, checkpointed; {then}",
-        file=sys.stderr,
-    )
+    print(stop.line(f"{written} of {asked} tasks have their rows; ", then), file=sys.stderr)
     return stop.exit_status()
 
 

@@ -52,6 +52,14 @@ class Stop:
         for control in self._controls:
             control.request_drain(signum.name)
 
+    def line(self, done: str, then: str) -> str:
+        """The one line a drained command ends with: what it had ``done`` and what to do ``then``."""
+        assert self.signal is not None
+        return (
+            f"introspect: stopped by {self.signal.name}: {done}"
+            f"the tasks under way stopped at a step boundary, checkpointed; {then}"
+        )
+
     def exit_status(self) -> int:
         """128 + the signal's number, as a shell reports a process a signal ended."""
         return 128 + int(self.signal) if self.signal is not None else 0

@@ -66,12 +66,8 @@ def _ending(study: Study, folder: Path, outcome: Outcome, args: argparse.Namespa
     errors = [(label, r, task, e) for label, r, s in outcome.summaries for task, e in s.errors]
     task_budget = [e for e in errors if e[3].startswith(BudgetReached.__name__)]
     if outcome.signal is not None and outcome.signal.signal is not None:
-        name = outcome.signal.signal.name
-        journal.append(folder, "stopped", reason=name, spent_usd=round(outcome.spent, 6))
-        warn(
-            f"introspect: stopped by {name}: the tasks under way stopped at a step boundary, checkpointed; "
-            f"run `{again}` to continue"
-        )
+        journal.append(folder, "stopped", reason=outcome.signal.signal.name, spent_usd=round(outcome.spent, 6))
+        warn(outcome.signal.line("", f"run `{again}` to continue"))
         return outcome.signal.exit_status()
     if outcome.stopped or task_budget:
         which = outcome.stopped or f"task_max_cost_usd ({len(task_budget)} tasks)"
