@@ -24,9 +24,18 @@ from pathlib import Path
 from typing import Any
 
 from graphs.app.checkpoint import home, open_checkpointer
-from graphs.app.evaluate import Summary, eval_thread_id, evaluate, fingerprint, read_rows, run_one, summarize
+from graphs.app.evaluate import (
+    Summary,
+    eval_thread_id,
+    evaluate,
+    fingerprint,
+    read_rows,
+    reused,
+    run_one,
+    summarize,
+)
 from graphs.app.pacing import Pacer
-from graphs.app.provenance import provenance_of
+from graphs.app.provenance import Reuse
 from graphs.app.runner import outcome_of
 from graphs.app.stopping import Stop, stopping_on_signals
 from graphs.app.study import journal
@@ -133,9 +142,11 @@ async def _execute(study: Study, folder: Path, say: Callable[[str], None], stop:
             if purse.reached() or run_purse.reached():
                 which = purse.name("the study's") if purse.reached() else run_purse.name(f"run {run.label}'s")
                 return Outcome(summaries, which, purse.spent)
-            made_by = (await provenance_of(run.method, run.context)).to_dict()  # code, prompts, packages
+            # which rows stand, and the provenance (code, prompts, packages) the journal records: worked out once
+            reuse = await reused(run.method, run.context, folder / run.results(repeat), run.tasks)
+            made_by = reuse.provenance.to_dict()
             await asyncio.to_thread(journal.append, folder, "run", label=run.label, repeat=repeat, provenance=made_by)
-            summary, reached = await _evaluate(run, repeat, folder, checkpoint, purse, run_purse, stop)
+            summary, reached = await _evaluate(run, repeat, folder, checkpoint, purse, run_purse, stop, reuse)
             if stop.requested:
                 return Outcome(summaries, "", purse.spent, stop)
             await asyncio.to_thread(
@@ -149,7 +160,7 @@ async def _execute(study: Study, folder: Path, say: Callable[[str], None], stop:
 
 
 async def _evaluate(
-    run: Run, repeat: int, folder: Path, checkpoint: str, purse: Purse, run_purse: Purse, drain: Stop
+    run: Run, repeat: int, folder: Path, checkpoint: str, purse: Purse, run_purse: Purse, drain: Stop, reuse: Reuse
 ) -> tuple[Summary, str]:
     """One repeat of one run through the evaluation, metered; the summary, and which budget
     stopped it ("" when none did)."""
@@ -176,6 +187,7 @@ async def _evaluate(
                     repeat=repeat,
                     label=run.label,
                     stop=drain,
+                    reuse=reuse,
                 )
             )
             try:
