@@ -17,6 +17,7 @@ from graphs.app.checkpoint import open_checkpointer
 from graphs.app.cli import main
 from graphs.app.runner import outcome_of
 from tests.support.laser_demo import write_demo_script
+from tests.support.pages import opened
 from tests.support.scenarios import SCENARIOS
 
 
@@ -26,36 +27,19 @@ def cli(capsys, *args: str) -> tuple[int, str, str]:
     return code, out, err
 
 
+SEEN = """() => ({
+    steps: [...document.querySelectorAll('section.step h2')].map(h => h.innerText),
+    actions: [...document.querySelectorAll('section.step .action')].map(a => a.innerText),
+    backtracks: [...document.querySelectorAll('.mark.backtrack')].map(m => m.innerText),
+    shots: [...document.querySelectorAll('img.shot')].map(i => [i.naturalWidth, i.naturalHeight]),
+    stack: [...document.querySelectorAll('summary')].filter(s => s.innerText.startsWith('stack')).length,
+})"""
+
+
 async def rendered(page_file, picture) -> dict:
     """What a person sees in the page: counted in the DOM of Chromium's rendering."""
-    from playwright.async_api import async_playwright
-
-    async with async_playwright() as p:
-        browser = await p.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox"])
-        try:
-            page = await browser.new_page(viewport={"width": 1300, "height": 900})
-            asked: list[str] = []
-
-            async def refuse(route):
-                if not route.request.url.startswith(("file:", "data:")):
-                    asked.append(route.request.url)
-                    await route.abort()
-                else:
-                    await route.continue_()
-
-            await page.route("**/*", refuse)
-            await page.goto(page_file.as_uri())
-            await page.screenshot(path=str(picture), full_page=True)
-            seen = await page.evaluate("""() => ({
-                steps: [...document.querySelectorAll('section.step h2')].map(h => h.innerText),
-                actions: [...document.querySelectorAll('section.step .action')].map(a => a.innerText),
-                backtracks: [...document.querySelectorAll('.mark.backtrack')].map(m => m.innerText),
-                shots: [...document.querySelectorAll('img.shot')].map(i => [i.naturalWidth, i.naturalHeight]),
-                stack: [...document.querySelectorAll('summary')].filter(s => s.innerText.startsWith('stack')).length,
-            })""")
-            return {**seen, "asked": asked}
-        finally:
-            await browser.close()
+    shown = await opened(page_file, SEEN, picture)
+    return {**shown["seen"], "asked": shown["asked"]}
 
 
 @pytest.mark.browser

@@ -16,32 +16,8 @@ from graphs.app.checkpoint import open_checkpointer
 from graphs.app.runner import thread_metadata
 from tests.nodes.test_checkpoint_format import CALLS_WRITTEN, FILE, THREAD
 from tests.support.laser_demo import write_demo_script
+from tests.support.pages import opened
 from tests.test_cli_view import cli
-
-
-async def opened(page_file, script: str) -> dict:
-    """Open ``page_file`` offline in Chromium and run ``script`` (a function of the page's
-    document) there; what it returns, with the requests that left the file."""
-    from playwright.async_api import async_playwright
-
-    async with async_playwright() as p:
-        browser = await p.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox"])
-        try:
-            page = await browser.new_page(viewport={"width": 1300, "height": 900})
-            asked: list[str] = []
-
-            async def refuse(route):
-                if not route.request.url.startswith(("file:", "data:")):
-                    asked.append(route.request.url)
-                    await route.abort()
-                else:
-                    await route.continue_()
-
-            await page.route("**/*", refuse)
-            await page.goto(page_file.as_uri())
-            return {"seen": await page.evaluate(script), "asked": asked}
-        finally:
-            await browser.close()
 
 
 def run_laser(capsys, db: str, thread: str, script: str, *extra: str) -> int:

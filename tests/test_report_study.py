@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 
 from tests.support.cli import output, run_main
+from tests.support.pages import opened
 from tests.support.report import header, row_of, table
 
 MODEL = "openai:gpt-4o-mini"
@@ -268,39 +269,18 @@ def test_the_index_page_links_every_viewer_page_and_embeds_the_figures(study):
     assert "http://" not in text and "https://" not in text
 
 
+SEEN_INDEX = """() => ({
+    rows: document.querySelector('table').querySelectorAll('tr').length - 1,
+    figures: [...document.querySelectorAll('img.figure')].map(i => i.naturalWidth),
+    runs: [...document.querySelectorAll('ul.runs a')].map(a => a.innerText),
+})"""
+
+
 @pytest.mark.browser
 def test_the_index_page_renders_in_chromium_with_the_network_refused(study, tmp_path):
-    from playwright.async_api import async_playwright
-
     index = study["folder"] / "report" / "index.html"
-
-    async def rendered() -> dict[str, Any]:
-        async with async_playwright() as p:
-            browser = await p.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox"])
-            try:
-                page = await browser.new_page(viewport={"width": 1300, "height": 900})
-                asked: list[str] = []
-
-                async def refuse(route):
-                    if route.request.url.startswith(("file:", "data:")):
-                        await route.continue_()
-                    else:
-                        asked.append(route.request.url)
-                        await route.abort()
-
-                await page.route("**/*", refuse)
-                await page.goto(index.as_uri())
-                await page.screenshot(path=str(tmp_path / "index.png"), full_page=True)
-                seen = await page.evaluate("""() => ({
-                    rows: document.querySelector('table').querySelectorAll('tr').length - 1,
-                    figures: [...document.querySelectorAll('img.figure')].map(i => i.naturalWidth),
-                    runs: [...document.querySelectorAll('ul.runs a')].map(a => a.innerText),
-                })""")
-                return {**seen, "asked": asked}
-            finally:
-                await browser.close()
-
-    seen = asyncio.run(rendered())
+    shown = asyncio.run(opened(index, SEEN_INDEX, tmp_path / "index.png"))
+    seen = {**shown["seen"], "asked": shown["asked"]}
     assert seen["asked"] == []
     assert seen["rows"] == len(table(study["md"].read_text(), "Configurations"))
     assert seen["figures"] and all(width > 300 for width in seen["figures"])
