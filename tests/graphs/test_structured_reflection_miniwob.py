@@ -50,7 +50,7 @@ async def test_failed_trial_reflected_then_replayed_enforced_and_solved(tmp_path
     spec = scripted(
         tmp_path,
         [
-            f"1. click id={first}\n2. click id={wrong}\n3. click id={submit}",
+            f"click id={first}\nclick id={wrong}\nclick id={submit}",
             "ticked fzzqo",
             "ticked the wrong box",
             "submitted",
