@@ -7,11 +7,11 @@ trial they come from, "deterministically replayed" as the paper's footnote 7 say
 code calls its planner again for them, at its temperature 0.5, so its stages before A may differ
 from the last trial's; a row of the fidelity ledger). At A, the stage is B alone when it may be
 enforced: always, as the original code enforces it, or (``enforce_failed=False``, the paper's
-Sec. 5.2) only if it has not failed at A
-before. When it may not (B failed there before, or is a click on an id the env refuses there, or
-was not an action of the grammar, or the run is the ablation without structured memory, which
-never enforces) the planner is asked instead, with the lessons (and, in the paper's setting
-``hide_failed_clicks="planning"``, the failed click targets disabled on its screen).
+Sec. 5.2) only if it has not failed at A before. When it may not (B failed there before, or is a
+click on an id the env refuses there, or was not an action of the grammar, or the run is the
+ablation without structured memory, which never enforces) the planner is asked instead, with the
+lessons (and, in the paper's setting ``hide_failed_clicks="planning"``, the failed click targets
+disabled on its screen).
 """
 
 from __future__ import annotations
