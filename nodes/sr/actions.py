@@ -159,25 +159,23 @@ def read_plan_as_code(text: str, interface: Interface) -> list[ParsedLine]:
             break
         start = line.lower()
         if start.startswith(ORIGINAL_CLICKS):
-            number = re.search(r"\d+", line)
-            if number is None:
-                lines.append(ParsedLine(line, reading="ground"))
-                continue
-            parsed = parse_action(f"click id={number.group()}", interface)
-        elif start.startswith(_ORIGINAL_SCROLLS):
+            click = original_click(line, interface)
+            lines.append(ParsedLine(click, written=line) if click else ParsedLine(line, reading="ground"))
+            continue
+        if start.startswith(_ORIGINAL_SCROLLS):
             continue
         elif start.startswith(_ORIGINAL_ACTIONS):
             parsed = parse_action(line, interface)
         else:
             lines.append(ParsedLine(line, reading="noop"))
             continue
-        lines.append(ParsedLine(parsed.action, parsed.error, written=line if line != parsed.action else ""))
+        lines.append(ParsedLine(parsed.action, parsed.error, written=line))
     return lines
 
 
 def original_click(text: str, interface: Interface) -> str | None:
-    """A suggestion as the paper's code executes a click: text that starts with click, tap or
-    move clicks the first number in it (``util.parse_int``), so "click the button with id=7"
+    """A plan line or a suggestion as the paper's code executes a click: text that starts with
+    click, tap or move clicks the first number in it (``util.parse_int``), so "click the button with id=7"
     clicks id=7 (and "click the 2nd box (id=7)" id=2, as there). None when the text is no such
     click, has no number, or the env's grammar has no ``click id=N``."""
     number = re.search(r"\d+", text)

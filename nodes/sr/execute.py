@@ -22,7 +22,6 @@ trial as an exception (the code's run stops there with a ValueError).
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from langchain_core.runnables import RunnableConfig
@@ -33,7 +32,7 @@ from nodes.channels import edit
 from nodes.environment import env_interface, execute, live_env
 from nodes.llm import Caller, caller_for
 from nodes.node import model_node
-from nodes.sr.actions import kind, parse_action
+from nodes.sr.actions import kind, original_click
 from nodes.sr.constrain import constrain_step
 from nodes.sr.context import SRContext
 from nodes.sr.model import ask, token_limit
@@ -57,15 +56,11 @@ async def grounded(item: PlannedAction, state: SRState, context: SRContext, llm:
     task = state.get("task_name", "")
     prompt = render(interface, "ground", context, task, screen=state.get("observation", ""), action=item["action"])
     reply = await ask(llm, prompt, token_limit(context, interface))
-    number = re.search(r"\d+", reply)
-    if number is None:
+    click = original_click(f"click {reply}", interface)  # the first number of the reply
+    if click is None:
         problem = f'"{item["action"]}" names no element, and the model asked for one named none'
         return PlannedAction(action=item["action"], source=item["source"], error=problem)
-    parsed = parse_action(f"click id={number.group()}", interface)
-    clicked = PlannedAction(action=parsed.action, source=item["source"])
-    if parsed.error:
-        clicked["error"] = parsed.error
-    return clicked
+    return PlannedAction(action=click, source=item["source"])
 
 
 @model_node(caller_for)
