@@ -93,7 +93,7 @@ def structured_reflection() -> Workload:
                 _say(f"I switched to the tab with id {first}."),
                 _say(f"I switched to the tab with id {second}."),
             ]
-        return [*out, _say("I have no further actions.")]
+        return [*out, _say("")]  # an empty plan: nothing more (the code reads any line as an action)
 
     replies = [
         *stages(6),

@@ -14,12 +14,22 @@ animation, no animation frame requested, no pending short timer; at most ``settl
 before reading the screen, so that what the agent sees is the page's result of the action, not a
 frame of its animation. The page itself says when it has settled (a promise, no fixed sleep), so
 a quiet page costs one round trip. A click moves the pointer onto its target, lets the page's
-hover effects settle and presses, as a person sees the hover before clicking; whatever lies on top
-receives it (envs/browser/click.py). ``hover_first=False`` presses at once, as the SR code's
-``move_to_element().click()`` does (social-media's "more" icon, swapped on :hover, then misses the
-click). Typing clicks the field, clears what it holds and types, as the SR code does; a covered
-field is refused there, as Selenium's element click refuses it. A dialog the page opens is
-answered and reported (envs.browser): that step has ``valid`` False and says what happened.
+hover effects settle and presses, as the SR code's ``move_to_element().click()`` does (Selenium
+moves the pointer over 250 ms before it presses, so social-media's "more" icon, swapped on
+:hover, is clicked); whatever lies on top receives it (envs/browser/click.py).
+``hover_first=False`` presses at once. A dialog the page opens is answered and reported
+(envs.browser): that step has ``valid`` False and says what happened.
+
+Typing (``enter "text" to id=N``) is the SR code's ``enter_by_ref`` (``typing="selenium"``, the
+default): Selenium's element click (a covered field is refused, as that click refuses it), then
+its ``clear()``, then the keys. ``clear()`` refuses a target that is not a text field (a textarea,
+a content-editable element, an input of type text, search, tel, url, email, password or number;
+not read-only, not disabled): the step is refused after the click, and the SR trial ends as an
+exception, as the code's WebDriverException ends it. On a field that holds text ``clear()`` sets
+the value to "", fires ``change`` and blurs the field (ChromeDriver 2.43 and later), so the keys
+that follow reach no field: the field is left empty, as in the code. Text that names a key
+("Enter", "down", "tab") is that key, as the code's ``keys`` maps it. ``typing="replace"`` clicks
+any target, empties a field that holds text with select-all and Backspace, and types into it.
 
 Observation: ``text`` is the compact screen (envs/miniwob/screen.py); ``info`` holds
 ``utterance`` (the goal; also as ``goal``), ``fields`` (the task's structured goal fields, if
@@ -115,11 +125,60 @@ _STATUS_JS = """({done: WOB_DONE_GLOBAL, reward: WOB_REWARD_GLOBAL,
   ready: WOB_TASK_READY})"""
 _STATUS = f"() => {_STATUS_JS}"
 # [status, screen items] in one round trip, after settling when ``maxMs`` > 0.
-_SCREEN = f"""async ([maxMs, idAttr]) => {{
+_SCREEN = f"""async ([maxMs, idAttr, annotated]) => {{
   if (maxMs > 0) await window.__introspectSettle(maxMs);
   const status = {_STATUS_JS};
-  return [status, status.done ? [] : ({SCREEN_JS})(idAttr)];
+  return [status, status.done ? [] : ({SCREEN_JS})(idAttr, annotated)];
 }}"""
+
+# Selenium's element clear() on the (single) target, as ChromeDriver runs it (its editable check,
+# then the clear atom): null, or why it refuses. A field that holds text is emptied, gets a change
+# event and loses the focus to the body (the atom's "unfocus after clearing").
+_CLEAR = """(els) => {
+  const el = els[0];
+  const TEXT = ['text', 'search', 'tel', 'url', 'email', 'password', 'number'];
+  const editable = el instanceof HTMLTextAreaElement || el.isContentEditable
+    || (el instanceof HTMLInputElement && TEXT.includes(el.type.toLowerCase()));
+  if (!editable || el.readOnly) return 'invalid element state: Element must be user-editable in order to clear it';
+  if (el.disabled || getComputedStyle(el).pointerEvents === 'none') {
+    return 'element not interactable: Element is not currently interactable and may not be manipulated';
+  }
+  const focusOn = (target) => {
+    const active = document.activeElement;
+    if (target === active) return;
+    if (active && typeof active.blur === 'function') active.blur();
+    target.focus();
+  };
+  if (el.value) {
+    focusOn(el);
+    el.value = '';
+    el.dispatchEvent(new Event('change', {bubbles: true}));
+    focusOn(document.body);
+  } else if (el instanceof HTMLInputElement && el.type.toLowerCase() === 'number') {
+    focusOn(el);
+    el.value = '';
+  } else if (el.isContentEditable) {
+    focusOn(el);
+    el.textContent = '';
+    focusOn(document.body);
+  }
+  return null;
+}"""
+
+# The SR code's keys(): typed text that names one of these keys (upper case, spaces removed) is
+# that key (util.SPECIAL_KEY_MAP), in Playwright's names.
+_SPECIAL_KEYS = {
+    **dict.fromkeys(("BACKSPACE",), "Backspace"),
+    **dict.fromkeys(("RIGHTARROW", "ARROWRIGHT"), "ArrowRight"),
+    **dict.fromkeys(("LEFTARROW", "ARROWLEFT"), "ArrowLeft"),
+    **dict.fromkeys(("DOWNARROW", "ARROWDOWN", "DOWN"), "ArrowDown"),
+    **dict.fromkeys(("UPARROW", "ARROWUP", "UP"), "ArrowUp"),
+    "TAB": "Tab",
+    "SPACE": "Space",
+    "ENTER": "Enter",
+}
+SCREENS = ("code", "annotated")
+TYPINGS = ("selenium", "replace")
 
 # MiniWoB++'s own start (its Python driver does the same), then: wait until the task says it is
 # ready and has settled, and return the goal. One round trip.
@@ -153,14 +212,24 @@ class MiniWoBEnv(Env):
         episode_seconds: float = 3600.0,
         settle_ms_max: float = 1500.0,
         hover_first: bool = True,
+        screen: str = "code",
+        typing: str = "selenium",
     ) -> None:
         if episode_seconds <= 0 or settle_ms_max < 0:
             raise EnvError("miniwob options must be positive")
         if not isinstance(hover_first, bool):
             raise EnvError(f"miniwob option hover_first must be true or false, not {hover_first!r}")
+        if screen not in SCREENS or typing not in TYPINGS:
+            raise EnvError(
+                f"miniwob option screen must be one of {', '.join(SCREENS)} and typing one of "
+                f"{', '.join(TYPINGS)}, not {screen!r} and {typing!r}"
+            )
         self.episode_ms = int(episode_seconds * 1000)
         self.settle_max_ms = float(settle_ms_max)
         self.hover_first = hover_first
+        self.annotated = screen == "annotated"
+        self.selenium_typing = typing == "selenium"
+        self._clicked_only: str | None = None  # a typing refused after its click: that click
         self._session: BrowserSession | None = None
         self._guard = CrashGuard(
             snapshot=self._running_snapshot,
@@ -225,11 +294,14 @@ class MiniWoBEnv(Env):
         except ActionError as exc:
             return invalid(self._observation(), str(exc))
         refusal = self._refusal(parsed)
+        self._clicked_only = None
         if refusal is None:
             ok, feedback = await self._perform(parsed)
             refusal = None if ok else feedback
         if refusal is not None:
-            return invalid(await self._observe(), refusal, action=canonical(parsed))
+            if self._clicked_only:  # the click before a refused typing happened: a replay makes it too
+                self._actions.append(self._clicked_only)
+            return invalid(await self._observe(settle=bool(self._clicked_only)), refusal, action=canonical(parsed))
         self._actions.append(canonical(parsed))
         obs = await self._observe(settle=True)
         info: dict[str, Any] = {
@@ -358,9 +430,10 @@ class MiniWoBEnv(Env):
         if isinstance(action, (Click, Enter)):
             target = locator_for(page, action.id)
             # With hover_first (the default), a click lets hover effects (a menu opening, an icon
-            # swapped on :hover) settle before the press; without, it presses at once, as the SR
-            # code's move_to_element().click(). Typing clicks the field as the SR code does
-            # (Selenium's element click): no hover, and a covered field is refused.
+            # swapped on :hover) settle before the press, as the SR code's move_to_element().click()
+            # lets them during Selenium's 250 ms move; without, it presses at once. Typing clicks
+            # the field as the SR code does (Selenium's element click): no hover, and a covered
+            # field is refused.
             typing = isinstance(action, Enter)
             ok, feedback = await click(
                 target,
@@ -372,11 +445,7 @@ class MiniWoBEnv(Env):
                 feedback = re.sub(rf'{ID_ATTR}="(\d+)"', r"id=\1", feedback)
                 return False, f"cannot {'type into' if typing else 'click'} id={action.id}: {feedback}"
             if isinstance(action, Enter):
-                has_text = "(els) => els.some((el) => 'value' in el && el.value !== '')"
-                if await evaluate_all(target, selector_for(action.id), has_text):
-                    await page.keyboard.press("ControlOrMeta+a")
-                    await page.keyboard.press("Backspace")
-                await page.keyboard.type(action.text)
+                return await self._type(action)
         elif isinstance(action, Press):
             for _ in range(action.count):
                 await page.keyboard.press(action.key)
@@ -387,6 +456,26 @@ class MiniWoBEnv(Env):
             else:
                 await page.keyboard.up(action.key)
                 self._held.discard(action.key)
+        return True, ""
+
+    async def _type(self, action: Enter) -> tuple[bool, str]:
+        """The keys of ``enter`` into the field just clicked, after clearing it (see the module
+        docstring: Selenium's ``clear()`` by default, select-all and Backspace with ``replace``)."""
+        page = self._page()
+        target, selector = locator_for(page, action.id), selector_for(action.id)
+        if self.selenium_typing:
+            refusal = await evaluate_all(target, selector, _CLEAR)
+            if refusal:
+                self._clicked_only = canonical(Click(action.id))
+                return False, f"cannot type into id={action.id}: {refusal}"
+            special = _SPECIAL_KEYS.get(action.text.upper().replace(" ", ""))
+            await (page.keyboard.press(special) if special else page.keyboard.type(action.text))
+            return True, ""
+        has_text = "(els) => els.some((el) => 'value' in el && el.value !== '')"
+        if await evaluate_all(target, selector, has_text):
+            await page.keyboard.press("ControlOrMeta+a")
+            await page.keyboard.press("Backspace")
+        await page.keyboard.type(action.text)
         return True, ""
 
     async def _settle(self) -> None:
@@ -410,9 +499,9 @@ class MiniWoBEnv(Env):
         """Read the status and the screen (one round trip); with ``settle``, once the page has
         settled, and again if requests the page cannot see were still in flight."""
         page = self._page()
-        status, items = await page.evaluate(_SCREEN, [self.settle_max_ms if settle else 0, ID_ATTR])
+        status, items = await page.evaluate(_SCREEN, [self.settle_max_ms if settle else 0, ID_ATTR, self.annotated])
         if settle and await self._wait_for_requests():
-            status, items = await page.evaluate(_SCREEN, [0, ID_ATTR])
+            status, items = await page.evaluate(_SCREEN, [0, ID_ATTR, self.annotated])
         self._status = status
         self._screen = Screen(items, frozenset(self._disabled))
         return self._observation()

@@ -16,9 +16,15 @@ menu items, scaled to a dot around its "+") and one placed off the page are all 
 original shows them; display:none and an empty box are not. One ``page.evaluate`` reads it all in
 the same frame. Rules:
 - leaves (no kept element children) get an ``id=N``; text that sits beside elements is shown
-  where it stands as ``<text>``: with the id of its element when that element is clickable (a
-  link, button, label, an ARIA menu item/tab/option, an onclick handler or a pointer cursor: a
-  menu item's words beside its icon), else without an id (prose around a link);
+  where it stands as ``<text>``, without an id, as the paper's code shows it (MiniWoB++'s reader
+  makes such text a pseudo-element whose ref its Python side drops, so ``flat_html`` prints no
+  id: a label's words beside its checkbox are not clickable by id there). The ``annotated``
+  screen gives them the id of their element when that element is clickable (a link, button,
+  label, an ARIA menu item/tab/option, an onclick handler or a pointer cursor: a menu item's
+  words beside its icon);
+- an SVG element's class is ``SVG_CLASS``, as the paper's code shows every SVG element (its
+  ``className`` is an object, which MiniWoB++'s Python side names so); the annotated screen
+  shows its ``id`` attribute instead, as for an element without a class;
 - a part of a scrollable list or of the page scrolled out of view is shown: it is one scroll away,
   and a click scrolls it into view as a user would;
 - text is verbatim (whitespace runs collapsed): case and punctuation decide MiniWoB rewards.
@@ -43,8 +49,10 @@ GRID = (
     ("bottom left", "bottom", "bottom right"),
 )
 
+# ``annotated``: label words carry their clickable element's id, an SVG element shows its id (not
+# the code's SVG_CLASS); see the module docstring.
 SCREEN_JS = """
-(idAttr) => {
+(idAttr, annotated) => {
   const SKIP = new Set(['reward-display', 'sync-task-cover', 'click-canvas', 'query']);
   const skipped = (el) => SKIP.has(el.id);
   let next = window.__introspectNextId || 1;
@@ -81,7 +89,8 @@ SCREEN_JS = """
   function describe(el, box) {
     const item = {
       kind: 'element', tag: el.tagName.toLowerCase(), id: el.getAttribute(idAttr),
-      cls: (typeof el.className === 'string' && el.className.trim()) || el.id || '',
+      cls: typeof el.className === 'string' ? (el.className.trim() || el.id || '')
+        : (annotated ? el.id || '' : 'SVG_CLASS'),
       text: '', placeholder: el.getAttribute('placeholder') || '', value: '', type: '',
       checked: false, disabled: !!el.disabled, cell: pos(box),
     };
@@ -140,7 +149,7 @@ SCREEN_JS = """
       } else if (node.nodeType === Node.TEXT_NODE && children.length) {
         const item = textItem(node);
         if (!item) continue;
-        if (el === document.body || !interactive(el)) out.push(item);
+        if (!annotated || el === document.body || !interactive(el)) out.push(item);
         else if (own) own.text += ' ' + item.text;
         else {  // a clickable element's own words (a menu item beside its icon) carry its id
           own = item;
@@ -223,9 +232,9 @@ def render(item: ScreenItem, disabled: frozenset[str] = frozenset()) -> str:
     return f"<{' '.join(parts)}>{item.get('text', '')}</{tag}>"
 
 
-async def read_screen(page: Page, disabled: frozenset[str] = frozenset()) -> Screen:
+async def read_screen(page: Page, disabled: frozenset[str] = frozenset(), annotated: bool = False) -> Screen:
     """Read the page's compact screen (assigning ids to elements seen for the first time)."""
-    items: list[ScreenItem] = await page.evaluate(SCREEN_JS, ID_ATTR)  # SCREEN_JS builds ScreenItems
+    items: list[ScreenItem] = await page.evaluate(f"([a, b]) => ({SCREEN_JS})(a, b)", [ID_ATTR, annotated])
     return Screen(items, disabled)
 
 

@@ -12,19 +12,24 @@ line without one is commentary and is skipped. An env whose tasks end with an an
 (``answer_action``, e.g. WebArena's ``stop [answer]``) takes that line as an action too. Nothing is
 ever evaluated.
 
-The paper's code reads less: it executes every line of the reply as it stands (a list marker or
-a line of commentary becomes an action that does nothing, so the trial ends with "no change"),
-grounds a click on the first number of its line, and asks the model for an id when a click has
-none. Here the plan is read for its actions instead (the paper asks for "a list of atomic
-actions", Appendix B, and halts a plan at a non-executable action, Sec. 4.3: a malformed action
-line ends the trial with "exception"). For a reply that is a bare list of actions, as the paper
-asks, both read the same actions, a blank line included (it ends the plan).
+The paper's code reads less, and that is the default on MiniWoB (``plan_reading="code"``,
+``read_plan_as_code``): it executes every line of the reply as it stands, sorted by how the line
+starts (``util.categorize_action``): a line that starts with click, tap or move clicks the first
+number in it, or, without one, the id the model names when asked (a grounding call, made where
+the click is executed); press, type/enter and hold/release lines are actions; a line that starts
+otherwise (a list marker, "Your plan:", commentary) is executed as nothing, so the trial ends
+with "no change"; a blank line ends the plan. ``plan_reading="actions"`` (``read_plan``) reads the
+plan for its actions instead (the paper asks for "a list of atomic actions", Appendix B, and
+halts a plan at a non-executable action, Sec. 4.3: a malformed action line ends the trial with
+"exception"). For a reply that is a bare list of actions, as the paper asks, both read the same
+actions.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Literal
 
 from envs.base import ActionParseError, Interface
 
@@ -45,12 +50,23 @@ _REMARK = re.compile(r"^(.*\bid\s*[=:]?\s*[\"']?\d+[\"']?)(?!\d)\s*(?:[(\[,:;\u2
 _FULL_STOP = re.compile(r"(?<=[\w\])])\.$")
 
 
+Reading = Literal["ground", "noop"]
+
+
 @dataclass(frozen=True)
 class ParsedLine:
-    """A canonical action, or the original text with the reason it could not be read."""
+    """A canonical action, or the original text with the reason it could not be read.
+
+    Read as the paper's code reads a plan: ``written`` is the line as the plan wrote it (what
+    the code shows the model of that step, when it differs from the action), and ``reading``
+    marks a click whose id the model is asked for (``ground``) or a line executed as nothing
+    (``noop``); ``action`` is then the line itself.
+    """
 
     action: str
     error: str = ""
+    written: str = ""
+    reading: Reading | None = None
 
 
 def _first_word(text: str) -> str:
@@ -124,11 +140,42 @@ def read_plan(text: str, interface: Interface) -> list[ParsedLine]:
 
 
 ORIGINAL_CLICKS = ("click", "tap", "move")  # the paper's code calls these clicks (util.categorize_action)
+# how the paper's code sorts the rest of a plan's lines (util.categorize_action, after its clicks)
+_ORIGINAL_ACTIONS = ("press", "type", "enter", "hold", "release")
+_ORIGINAL_SCROLLS = ("scroll", "flip")
+
+
+def read_plan_as_code(text: str, interface: Interface) -> list[ParsedLine]:
+    """The plan's lines as the paper's code executes them (``plan_follow``, ``categorize_action``):
+    the reply stripped and split at newlines, up to the first empty line; a line that starts
+    (in any case) with click, tap or move is a click on its first number, or one to ground when
+    it has none; a press, type/enter or hold/release line an action of the env's grammar (a
+    malformed one ends the trial as an exception, as the code's ValueError does); any other line
+    executes nothing (``noop``). A scroll line is skipped: the code skips it without moving on to
+    the next line, so it would read that line forever."""
+    lines: list[ParsedLine] = []
+    for line in text.strip().split("\n"):
+        if not line:
+            break
+        start = line.lower()
+        if start.startswith(ORIGINAL_CLICKS):
+            click = original_click(line, interface)
+            lines.append(ParsedLine(click, written=line) if click else ParsedLine(line, reading="ground"))
+            continue
+        if start.startswith(_ORIGINAL_SCROLLS):
+            continue
+        elif start.startswith(_ORIGINAL_ACTIONS):
+            parsed = parse_action(line, interface)
+        else:
+            lines.append(ParsedLine(line, reading="noop"))
+            continue
+        lines.append(ParsedLine(parsed.action, parsed.error, written=line))
+    return lines
 
 
 def original_click(text: str, interface: Interface) -> str | None:
-    """A suggestion as the paper's code executes a click: text that starts with click, tap or
-    move clicks the first number in it (``util.parse_int``), so "click the button with id=7"
+    """A plan line or a suggestion as the paper's code executes a click: text that starts with
+    click, tap or move clicks the first number in it (``util.parse_int``), so "click the button with id=7"
     clicks id=7 (and "click the 2nd box (id=7)" id=2, as there). None when the text is no such
     click, has no number, or the env's grammar has no ``click id=N``."""
     number = re.search(r"\d+", text)

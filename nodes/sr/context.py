@@ -1,8 +1,10 @@
 """Structured Reflection's settings (paper 002): the graph's ``context_schema``.
 
-Defaults are the paper's setting: 5 trials, a fixed temperature of 0 "for better
-reproducibility", staged planning; the budgets the paper does not state are the original
-code's (a stage stops before a 10th action) or this project's (20 actions a trial). Where the
+Defaults are the paper's setting where the code has none (5 trials, staged planning) and the
+original code's where it has one: temperature 0.5 (its ``llm_temp``, for every call; the paper
+speaks of a fixed temperature "for better reproducibility"), a stage stops before a 10th action;
+the trial's budget, which the code takes as an argument (``max_step``), is this project's (20
+actions). Where the
 paper and the original code differ the default is the code's, which produced the published
 numbers (a trial out of actions is failed; a failed click is disabled when B clicks elsewhere, and
 only on the reflection prompt's screens);
@@ -21,7 +23,7 @@ from nodes.context import Context, env, setting, temperature
 class SRContext(Context):
     """The shared settings plus Structured Reflection's own."""
 
-    temperature: float = temperature(0.0)
+    temperature: float = temperature(0.5)
     env: str = env("miniwob")
     max_trials: int = setting(5, "trials per task (paper 002: T = 1..5)", min=1)
     max_actions: int = setting(20, "actions per trial; the paper states no budget", min=1)
@@ -75,6 +77,14 @@ class SRContext(Context):
         True,
         "B is enforced at A even when it already failed there, as the original code enforces every B; false: "
         "the paper's rule (section 5.2), B is enforced only if it is not a failed attempt, else the planner decides",
+    )
+    plan_reading: Literal["code", "actions"] = setting(
+        "code",
+        "how a plan is read on MiniWoB: code, line by line as the original code executes it (a line that starts "
+        "with click, tap or move clicks the first number in it, or asks the model for the id when it has none; a "
+        "line of no action type does nothing, which ends the trial with no change; a blank line ends the plan), "
+        "or actions: list markers, quotes and commentary are read past and a malformed action ends the trial as "
+        "an exception; every other env reads plans for their actions",
     )
     suggestion_reading: Literal["code", "grammar"] = setting(
         "code",

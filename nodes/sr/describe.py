@@ -27,7 +27,7 @@ from nodes.node import model_node
 from nodes.sr.context import SRContext
 from nodes.sr.model import ask, token_limit
 from nodes.sr.prompting import render
-from nodes.sr.state import SRState, StepRecord
+from nodes.sr.state import SRState, StepRecord, shown
 
 
 def needs_description(step: StepRecord) -> bool:
@@ -44,7 +44,7 @@ def paraphrase_prompt(state: SRState, context: SRContext, interface: Interface) 
         context,
         state.get("task_name", ""),
         screen=step.get("screen", ""),
-        action=step["action"],
+        action=shown(step).strip(),
         intro=state.get("intro", interface.intro),
         result=state.get("observation", ""),
     )

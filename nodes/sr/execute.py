@@ -11,6 +11,13 @@ adds the screen after it, hold and release too: the paper judges "no change" by 
 screens (Sec. 3.4) and its code does so after every action, so a plan that starts with
 "hold CTRL" ends there with "no change", as it does in that code. Only key presses describe
 themselves; hold and release are paraphrased like clicks, as that code does.
+
+Read as the paper's code reads a plan (``plan_reading="code"``, nodes/sr/actions.py), a line
+executed as nothing is sent to no env: its step keeps the screen as it is, so the trial ends with
+"no change" (or "cycle"), as in that code; a click without a number first asks the model which id
+to click, with the code's grounding prompt on the current screen, and clicks the id its reply
+starts with (the code's ``parse_int`` and vote, over one reply); a reply without a number ends the
+trial as an exception (the code's run stops there with a ValueError).
 """
 
 from __future__ import annotations
@@ -25,11 +32,13 @@ from nodes.channels import edit
 from nodes.environment import env_interface, execute, live_env
 from nodes.llm import Caller, caller_for
 from nodes.node import model_node
-from nodes.sr.actions import kind
+from nodes.sr.actions import kind, original_click
 from nodes.sr.constrain import constrain_step
 from nodes.sr.context import SRContext
+from nodes.sr.model import ask, token_limit
+from nodes.sr.prompting import render
 from nodes.sr.stage import status
-from nodes.sr.state import SRState, StepRecord
+from nodes.sr.state import PlannedAction, SRState, StepRecord
 from nodes.state import Step, updated
 
 SELF_DESCRIBING = ("press",)  # key presses (MiniWoB's verb) need no paraphrase (the paper's code)
@@ -38,6 +47,20 @@ SELF_DESCRIBING = ("press",)  # key presses (MiniWoB's verb) need no paraphrase 
 def invalid_description(action: str, feedback: str) -> str:
     """What the planner reads about a refused action (no model call needed)."""
     return prompts.render("structured_reflection/invalid_action", action=action, feedback=feedback)
+
+
+async def grounded(item: PlannedAction, state: SRState, context: SRContext, llm: Caller) -> PlannedAction:
+    """A click without a number, as the code grounds it: the model names the id on the current
+    screen (the code's grounding prompt), and the click is on the first number of its reply."""
+    interface = await env_interface(context)
+    task = state.get("task_name", "")
+    prompt = render(interface, "ground", context, task, screen=state.get("observation", ""), action=item["action"])
+    reply = await ask(llm, prompt, token_limit(context, interface))
+    click = original_click(f"click {reply}", interface)  # the first number of the reply
+    if click is None:
+        problem = f'"{item["action"]}" names no element, and the model asked for one named none'
+        return PlannedAction(action=item["action"], source=item["source"], error=problem)
+    return PlannedAction(action=click, source=item["source"])
 
 
 @model_node(caller_for)
@@ -49,6 +72,8 @@ async def execute_action(
     before = state
     pending = list(state["pending"])
     item = pending.pop(0)
+    if item.get("reading") == "ground":
+        item = await grounded(item, state, ctx, llm)
     steps = list(state.get("steps", []))
     update: dict[str, Any] = await constrain_step(state, ctx, config, len(steps))
     state = updated(state, update)
@@ -61,9 +86,25 @@ async def execute_action(
         disabled=list(state.get("disabled", [])),
         stage=int(state.get("stage", 0)),
     )
+    if item.get("written"):
+        record["written"] = item["written"]
     if item.get("description") or kind(item["action"]) in SELF_DESCRIBING:
-        record["description"] = item.get("description") or item["action"]
-    if item.get("error"):
+        record["description"] = item.get("description") or item.get("written") or item["action"]
+    if item.get("reading") == "noop":  # the code executes such a line as nothing: the screen stays
+        update["trajectory"] = [
+            Step(
+                node="execute",
+                action=item["action"],
+                rationale=item["source"],
+                observation=state.get("observation", ""),
+                reward=0.0,
+                valid=True,
+                feedback="not an action: executed as nothing, as the original code executes it",
+            )
+        ]
+        update["actions"] = int(state.get("actions", 0)) + 1
+        screens.append(state.get("observation", ""))
+    elif item.get("error"):
         record.update({"valid": False, "feedback": item["error"]})
         update["trajectory"] = [
             Step(

@@ -8,7 +8,9 @@ where the memory holds a lesson it cannot enforce, it sees that lesson and is as
 it. In the ablation without structured memory (Sec. 7.1) every reflection so far is shown at
 every planning call, as sticky entries (the prior work the paper contrasts in Sec. 5.2; the
 paper's code joins them one per line), and it is asked to follow them at the step they name.
-No action in the reply ends the trial (status incomplete unless the task is done).
+No action in the reply ends the trial (status incomplete unless the task is done). On MiniWoB the
+plan is read line by line as the paper's code executes it (``plan_reading="code"``,
+nodes/sr/actions.py); elsewhere, and with ``plan_reading="actions"``, it is read for its actions.
 
 The prompt is the paper's on MiniWoB and the generic one elsewhere (nodes/sr/prompting.py); on a
 text env each observation is a screen, so a stage is the actions planned on one observation.
@@ -26,11 +28,11 @@ from envs.base import Interface
 from nodes.environment import env_interface
 from nodes.llm import Caller, caller_for
 from nodes.node import model_node
-from nodes.sr.actions import read_plan
+from nodes.sr.actions import ParsedLine, read_plan, read_plan_as_code
 from nodes.sr.context import SRContext
 from nodes.sr.memory import entry_at
 from nodes.sr.model import ask, token_limit
-from nodes.sr.prompting import actions_text, render, sticky_lessons
+from nodes.sr.prompting import actions_text, paper_view, render, sticky_lessons
 from nodes.sr.stage import status
 from nodes.sr.state import PlannedAction, SRState, StepRecord
 
@@ -80,21 +82,31 @@ def planning_prompt(state: SRState, context: SRContext, interface: Interface) ->
     )
 
 
+def planned(line: ParsedLine) -> PlannedAction:
+    """A plan line waiting to be executed (with what the paper's code reading adds to it)."""
+    action = PlannedAction(action=line.action, source="plan")
+    if line.error:
+        action["error"] = line.error
+    if line.written:
+        action["written"] = line.written
+    if line.reading:
+        action["reading"] = line.reading
+    return action
+
+
 @model_node(caller_for)
 async def plan(state: SRState, runtime: Runtime[SRContext], config: RunnableConfig, llm: Caller) -> dict[str, Any]:
     """Ask for this screen's actions (all of them, or one in the iterative baseline)."""
     ctx = runtime.context
     interface = await env_interface(ctx)
     reply = await ask(llm, planning_prompt(state, ctx, interface), token_limit(ctx, interface))
-    lines = read_plan(reply, interface)
+    as_code = ctx.plan_reading == "code" and paper_view(interface)
+    lines = read_plan_as_code(reply, interface) if as_code else read_plan(reply, interface)
     if ctx.planning == "iterative":
         lines = lines[:1]
     update: dict[str, Any] = {
         "planning_calls": int(state.get("planning_calls", 0)) + 1,
-        "pending": [
-            PlannedAction(action=line.action, source="plan", **({"error": line.error} if line.error else {}))
-            for line in lines
-        ],
+        "pending": [planned(line) for line in lines],
     }
     if not lines:
         update["status"] = status(state, ctx, interface, exception=False, stopped=True)

@@ -46,7 +46,7 @@ from nodes.sr.constrain import constrains, constrains_planning
 from nodes.sr.context import SRContext
 from nodes.sr.model import ask, longest, token_limit
 from nodes.sr.prompting import actions_text, render, sticky_lessons
-from nodes.sr.state import SRState, StepRecord
+from nodes.sr.state import SRState, StepRecord, shown
 from nodes.sr.status import TrialStatus
 from nodes.sr.trial import record
 
@@ -57,11 +57,11 @@ def trajectory(steps: list[StepRecord], screen_now: str, first_screen_only: bool
         return f"<screen>\n{screen_now}\n</screen>\nYou did not take any action.\n"
     if first_screen_only:
         return f"<screen>\n{steps[0].get('screen', '')}\n</screen>\n" + "".join(
-            f"Your index={k} action: {step['action']}\n" for k, step in enumerate(steps, 1)
+            f"Your index={k} action: {shown(step)}\n" for k, step in enumerate(steps, 1)
         )
     return "".join(
         f"The index={k} screen:\n<screen>\n{step.get('screen', '')}\n</screen>\n"
-        f"Your index={k} action: {step['action']}\n\n"
+        f"Your index={k} action: {shown(step)}\n\n"
         for k, step in enumerate(steps, 1)
     )
 

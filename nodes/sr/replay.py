@@ -3,13 +3,15 @@ Planning"): steps before A are replayed, B is enforced at A, without calling the
 
 Every run of this node starts a stage (nodes/sr/stage.py). While the trial is before A, the
 stage is the next stage of the replay prefix: the replayed steps that were one stage in the
-trial they come from (the paper's code re-plans them at temperature 0, so they form the same
-stages again). At A, the stage is B alone when it may be enforced: always, as the original code
-enforces it, or (``enforce_failed=False``, the paper's Sec. 5.2) only if it has not failed at A
-before. When it may not (B failed there before, or is a click on an id the env refuses there, or
-was not an action of the grammar, or the run is the ablation without structured memory, which
-never enforces) the planner is asked instead, with the lessons (and, in the paper's setting
-``hide_failed_clicks="planning"``, the failed click targets disabled on its screen).
+trial they come from, "deterministically replayed" as the paper's footnote 7 says (the paper's
+code calls its planner again for them, at its temperature 0.5, so its stages before A may differ
+from the last trial's; a row of the fidelity ledger). At A, the stage is B alone when it may be
+enforced: always, as the original code enforces it, or (``enforce_failed=False``, the paper's
+Sec. 5.2) only if it has not failed at A before. When it may not (B failed there before, or is a
+click on an id the env refuses there, or was not an action of the grammar, or the run is the
+ablation without structured memory, which never enforces) the planner is asked instead, with the
+lessons (and, in the paper's setting ``hide_failed_clicks="planning"``, the failed click targets
+disabled on its screen).
 """
 
 from __future__ import annotations

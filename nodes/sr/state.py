@@ -20,7 +20,8 @@ from nodes.state import RunState
 class StepRecord(TypedDict, total=False):
     """One action of the current trial, as executed."""
 
-    action: str  # the canonical action, or the raw line when it was malformed
+    action: str  # the canonical action, or the raw line when it was malformed or executed as nothing
+    written: str  # the plan's line, when the paper's code reading shows it instead of the action
     source: str  # "plan" (the planner), "replay" (memory, before A) or "enforce" (B at A)
     description: str  # the paraphrase (Appendix C) the planner reads
     valid: bool
@@ -36,6 +37,8 @@ class PlannedAction(TypedDict, total=False):
     action: str
     source: str
     error: str  # set when the plan line was not an action of the grammar
+    written: str  # the plan's line as written, when it differs from the action (the code's reading)
+    reading: str  # "ground": a click whose id the model names; "noop": executed as nothing (the code's reading)
     description: str  # replayed actions keep the description of the trial they come from
 
 
@@ -92,3 +95,9 @@ class SRState(RunState, total=False):
 
 def empty_memory() -> Memory:
     return Memory(replay=[], entries={}, reflections=[])
+
+
+def shown(step: StepRecord) -> str:
+    """A step's action as the model is shown it: the plan's line where the paper's code shows that
+    (``written``), else the action."""
+    return step.get("written") or step["action"]

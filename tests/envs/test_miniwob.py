@@ -65,6 +65,9 @@ def test_make_env_and_options() -> None:
         make_env("miniwob", no_such_option=1)
     with pytest.raises(EnvError, match="hover_first must be true or false"):
         make_env("miniwob", hover_first="yes")
+    for option in ({"screen": "pretty"}, {"typing": "paste"}):
+        with pytest.raises(EnvError, match="screen must be one of code, annotated and typing one of"):
+            make_env("miniwob", **option)
 
 
 async def test_same_seed_same_task_other_seed_other_task(env: MiniWoBEnv) -> None:
@@ -128,7 +131,8 @@ async def test_the_screen_keeps_every_element_with_a_box_as_miniwobs_dom_reader_
 
 async def test_a_click_waits_for_hover_effects_unless_hover_first_is_off(env: MiniWoBEnv) -> None:
     # the page reacts to the hover 100 ms later (a menu opening); the press comes after that
-    # reaction by default, at once as the SR code's move_to_element().click() with hover_first off
+    # reaction by default (as the SR code's move_to_element().click(), whose move lasts 250 ms), at once
+    # with hover_first off
     hover_effect = """() => { const b = document.querySelector('#subbtn');
       b.addEventListener('mouseover', () => setTimeout(() => { window.hovered = true; }, 100));
       b.addEventListener('mousedown', () => { window.pressedAfterHover = !!window.hovered; }); }"""
@@ -226,17 +230,23 @@ async def test_hold_ctrl_selects_several_options(env: MiniWoBEnv) -> None:
     assert await env.page.evaluate(count) == 2
 
 
-async def test_typing_masks_passwords_replaces_the_text_and_refuses_a_covered_field(env: MiniWoBEnv) -> None:
+def field_value(box: str) -> str:
+    return f"document.querySelector('[data-introspect-id=\"{box}\"]').value"
+
+
+async def test_typing_is_the_sr_codes_click_clear_and_keys(env: MiniWoBEnv) -> None:
     obs = await env.reset("enter-password/0")
     box = re.search(r'<input id=(\d+) type="password"', obs.text)[1]  # type: ignore[index]
     result = await env.step(f'enter "secret" to id={box}')
     assert "secret" not in result.observation.text
     assert 'value="\u2022\u2022\u2022\u2022\u2022\u2022"' in result.observation.text
-    # as the SR code types (Selenium's clear(), then the keys), not appending as MiniWoB++'s harness
+    # on a filled field Selenium's clear() empties it and blurs it: the keys that follow reach no field
     again = await env.step(f'enter "pw" to id={box}')
-    assert 'value="\u2022\u2022"' in again.observation.text
-    value = f"document.querySelector('[data-introspect-id=\"{box}\"]').value"
-    assert await env.page.evaluate(value) == "pw"
+    assert again.valid and await env.page.evaluate(field_value(box)) == ""
+    assert await env.page.evaluate("document.activeElement === document.body")
+    # typed text that names a key is that key, as the code's keys() maps it
+    assert (await env.step(f'enter "tab" to id={box}')).valid
+    assert await env.page.evaluate(field_value(box)) == ""
     # a covered field is refused, as Selenium's element click (the SR code's, before typing) refuses it
     await env.page.evaluate(
         "() => document.body.insertAdjacentHTML('beforeend', '<div id=\"veil\" style=\"position:fixed;"
@@ -244,7 +254,41 @@ async def test_typing_masks_passwords_replaces_the_text_and_refuses_a_covered_fi
     )
     covered = await env.step(f'enter "more" to id={box}')
     assert covered.valid is False and re.search(r"cannot type into id=\d+: .*covered by <div", covered.feedback)
-    assert await env.page.evaluate(value) == "pw"
+
+
+async def test_typing_into_what_is_no_text_field_clicks_it_then_is_refused_as_clear_refuses(env: MiniWoBEnv) -> None:
+    obs = await env.reset("click-checkboxes/0")
+    box = re.search(r'<input id=(\d+) type="checkbox"', obs.text)[1]  # type: ignore[index]
+    refused = await env.step(f'enter "x" to id={box}')
+    assert refused.valid is False and "user-editable" in refused.feedback
+    assert re.search(rf'<input id={box} type="checkbox"[^>]* checked', refused.observation.text)  # clicked first
+    assert (await env.snapshot())["actions"] == [f"click id={box}"]  # so a replay clicks it too
+
+
+async def test_replace_typing_is_an_option() -> None:
+    env = MiniWoBEnv(typing="replace")
+    try:
+        obs = await env.reset("enter-password/0")
+        box = re.search(r'<input id=(\d+) type="password"', obs.text)[1]  # type: ignore[index]
+        await env.step(f'enter "secret" to id={box}')
+        assert (await env.step(f'enter "pw" to id={box}')).valid
+        assert await env.page.evaluate(field_value(box)) == "pw"
+    finally:
+        await env.close()
+
+
+async def test_label_words_carry_no_id_and_svg_classes_read_svg_class_as_the_sr_code(env: MiniWoBEnv) -> None:
+    boxes = (await env.reset("click-checkboxes/0")).text
+    labels = re.findall(r"<text( id=\d+)? pos=", boxes)
+    assert labels and not any(labels)  # a label's words beside its checkbox: no id
+    shapes = (await env.reset("click-shape/0")).text
+    assert re.search(r'<text id=\d+ class="SVG_CLASS" pos=', shapes)  # an SVG <text> element
+    annotated = MiniWoBEnv(screen="annotated")
+    try:
+        assert re.search(r"<text id=\d+ pos=", (await annotated.reset("click-checkboxes/0")).text)
+        assert "SVG_CLASS" not in (await annotated.reset("click-shape/0")).text
+    finally:
+        await annotated.close()
 
 
 async def test_the_page_time_limit_ends_the_episode() -> None:

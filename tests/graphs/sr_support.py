@@ -32,7 +32,7 @@ def scripted(tmp_path, replies: list[str]) -> str:
 
 def prompts_seen(spec: str) -> list[str]:
     """Every prompt the scripted model was shown, in call order."""
-    return [str(call["messages"][-1].content) for call in model_for(spec, 0.0, 512).calls]
+    return [str(call["messages"][-1].content) for call in model_for(spec, SRContext().temperature, 512).calls]
 
 
 def id_of(screen: str, text: str) -> str:

@@ -58,7 +58,7 @@ def test_good_values_pass_and_numbers_widen_to_float():
 def test_each_method_has_its_own_class_holding_the_paper_defaults_as_values():
     laser, sr, da, ap = LaserContext(), SRContext(), DAContext(), AutoPlanContext()
     assert (laser.env, laser.max_actions, laser.temperature, laser.backup) == ("webshop", 15, 0.0, True)
-    assert (sr.env, sr.max_trials, sr.max_actions, sr.max_stage_actions, sr.temperature) == ("miniwob", 5, 20, 9, 0.0)
+    assert (sr.env, sr.max_trials, sr.max_actions, sr.max_stage_actions, sr.temperature) == ("miniwob", 5, 20, 9, 0.5)
     assert (da.env, da.max_actions, da.max_episodes, da.remedies, da.temperature) == ("webarena", 30, 7, 2, 1.0)
     assert (ap.env, ap.steps(), ap.batch_size, ap.iterations, ap.train_top_p) == ("alfworld", 35, 4, 3, 0.9)
     assert AutoPlanContext(env="hotpotqa").steps() == 10

@@ -77,38 +77,45 @@ async def test_laser(kind, run_graph, openai_stub):
 
 EXCEPTION = "However, your last action is invalid."  # Appendix D's exception reflection
 INCOMPLETE = "You did not take any action."
+# the bad plan, then what a click without a number makes the original code ask (its grounding call)
 SR_BAD = {
-    "empty": (Reply(content=""), "incomplete", INCOMPLETE),
-    "truncated": (Reply(content="Your plan:\nclick id="), "exception", "Your index=1 action: click id=\n"),
+    "empty": (Reply(content=""), [], "incomplete", INCOMPLETE),
+    "truncated": (Reply(content="click id="), [Reply(content="")], "exception", "Your index=1 action: click id=\n"),
     "wrong_format": (
         Reply(content='Click on the "Ok" button.'),
+        [Reply(content="the one that says Ok")],
         "exception",
         'Your index=1 action: Click on the "Ok" button.\n',
     ),
-    "bad_tool_call": (Reply(tool_calls=[{"name": "click", "args": {"id": "the Ok button"}}]), "incomplete", INCOMPLETE),
-    "outside_grammar": (Reply(content="press NOSUCHKEY"), "exception", "Your index=1 action: press NOSUCHKEY\n"),
+    "bad_tool_call": (
+        Reply(tool_calls=[{"name": "click", "args": {"id": "the Ok button"}}]),
+        [],
+        "incomplete",
+        INCOMPLETE,
+    ),
+    "outside_grammar": (Reply(content="press NOSUCHKEY"), [], "exception", "Your index=1 action: press NOSUCHKEY\n"),
 }
 
 
 @pytest.mark.browser
 @pytest.mark.parametrize("kind", KINDS)
 async def test_structured_reflection(kind, run_graph, openai_stub):
-    """The first plan of trial 1 is bad. A plan line that is not an action (cut off, written
-    in words, a key the grammar lacks) is not executed: the trial ends with "exception" and
-    the reflection prompt (Appendix D's) says the action at index 1 was invalid. An empty
-    reply, and a tool call (SR's prompts ask for text: a tool call with bad arguments carries
-    none), hold no plan: the trial ends "incomplete" and the reflection prompt says no action
-    was taken; its lesson at index 1 lies past that empty trial, so trial 2 plans anew. Either
-    way trial 2 succeeds."""
-    bad, status, shown = SR_BAD[kind]
+    """The first plan of trial 1 is bad. A plan line that is not an action (a key the grammar
+    lacks), or a click without a number whose grounding reply names no id either (cut off, written
+    in words), is not executed: the trial ends with "exception" and the reflection prompt
+    (Appendix D's) says the action at index 1 was invalid. An empty reply, and a tool call (SR's
+    prompts ask for text: a tool call with bad arguments carries none), hold no plan: the trial
+    ends "incomplete" and the reflection prompt says no action was taken; its lesson at index 1
+    lies past that empty trial, so trial 2 plans anew. Either way trial 2 succeeds."""
+    bad, grounding, status, shown = SR_BAD[kind]
     # the known run: plan, describe the click, reflect; here the bad plan executes nothing
     replies = SCENARIOS["structured_reflection"].stub_replies()
     then = [replies[2], Reply(content="click id=5")] if status == "incomplete" else [replies[2]]
-    outcome = await run_with(run_graph, openai_stub, "structured_reflection", 0, [bad, *then], replace=3)
-    reflection = request_text(openai_stub, 1)
+    outcome = await run_with(run_graph, openai_stub, "structured_reflection", 0, [bad, *grounding, *then], replace=3)
+    reflection = request_text(openai_stub, 1 + len(grounding))
     assert outcome.finished and outcome.state["success"] and outcome.state["reward"] == 1.0
     assert [t["status"] for t in outcome.state["trials"]] == [status, "correct"]
-    assert outcome.state["usage"]["model_calls"] == (2 if status == "exception" else 3)
+    assert outcome.state["usage"]["model_calls"] == (2 if status == "exception" else 3) + len(grounding)
     assert shown in reflection
     if status == "exception":
         assert EXCEPTION in reflection

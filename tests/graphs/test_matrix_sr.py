@@ -19,6 +19,7 @@ from envs.miniwob import MiniWoBEnv
 from envs.webshop import WebShopEnv
 from graphs.app.cli import main
 from nodes.llm import model_for
+from nodes.sr.context import SRContext
 from tests.graphs.sr_support import id_of
 
 HEAT_GAME = (
@@ -33,7 +34,8 @@ def replies(*texts: str) -> list[dict[str, Any]]:
 
 def prompts_shown(state: dict[str, Any]) -> list[str]:
     """Every prompt the run's scripted model was shown, in call order."""
-    return [str(call["messages"][-1].content) for call in model_for(state["__model"], 0.0, 512).calls]
+    calls = model_for(state["__model"], SRContext().temperature, 512).calls
+    return [str(call["messages"][-1].content) for call in calls]
 
 
 async def run(run_graph, env: str, task: str, script: list[dict[str, Any]], write_script) -> dict[str, Any]:
@@ -60,7 +62,7 @@ async def test_miniwob_the_papers_setting(run_graph, write_script):
         "miniwob",
         "click-checkboxes/2",
         replies(
-            f"1. click id={first}\n2. click id={second}\n3. click id={submit}",
+            f"click id={first}\nclick id={second}\nclick id={submit}",  # read line by line, as the code
             "ticked fzzqo",
             "ticked NYYyS82",
         ),

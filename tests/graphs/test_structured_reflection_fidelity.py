@@ -11,13 +11,16 @@ from typing import Any
 import pytest
 
 from nodes.llm import model_for
+from nodes.sr.context import SRContext
 from tests.graphs.sr_support import fake_env, prompts_seen, run_sr, screen_in, scripted  # noqa: F401 (fixture)
 
 TEN_ENTRIES = "\n".join(f'enter "{c}" to id=9' for c in "abcdefghij")
 
 
 async def run(spec: str, task: str, **options: Any) -> dict[str, Any]:
-    return await run_sr(spec, task, "fakepage", **options)
+    """Plans here are written as a model writes them (list markers, "Your plan:"): they are read
+    for their actions (``plan_reading="actions"``) unless a test asks for the code's reading."""
+    return await run_sr(spec, task, "fakepage", **{"plan_reading": "actions", **options})
 
 
 # --- the budget of a stage (the original's max_step_per_view) -------------------------------------
@@ -258,11 +261,66 @@ async def test_the_whole_reflection_is_the_lesson_and_a_reply_without_b_still_co
     assert f"- {reply}\n" in at_a and "Now, you need to follow the lessons" in at_a and "id=4" in screen_in(at_a)
 
 
+# --- plan lines read as the original code reads them (plan_reading="code", the default) ----------
+
+
+async def run_as_code(spec: str, task: str, **options: Any) -> dict[str, Any]:
+    """A run with the method's default reading of plans."""
+    return await run_sr(spec, task, "fakepage", **options)
+
+
+async def test_a_click_line_clicks_the_first_number_in_it_as_the_original_code(tmp_path):
+    plan = "tap the B box, id=2\nclick the C checkbox (id=3)\nmove to the button with id=5 and click it"
+    spec = scripted(tmp_path, [plan, "ticked B", "ticked C"])
+    out = await run_as_code(spec, "boxes/0", max_trials=1)
+    assert out["success"] and out["trials"][0]["actions"] == ["click id=2", "click id=3", "click id=5"]
+    # the model is shown the line as the plan wrote it, as the code shows its executed action
+    assert "And the actions taken are:\ntap the B box, id=2\n" in prompts_seen(spec)[1]
+
+
+async def test_a_click_without_a_number_asks_the_code_s_grounding_prompt(tmp_path):
+    spec = scripted(tmp_path, ["click the Submit button", "5"])
+    out = await run_as_code(spec, "button/0", max_trials=1)
+    assert out["success"] and out["trials"][0]["actions"] == ["click id=5"]
+    plan_prompt, grounding = prompts_seen(spec)
+    assert grounding == (
+        "You are given a screen which is represented in HTML pseudo code.\n"
+        "Now, predict the id of the UI element to click on the current screen:\n"
+        f"<screen >\n{screen_in(plan_prompt).strip(chr(10))}\n</screen>\n\n"
+        "Action: click the Submit button\nPrediction: id="
+    )
+
+
+async def test_a_grounding_reply_without_an_id_ends_the_trial_as_an_exception(tmp_path):
+    spec = scripted(tmp_path, ["click the Submit button", "the one at the bottom"])
+    out = await run_as_code(spec, "button/0", max_trials=1)
+    assert out["trials"][0]["status"] == "exception" and not out["success"]
+
+
+@pytest.mark.parametrize("line", ["Your plan:", "1. click id=5", "Submit the form"])
+async def test_a_line_of_no_action_type_does_nothing_and_ends_the_trial_with_no_change(tmp_path, line):
+    spec = scripted(tmp_path, [f"{line}\nclick id=5", "nothing happened", "For action index=1, you should click id=5."])
+    out = await run_as_code(spec, "button/0")
+    first = out["trials"][0]
+    assert (first["status"], first["actions"]) == ("no change", [line])  # click id=5 was never reached
+    assert out["success"] and out["trials"][1]["actions"] == ["click id=5"]
+    plan, paraphrase, reflection = prompts_seen(spec)
+    assert f"And the actions taken are:\n{line}\n" in paraphrase
+    assert f"Your index=1 action: {line}\n" in reflection
+    assert "did not cause anything to change on the last screen" in reflection
+
+
+async def test_the_papers_reading_of_plans_is_an_option(tmp_path):
+    spec = scripted(tmp_path, ["Your plan:\n1. click id=5"])
+    out = await run_as_code(spec, "button/0", max_trials=1, plan_reading="actions")
+    assert out["success"] and out["trials"][0]["actions"] == ["click id=5"]
+
+
 # --- decoding: the original code's token limit and its pick of the reflection ----------------------
 
 
 def limits_asked(spec: str) -> list[int | None]:
-    return [call["max_tokens"] for call in model_for(spec, 0.0, 512).calls]
+    return [call["max_tokens"] for call in model_for(spec, SRContext().temperature, 512).calls]
 
 
 async def test_every_call_on_miniwob_is_limited_to_the_original_codes_128_tokens(tmp_path):
@@ -280,4 +338,4 @@ async def test_the_longest_of_the_reflection_samples_is_kept_as_the_original_cod
     spec = scripted(tmp_path, ["click id=1", "cancelled", long, short])
     out = await run(spec, "button/0", reflection_samples=2)
     assert out["trials"][0]["reflection"] == long and out["success"]
-    assert len(model_for(spec, 0.0, 512).calls) == 4
+    assert len(model_for(spec, SRContext().temperature, 512).calls) == 4

@@ -19,7 +19,9 @@ from tests.graphs.sr_support import fake_env, prompts_seen, run_sr, screen_in, s
 
 
 async def run(spec: str, task: str, **options: Any) -> dict[str, Any]:
-    return await run_sr(spec, task, "fakepage", **options)
+    """Plans here are written as a model writes them (list markers, "Your plan:"): they are read
+    for their actions (``plan_reading="actions"``) unless a test asks for the code's reading."""
+    return await run_sr(spec, task, "fakepage", **{"plan_reading": "actions", **options})
 
 
 async def test_staged_plan_solves_a_screen_in_one_planning_call(tmp_path):

@@ -50,7 +50,7 @@ async def test_failed_trial_reflected_then_replayed_enforced_and_solved(tmp_path
     spec = scripted(
         tmp_path,
         [
-            f"1. click id={first}\n2. click id={wrong}\n3. click id={submit}",
+            f"click id={first}\nclick id={wrong}\nclick id={submit}",
             "ticked fzzqo",
             "ticked the wrong box",
             "submitted",
@@ -136,23 +136,32 @@ async def test_earlier_correction_clears_later_memory(tmp_path, peek):
     spec = scripted(
         tmp_path,
         [
+            # retyping a filled field empties it, as the code's clear() does: back to the first screen
             f'enter "jerald" to id={field}\nenter "jeraldx" to id={field}\nclick id={submit}',
             "typed",
             "retyped",
-            "submitted",
-            f"For action index=3, you should click id={field}.",  # trial 2: replay 2, enforce: no change
+            f"For action index=2, you should click id={field}.",  # trial 2: replay 1, enforce: no change
             "focused again",
-            f'For action index=1, you should enter "Jerald" to id={field}.',  # earlier: index=3 outdated
+            f'For action index=1, you should enter "Jerald" to id={field}.',  # earlier: index=2 outdated
             "typed Jerald",
             f"click id={submit}",
         ],
     )
     out = await run(spec, "enter-text/1")
-    assert [t["status"] for t in out["trials"]] == ["failed", "no change", "correct"]
-    assert out["trials"][1]["sources"] == ["replay", "replay", "enforce"]
+    assert [t["status"] for t in out["trials"]] == ["cycle", "no change", "correct"]
+    assert out["trials"][1]["sources"] == ["replay", "enforce"]
     assert list(out["memory"]["entries"]) == ["0"] and out["memory"]["replay"] == []
     assert out["trials"][2]["sources"] == ["enforce", "plan"]
     assert out["trials"][2]["actions"][0] == f'enter "Jerald" to id={field}'
+
+
+async def test_typing_into_what_is_no_text_field_ends_the_trial_as_an_exception(tmp_path, peek):
+    screen, _ = await peek("click-checkboxes/2")
+    box = id_of(screen, "fzzqo")
+    spec = scripted(tmp_path, [f'enter "fzzqo" to id={box}'])
+    out = await run(spec, "click-checkboxes/2", max_trials=1)
+    assert out["trials"][0]["status"] == "exception"  # Selenium's clear() refuses a checkbox
+    assert "user-editable" in out["trajectory"][-1]["feedback"]
 
 
 async def test_cycle_reached_on_purpose(tmp_path, peek):

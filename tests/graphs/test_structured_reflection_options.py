@@ -29,7 +29,9 @@ SUGGESTION = (
 
 
 async def run(spec: str, task: str, **options: Any) -> dict[str, Any]:
-    return await run_sr(spec, task, "fakepage", **options)
+    """Plans here are written as a model writes them (list markers, "Your plan:"): they are read
+    for their actions (``plan_reading="actions"``) unless a test asks for the code's reading."""
+    return await run_sr(spec, task, "fakepage", **{"plan_reading": "actions", **options})
 
 
 async def screens_after(task: str, *actions: str) -> list[str]:

@@ -3,7 +3,7 @@
 import pytest
 
 from envs.miniwob.interface import INTERFACE as MINIWOB
-from nodes.sr.actions import clicked_element, kind, parse_action, read_plan
+from nodes.sr.actions import clicked_element, kind, parse_action, read_plan, read_plan_as_code
 
 
 @pytest.mark.parametrize(
@@ -64,3 +64,20 @@ def test_no_action_lines_is_an_empty_plan():
 def test_action_helpers():
     assert kind('enter "a" to id=3') == "enter" and clicked_element('enter "a" to id=3', MINIWOB) is None
     assert clicked_element("click id=17", MINIWOB) == "17" and clicked_element("press Enter", MINIWOB) is None
+
+
+def test_a_plan_read_as_the_code_reads_it_line_by_line():
+    plan = read_plan_as_code(
+        "Your plan:\n1. click id=2\nTap the box id=3\nmove to id=4\nscroll down\npress ENTER\n"
+        "click the OK button\n\nclick id=9",
+        MINIWOB,
+    )
+    assert [(p.action, p.reading) for p in plan] == [
+        ("Your plan:", "noop"),
+        ("1. click id=2", "noop"),  # does not start with click: executed as nothing
+        ("click id=3", None),
+        ("click id=4", None),
+        ("press Enter", None),  # the scroll line is skipped; the code would read it forever
+        ("click the OK button", "ground"),  # no number: the model is asked for the id
+    ]  # the blank line ends the plan
+    assert plan[2].written == "Tap the box id=3"

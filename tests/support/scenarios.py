@@ -137,7 +137,7 @@ CHECKBOXES = Scenario(
     [
         {"content": c, "delay": 0.3}
         for c in (
-            "1. click id=5\n2. click id=11\n3. click id=14",
+            "click id=5\nclick id=11\nclick id=14",  # one action a line, as the code reads a plan
             "ticked fzzqo",
             "ticked the wrong box",
             "submitted",
