@@ -297,6 +297,12 @@ class Caller:
         limit = {"max_tokens": max_tokens} if max_tokens is not None else {}
         return await self._call(model, self.spec, messages, tools, tool_choice, stop, limit)
 
+    def unreadable(self, handling: str) -> None:
+        """Mark the reply of this node's last call as one the method could not read, with what it
+        did instead ("asked again: ...", "ended the trial", ...); results list them per run."""
+        if self.calls:
+            self.calls[-1]["unreadable"] = handling
+
     def judge(self, spec: str | None = None) -> CallerJudge:
         """A judge for an env's evaluator: ``spec``'s model (default this run's), asked
         greedily, its calls counted in this caller's position and usage."""

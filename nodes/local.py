@@ -288,13 +288,12 @@ class LocalModel:
         self.started = False
 
     def describe(self) -> dict[str, Any]:
-        """What a results row's provenance records of the served model."""
-        import llama_cpp
-
+        """What a results row's provenance records of the served model (hashing the file takes a
+        moment the first time: call it from a thread)."""
         return {
             "gguf": self.path.name,
             "sha256": file_sha256(self.path),
-            "llama_cpp_python": getattr(llama_cpp, "__version__", "unknown"),
+            "llama_cpp_python": importlib.metadata.version("llama-cpp-python"),
             **{k: v for k, v in asdict(self.settings).items() if k != "port"},
             "threads": self.settings.threads_per_slot(),
         }
