@@ -169,16 +169,18 @@ def build_model(
         options["temperature"] = temperature
     if top_p is not None:
         options["top_p"] = top_p
+    # ChatOpenAI sends the limit as max_completion_tokens, OpenAI's current name; a compatible
+    # server may read only max_tokens (llama-cpp-python's does, and generates to the end of its
+    # context without it), so a server other than OpenAI's is sent both.
+    compatible = {**options, "extra_body": {"max_tokens": max_tokens}}
     if local.is_local(spec):  # llama.cpp's OpenAI-compatible server, routed among its slots
         served = local.local_model(spec)
-        transport = local.SlotTransport(served)
-        return _chat_openai(
-            served.path.stem, "local", served.url, counted_http_client(transport), options, timeout, retries
-        )
+        client = counted_http_client(local.SlotTransport(served))
+        return _chat_openai(served.path.stem, "local", served.url, client, compatible, timeout, retries)
     check_credentials(spec)
     if provider == "openai":
         key, url = os.environ.get("OPENAI_API_KEY") or "not-needed", os.environ.get("OPENAI_BASE_URL") or None
-        return _chat_openai(name, key, url, counted_http_client(), options, timeout, retries)
+        return _chat_openai(name, key, url, counted_http_client(), compatible if url else options, timeout, retries)
     from langchain.chat_models import init_chat_model
 
     try:

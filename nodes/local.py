@@ -39,6 +39,7 @@ import importlib.metadata
 import importlib.util
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -67,6 +68,8 @@ NOTICE = (
 )
 START_TIMEOUT_S = 300.0  # loading a large GGUF from a slow disk takes a while
 PREFIX_CACHE_BYTES = 2 << 30
+# how llama-cpp-python's server refuses a prompt longer than its context (before generating)
+_OVERFLOW = re.compile(r"maximum context length is (\d+) tokens.*?(\d+) in the messages, (\d+) in the completion")
 
 # The task a model call is made for (set by nodes.llm's Caller): a slot's prefix cache serves
 # the task that used it last.
@@ -354,11 +357,11 @@ def failure(exc: BaseException) -> str | None:
     while seen is not None:
         if isinstance(seen, LocalServerGone):
             return f"{seen}; run the same command again to continue"
-        text = str(seen)
-        if "exceed context window" in text:
+        if match := _OVERFLOW.search(str(seen)):
+            limit, prompt, completion = match.groups()
             return (
-                "the prompt is longer than the local model's context "
-                f"({' '.join(_quoted_reason(text).split())}): raise INTROSPECT_LOCAL_CONTEXT"
+                f"the prompt ({prompt} tokens) and the reply's limit ({completion}) exceed the local model's "
+                f"context of {limit} tokens: raise INTROSPECT_LOCAL_CONTEXT"
             )
         seen = seen.__cause__ or seen.__context__
     return None
@@ -390,8 +393,3 @@ def _last_line(log: Path | None) -> str:
         return ""
     lines = [line.strip() for line in log.read_text(errors="replace").splitlines() if line.strip()]
     return lines[-1][:300] if lines else ""
-
-
-def _quoted_reason(text: str) -> str:
-    start = text.find("Requested tokens")
-    return text[start:].split("'")[0].split('"')[0] if start >= 0 else text[:200]

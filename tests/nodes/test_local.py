@@ -52,7 +52,8 @@ async def test_max_tokens_bounds_the_reply_and_a_stop_sequence_cuts_it():
 
 async def test_a_prompt_longer_than_the_context_is_refused_naming_the_setting(monkeypatch):
     monkeypatch.setenv("INTROSPECT_LOCAL_CONTEXT", "256")
-    with pytest.raises(ModelCallError, match=r"longer than the local model's context .*INTROSPECT_LOCAL_CONTEXT"):
+    refused = r"the prompt \(\d+ tokens\) .* exceed the local model's context of 256 tokens: raise INTROSPECT_LOCAL_"
+    with pytest.raises(ModelCallError, match=refused):
         await caller(task="long")([HumanMessage("word " * 600)])
     local.local_model("local").close()  # the 256-token servers are not reused
 
