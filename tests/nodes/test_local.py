@@ -20,7 +20,7 @@ from nodes import local
 from nodes.llm import Caller, ModelCallError, ModelConfigError
 from tests.support.cli import child_env
 
-pytestmark = [pytest.mark.slow, pytest.mark.local]
+pytestmark = [pytest.mark.slow, pytest.mark.local, pytest.mark.timeout(900)]  # a real model on shared cores
 
 
 @tool
