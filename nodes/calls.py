@@ -38,6 +38,7 @@ class ModelCall(TypedDict, total=False):
     usage: dict[str, Any]  # the reply's usage metadata: input_tokens, output_tokens, ...
     seconds: float  # wall time of the call, retries included
     retries: int  # requests sent again after a transient failure
+    unreadable: str  # the reply could not be read: what the method did instead (absent when it was read)
 
 
 def redacted(call: ModelCall) -> ModelCall:
@@ -61,6 +62,25 @@ def at_positions(lines: Iterable[Mapping[str, Any]], task_id: str | None, start:
         if line.get("task_id") == task_id and isinstance(position, int) and start <= position < stop:
             found[position] = ModelCall(**line)  # type: ignore[typeddict-item]  # a line is a record's JSON
     return [found[p] for p in sorted(found)]
+
+
+def unreadable_replies(calls: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """The replies a run could not read and what its method did with each, for its results row:
+    position, node, the reply's first 300 characters (text, or its tool calls) and the handling."""
+    out = []
+    for call in calls:
+        if call.get("unreadable"):
+            content = call.get("content")
+            reply = content if isinstance(content, str) and content else json.dumps(call.get("tool_calls") or [])
+            out.append(
+                {
+                    "position": call.get("position"),
+                    "node": call.get("node"),
+                    "reply": reply[:300],
+                    "handling": call["unreadable"],
+                }
+            )
+    return out
 
 
 ROLES = {"system": "system", "human": "user", "ai": "assistant", "tool": "tool"}

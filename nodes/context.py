@@ -22,6 +22,7 @@ fields a subclass can re-default, and the validator is one function of this modu
 
 from __future__ import annotations
 
+import os
 import types
 import typing
 from dataclasses import MISSING, Field, asdict, dataclass, field, fields
@@ -40,6 +41,18 @@ def _model_spec(value: str) -> None:
     )
 
     parse_spec(value)
+
+
+OPENAI_DEFAULT = "openai:gpt-4o-mini"
+LOCAL = "local"  # the embedded model's spec (nodes.local)
+
+
+def default_model() -> str:
+    """The model of a run that names none: OpenAI's where a key or a compatible server is set,
+    else the embedded model, so a first run works on a machine with neither."""
+    if os.environ.get("OPENAI_API_KEY") or os.environ.get("OPENAI_BASE_URL"):
+        return OPENAI_DEFAULT
+    return LOCAL
 
 
 def setting(default: Any, description: str, **meta: Any) -> Any:
@@ -64,11 +77,15 @@ def env(default: str) -> Any:
 class Context:
     """What every run needs besides its task: the model, how it is asked, the env."""
 
-    model: str = setting(
-        "openai:gpt-4o-mini",
-        "provider:model (openai:gpt-4o-mini; OpenAI-compatible servers through OPENAI_BASE_URL) "
-        "or scripted:<file.jsonl> for offline runs",
-        check=_model_spec,
+    model: str = field(
+        default_factory=lambda: default_model(),
+        metadata={
+            "description": "provider:model (openai:gpt-4o-mini; OpenAI-compatible servers through OPENAI_BASE_URL), "
+            "local (the embedded SmolLM2-135M-Instruct on llama.cpp) or gguf:<file.gguf>, or scripted:<file.jsonl> "
+            "for offline runs; by default openai:gpt-4o-mini where OPENAI_API_KEY or OPENAI_BASE_URL is set, "
+            "else local",
+            "check": _model_spec,
+        },
     )
     temperature: float = temperature(0.0)
     top_p: float | None = setting(

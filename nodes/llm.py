@@ -2,7 +2,9 @@
 
 Specs: ``openai:<model>`` builds langchain-openai's ``ChatOpenAI`` from OPENAI_API_KEY and
 OPENAI_BASE_URL (any OpenAI-compatible server: vLLM, Ollama, llama.cpp); any other
-``provider:model`` goes through langchain's ``init_chat_model``; ``scripted:<file.jsonl>``
+``provider:model`` goes through langchain's ``init_chat_model``; ``local`` (the embedded
+SmolLM2-135M-Instruct) and ``gguf:<file.gguf>`` are ``ChatOpenAI`` on llama.cpp's server, which
+nodes.local starts and stops; ``scripted:<file.jsonl>``
 replays a script (nodes.scripted), ``replay:<file.jsonl>`` a recording, checking every
 request against it (nodes.recording; ``--record FILE`` writes one through the Caller).
 Nodes never hold a client: they use ``Caller``, which
@@ -36,31 +38,12 @@ from langchain_core.language_models.chat_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 from pydantic import SecretStr
 
-from errors import IntrospectError, UserError
+from nodes import local
 from nodes.calls import ModelCall
+from nodes.model_errors import ModelCallError, ModelConfigError
 from nodes.recording import ReplayChatModel, call_record, record_call, request_record
 from nodes.scripted import ScriptedChatModel, cut_at_stop
-from nodes.secrets import redact
 from nodes.usage import METER, Usage, add_usage, empty_usage, load_prices, usage_of_call
-
-
-class ModelConfigError(UserError, ValueError):
-    """A malformed model spec, a missing key or a missing provider package."""
-
-
-class ModelCallError(IntrospectError, RuntimeError):
-    """A model call failed for good (non-transient, or retries exhausted). Not a bug and not
-    the user's input: the command says so in one line and exits 1 (the run stays checkpointed).
-
-    ``usage`` is what the failing node had spent, which its state never receives: its
-    earlier calls and the failed call's retries."""
-
-    exit_status = 1
-
-    def __init__(self, message: str, usage: Usage | None = None) -> None:
-        super().__init__(redact(message))
-        self.usage: Usage = add_usage(usage, None)
-
 
 TIMEOUT = 120.0  # seconds per request: Context.timeout's default
 RETRIES = 4  # Context.retries' default: five attempts in all
@@ -131,20 +114,26 @@ def _pressure(signal: str) -> None:
         pacing.heard(signal)
 
 
-def counted_http_client() -> Any:
-    """An async HTTP client for the OpenAI SDK (its defaults) whose hooks count attempts."""
+def counted_http_client(transport: Any = None) -> Any:
+    """An async HTTP client for the OpenAI SDK (its defaults) whose hooks count attempts;
+    ``transport``: where requests go (the embedded model's slots), else the network."""
     import openai
 
-    return openai.DefaultAsyncHttpxClient(event_hooks={"request": [_on_request], "response": [_on_response]})
+    hooks: dict[str, list[Callable[..., Any]]] = {"request": [_on_request], "response": [_on_response]}
+    if transport is None:
+        return openai.DefaultAsyncHttpxClient(event_hooks=hooks)
+    return openai.DefaultAsyncHttpxClient(event_hooks=hooks, transport=transport)
 
 
 def parse_spec(spec: str) -> tuple[str, str]:
     """Split ``provider:model``; raise ModelConfigError on anything else."""
+    if spec == local.LOCAL:
+        return local.LOCAL, local.LOCAL_NAME
     provider, sep, name = spec.partition(":")
     if not sep or not provider.strip() or not name.strip():
         raise ModelConfigError(
             f"malformed model spec {spec!r}: use provider:model (e.g. openai:gpt-4o-mini) "
-            "or scripted:<file.jsonl> or replay:<recording.jsonl>"
+            "or local (the embedded model) or gguf:<file.gguf> or scripted:<file.jsonl> or replay:<recording.jsonl>"
         )
     return provider.strip(), name.strip()
 
@@ -175,24 +164,23 @@ def build_model(
         return ScriptedChatModel.from_file(name)
     if provider == "replay":
         return ReplayChatModel.from_file(name)
-    check_credentials(spec)
     options: dict[str, Any] = {"max_tokens": max_tokens}
     if temperature is not None:
         options["temperature"] = temperature
     if top_p is not None:
         options["top_p"] = top_p
+    # ChatOpenAI sends the limit as max_completion_tokens, OpenAI's current name; a compatible
+    # server may read only max_tokens (llama-cpp-python's does, and generates to the end of its
+    # context without it), so a server other than OpenAI's is sent both.
+    compatible = {**options, "extra_body": {"max_tokens": max_tokens}}
+    if local.is_local(spec):  # llama.cpp's OpenAI-compatible server, routed among its slots
+        served = local.local_model(spec)
+        client = counted_http_client(local.SlotTransport(served))
+        return _chat_openai(served.path.stem, "local", served.url, client, compatible, timeout, retries)
+    check_credentials(spec)
     if provider == "openai":
-        from langchain_openai import ChatOpenAI
-
-        return ChatOpenAI(
-            model=name,
-            api_key=SecretStr(os.environ.get("OPENAI_API_KEY") or "not-needed"),
-            base_url=os.environ.get("OPENAI_BASE_URL") or None,
-            max_retries=retries,
-            timeout=timeout,
-            http_async_client=counted_http_client(),
-            **options,
-        )
+        key, url = os.environ.get("OPENAI_API_KEY") or "not-needed", os.environ.get("OPENAI_BASE_URL") or None
+        return _chat_openai(name, key, url, counted_http_client(), compatible if url else options, timeout, retries)
     from langchain.chat_models import init_chat_model
 
     try:
@@ -208,6 +196,22 @@ def build_model(
         raise ModelConfigError(f"unsupported model spec {spec!r}: {' '.join(str(exc).split())}") from None
     except Exception as exc:  # noqa: BLE001 - a provider's own validation (a missing key, ...)
         raise ModelConfigError(f"cannot set up {spec!r}: {' '.join(str(exc).split())}") from None
+
+
+def _chat_openai(
+    name: str, key: str, url: str | None, client: Any, options: dict[str, Any], timeout: float, retries: int
+) -> BaseChatModel:
+    from langchain_openai import ChatOpenAI
+
+    return ChatOpenAI(
+        model=name,
+        api_key=SecretStr(key),
+        base_url=url,
+        max_retries=retries,
+        timeout=timeout,
+        http_async_client=client,
+        **options,
+    )
 
 
 _MODELS: dict[tuple[Any, ...], BaseChatModel] = {}
@@ -295,6 +299,12 @@ class Caller:
         limit = {"max_tokens": max_tokens} if max_tokens is not None else {}
         return await self._call(model, self.spec, messages, tools, tool_choice, stop, limit)
 
+    def unreadable(self, handling: str) -> None:
+        """Mark the reply of this node's last call as one the method could not read, with what it
+        did instead ("asked again: ...", "ended the trial", ...); results list them per run."""
+        if self.calls:
+            self.calls[-1]["unreadable"] = handling
+
     def judge(self, spec: str | None = None) -> CallerJudge:
         """A judge for an env's evaluator: ``spec``'s model (default this run's), asked
         greedily, its calls counted in this caller's position and usage."""
@@ -335,6 +345,7 @@ class Caller:
             meter.before_call(self.task)  # a budget reached stops the run before it spends more
         attempts = Attempts(limit=self.retries + 1)
         token = _ATTEMPTS.set(attempts)
+        affinity = local.AFFINITY.set(self.task)
         pacing = PACING.get()
         started = time.monotonic()
         try:
@@ -343,9 +354,11 @@ class Caller:
         except Exception as exc:  # noqa: BLE001 - the client has retried what was worth retrying
             tried = f" after {attempts.retries + 1} attempts" if attempts.retries else ""
             spent = add_usage(self.usage, {**empty_usage(), "retries": attempts.retries})
-            raise ModelCallError(f"model call failed{tried}: {type(exc).__name__}: {exc}", spent) from exc
+            reason = local.failure(exc) or f"{type(exc).__name__}: {exc}"
+            raise ModelCallError(f"model call failed{tried}: {reason}", spent) from exc
         finally:
             _ATTEMPTS.reset(token)
+            local.AFFINITY.reset(affinity)
         call = call_record(
             spec, self.task, self.position, request, message, time.monotonic() - started, attempts.retries
         )

@@ -44,6 +44,7 @@ from graphs.app.options import (
     positive,
     results_path,
     settings_help,
+    start_local_models,
     task_list,
 )
 from graphs.app.runner import (
@@ -81,6 +82,7 @@ async def cmd_run(args: argparse.Namespace) -> int:
     if not args.task and not args.fork:
         raise UsageError("run needs --task ID")
     context = context_from(args, method)
+    await start_local_models(context)
     if args.task:
         env = make_env(context.env, **context.env_settings())
         try:
@@ -173,7 +175,7 @@ async def cmd_eval(args: argparse.Namespace) -> int:
     from graphs.app.pacing import DEFAULT_CEILING, Pacer
 
     method = method_named(args.method)
-    context = context_from(args, method)
+    context = context_from(args, method, model_named="--model")
     if context.confirm:
         raise UsageError("eval does not stop to ask a person: confirm is for run, resume and train")
     tasks = task_list(context, args.split, args.tasks)
@@ -195,6 +197,8 @@ async def cmd_eval(args: argparse.Namespace) -> int:
             raise UsageError("--concurrency auto paces by the model's answers, which --server does not show here")
         server = ServerEvaluation(args.server, method, context, on_step=lambda task_id, node: on_step())
         await server.check()  # reachable, serving the graph: before the bar or any row
+    if not args.server and args.workers <= 1:
+        await start_local_models(context)  # workers and a server start their own
     reuse = await reused(method, context, results, tasks, args.keep_stale)
     for line in reuse.notes(f"{method.name} on {context.env} with {context.model}"):
         print(line, file=sys.stderr)
@@ -288,7 +292,8 @@ async def cmd_train(args: argparse.Namespace) -> int:
     method = method_named(args.method)
     if method.training is None:
         raise UsageError(f"{method.name} has no training phase")
-    context = context_from(args, method)
+    context = context_from(args, method, model_named="--model")
+    await start_local_models(context)
     assert isinstance(context, TrainingContext)  # a method with a training phase declares such settings
     method.check(context, True)
     tasks = method.training.pool(make_env(context.env, **context.env_settings()), args.split, args.task_type)
@@ -388,7 +393,11 @@ async def cmd_webarena_login(args: argparse.Namespace) -> int:
 
 def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--env", help="environment (default: the method's own)")
-    parser.add_argument("--model", help="provider:model or scripted:FILE (default openai:gpt-4o-mini)")
+    parser.add_argument(
+        "--model",
+        help="provider:model, local (the embedded 135M model), gguf:FILE or scripted:FILE (default: "
+        "openai:gpt-4o-mini with OPENAI_API_KEY or OPENAI_BASE_URL set, else local; eval and study name one)",
+    )
     parser.add_argument("--temperature", type=float)
     parser.add_argument("--max-tokens", type=int)
     parser.add_argument(

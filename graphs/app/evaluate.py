@@ -41,6 +41,7 @@ from graphs.app.provenance import Reuse, provenance_of, reuse_of
 from graphs.app.runner import Outcome, drive, outcome_of
 from graphs.app.stopping import Stop
 from graphs.method import Method
+from nodes.calls import unreadable_replies
 from nodes.context import Context
 from nodes.llm import PACING, RETRY_NOTICE, ModelCallError
 from nodes.usage import Usage, add_usage, dollars, sum_costs
@@ -146,6 +147,7 @@ def row_for(
         "seconds": round(seconds, 3),
         "error": error,
     }
+    row["unreadable"] = unreadable_replies(state.get("calls") or [])  # replies the method could not read
     if state.get("evaluation"):
         row["evaluation"] = state["evaluation"]  # the benchmark's own scoring: evaluators, EM/F1, judge
     if caveat := caveat_of(state):

@@ -22,7 +22,7 @@ from envs.base import judge_option, make_env
 from errors import UserError
 from graphs.app.training import load_plan
 from graphs.method import Method
-from nodes.context import Context
+from nodes.context import LOCAL, Context, default_model
 
 
 class UsageError(UserError, ValueError):
@@ -60,11 +60,22 @@ FLAGS = {
 }
 
 
-def context_from(args: argparse.Namespace, method: Method, base: Context | None = None) -> Context:
+def context_from(
+    args: argparse.Namespace, method: Method, base: Context | None = None, *, model_named: str = ""
+) -> Context:
     """The run's settings, in the method's own class, from the command line (over ``base``,
-    a thread's own settings, when continuing one), validated and with its model checked."""
+    a thread's own settings, when continuing one), validated and with its model checked.
+
+    ``model_named``: how a command that runs many tasks names its model (``--model``); it
+    refuses to fall back on the embedded 135M model (``run`` does, saying so), since hundreds
+    of tasks on it by accident help no one."""
     settings = method.context
     values: dict[str, Any] = base.to_dict() if base else {}
+    if model_named and not getattr(args, "model", None) and not base and default_model() == LOCAL:
+        raise UsageError(
+            f"no model named and no OPENAI_API_KEY or OPENAI_BASE_URL: name one with {model_named} "
+            f"(local runs the embedded 135M model, which solves little; openai:MODEL a real one)"
+        )
     env = getattr(args, "env", None) or values.get("env") or method.default_env
     if env not in method.envs:
         raise UsageError(f"{method.name} runs on {', '.join(method.envs)}, not {env!r}")
@@ -125,6 +136,18 @@ def setting_names(settings: type[Context]) -> str:
     own = [f.name for f in settings.own_fields()]
     shared = shared_settings()
     return ", ".join(sorted(own)) + "; shared: " + ", ".join(shared)
+
+
+async def start_local_models(context: Context) -> None:
+    """Start the embedded model's servers (nodes.local) for the run's model and judge, before
+    anything is written: a GGUF file llama.cpp cannot load, or a port in use, is refused here in
+    one line. Other specs need nothing started."""
+    from nodes import local
+
+    judge = judge_option(context.env_settings().get("judge"), context.env)
+    for spec in dict.fromkeys([context.model, judge]):
+        if spec and local.is_local(spec):
+            await local.local_model(spec).start()
 
 
 def check_model(context: Context) -> None:

@@ -6,7 +6,9 @@ to tracked files; both "unknown" when the code does not run from a git checkout,
 installed wheel), Python and the versions of the packages a run goes through, Chromium's when
 the env drives a browser, the model spec (a spec names a model, never a key; it is passed
 through ``nodes.secrets.redact`` all the same), the run's seeds, a hash of every prompt the run
-uses, and a hash of the code it runs. The data the env read is the row's own ``data``.
+uses, and a hash of the code it runs; for a model served here (``local``, ``gguf:FILE``), the
+GGUF file's sha256, llama-cpp-python's version, the context size and the servers' settings.
+The data the env read is the row's own ``data``.
 
 A finished row is reused only while its prompts and code are the current ones (``stale``);
 one written by other prompts or other code runs again (``eval --keep-stale`` keeps it).
@@ -75,6 +77,7 @@ class Provenance:
     seeds: dict[str, Any]  # the Context's seed settings
     code: str  # hash of the modules the method and env run
     prompts: dict[str, str] = field(default_factory=dict)  # prompt name -> hash of its text
+    served: dict[str, Any] | None = None  # the embedded model's GGUF (sha256), llama.cpp and server settings
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -101,12 +104,13 @@ async def provenance_of(method: Method, context: Context) -> Provenance:
     env_package = ENV_CLASSES.get(context.env, "").partition(":")[0]
     modules = await asyncio.to_thread(source_modules, [method.build_graph.__module__, env_package])
     browser = "envs.browser.launch" in modules
-    (commit, dirty), version, packages, chromium, code = await asyncio.gather(
+    (commit, dirty), version, packages, chromium, code, served = await asyncio.gather(
         asyncio.to_thread(git_state),
         asyncio.to_thread(project_version),
         asyncio.to_thread(package_versions),
         asyncio.to_thread(chromium_version) if browser else _none(),
         asyncio.to_thread(code_hash, modules),
+        asyncio.to_thread(served_model, context.model),
     )
     return Provenance(
         version=version,
@@ -119,7 +123,16 @@ async def provenance_of(method: Method, context: Context) -> Provenance:
         seeds={name: value for name, value in context.to_dict().items() if "seed" in name},
         code=code,
         prompts=prompt_hashes(method, context.env),
+        served=served,
     )
+
+
+def served_model(spec: str) -> dict[str, Any] | None:
+    """What is known of a model served here (nodes.local): the GGUF file's name and sha256, the
+    llama-cpp-python version, the context size and the servers' settings; None for other specs."""
+    from nodes import local
+
+    return local.local_model(spec).describe() if local.is_local(spec) else None
 
 
 async def _none() -> None:

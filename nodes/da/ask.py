@@ -54,7 +54,9 @@ async def ask(
             return Answer(parse(reply.text), exchange)
         except (ParseError, ActionParseError) as problem:
             if attempt == reasks:
+                llm.unreadable(f"no answer after {reasks} re-asks: {problem}")
                 break
+            llm.unreadable(f"asked again: {problem}")
             exchange.append(HumanMessage(render("devils_advocate/feedback", problem=str(problem))))
     return Answer(None, exchange)
 

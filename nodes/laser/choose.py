@@ -154,7 +154,7 @@ async def choose_function(
     system = _json_mode_system(tools, layout) if mode == "json" else action_prompt(layout)
     messages: list[BaseMessage] = [SystemMessage(system), HumanMessage(user)]
     problem = ""
-    for _ in range(ATTEMPTS):
+    for attempt in range(1, ATTEMPTS + 1):
         reply = await llm(
             messages, tools=None if mode == "json" else tools, tool_choice=None if mode == "json" else "any"
         )
@@ -163,6 +163,7 @@ async def choose_function(
             problem = validate(name, args, tools)
             if not problem:
                 return Choice(name, args)
+        llm.unreadable(f"asked again: {problem}" if attempt < ATTEMPTS else f"refused {ATTEMPTS} times: {problem}")
         retry = prompts.render("laser/retry", problem=problem, allowed=", ".join(names(tools)))
         messages.append(reply)
         calls = [*reply.tool_calls, *reply.invalid_tool_calls]  # the API wants each one answered

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from nodes.calls import unreadable_replies
 from tests.support.openai_stub import Reply
 from tests.support.scenarios import SCENARIOS
 
@@ -73,6 +74,8 @@ async def test_laser(kind, run_graph, openai_stub):
     assert outcome.state["usage"]["model_calls"] == len(SCENARIOS["laser"].replies) + 1
     assert feedback in request_text(openai_stub, 2)
     assert outcome.state["trajectory"][0]["action"].startswith("search[Ambesonne")
+    [unread] = unreadable_replies(outcome.state["calls"])  # what a results row lists
+    assert unread["position"] == 1 and unread["handling"].startswith("asked again: ") and feedback in unread["handling"]
 
 
 EXCEPTION = "However, your last action is invalid."  # Appendix D's exception reflection
@@ -143,6 +146,8 @@ async def test_devils_advocate(kind, run_graph, openai_stub):
     assert outcome.state["usage"]["model_calls"] == len(SCENARIOS["devils_advocate"].replies) + 1
     reask = openai_stub.requests[2]["messages"][-1]["content"]
     assert "no valid action found in the reply" in reask and "click [element_id]" in reask
+    [unread] = unreadable_replies(outcome.state["calls"])
+    assert unread["position"] == 1 and unread["handling"].startswith("asked again: no valid action found")
 
 
 AUTOPLAN_BAD = {

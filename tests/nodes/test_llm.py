@@ -187,6 +187,8 @@ async def test_a_call_stops_and_is_limited_on_its_own(stub, write_script):
     assert (await caller([HumanMessage("act")], stop=["\n"], max_tokens=20)).content == "go to desk 1"
     assert (await caller([HumanMessage("reflect")])).content == "whole\nreply"
     assert [(r.get("stop"), r["max_completion_tokens"]) for r in stub.requests] == [(["\n"], 20), (None, 64)]
+    # a compatible server (OPENAI_BASE_URL) also gets max_tokens, which llama-cpp-python's reads instead
+    assert [r["max_tokens"] for r in stub.requests] == [20, 64]
     spec = write_script([{"content": "take mug 1\nand more"}])
     scripted = make_caller(spec)
     assert (await scripted([HumanMessage("act")], stop=["\n"], max_tokens=20)).content == "take mug 1"

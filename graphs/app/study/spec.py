@@ -188,7 +188,7 @@ def _run(table: dict[str, Any], label: str, top: dict[str, Any], where: str) -> 
             env_option=[f"{k}={json.dumps(v)}" for k, v in env_options.items()],
             plan=table.get("plan"),
         )
-        context = context_from(args, method)  # the same checks as eval --set, the model's too
+        context = context_from(args, method, model_named='model = "local" (or a provider:model)')  # as eval's
         if context.confirm:
             raise StudyError("a study does not stop to ask a person: leave confirm out")
         selected = task_list(context, _text(table.get("split"), "split"), _text(table.get("tasks"), "tasks"))
