@@ -59,6 +59,7 @@ async def grounded(item: PlannedAction, state: SRState, context: SRContext, llm:
     click = original_click(f"click {reply}", interface)  # the first number of the reply
     if click is None:
         problem = f'"{item["action"]}" names no element, and the model asked for one named none'
+        llm.unreadable(f"{problem}: the trial ends as an exception")
         return PlannedAction(action=item["action"], source=item["source"], error=problem)
     return PlannedAction(action=click, source=item["source"])
 

@@ -110,4 +110,9 @@ async def plan(state: SRState, runtime: Runtime[SRContext], config: RunnableConf
     }
     if not lines:
         update["status"] = status(state, ctx, interface, exception=False, stopped=True)
+        llm.unreadable("no action in the plan: the trial ends")
+    elif wrong := next((line.error for line in lines if line.error), ""):
+        llm.unreadable(f"{wrong}: the trial ends as an exception at that line")
+    elif idle := sum(line.reading == "noop" for line in lines):
+        llm.unreadable(f"{idle} line(s) name no action: each executes nothing, as the code's noop")
     return update

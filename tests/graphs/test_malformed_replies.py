@@ -122,6 +122,9 @@ async def test_structured_reflection(kind, run_graph, openai_stub):
     assert shown in reflection
     if status == "exception":
         assert EXCEPTION in reflection
+    # the plan (or, for a click without a number, its grounding reply) is listed with what SR did
+    [unread] = unreadable_replies(outcome.state["calls"])
+    assert unread["position"] == len(grounding) and "the trial ends" in unread["handling"]
 
 
 DA_BAD = {
