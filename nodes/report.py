@@ -121,7 +121,12 @@ class Config:
     @property
     def settings_text(self) -> str:
         """The settings that differ from the defaults, ``key=value`` (long values cut)."""
-        return " ".join(f"{k}={_short(v)}" for k, v in sorted(self.settings.items())) or "defaults"
+        return " ".join(f"{k}={_short(self._given(v))}" for k, v in sorted(self.settings.items())) or "defaults"
+
+    def _given(self, value: Any) -> Any:
+        """A per-env setting (AutoPlan's ``max_actions``, a mapping of env names) as the run gave it:
+        its value for this run's env, not every env's."""
+        return value[self.env] if isinstance(value, dict) and self.env in value else value
 
 
 def _short(value: Any) -> str:

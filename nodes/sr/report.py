@@ -27,8 +27,10 @@ TRIALS = (1, 3, 5)  # the paper's columns
 OTHER = "other"  # tasks outside the paper's 43, or an env without categories
 
 
-def task_name(task_id: str) -> str:
-    return task_id.split("/", 1)[0]
+def task_name(task_id: str, env: str) -> str:
+    """The task a row ran: MiniWoB++'s ``task/seed`` without its seed (the paper's tables are per
+    task, over seeds); any other env's id whole (an ALFWorld game's path is one game)."""
+    return task_id.split("/", 1)[0] if env == "miniwob" else task_id
 
 
 def completed(row: dict[str, Any], trials: int) -> bool:
@@ -38,7 +40,7 @@ def completed(row: dict[str, Any], trials: int) -> bool:
 
 def categories(config: Config) -> dict[str, str]:
     """Task name -> paper 002's category (MiniWoB++ only; the rest is ``other``)."""
-    names = {task_name(str(r["task_id"])) for r in config.ran}
+    names = {task_name(str(r["task_id"]), config.env) for r in config.ran}
     if config.env != "miniwob":
         return dict.fromkeys(names, OTHER)
     # the paper's table of 43 tasks (no browser needed)
@@ -51,7 +53,7 @@ def per_task(config: Config, trials: int) -> dict[str, float]:
     """Completion rate at ``trials`` per task name, over its seeds."""
     by_task: dict[str, list[float]] = defaultdict(list)
     for row in config.ran:
-        by_task[task_name(str(row["task_id"]))].append(float(completed(row, trials)))
+        by_task[task_name(str(row["task_id"]), config.env)].append(float(completed(row, trials)))
     return {name: sum(values) / len(values) for name, values in by_task.items()}
 
 
@@ -76,7 +78,7 @@ def completion_tables(config: Config) -> list[Table]:
     rates = {t: per_task(config, t) for t in TRIALS}
     seeds: dict[str, int] = defaultdict(int)
     for row in config.ran:
-        seeds[task_name(str(row["task_id"]))] += 1
+        seeds[task_name(str(row["task_id"]), config.env)] += 1
     columns = [f"T={t}" for t in TRIALS]
     tasks = Table(
         f"Structured Reflection: completion rate (%) per task, {config.label}",
@@ -119,8 +121,8 @@ def planning_table(staged: Config, iterative: Config) -> Table:
     sp = {(str(r["task_id"]), repeat_of(r)): r for r in staged.ran}
     ip = {(str(r["task_id"]), repeat_of(r)): r for r in iterative.ran}
     shared = [t for t in sp if t in ip]
-    for name in sorted({task_name(t) for t, _ in shared}):
-        ids = [t for t in shared if task_name(t[0]) == name]
+    for name in sorted({task_name(t, staged.env) for t, _ in shared}):
+        ids = [t for t in shared if task_name(t[0], staged.env) == name]
         first = [t for t in ids if completed(sp[t], 1) and completed(ip[t], 1)]
         cells = []
         for chosen, trials in ((first, 1), (ids, 3)):

@@ -202,6 +202,22 @@ def test_sr_completion_at_t_trials_per_task_and_category(tmp_path):
     assert sr.curve(config, 5) == pytest.approx([0.375, 0.5, 0.75, 0.875, 0.875])
 
 
+def test_sr_tables_keep_each_alfworld_game_apart(tmp_path):
+    """A task id's "/" splits off a MiniWoB++ seed only: ALFWorld's games share their first folder."""
+    games = ["json_2.1.1/valid_unseen/pick_a/trial_1", "json_2.1.1/valid_unseen/look_b/trial_2"]
+    rows = [row(g, "structured_reflection", "alfworld", success=s, trials=1) for g, s in zip(games, (True, False))]
+    [config] = configurations([write(tmp_path / "r.jsonl", rows)])
+    per_task, _ = sr.completion_tables(config)
+    assert sorted(r[1] for r in per_task.rows) == sorted(games)
+
+
+def test_a_per_env_setting_shows_the_value_the_run_gave(tmp_path):
+    """AutoPlan keeps max_actions per env; the report shows the run's own value, as a study gave it."""
+    rows = [row("0", "autoplan", "hotpotqa", settings={"max_actions": {"alfworld": 35, "hotpotqa": 2}})]
+    [config] = configurations([write(tmp_path / "r.jsonl", rows)])
+    assert config.settings_text == "max_actions=2"
+
+
 def test_sr_table_8_planning_calls_staged_vs_iterative(tmp_path):
     def trial_rows(planning: str, calls: list[list[int]], won_at: list[int]) -> list[dict[str, Any]]:
         return [
