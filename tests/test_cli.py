@@ -390,8 +390,9 @@ def test_an_unknown_thread_is_one_line_and_writes_nothing(capsys, monkeypatch, t
     monkeypatch.delenv("INTROSPECT_CHECKPOINT", raising=False)
     if home == "INTROSPECT_HOME":
         monkeypatch.setenv("INTROSPECT_HOME", str(tmp_path / "home"))
-    else:
+    else:  # the default home is the user's (XDG_DATA_HOME), never the current folder
         monkeypatch.delenv("INTROSPECT_HOME", raising=False)
+        monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
     code, out, err = run_cli(capsys, *command)
     assert code == 2 and "no checkpointed thread 'no-such-thread'" in err
     assert len(err.strip().splitlines()) == 1 and "Traceback" not in err

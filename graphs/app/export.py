@@ -179,12 +179,9 @@ def cmd_export(args: argparse.Namespace) -> int:
     rows = selected_rows(files, success_only=args.success_only, method=args.method, env=args.env)
     if not rows:
         raise UsageError(f"no rows of {source} to export (errored rows and filtered ones are left out)")
-    checkpoint = args.checkpoint
-    if checkpoint is None and source.is_dir():  # a study keeps its runs' checkpoints itself
-        from graphs.app.study.run import folder_checkpoint
+    from graphs.app.finding import checkpoint_of
 
-        checkpoint = folder_checkpoint(source)
-    done = asyncio.run(collect(rows, checkpoint, args.format))
+    done = asyncio.run(collect(rows, checkpoint_of(source, args.checkpoint), args.format))
     if not done.runs:
         raise UsageError(f"none of the {len(rows)} rows' threads is in this checkpointer: pass --checkpoint")
     write_atomically(out, done.lines)
