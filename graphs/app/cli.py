@@ -26,7 +26,7 @@ from typing import Any, NoReturn
 from envs.base import make_env
 from envs.datasets import HOME
 from errors import IntrospectError
-from graphs import UnknownMethodError, compiled, method_named, studio_graphs
+from graphs import UnknownMethodError, compiled, method_named, registry, studio_graphs
 from graphs.app.asking import answer_all
 from graphs.app.checkpoint import default_url, open_checkpointer, thread_exists
 from graphs.app.console import (
@@ -450,7 +450,7 @@ def build_parser(method: Method | None = None) -> Parser:
         listed = {"epilog": settings_help(method), "formatter_class": argparse.RawDescriptionHelpFormatter}
 
     run = sub.add_parser("run", help="run one task, streaming each step", **listed)
-    run.add_argument("method")
+    run.add_argument("method", help=f"one of: {', '.join(registry())}")
     run.add_argument("--task", help="the task id (required unless --fork)")
     run.add_argument(
         "--thread", help="thread id (default: a new one); an existing id is refused unless --fork or --force"
@@ -473,7 +473,7 @@ def build_parser(method: Method | None = None) -> Parser:
     res.set_defaults(handler=cmd_resume)
 
     ev = sub.add_parser("eval", help="evaluate a method on many tasks", **listed)
-    ev.add_argument("method")
+    ev.add_argument("method", help=f"one of: {', '.join(registry())}")
     ev.add_argument("--tasks", help="slice START:STOP of the split's task list, or ids a,b,c")
     ev.add_argument("--split", help="the env's split or suite (e.g. paper-43)")
     ev.add_argument(
@@ -501,7 +501,7 @@ def build_parser(method: Method | None = None) -> Parser:
     ev.set_defaults(handler=cmd_eval)
 
     tr = sub.add_parser("train", help="learn a plan (AutoPlan)", **listed)
-    tr.add_argument("method")
+    tr.add_argument("method", help=f"one of: {', '.join(registry())}")
     tr.add_argument("--task-type", help="only tasks of this type (ALFWorld)")
     tr.add_argument("--split")
     tr.add_argument("--batch", type=int, help="tasks per batch (default 4)")
@@ -572,8 +572,9 @@ def build_parser(method: Method | None = None) -> Parser:
     fk.add_argument(
         "--at",
         required=True,
-        metavar="CHECKPOINT",
-        help="a checkpoint id (or its unique prefix) from introspect history",
+        metavar="CHECKPOINT_ID",
+        help="the step to continue from: a checkpoint id (or its unique prefix) that introspect history lists; "
+        "--checkpoint names the database the thread is in",
     )
     fk.add_argument("--thread", help="the new thread's id (default THREAD_ID-fork-XXXXXX)")
     _common(fk)
