@@ -3,7 +3,7 @@
 Only samples ship with the project (``envs/data/``). The full data is declared here, one
 ``Dataset`` per name, from the benchmarks' own download scripts and READMEs:
 ``introspect data`` lists these entries and ``introspect data get NAME`` installs one
-(``graphs.app.data``: download, verify, install) into ``$INTROSPECT_HOME/data/NAME/``. An env
+(``graphs.app.data``: download, verify, install) into ``data/NAME/`` of introspect's home (``home()``). An env
 given no data option reads ``installed(NAME)`` when it is there, else its sample; an explicit
 option still wins.
 
@@ -146,9 +146,18 @@ class DataInfo:
     sha256: str
 
 
+HOME = "INTROSPECT_HOME"  # the variable naming introspect's home (``introspect --home DIR`` sets it)
+
+
 def home() -> Path:
-    """``$INTROSPECT_HOME`` (default ``.introspect``), where introspect keeps what it makes."""
-    return Path(os.environ.get("INTROSPECT_HOME") or ".introspect")
+    """Where introspect keeps what it makes (checkpoints, studies, data, journals): one folder
+    per user, ``$INTROSPECT_HOME``, else ``$XDG_DATA_HOME/introspect`` (by default
+    ``~/.local/share/introspect``, the XDG base directory for a user's data). It never depends
+    on the current folder, so a thread run in one folder is found from any other."""
+    if os.environ.get(HOME):
+        return Path(os.environ[HOME]).expanduser()
+    data = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(data) / "introspect"
 
 
 def data_home() -> Path:

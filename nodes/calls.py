@@ -19,7 +19,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping
-from typing import Any, TypedDict
+from typing import Any
+
+from typing_extensions import TypedDict  # pydantic (Studio's schemas) reads only this one below Python 3.12
 
 from nodes.secrets import redact
 

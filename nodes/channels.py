@@ -37,9 +37,10 @@ before a LangGraph upgrade, since the threads on users' disks are in that format
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Annotated, Any, TypedDict, get_args, get_origin, get_type_hints
+from typing import Annotated, Any, get_args, get_origin, get_type_hints
 
 from langgraph.channels.delta import DeltaChannel
+from typing_extensions import TypedDict  # pydantic (Studio's schemas) reads only this one below Python 3.12
 
 from errors import IntrospectError
 

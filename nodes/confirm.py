@@ -22,9 +22,10 @@ untrusted input: the question is asked again with what was wrong, nothing is car
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal, TypedDict
+from typing import Any, Literal
 
 from langgraph.types import interrupt
+from typing_extensions import TypedDict  # pydantic (Studio's schemas) reads only this one below Python 3.12
 
 DECISIONS = ("approve", "reject", "edit")
 

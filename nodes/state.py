@@ -9,7 +9,9 @@ Fields that grow during a run are checkpointed as each step's change (nodes.chan
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Annotated, Any, TypedDict, TypeVar, cast
+from typing import Annotated, Any, TypeVar, cast
+
+from typing_extensions import TypedDict  # pydantic (Studio's schemas) reads only this one below Python 3.12
 
 from nodes.calls import ModelCall
 from nodes.channels import current, log

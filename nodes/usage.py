@@ -16,7 +16,9 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Iterable, Mapping
 from contextvars import ContextVar
-from typing import Any, Protocol, TypedDict
+from typing import Any, Protocol
+
+from typing_extensions import TypedDict  # pydantic (Studio's schemas) reads only this one below Python 3.12
 
 
 class Usage(TypedDict):

@@ -390,9 +390,27 @@ def test_an_unknown_thread_is_one_line_and_writes_nothing(capsys, monkeypatch, t
     monkeypatch.delenv("INTROSPECT_CHECKPOINT", raising=False)
     if home == "INTROSPECT_HOME":
         monkeypatch.setenv("INTROSPECT_HOME", str(tmp_path / "home"))
-    else:
+    else:  # the default home is the user's (XDG_DATA_HOME), never the current folder
         monkeypatch.delenv("INTROSPECT_HOME", raising=False)
+        monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
     code, out, err = run_cli(capsys, *command)
     assert code == 2 and "no checkpointed thread 'no-such-thread'" in err
     assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
     assert list(tmp_path.rglob("*")) == []
+
+
+@pytest.mark.parametrize("command", ["run", "eval", "train"])
+def test_the_method_argument_lists_its_choices(capsys, command):
+    from graphs import registry
+
+    with pytest.raises(SystemExit):
+        main([command, "--help"])
+    shown = " ".join(capsys.readouterr().out.split())
+    assert f"one of: {', '.join(registry())}" in shown
+
+
+def test_fork_tells_its_checkpoint_id_from_the_checkpoint_database(capsys):
+    with pytest.raises(SystemExit):
+        main(["fork", "--help"])
+    shown = " ".join(capsys.readouterr().out.split())
+    assert "--at CHECKPOINT_ID" in shown and "--checkpoint names the database the thread is in" in shown

@@ -142,6 +142,21 @@ def test_data_lists_each_benchmarks_full_data(capsys):
             assert f"  {label}:" in block and value in block
 
 
+def test_data_list_is_the_listing_the_help_names(capsys):
+    assert main(["data"]) == 0
+    listed = capsys.readouterr().out
+    assert main(["data", "list"]) == 0 and capsys.readouterr().out == listed
+
+
+def test_an_unreachable_source_names_the_mirror(capsys, monkeypatch, home):
+    """Offline, the official URL cannot be reached: the refusal says how to download from elsewhere."""
+    expect(monkeypatch, "hotpotqa", **{"hotpot_dev_distractor_v1.json": {"url": "http://127.0.0.1:9/x.json"}})
+    assert main(["data", "get", "hotpotqa"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("introspect: cannot download http://127.0.0.1:9/x.json") and "--mirror URL" in err
+    assert len(err.splitlines()) == 1 and files_under(home) == []
+
+
 def test_get_webshop_installs_it_and_the_env_serves_it(capsys, monkeypatch, home, server):
     files = small_webshop(monkeypatch, server)
     published = hashlib.sha256(files["items_ins_v2.json"]).hexdigest()

@@ -80,6 +80,11 @@ def test_chat_has_every_model_call_as_made_in_openai_form(capsys, monkeypatch, s
     for line in lines:
         roles = [m["role"] for m in line["messages"]]
         assert set(roles) <= {"system", "user", "assistant", "tool"} and roles[-1] == "assistant" and "user" in roles
+        # each assistant turn trains once: as its call's reply, never again as a later call's history
+        assert "weight" not in line["messages"][-1]
+        assert all(m.get("weight") == 0 for m in line["messages"][:-1] if m["role"] == "assistant")
+    history = [m for line in lines for m in line["messages"][:-1] if m["role"] == "assistant"]
+    assert history, "some call sends earlier turns (AutoPlan's, LASER's)"
     laser = lines[24 : 24 + len(REPLIES)]  # after AutoPlan's 24 calls (results files in name order), synthetic-0's
     assert "***" in json.dumps(laser[0])  # its goal, in the first prompt: redacted
     for line, reply in zip(laser, REPLIES, strict=True):

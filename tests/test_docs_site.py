@@ -48,14 +48,31 @@ def test_no_page_fetches_anything_from_another_host(site):
     for page in pages:
         for url in _FETCHED.findall(page.read_text(encoding="utf-8")):
             assert not re.match(r"(https?:)?//", url), (page.relative_to(site), url)
-    laser = (site / "methods" / "laser" / "index.html").read_text(encoding="utf-8")
-    assert 'src="../../javascripts/mermaid.min.js"' in laser
+    laser = (site / "methods" / "laser.html").read_text(encoding="utf-8")
+    assert 'src="../javascripts/mermaid.min.js"' in laser
     assert (
         (site / "javascripts" / "mermaid.min.js")
         .read_text(encoding="utf-8")
         .rstrip()
         .endswith('globalThis["mermaid"] = globalThis.__esbuild_esm_mermaid_nm["mermaid"].default;')
     )
+
+
+_LINK = re.compile(r'<a\b[^>]*?\bhref="([^"#]*)(?:#[^"]*)?"', re.IGNORECASE)
+
+
+def test_every_link_between_pages_names_a_file(site):
+    """Opened from disk (file://), a link to a folder shows a directory listing, not the page:
+    every link from one page to another names the page's own file, which exists."""
+    checked = 0
+    for page in sorted(set(site.rglob("*.html")) - {site / "404.html"}):  # 404.html: only a server shows it
+        for href in _LINK.findall(page.read_text(encoding="utf-8")):
+            if not href or re.match(r"[a-z]+:", href):
+                continue  # an anchor on the page itself, or another site
+            target = (page.parent / href).resolve()
+            assert target.is_file() and target.suffix != "", (page.relative_to(site), href)
+            checked += 1
+    assert checked > 100
 
 
 @pytest.mark.browser
@@ -82,7 +99,7 @@ async def test_a_diagram_is_drawn_with_every_other_host_unreachable(site):
             browser = await playwright.chromium.launch(executable_path=chromium_path(), args=["--no-sandbox"])
             page = await browser.new_page()
             await page.route("**/*", only_here)
-            await page.goto(f"{origin}/methods/laser/")
+            await page.goto(f"{origin}/methods/laser.html")
             diagram = page.locator("div.mermaid").first
             await diagram.wait_for(state="attached", timeout=30_000)
             for _ in range(100):

@@ -14,7 +14,7 @@ trip), nobody knows whether the site took it: it is not sent again (at most once
 page says so. Requests outside a graph step (a test stepping the env itself) are not
 journaled.
 
-Journals live in ``$INTROSPECT_HOME/journal/<thread>/`` (default ``.introspect``), one file
+Journals live in ``journal/<thread>/`` of introspect's home (``envs.datasets.home``), one file
 per submission, and are removed when the run finishes.
 """
 
@@ -31,6 +31,8 @@ from pathlib import Path
 from typing import Any
 
 from playwright.async_api import Request, Route
+
+from envs.datasets import home
 
 SAFE = ("GET", "HEAD", "OPTIONS")
 LOST = (
@@ -74,8 +76,7 @@ class Journal:
 
     @staticmethod
     def folder_of(thread_id: str) -> Path:
-        home = Path(os.environ.get("INTROSPECT_HOME") or ".introspect")
-        return home / "journal" / _digest(thread_id)[:24]
+        return home() / "journal" / _digest(thread_id)[:24]
 
     def at_step(self, thread_id: str, step_id: str) -> None:
         """Submissions from now on belong to graph step ``step_id`` of the thread (a step may

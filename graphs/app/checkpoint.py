@@ -1,6 +1,7 @@
 """Checkpointers from one option: memory, SQLite (the default) or Postgres.
 
-``sqlite`` keeps ``checkpoints.sqlite`` under ``$INTROSPECT_HOME`` (default ``.introspect``);
+``sqlite`` keeps ``checkpoints.sqlite`` in introspect's home (``envs.datasets.home``:
+``$INTROSPECT_HOME``, else ``$XDG_DATA_HOME/introspect``, one per user);
 ``sqlite:PATH`` names another file the way SQLite's own URI filenames do
 (https://sqlite.org/uri.html): ``sqlite:///abs/runs.sqlite`` and ``sqlite:/abs/runs.sqlite``
 are the absolute path ``/abs/runs.sqlite`` (a fourth slash changes nothing), and
@@ -30,6 +31,7 @@ from contextlib import AsyncExitStack, asynccontextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from envs.datasets import home
 from errors import UserError
 
 if TYPE_CHECKING:  # the checkpointer modules load langchain_core: only when one is opened
@@ -47,11 +49,6 @@ class CheckpointConfigError(UserError, ValueError):
 
 def default_url() -> str:
     return os.environ.get("INTROSPECT_CHECKPOINT", "sqlite")
-
-
-def home() -> Path:
-    """Where introspect keeps its default checkpoint file (``$INTROSPECT_HOME``)."""
-    return Path(os.environ.get("INTROSPECT_HOME", ".introspect"))
 
 
 def sqlite_path(url: str) -> Path:

@@ -24,8 +24,9 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from envs.base import make_env
+from envs.datasets import HOME
 from errors import IntrospectError
-from graphs import UnknownMethodError, compiled, method_named, studio_graphs
+from graphs import UnknownMethodError, compiled, method_named, registry, studio_graphs
 from graphs.app.asking import answer_all
 from graphs.app.checkpoint import default_url, open_checkpointer, thread_exists
 from graphs.app.console import (
@@ -363,13 +364,15 @@ async def cmd_demo(args: argparse.Namespace) -> int:
         flush=True,
     )
     method = method_named(spec["method"])
-    checkpoint = args.checkpoint or "memory"
+    checkpoint = args.checkpoint or default_url()  # kept where `introspect view THREAD` finds it
     async with open_checkpointer(checkpoint) as saver:
         with resumable(thread_id, checkpoint):
             outcome = await drive(
                 method, context, thread_id, saver, {"task_id": spec["task_id"]}, update_printer(method)
             )
     print_outcome(outcome.state, thread_id, outcome.finished)
+    if checkpoint != "memory":
+        print(f"see it step by step: introspect view {thread_id}")
     return 0
 
 
@@ -435,7 +438,7 @@ def _record(parser: argparse.ArgumentParser) -> None:
 def _checkpoint(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--checkpoint",
-        help="memory | sqlite (default, under $INTROSPECT_HOME) | "
+        help="memory | sqlite (default, in introspect's home: --home) | "
         "sqlite:///ABSOLUTE/PATH | sqlite:RELATIVE/PATH | postgresql://...",
     )
 
@@ -444,13 +447,19 @@ def build_parser(method: Method | None = None) -> Parser:
     """The command line; with ``method`` (named in ``run``/``eval``/``train METHOD --help``),
     those commands' help ends with that method's settings."""
     parser = Parser(prog="introspect", description="Introspective LLM agents as LangGraph graphs.")
+    parser.add_argument(
+        "--home",
+        metavar="DIR",
+        help=f"where introspect keeps checkpoints, studies and data (default ${HOME}, else "
+        "$XDG_DATA_HOME/introspect or ~/.local/share/introspect)",
+    )
     sub = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
     listed: dict[str, Any] = {}
     if method is not None:
         listed = {"epilog": settings_help(method), "formatter_class": argparse.RawDescriptionHelpFormatter}
 
     run = sub.add_parser("run", help="run one task, streaming each step", **listed)
-    run.add_argument("method")
+    run.add_argument("method", help=f"one of: {', '.join(registry())}")
     run.add_argument("--task", help="the task id (required unless --fork)")
     run.add_argument(
         "--thread", help="thread id (default: a new one); an existing id is refused unless --fork or --force"
@@ -473,7 +482,7 @@ def build_parser(method: Method | None = None) -> Parser:
     res.set_defaults(handler=cmd_resume)
 
     ev = sub.add_parser("eval", help="evaluate a method on many tasks", **listed)
-    ev.add_argument("method")
+    ev.add_argument("method", help=f"one of: {', '.join(registry())}")
     ev.add_argument("--tasks", help="slice START:STOP of the split's task list, or ids a,b,c")
     ev.add_argument("--split", help="the env's split or suite (e.g. paper-43)")
     ev.add_argument(
@@ -501,7 +510,7 @@ def build_parser(method: Method | None = None) -> Parser:
     ev.set_defaults(handler=cmd_eval)
 
     tr = sub.add_parser("train", help="learn a plan (AutoPlan)", **listed)
-    tr.add_argument("method")
+    tr.add_argument("method", help=f"one of: {', '.join(registry())}")
     tr.add_argument("--task-type", help="only tasks of this type (ALFWorld)")
     tr.add_argument("--split")
     tr.add_argument("--batch", type=int, help="tasks per batch (default 4)")
@@ -538,7 +547,7 @@ def build_parser(method: Method | None = None) -> Parser:
     st_run = st_sub.add_parser("run", help="run (or continue) the study SPEC.toml into its folder")
     st_run.add_argument("spec", metavar="SPEC.toml")
     st_run.add_argument("--dry-run", action="store_true", help="print each run's tasks and estimated cost; run nothing")
-    st_run.add_argument("--out", metavar="DIR", help="the study's folder (default $INTROSPECT_HOME/studies/NAME)")
+    st_run.add_argument("--out", metavar="DIR", help="the study's folder (default studies/NAME in introspect's home)")
     st_run.set_defaults(handler=_lazy("study.command", "cmd_run"))
     st_status = st_sub.add_parser("status", help="progress per run and repeat of the study in DIR")
     st_status.add_argument("folder", metavar="DIR")
@@ -572,8 +581,9 @@ def build_parser(method: Method | None = None) -> Parser:
     fk.add_argument(
         "--at",
         required=True,
-        metavar="CHECKPOINT",
-        help="a checkpoint id (or its unique prefix) from introspect history",
+        metavar="CHECKPOINT_ID",
+        help="the step to continue from: a checkpoint id (or its unique prefix) that introspect history lists; "
+        "--checkpoint names the database the thread is in",
     )
     fk.add_argument("--thread", help="the new thread's id (default THREAD_ID-fork-XXXXXX)")
     _common(fk)
@@ -582,12 +592,13 @@ def build_parser(method: Method | None = None) -> Parser:
     view = sub.add_parser(
         "view", help="a run's trajectory and model calls (or a results file's runs) as self-contained HTML"
     )
-    view.add_argument("target", metavar="THREAD_ID|RESULTS.jsonl", nargs="?")
+    view.add_argument("target", metavar="THREAD_ID|RESULTS.jsonl|STUDY", nargs="?")
     view.add_argument(
         "--compare",
         nargs=2,
         metavar=("A", "B"),
-        help="two runs of one task side by side, step by step: thread ids, or results files with --task",
+        help="two runs of one task side by side, step by step: thread ids, or results files with --task "
+        "(a study's checkpoints are found without --checkpoint)",
     )
     view.add_argument("--task", help="with --compare and results files: the task whose rows to compare")
     view.add_argument(
@@ -636,6 +647,7 @@ def _lazy(module: str, name: str) -> Any:
 
 def _helped_method(argv: list[str]) -> Method | None:
     """The method of ``introspect run|eval|train METHOD ... --help``, if one is named."""
+    argv = argv[2:] if argv[:1] == ["--home"] else argv[1:] if argv[:1] and argv[0].startswith("--home=") else argv
     if len(argv) < 3 or argv[0] not in ("run", "eval", "train") or not {"-h", "--help"} & set(argv):
         return None
     try:
@@ -646,6 +658,8 @@ def _helped_method(argv: list[str]) -> Method | None:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser(_helped_method(sys.argv[1:] if argv is None else argv)).parse_args(argv)
+    if args.home:
+        os.environ[HOME] = args.home  # for this command and the workers it starts
     try:
         with keeping(args):
             outcome = args.handler(args)

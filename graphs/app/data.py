@@ -47,6 +47,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     """``introspect data`` and ``introspect data get NAME [--mirror URL]``."""
     data = sub.add_parser("data", help="the benchmarks' full data: list it; `data get NAME` installs one")
     actions = data.add_subparsers(dest="action", parser_class=type(data))
+    actions.add_parser("list", help="each benchmark's full data: source, size, licence, what it enables (the default)")
     get = actions.add_parser("get", help="download NAME from its official source, verify it, install it")
     get.add_argument("name", help=f"one of: {', '.join(DATASETS)}")
     get.add_argument(
@@ -127,7 +128,8 @@ def install_file(item: Download, folder: Path, mirror: str | None) -> str:
     """Download ``item`` into ``folder``, check and unpack it; its sha256."""
     url = f"{mirror.rstrip('/')}/{item.file}" if mirror else item.url
     path = folder / item.file
-    digest = download(url, path)
+    offline = "" if mirror else f" (offline? --mirror URL or ${MIRROR_VARIABLE} names a copy of the same files)"
+    digest = download(url, path, offline)
     if item.sha256 and digest != item.sha256:
         raise DataError(f"{item.file} from {url}: sha256 {digest} is not the published {item.sha256}")
     unpack(item, path, folder)
@@ -135,8 +137,9 @@ def install_file(item: Download, folder: Path, mirror: str | None) -> str:
     return digest
 
 
-def download(url: str, path: Path) -> str:
-    """Stream ``url`` into ``path`` (through ``path.part``); its sha256. A response shorter
+def download(url: str, path: Path, hint: str = "") -> str:
+    """Stream ``url`` into ``path`` (through ``path.part``); its sha256; ``hint`` ends the
+    message of a download that fails. A response shorter
     than its Content-Length is refused."""
     import urllib.error
     import urllib.request
@@ -153,7 +156,7 @@ def download(url: str, path: Path) -> str:
                 out.write(chunk)
                 size += len(chunk)
     except (urllib.error.URLError, OSError, ValueError) as exc:  # HTTP errors, refused, reset, timeout
-        raise DataError(f"cannot download {url}: {getattr(exc, 'reason', None) or exc}") from None
+        raise DataError(f"cannot download {url}: {getattr(exc, 'reason', None) or exc}{hint}") from None
     if expected is not None and size != int(expected):
         raise DataError(f"{url}: the download stopped after {size} of {int(expected)} bytes (truncated)")
     part.rename(path)

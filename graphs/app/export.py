@@ -5,7 +5,8 @@ the viewer, so the export and the page agree):
 
 - ``chat``: one line per model call as it was made, in OpenAI's fine-tuning format:
   ``{"messages": [...], "tools": [...]}``, the messages sent (system, user, assistant, tool)
-  followed by the reply as the assistant's message, its tool calls in OpenAI's form. The
+  followed by the reply as the assistant's message, its tool calls in OpenAI's form. Assistant
+  turns of the history sent carry ``weight: 0``: only the reply trains, so no turn trains twice. The
   calls come from the state's call log (nodes.calls), or the run's recording for a thread
   checkpointed before the log; calls neither holds are left out, and counted.
 - ``steps``: one line per environment step: the observation it was taken on, the action, the
@@ -88,6 +89,15 @@ def selected_rows(
     ]
 
 
+def trained_once(line: dict[str, Any]) -> dict[str, Any]:
+    """A chat line whose earlier assistant turns (a call's history, which the call before
+    already trained on as its reply) carry ``weight: 0``, OpenAI's fine-tuning key for an
+    assistant message not to train on: each turn is trained once, as the reply it was."""
+    messages = line["messages"]
+    earlier = [{**m, "weight": 0} if m.get("role") == "assistant" else m for m in messages[:-1]]
+    return {**line, "messages": [*earlier, messages[-1]]}
+
+
 def _line(value: dict[str, Any]) -> str:
     from nodes.secrets import redact
 
@@ -139,7 +149,7 @@ async def collect(rows: list[dict[str, Any]], checkpoint: str | None, form: str)
             done.runs += 1
             if form == "chat":
                 calls = run.calls()
-                done.lines += [_line(openai_chat(call)) for call in calls]
+                done.lines += [_line(trained_once(openai_chat(call))) for call in calls]
                 done.unrecorded_calls += sum(card.made for card in run.cards) - len(calls)
             else:
                 done.lines += list(step_lines(row, run))
@@ -179,12 +189,9 @@ def cmd_export(args: argparse.Namespace) -> int:
     rows = selected_rows(files, success_only=args.success_only, method=args.method, env=args.env)
     if not rows:
         raise UsageError(f"no rows of {source} to export (errored rows and filtered ones are left out)")
-    checkpoint = args.checkpoint
-    if checkpoint is None and source.is_dir():  # a study keeps its runs' checkpoints itself
-        from graphs.app.study.run import folder_checkpoint
+    from graphs.app.finding import checkpoint_of
 
-        checkpoint = folder_checkpoint(source)
-    done = asyncio.run(collect(rows, checkpoint, args.format))
+    done = asyncio.run(collect(rows, checkpoint_of(source, args.checkpoint), args.format))
     if not done.runs:
         raise UsageError(f"none of the {len(rows)} rows' threads is in this checkpointer: pass --checkpoint")
     write_atomically(out, done.lines)

@@ -23,7 +23,9 @@ import asyncio
 import base64
 import html
 import json
+import re
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -147,10 +149,10 @@ def _outcome(final: dict[str, Any]) -> str:
     )
 
 
-def _document(title: str, header: str, body: str) -> str:
+def _document(title: str, header: str, body: str, style: str = "") -> str:
     return (
         f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
-        f"<style>{STYLE}</style></head><body><header>{header}</header><main>{body}</main></body></html>"
+        f"<style>{STYLE}{style}</style></head><body><header>{header}</header><main>{body}</main></body></html>"
     )
 
 
@@ -182,8 +184,65 @@ def _groups(run: Trajectory) -> list[list[Card]]:
     return groups if groups[-1] else groups[:-1]
 
 
-def compare_page(a: Trajectory, b: Trajectory, shots: Path) -> str:
-    """Two runs of one task side by side: one row per step index, run A left, run B right."""
+_PORT = re.compile(r"\b(127\.0\.0\.1|localhost):\d+")  # a local site's port changes from run to run
+DIFFERS = (
+    ".pair.differs{outline:3px solid #c0392b;outline-offset:4px}"
+    ".difference{font-weight:bold;color:#ffcdc4}.difference a{color:inherit}"
+)
+
+
+@dataclass
+class Difference:
+    """Where two runs of one task first part: the step (1-based) and what differs at it."""
+
+    step: int
+    what: str  # "the page", "the reply and the action", "run B has no step 4", ...
+
+
+def _seen(text: Any) -> str:
+    return _PORT.sub(r"\1", str(text or ""))
+
+
+def _replies(card: Card) -> list[tuple[str, str]]:
+    """What the model answered on the way to a step (content and tool calls), in order."""
+    return [(str(c.get("content") or ""), json.dumps(c.get("tool_calls") or [], sort_keys=True)) for c in card.calls]
+
+
+def first_difference(a: Trajectory, b: Trajectory) -> Difference | None:
+    """The first step at which runs ``a`` and ``b`` differ, and what differs there, in the
+    order a step happens: the page it was taken on, the model's reply, the action taken
+    (then whether one run took more steps). None when they took the same steps."""
+    for index in range(max(len(a.steps), len(b.steps))):
+        if index >= len(a.steps) or index >= len(b.steps):
+            ended = "A" if index >= len(a.steps) else "B"
+            return Difference(index + 1, f"run {ended} has no step {index + 1}")
+        left, right = a.steps[index], b.steps[index]
+        parts = [
+            name
+            for name, x, y in (
+                ("the page", _seen(left.observed), _seen(right.observed)),
+                ("the reply", _replies(left), _replies(right)),
+                ("the action", left.step.get("action"), right.step.get("action")),
+            )
+            if x != y
+        ]
+        if parts:
+            return Difference(index + 1, " and ".join(parts))
+    return None
+
+
+def _difference_html(found: Difference | None) -> str:
+    if found is None:
+        return "<p class='difference'>The two runs took the same steps.</p>"
+    return (
+        f"<p class='difference'>First difference: <a href='#difference'>step {found.step}</a> "
+        f"({html.escape(found.what)})</p>"
+    )
+
+
+def compare_page(a: Trajectory, b: Trajectory, shots: tuple[Path, Path]) -> str:
+    """Two runs of one task side by side: one row per step index, run A left, run B right,
+    the row where they first differ marked, and linked from the top."""
     heads = "".join(
         f"<div class='side'><h2>{name}: {html.escape(run.method.name)} · {html.escape(run.context.model)}</h2>"
         f"<div>thread {html.escape(run.thread_id)} · settings {html.escape(_settings(run))}</div>"
@@ -191,13 +250,15 @@ def compare_page(a: Trajectory, b: Trajectory, shots: Path) -> str:
         for name, run in (("A", a), ("B", b))
     )
     left, right = _groups(a), _groups(b)
+    found = first_difference(a, b)
+    marked = found.step - 1 if found else -1  # group i holds step i + 1
     rows = "".join(
-        "<div class='pair'>"
+        ("<div class='pair differs' id='difference'>" if i == marked else "<div class='pair'>")
         + "".join(
             "<div class='side'>"
-            + ("".join(_card_html(c, shots, run.thread_id) for c in groups[i]) if i < len(groups) else "<p>-</p>")
+            + ("".join(_card_html(c, seen, run.thread_id) for c in groups[i]) if i < len(groups) else "<p>-</p>")
             + "</div>"
-            for run, groups in ((a, left), (b, right))
+            for run, groups, seen in ((a, left, shots[0]), (b, right, shots[1]))
         )
         + "</div>"
         for i in range(max(len(left), len(right)))
@@ -205,14 +266,15 @@ def compare_page(a: Trajectory, b: Trajectory, shots: Path) -> str:
     title = f"{a.context.env}, task {a.final.get('task_id', '')}: {a.method.name} vs {b.method.name}"
     header = (
         f"<h1>{html.escape(title)}</h1><div>{html.escape(str(a.final.get('goal', '')))}</div>"
-        f"<div class='pair heads'>{heads}</div>"
+        f"<div class='pair heads'>{heads}</div>{_difference_html(found)}"
     )
-    return _document(title, header, rows or "<p>No step was executed.</p>")
+    return _document(title, header, rows or "<p>No step was executed.</p>", DIFFERS)
 
 
 def index_page(source: str, rows: list[dict[str, Any]], pages: dict[str, str]) -> str:
-    """A results file's index: one row per task, linking its thread's page."""
-    cells = ("task_id", "success", "reward", "steps", "stop_reason", "model_calls", "error")
+    """A results file's index (or a study's): one row per task, linking its thread's page."""
+    study = ("label", "repeat") if any(r.get("label") for r in rows) else ()
+    cells = (*study, "task_id", "success", "reward", "steps", "stop_reason", "model_calls", "error")
     head = "".join(f"<th>{c}</th>" for c in cells)
     body = "".join(
         "<tr>"
@@ -259,19 +321,37 @@ def _checked(out: Path, recording: str | None) -> Path | None:
     return Path(recording) if recording is not None else None
 
 
-async def write_views(target: str, out: Path, checkpoint: str | None, recording: str | None = None) -> Path:
-    """Write the page of thread ``target``, or of every thread of results file ``target`` and
-    its index; returns the page to open. ``recording``: where calls the checkpoints lack are read."""
-    from graphs.app.checkpoint import open_checkpointer, screenshot_folder
+def _rows(results: Path) -> list[dict[str, Any]] | None:
+    """The rows of results file ``results``, or of every results file of study folder
+    ``results``; None for a thread id."""
     from graphs.app.evaluate import read_rows
+    from graphs.app.finding import results_in
+    from graphs.app.options import UsageError
+
+    if results.is_dir():
+        return [row for file in results_in([results]) for row in read_rows(file)]
+    if str(results).endswith(".jsonl") and not results.is_file():
+        raise UsageError(f"no results file {results}")
+    return read_rows(results) if results.is_file() else None
+
+
+async def write_views(target: str, out: Path, checkpoint: str | None, recording: str | None = None) -> Path:
+    """Write the page of thread ``target``, or of every thread of results file (or study
+    folder) ``target`` and its index; returns the page to open. The checkpointer is
+    ``checkpoint``, else the one that holds them (graphs.app.finding). ``recording``: where
+    calls the checkpoints lack are read."""
+    from graphs.app.checkpoint import default_url, open_checkpointer, redact, screenshot_folder
+    from graphs.app.finding import checkpoint_of, thread_checkpoint
     from graphs.app.options import UsageError
     from graphs.app.runner import ThreadError
 
     results = Path(target)
-    if target.endswith(".jsonl") and not results.is_file():
-        raise UsageError(f"no results file {target}")
-    rows = read_rows(results) if results.is_file() else None
+    rows = _rows(results)
     recorded = _checked(out, recording)
+    if rows is None:
+        checkpoint = await thread_checkpoint(target, checkpoint)
+    else:
+        checkpoint = checkpoint_of(results, checkpoint)
     shots = screenshot_folder(checkpoint)
     pages: dict[str, str] = {}
     async with open_checkpointer(checkpoint, existing=True) as saver:
@@ -287,6 +367,11 @@ async def write_views(target: str, out: Path, checkpoint: str | None, recording:
             pages[thread_id] = page_name(thread_id)
     if rows is None:
         return out / pages[target]
+    if not pages:
+        raise UsageError(
+            f"none of the {len(rows)} rows of {target} has its thread in {redact(checkpoint or default_url())}: "
+            "name the checkpointer they ran with (--checkpoint)"
+        )
     out.mkdir(parents=True, exist_ok=True)
     (out / "index.html").write_text(index_page(str(results), rows, pages), encoding="utf-8")
     return out / "index.html"
@@ -314,23 +399,36 @@ def compared_thread(selector: str, task: str | None) -> str:
     return str(chosen[-1]["thread_id"])
 
 
+async def _compared_run(selector: str, task: str | None, checkpoint: str | None) -> tuple[Trajectory, Path]:
+    """The run a ``--compare`` side names, read from ``checkpoint`` or the checkpointer that
+    holds it (graphs.app.finding), and the folder of its screenshots."""
+    from graphs.app.checkpoint import open_checkpointer, screenshot_folder
+    from graphs.app.finding import checkpoint_of, thread_checkpoint
+
+    thread = compared_thread(selector, task)
+    if selector.endswith(".jsonl"):
+        checkpoint = checkpoint_of(Path(selector), checkpoint)
+    else:
+        checkpoint = await thread_checkpoint(thread, checkpoint)
+    async with open_checkpointer(checkpoint, existing=True) as saver:
+        return await read_trajectory(saver, thread), screenshot_folder(checkpoint)
+
+
 async def write_compare(a: str, b: str, out: Path, checkpoint: str | None, task: str | None = None) -> Path:
     """Write the page comparing runs ``a`` and ``b`` (thread ids or results files, with
     ``task``) of one task; refuse runs of different tasks. Returns the page."""
-    from graphs.app.checkpoint import open_checkpointer, screenshot_folder
     from graphs.app.options import UsageError
 
     _checked(out, None)
-    threads = compared_thread(a, task), compared_thread(b, task)
-    async with open_checkpointer(checkpoint, existing=True) as saver:
-        left, right = [await read_trajectory(saver, thread) for thread in threads]
+    (left, left_shots), (right, right_shots) = [await _compared_run(s, task, checkpoint) for s in (a, b)]
+    threads = left.thread_id, right.thread_id
     ran = [(run.context.env, str(run.final.get("task_id", ""))) for run in (left, right)]
     if ran[0] != ran[1]:
         raise UsageError(
             f"--compare needs two runs of one task: {threads[0]} ran {ran[0][0]} task {ran[0][1]!r}, "
             f"{threads[1]} ran {ran[1][0]} task {ran[1][1]!r}"
         )
-    text = compare_page(left, right, screenshot_folder(checkpoint))
+    text = compare_page(left, right, (left_shots, right_shots))
     target = out / ("compare-" + page_name(f"{threads[0]}-vs-{threads[1]}"))
     out.mkdir(parents=True, exist_ok=True)
     await asyncio.to_thread(target.write_text, text, encoding="utf-8")
@@ -355,7 +453,7 @@ def cmd_view(args: Any) -> int:
     from graphs.app.options import UsageError
 
     if (args.target is None) == (args.compare is None):
-        raise UsageError("view takes a THREAD_ID or RESULTS.jsonl, or --compare A B (not both)")
+        raise UsageError("view takes a THREAD_ID, RESULTS.jsonl or STUDY folder, or --compare A B (not both)")
     if args.compare is not None and args.recording:
         raise UsageError("--recording is for one run's page: --compare reads each run's own recording")
     if args.task and args.compare is None:

@@ -9,7 +9,9 @@ Everything is plain JSON so any checkpointer stores it and Studio shows it.
 
 from __future__ import annotations
 
-from typing import Annotated, Literal, TypedDict
+from typing import Annotated, Literal
+
+from typing_extensions import TypedDict  # pydantic (Studio's schemas) reads only this one below Python 3.12
 
 from nodes.channels import log, record
 from nodes.state import RunState

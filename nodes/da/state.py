@@ -9,7 +9,9 @@ in the middle of an episode with its stack intact.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, TypedDict
+from typing import Annotated, Any, Literal
+
+from typing_extensions import TypedDict  # pydantic (Studio's schemas) reads only this one below Python 3.12
 
 from nodes.channels import current, record
 from nodes.state import RunState

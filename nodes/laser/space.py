@@ -24,7 +24,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, TypedDict
+from typing import Any
+
+from typing_extensions import TypedDict  # pydantic (Studio's schemas) reads only this one below Python 3.12
 
 from envs.base import Observation
 

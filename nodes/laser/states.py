@@ -20,10 +20,11 @@ the run (a graph built for one space, or the default graph's choice by ``Context
 from __future__ import annotations
 
 import json
-from typing import Annotated, Any, TypedDict
+from typing import Annotated, Any
 
 from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
+from typing_extensions import TypedDict  # pydantic (Studio's schemas) reads only this one below Python 3.12
 
 import prompts
 from envs.base import Env

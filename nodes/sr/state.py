@@ -11,7 +11,9 @@ plan is used up or reaches a step the memory speaks about. Cycles are detected w
 
 from __future__ import annotations
 
-from typing import Annotated, TypedDict
+from typing import Annotated
+
+from typing_extensions import TypedDict  # pydantic (Studio's schemas) reads only this one below Python 3.12
 
 from nodes.channels import record
 from nodes.state import RunState

@@ -47,6 +47,21 @@ def test_the_environment_step_is_execute_in_every_method():
     assert "act" not in sr and "plan" in sr  # SR's model chooses its actions in plan
 
 
+@pytest.mark.parametrize("graph", sorted(CONFIG["graphs"]))
+def test_studio_shows_every_graphs_input_and_output_schema(graph):
+    """Studio draws a graph's input and output forms from these schemas. Pydantic builds them
+    from the state classes, and below Python 3.12 it refuses ``typing.TypedDict`` (state classes
+    use ``typing_extensions.TypedDict``), which left Studio on 3.11 with no form at all."""
+    from graphs import compiled
+
+    method, attribute = studio_graphs()[graph]
+    compiled_graph = compiled(method, attribute)
+    fields = set(compiled_graph.builder.schemas[compiled_graph.builder.state_schema])
+    for schema in (compiled_graph.get_input_jsonschema(), compiled_graph.get_output_jsonschema()):
+        assert schema["type"] == "object"
+        assert set(schema["properties"]) <= fields and schema["properties"], graph
+
+
 def test_a_stale_generated_file_is_reported(tmp_path, monkeypatch):
     readme, config = tmp_path / "README.md", tmp_path / "langgraph.json"
     readme.write_text(generated.README.read_text().replace("| **LASER**", "| **LASER (old)**"))

@@ -77,7 +77,10 @@ def command(args: argparse.Namespace) -> int:
     folder = Path(args.plots) if args.plots else None
     out = Path(args.out) if args.out else None
     _check_targets(markdown, folder, out)
-    configs = configurations([Path(p) for p in args.results])
+    from graphs.app.finding import results_in
+
+    results = results_in([Path(p) for p in args.results])
+    configs = configurations(results)
     training = {Path(p).name: read_training(Path(p)) for p in args.training or []}
     tables = report_tables(configs, training)
     render.terminal(tables)
@@ -86,10 +89,10 @@ def command(args: argparse.Namespace) -> int:
         print(f"plot: {path}")
     if markdown is not None:
         markdown.parent.mkdir(parents=True, exist_ok=True)
-        markdown.write_text(render.markdown(tables, list(args.results), written, markdown), encoding="utf-8")
+        markdown.write_text(render.markdown(tables, [str(p) for p in results], written, markdown), encoding="utf-8")
         print(f"markdown: {markdown}")
     if out is not None:
-        print(f"report: {_write_folder(configs, tables, training, list(args.results), out)}")
+        print(f"report: {_write_folder(configs, tables, training, [str(p) for p in results], out)}")
     return 0
 
 
@@ -97,7 +100,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     """``introspect report RESULTS.jsonl [MORE.jsonl ...] [--out DIR] [--markdown FILE] [--plots DIR]
     [--training PLANS.json]``."""
     rp = sub.add_parser("report", help="each method's paper tables, comparisons and plots from eval results")
-    rp.add_argument("results", nargs="+", metavar="RESULTS.jsonl", help="results files written by `introspect eval`")
+    rp.add_argument(
+        "results",
+        nargs="+",
+        metavar="RESULTS.jsonl|STUDY",
+        help="results files written by `introspect eval`, or study folders (their results/*.jsonl)",
+    )
     rp.add_argument(
         "--out", metavar="DIR", help="write the whole report into this folder: report.md, the PNGs and index.html"
     )

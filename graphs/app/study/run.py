@@ -49,7 +49,7 @@ STOPPED = 3  # exit status of a study a budget stopped (graphs.app.cli's docstri
 
 
 def folder_of(study: Study, out: str | None) -> Path:
-    """The study's folder: ``--out``, else ``$INTROSPECT_HOME/studies/<name>``."""
+    """The study's folder: ``--out``, else ``studies/<name>`` in introspect's home."""
     folder = Path(out) if out else home() / "studies" / study.name
     if folder.exists() and not folder.is_dir():
         raise StudyError(f"{folder} is a file, not a study folder")
