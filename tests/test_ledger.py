@@ -72,7 +72,7 @@ def code_cell(row: dict[str, str]) -> str:
 
 @pytest.mark.parametrize("method", methods(), ids=lambda m: m.name)
 def test_a_row_as_the_code_has_each_number_of_its_setting_at_the_codes_value(method):
-    """"as the code" means the default is the code's value: where the row gives the code's numbers,
+    """ "as the code" means the default is the code's value: where the row gives the code's numbers,
     each number of its setting at its default (the setting test checks the default) is among them,
     so a row stating another value than its setting's cannot say "as the code". A code column
     without numbers (the code's behaviour in words, a seed the code does not use) is not read."""
