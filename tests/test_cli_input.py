@@ -61,8 +61,8 @@ CASES = {
     "set below the minimum": (RUN + ["--set", "max_actions=-3"], "max_actions=-3 is not allowed"),
     "set of another method": (
         EVAL + ["--set", "remedies=3", "--set", "planning=iterative"],
-        "laser has no setting 'remedies'; its settings: backup, backup_check, customise, detail_text, "
-        "history_shown, max_actions, tool_mode; shared: model,",
+        "laser has no setting 'remedies'; its settings: argument_enums, backup, backup_check, customise, "
+        "detail_text, history_shown, max_actions, tool_mode; shared: model,",
     ),
     "set not a choice": (
         RUN + ["--set", "tool_mode=bogus"],

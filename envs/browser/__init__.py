@@ -3,7 +3,7 @@ process (launch), a context per task whose traffic reaches only the task's origi
 clicks (click), steps that outlive a Chromium crash (crash), the sessions themselves (core).
 Import from here; the modules are its parts."""
 
-from envs.browser.click import click, evaluate_all
+from envs.browser.click import click, evaluate_all, hover
 from envs.browser.core import (
     DEFAULT_LOAD_TIMEOUT_MS,
     DEFAULT_MAX_ELEMENTS,
@@ -45,6 +45,7 @@ __all__ = [
     "close_browser",
     "evaluate_all",
     "get_browser",
+    "hover",
     "launch_count",
     "reported",
 ]

@@ -114,3 +114,17 @@ async def click(
     except PlaywrightError as exc:
         return False, f"the element could not be clicked: {first_line(exc)}"
     return True, ""
+
+
+async def hover(locator: Locator, *, selector: str | None = None) -> tuple[bool, str]:
+    """Move the mouse onto ``locator``'s click point, as WebArena hovers (``page.mouse.move`` to the
+    element's centre): whatever lies there is hovered, a covered target's cover too; only a target
+    that is missing or not rendered is refused. ``(True, "")`` or ``(False, feedback)``."""
+    try:
+        point = await _aim(locator, selector, refuse_covered=False)
+        if isinstance(point, str):
+            return False, point
+        await locator.page.mouse.move(*point)
+    except PlaywrightError as exc:
+        return False, f"the element could not be hovered: {first_line(exc)}"
+    return True, ""

@@ -169,36 +169,32 @@ async def click(target: Locator) -> None:
         raise ActionError(feedback)
 
 
-async def hover(target: Locator, timeout_ms: float) -> None:
-    if not await target.is_visible():
-        raise ActionError("the element is not visible")
-    try:
-        await target.hover(timeout=timeout_ms)
-    except PlaywrightError as exc:
-        raise ActionError(f"the element could not be hovered: {str(exc).splitlines()[0]}") from None
+async def hover(target: Locator) -> None:
+    """The mouse moved to the element's centre, as WebArena hovers: a covered target's cover is
+    hovered, as it would be for a person."""
+    ok, feedback = await browser.hover(target)
+    if not ok:
+        raise ActionError(feedback)
 
 
-async def type_text(page: Page, target: Locator, text: str, enter: bool, timeout_ms: float) -> None:
+async def type_text(page: Page, target: Locator, text: str, enter: bool) -> None:
     """Click the field and type ``text`` with the keyboard, then Enter if asked, as WebArena does
     (browser_env/actions.py: a mouse click on the element's centre, then ``keyboard.type``).
 
     The text goes in where the click put the caret, after what the field holds: WebArena appends,
     so an agent that wants a field's text replaced has to clear it first (as a person would). A
-    <select> is set to the option whose label is ``text`` (what typing its name does for a user).
+    <select> is typed into the same way: the click opens its list, the browser picks the first
+    option whose label starts with the text typed (case aside), and Enter sets it; a text no label
+    starts with, or no Enter, leaves the value as it was, and the action is not refused.
     """
     tag = (await target.evaluate("el => el.tagName")).lower()
-    if tag == "select":
+    if tag != "select":
         try:
-            await target.select_option(label=text.strip(), timeout=timeout_ms)
+            editable = await target.is_editable()
         except PlaywrightError:
-            raise ActionError(f"the list has no option {text.strip()!r}") from None
-        return
-    try:
-        editable = await target.is_editable()
-    except PlaywrightError:
-        editable = False
-    if not editable:
-        raise ActionError("the element is not a text field; click it or pick another id")
+            editable = False
+        if not editable:
+            raise ActionError("the element is not a text field; click it or pick another id")
     await click(target)
     await page.keyboard.type(text)
     if enter:

@@ -2,7 +2,7 @@
 
     env = make_env("webarena")                 # options: viewport_width, viewport_height,
     obs = await env.reset("shop-0")            #   judge (provider:model | run | off),
-    res = await env.step("click [18]")         #   action_timeout_ms, load_timeout_ms
+    res = await env.step("click [18]")         #   load_timeout_ms
     res = await env.step("stop [Walnut]")      # -> reward 1.0, res.success, info["evaluators"]
 
 Tasks: the 812 WebArena configs (ids "0".."811"; their sites come from WEBARENA_SHOPPING,
@@ -131,7 +131,6 @@ class WebArenaEnv(Env):
         viewport_height: int = 720,
         judge: str = JUDGE,
         judge_model: str | None = None,
-        action_timeout_ms: float = 3000.0,
         load_timeout_ms: float = 15000.0,
     ) -> None:
         if viewport_width < 200 or viewport_height < 200:
@@ -140,7 +139,6 @@ class WebArenaEnv(Env):
             raise EnvError("load_timeout_ms must be positive")
         self.load_timeout_ms = float(load_timeout_ms)
         self.viewport: ViewportSize = {"width": int(viewport_width), "height": int(viewport_height)}
-        self.timeout_ms = float(action_timeout_ms)
         self.judge_model = judge_option(judge_model or judge, self.name)
         if self.judge_model == "run":
             _warn_run_judge()
@@ -483,11 +481,11 @@ class WebArenaEnv(Env):
             if action.kind == "click":
                 await acts.with_navigation(page, acts.click(target))
             elif action.kind == "hover":
-                await acts.hover(target, self.timeout_ms)
+                await acts.hover(target)
             elif action.enter:
-                await acts.with_navigation(page, acts.type_text(page, target, action.text, True, self.timeout_ms))
+                await acts.with_navigation(page, acts.type_text(page, target, action.text, True))
             else:
-                await acts.type_text(page, target, action.text, False, self.timeout_ms)
+                await acts.type_text(page, target, action.text, False)
         elif action.kind == "press":
             await acts.with_navigation(page, acts.press(page, action.key))
         elif action.kind == "scroll":

@@ -8,8 +8,10 @@
 - url_match: "GOLD in PRED": some reference's netloc + path is a substring of the page's (after
   stripping trailing "/" from each whole URL), and every reference query key has one of its
   reference values in the page's query;
-- program_html: for each target, open its url ("last" = the page as the agent left it), run the
-  JS locator and check ``required_contents`` (exact_match, or must_include with " |OR| " choices).
+- program_html: for each target, open its url ("last" = the page as the agent left it; a page
+  opened for the check is read ``SETTLE_SECONDS`` after it loads, as WebArena sleeps 3 s: KnockoutJS
+  and Vue pages render after ``load``), run the JS locator and check ``required_contents``
+  (exact_match, or must_include with " |OR| " choices).
 
 A task passes when every evaluator passes. An evaluator that cannot decide (a fuzzy_match with no
 model to ask or a judge reply without a verdict, where WebArena's code stops on an assertion; a
@@ -19,6 +21,7 @@ helper that needs a site's REST API that is unreachable) is reported with
 
 from __future__ import annotations
 
+import asyncio
 import html
 import urllib.parse
 from collections import defaultdict
@@ -229,6 +232,9 @@ async def _select(page: Page, target: Mapping[str, Any]) -> str:
     return "" if value is None else str(value)
 
 
+SETTLE_SECONDS = 3.0  # WebArena's time.sleep(3) after page.goto; a module value tests may shorten
+
+
 async def program_html(cfg: Mapping[str, Any], page: Page, context: BrowserContext) -> Outcome:
     """Each target is read on the agent's page ("last") or on a fresh page of the same context."""
     details: list[str] = []
@@ -244,6 +250,7 @@ async def program_html(cfg: Mapping[str, Any], page: Page, context: BrowserConte
             else:
                 scratch = where = await context.new_page()
                 await scratch.goto(url)
+                await asyncio.sleep(SETTLE_SECONDS)
             selected = html.unescape(await _select(where, target))
         except webarena_helpers.HelperUnavailable as exc:
             details.append(str(exc))

@@ -56,7 +56,8 @@ def backup_node(pick: Picker) -> Node[LaserState, LaserContext]:
         listing = observed(backup_listing(state.get("instruction", ""), choices))
         why = await rationale(llm, state_prompt(plan.select, plan.layout), listing)
         choose = [plan.choose([c["asin"] for c in choices])]
-        picked = await choose_function(llm, listing, why, choose, ctx.tool_mode, plan.choose_layout)
+        # the examined items stay an enum: the original looks the answer up among them (a KeyError otherwise)
+        picked = await choose_function(llm, listing, why, choose, ctx.tool_mode, plan.choose_layout, enums=True)
         if picked.name is None:
             problem = f"no valid item choice in {ATTEMPTS} answers: {picked.problem}"
             history.append(f"Backup: {problem}")
@@ -69,14 +70,24 @@ def backup_node(pick: Picker) -> Node[LaserState, LaserContext]:
         if reopened is not None:
             here.update({"observation": reopened.text, "page": space.classify(reopened)})
         page = here.get("page", {})
-        ended = await finish_choice(llm, here.get("observation", ""), page, plan.finish, ctx.customise, ctx.tool_mode)
+        ended = await finish_choice(
+            llm,
+            here.get("observation", ""),
+            page,
+            plan.finish,
+            ctx.customise,
+            ctx.tool_mode,
+            enums=ctx.argument_enums,
+        )
         if ended.name is None:
             problem = f"no valid options for {entry['asin']} in {ATTEMPTS} answers: {ended.problem}"
             history.append(f"Backup: {problem}")
             return {"backup_problem": problem, "history": edit(before, history)}
         args, why = ended.args, ended.rationale or why
         actions = plan.finish.actions(args, page)
-        run, feedback = await run_actions(env, here, config, llm, space, actions, why, "backup")
+        run, feedback = await run_actions(
+            env, here, config, llm, space, actions, why, "backup", plan.finish.tolerates_refusals
+        )
         note = f"Rationale: backup strategy: {why}\nAction: {call_text(plan.finish.name, args)}"
         update: dict[str, Any] = {**run, "history": edit(before, [*history, note])}
         if feedback:

@@ -8,8 +8,10 @@ every call: at most 200 tokens, stopping at a blank line.
 
 The function is chosen by native tool calling or, for models without it, by a JSON
 object in the reply (the paper's ablation). A function outside the state's tools, an
-argument outside its enum, or arguments that are not JSON (a reply cut off) are refused and
-the model asked again with the reason, as the answer to each of its calls.
+argument outside its enum (with ``argument_enums``; matched regardless of case, as WebShop
+lowercases a click), or arguments that are not JSON (a reply cut off) are refused and the model
+asked again with the reason, as the answer to each of its calls. Without ``argument_enums`` (the
+original's schemas) arguments are free strings, carried to the env as given.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from langchain_core.messages import (
 )
 
 import prompts
-from nodes.laser.space import names
+from nodes.laser.space import free_strings, names
 from nodes.llm import Caller
 from nodes.parse import ParseError, json_object
 
@@ -107,7 +109,7 @@ def validate(name: str, args: dict[str, Any], tools: list[dict[str, Any]]) -> st
         if isinstance(value, bool) or not isinstance(value, (str, int, float)):
             return f"The argument {key!r} of {name!r} takes one value, not {value!r}."
         enum = prop.get("enum")
-        if enum and str(value) not in enum:
+        if enum and str(value).lower() not in {str(allowed).lower() for allowed in enum}:
             return f"{value!r} is not a valid {key} here; valid values: {', '.join(enum)}."
     return ""
 
@@ -146,10 +148,20 @@ def _read_reply(reply: AIMessage, mode: str) -> tuple[str | None, dict[str, Any]
 
 
 async def choose_function(
-    llm: Caller, observation: str, why: str, tools: list[dict[str, Any]], mode: str, layout: str = ""
+    llm: Caller,
+    observation: str,
+    why: str,
+    tools: list[dict[str, Any]],
+    mode: str,
+    layout: str = "",
+    *,
+    enums: bool,
 ) -> Choice:
     """Table 7: turn the rationale into one of ``tools``, re-asking on a refusal. ``layout``: the
-    prompt of the state's layout, which the original's prompt shows."""
+    prompt of the state's layout, which the original's prompt shows; ``enums``: keep the page's
+    values as the arguments' enums (else free strings, as the original's schemas)."""
+    if not enums:
+        tools = free_strings(tools)
     user = prompts.render("laser/action_input", observation=observation, rationale=why)
     system = _json_mode_system(tools, layout) if mode == "json" else action_prompt(layout)
     messages: list[BaseMessage] = [SystemMessage(system), HumanMessage(user)]

@@ -4,8 +4,8 @@ Defaults are the paper's setting: at most 15 state transitions (the agent is for
 stop), greedy decoding, the backup purchase, function calling. Where the paper and the original
 code differ the default is the code's, which produced the published numbers (a detail page adds
 its first line, Buy_Now's options get a step of their own, the history is shown after
-backtracking only, the backup mark is checked at the top of the loop); the paper's wording is
-the option (docs/methods/laser-fidelity.md).
+backtracking only, the backup mark is checked at the top of the loop, arguments are free strings
+sent to the env); the paper's wording and the enums are options (docs/methods/laser-fidelity.md).
 """
 
 from __future__ import annotations
@@ -49,6 +49,12 @@ class LaserContext(Context):
         "the history of rationales and actions in the prompts: after_backtrack, the calls since it was "
         "last shown, in the search state only (the original laser_agent.py), or every_step, the whole "
         "history in every state's rationale prompt (the paper's wording)",
+    )
+    argument_enums: bool = setting(
+        False,
+        "put the page's values in the function schemas as enums (item ids, each option type's values) "
+        "and refuse any other value; false, the original laser_agent.py's, offers free strings and sends "
+        "whatever the model gives to the env, which ignores a click it cannot make",
     )
     tool_mode: Literal["tools", "json"] = setting(
         "tools",

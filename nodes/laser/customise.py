@@ -26,30 +26,39 @@ def parse_types(reply: str) -> list[str]:
     return [name for name in types if name and name.lower() != "none"]
 
 
-async def customised(llm: Caller, observation: str, page: Page, name: str, plan: Customise, mode: str) -> Choice:
+async def customised(
+    llm: Caller, observation: str, page: Page, name: str, plan: Customise, mode: str, *, enums: bool
+) -> Choice:
     """The original's customisation step: the types, the rationale, the forced call with the values.
     The choice's rationale is the values' rationale."""
     types = parse_types(await ask(llm, system_prompt(plan.types), observation))
     why = await rationale(llm, state_prompt(plan.instruction, plan.layout), observation)
     final = function_schema(name, plan.description, plan.parameters(types, page))
-    choice = await choose_function(llm, observation, why, [final], mode, plan.layout)
+    choice = await choose_function(llm, observation, why, [final], mode, plan.layout, enums=enums)
     choice.rationale = why
     return choice
 
 
 async def finish_choice(
-    llm: Caller, observation: str, page: Page, tool: Tool, step: Literal["own_step", "in_buy_now"], mode: str
+    llm: Caller,
+    observation: str,
+    page: Page,
+    tool: Tool,
+    step: Literal["own_step", "in_buy_now"],
+    mode: str,
+    *,
+    enums: bool,
 ) -> Choice:
     """The finishing call of the backup strategy: its customisation step, or (``in_buy_now``) the
     values' rationale and the call with one value per type of the item (none asked when it has none)."""
     plan = tool.customise
     assert plan is not None  # a backup's finishing tool declares its customisation
     if step == "own_step":
-        return await customised(llm, observation, page, tool.name, plan, mode)
+        return await customised(llm, observation, page, tool.name, plan, mode, enums=enums)
     schema = function_schema(tool.name, plan.description, tool.parameters(page))
     if not schema["function"]["parameters"]["properties"]:
         return Choice(tool.name)
     why = await rationale(llm, state_prompt(plan.instruction, plan.layout), observation)
-    choice = await choose_function(llm, observation, why, [schema], mode, plan.layout)
+    choice = await choose_function(llm, observation, why, [schema], mode, plan.layout, enums=enums)
     choice.rationale = why
     return choice

@@ -20,12 +20,12 @@ TARGET_KEYS = ("keywords", "max_price")
 def detail_text(section: str, mode: str) -> str:
     """A detail page's text as the item state keeps it: with ``mode="first_line"`` (the
     default setting) its first line only, as the original ``laser_agent.py`` reads one line
-    after "< Prev"; with ``mode="full"`` all of it (the paper, Table 6: "full description of
+    after "< Prev" ("None" when the page has none, "" when that line is blank: an empty first
+    Features bullet); with ``mode="full"`` all of it (the paper, Table 6: "full description of
     the item (if any) or None")."""
-    text = section.strip()
     if mode == "first_line":
-        text = text.split("\n", 1)[0].strip()
-    return text or "None"
+        return section.split("\n", 1)[0].strip() if section else "None"
+    return section.strip() or "None"
 
 
 def target_block(target: Mapping[str, Any]) -> str:

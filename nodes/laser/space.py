@@ -59,6 +59,18 @@ def string_parameter(description: str, values: Sequence[str] = ()) -> dict[str, 
     return schema
 
 
+def free_strings(tools: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``tools`` with every argument a free string, its enum left out: laser_agent.py's schemas
+    (``argument_enums=false``), whose values go to the env as the model gives them."""
+    freed = []
+    for tool in tools:
+        function = tool["function"]
+        schema = function["parameters"]
+        properties = {key: {k: v for k, v in prop.items() if k != "enum"} for key, prop in schema["properties"].items()}
+        freed.append({**tool, "function": {**function, "parameters": {**schema, "properties": properties}}})
+    return freed
+
+
 def parameters(properties: dict[str, Any], required: Sequence[str] = ()) -> dict[str, Any]:
     return {"type": "object", "properties": properties, "required": list(required)}
 
@@ -96,6 +108,9 @@ class Tool:
     naming one examined before is asked again, as laser_agent.py asks again.
     ``logged``: how the original's history writes a call (default: ``name({...})``).
     ``customise``: the call's arguments are asked in a step of their own (``Customise``).
+    ``tolerates_refusals``: an action before the last that the env refuses is passed over, as the
+    env ignores it (laser_agent.py clicks each option value it was given, then Buy Now; WebShop
+    ignores a click it cannot make); only the last action's refusal refuses the call.
     """
 
     name: str
@@ -108,6 +123,7 @@ class Tool:
     examines: str = ""
     logged: Callable[[dict[str, Any]], str] | None = None
     customise: Customise | None = None
+    tolerates_refusals: bool = False
 
     def schema(self, page: Page, bare: bool = False) -> dict[str, Any]:
         """The function schema offered to the model on ``page`` (``bare``: without arguments)."""

@@ -190,17 +190,19 @@ async def run_actions(
     actions: list[str],
     why: str,
     node: str,
+    tolerates_refusals: bool = False,
 ) -> tuple[dict[str, Any], str]:
-    """Execute env actions in order; stop at the first refusal. Returns (update, feedback)."""
+    """Execute env actions in order; stop at the first refusal (``tolerates_refusals``: at the
+    last action's only, the env ignoring the others). Returns (update, feedback)."""
     update: dict[str, Any] = {"trajectory": []}
     current = state
-    for action in actions:
+    for position, action in enumerate(actions, 1):
         result, step_update = await execute(env, current, config, action, node=node, caller=llm, rationale=why)
         update["trajectory"] = update["trajectory"] + step_update.pop("trajectory")
         update.update(step_update)
         current = updated(current, step_update)
         update["page"] = space.classify(result.observation)
-        if not result.valid:
+        if not result.valid and not (tolerates_refusals and position < len(actions)):
             return update, result.feedback or "invalid action"
     return update, ""
 
@@ -229,13 +231,14 @@ def state_node(pick: Picker) -> Node[LaserState, LaserContext]:
         own_step = ctx.customise == "own_step"
         tools = space.tools_for(here.name, page, read=state.get("details", {}), customise=own_step)
         why = await rationale(llm, state_prompt(here.instruction, here.layout), user)
-        choice = await choose_function(llm, observation, why, tools, ctx.tool_mode, here.layout)
+        enums = ctx.argument_enums
+        choice = await choose_function(llm, observation, why, tools, ctx.tool_mode, here.layout, enums=enums)
         if opens_examined(state, space, here.name, choice):  # asked once more, as laser_agent.py does
             reselect = prompts.render("laser/reselect")
-            choice = await choose_function(llm, observation, reselect, tools, ctx.tool_mode, here.layout)
+            choice = await choose_function(llm, observation, reselect, tools, ctx.tool_mode, here.layout, enums=enums)
         plan = space.tool(here.name, choice.name).customise if choice.name else None
         if own_step and plan is not None and choice.name is not None:  # the original's customisation step
-            choice = await customised(llm, observation, page, choice.name, plan, ctx.tool_mode)
+            choice = await customised(llm, observation, page, choice.name, plan, ctx.tool_mode, enums=enums)
         if choice.name is None:
             note = f"Rationale: {why}\nAction: none (the answer was refused: {choice.problem})"
             history = list(state.get("history", []))
@@ -269,8 +272,9 @@ def execute_node(pick: Picker) -> Node[LaserState, LaserContext]:
         env = await live_env(state, ctx, config)
         buffer = list(state.get("buffer", []))
         target = dict(state.get("target", {}))
+        actions = tool.actions(call["args"], page)
         run, feedback = await run_actions(
-            env, state, config, llm, space, tool.actions(call["args"], page), why, "execute"
+            env, state, config, llm, space, actions, why, "execute", tool.tolerates_refusals
         )
         if tool.reads_then and not feedback:  # keep the detail page's text, go back to the item
             text = detail_text(run["page"].get("section", ""), ctx.detail_text)

@@ -5,10 +5,13 @@ Each state offers only its own functions, with the parameters of the original
 an item id; ``Buy_Now`` none: choosing it starts the original's customisation step (the model
 names the item's customisation types, writes the rationale of the values, and calls ``Buy_Now``
 again with one required value per type named; ``customise=in_buy_now`` asks the values in the
-first call, one per type of the item). Argument enums are filled from the page (item ids on the
-results page, each type's values on the item page), so that a model which follows the schema
-cannot take an invalid action. A detail page already read for the current item is not offered
-again (the original removes it from the item's functions). The history the search state shows
+first call, one per type of the item). The schemas carry the page's values as enums (item ids on
+the results page, each type's values on the item page); the graph leaves them out unless
+``argument_enums`` is set, as the original offers free strings and sends whatever the model
+gives to the env, which ignores a click it cannot make. Option types and values are matched
+regardless of case, as WebShop lowercases a click. The item state's functions are in the
+original's order (Description, Reviews, Features, Buy_Now, Prev). A detail page already read for
+the current item is not offered again (the original removes it from the item's functions). The history the search state shows
 writes each call as laser_agent.py does (``Search(keywords='...')``, ``next_page()``, ...).
 
 Pages are classified from what the env reports in ``Observation.info`` (the page kind, item
@@ -95,16 +98,17 @@ def buy_parameters(options: Mapping[str, Sequence[str]]) -> dict[str, Any]:
 
 def named_parameters(types: Sequence[str], page: Page) -> dict[str, Any]:
     """The original's ``buy_item_final``: one required value per type the model named ("The
-    {type} of the item"); a type the item has takes only its values."""
-    options = page.get("options", {})
-    properties = {name: string_parameter(f"The {name} of the item", options.get(name, ())) for name in types}
+    {type} of the item"); a type the item has, whatever its case ("Size" is WebShop's "size"),
+    lists its values."""
+    options = {name.lower(): values for name, values in page.get("options", {}).items()}
+    properties = {name: string_parameter(f"The {name} of the item", options.get(name.lower(), ())) for name in types}
     return parameters(properties, list(properties))
 
 
 def _buy(args: Mapping[str, Any], page: Page) -> list[str]:
-    """A click per value the item offers (WebShop ignores a click on any other), then Buy Now."""
-    offered = {value for values in page.get("options", {}).values() for value in values}
-    return [f"click[{value}]" for value in args.values() if value in offered] + ["click[Buy Now]"]
+    """A click per value given, then Buy Now, as laser_agent.py buys: WebShop clicks a value
+    whatever its case and ignores one the item does not offer (the tool passes over its refusal)."""
+    return [f"click[{value}]" for value in args.values() if value] + ["click[Buy Now]"]
 
 
 def _search_logged(args: Mapping[str, Any]) -> str:
@@ -152,8 +156,9 @@ BUY = _tool(
         description=BUY_FINAL,
         parameters=named_parameters,
     ),
+    tolerates_refusals=True,
 )
-DETAIL_PAGES = ("Description", "Features", "Reviews")
+DETAIL_PAGES = ("Description", "Reviews", "Features")  # laser_agent.py's order of the item's functions
 
 WEBSHOP = StateSpace(
     name="webshop",

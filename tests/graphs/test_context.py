@@ -79,6 +79,7 @@ def test_a_method_has_only_its_own_settings():
         "customise",
         "detail_text",
         "history_shown",
+        "argument_enums",
         "tool_mode",
     }
     assert "max_episodes" in own["devils_advocate"] and "max_trials" in own["structured_reflection"]

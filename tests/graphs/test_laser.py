@@ -224,7 +224,7 @@ async def test_a_function_of_another_state_is_refused_and_asked_again(shop_goal,
     assert state["transitions"] == 3  # refusals are re-asked within the same step
 
 
-async def test_an_item_id_not_on_the_page_is_refused(shop_goal, write_script):
+async def test_with_argument_enums_an_item_id_not_on_the_page_is_refused(shop_goal, write_script):
     task_id, goal, ids = shop_goal
     script = [
         think("search"),
@@ -236,7 +236,7 @@ async def test_an_item_id_not_on_the_page_is_refused(shop_goal, write_script):
         *buy(goal),
     ]
     spec = write_script(script)
-    _, state = await run(spec, task_id, "bad-id")
+    _, state = await run(spec, task_id, "bad-id", argument_enums=True)
     retry = [str(m.content) for m in model_for(spec, 0.0, 512).calls[4]["messages"]]
     assert any("'B000NOTHERE' is not a valid item_id here" in m for m in retry)
     assert state["success"] is True

@@ -68,7 +68,7 @@ async def test_the_item_being_examined_is_chosen_reopened_and_bought_with_its_op
         buy_call(goal),
     ]
     spec = write_script(script)
-    nodes, state = await run(spec, task_id, "backup-current", backup_check="each_transition")
+    nodes, state = await run(spec, task_id, "backup-current", backup_check="each_transition", argument_enums=True)
     calls = model_for(spec, 0.0, 512).calls
     assert nodes[-4:] == ["results", "execute", "backup", "finish"]  # select_item was the 13th transition
     assert state["transitions"] == 13  # the backup's purchase is not counted (the original does not)
@@ -78,7 +78,7 @@ async def test_the_item_being_examined_is_chosen_reopened_and_bought_with_its_op
     assert f"[button] {goal['asin']} [button_]" in listing and all(
         f"[button] {b['asin']}" in listing for b in state["buffer"]
     )
-    # only that item's values are accepted: another item's value is refused and asked again
+    # with argument_enums only that item's values are accepted: another item's value is refused and asked again
     assert any(f"{wrong!r} is not a valid {name} here" in str(m.content) for m in calls[-1]["messages"])
     assert backup_steps(state) == [f"click[{goal['goal_options'][n]}]" for n in goal["goal_options"]] + [
         "click[Buy Now]"

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from nodes.laser.customise import parse_types
+from nodes.laser.observe import detail_text
 from nodes.laser.space import Page
 from nodes.laser.webshop import named_parameters
 from nodes.llm import model_for
@@ -173,7 +174,7 @@ async def test_prompts_are_the_originals_and_buy_now_has_its_customisation_step(
     assert users[8].endswith("Next action rationale: choose the goal's options")  # cut at the blank line
     for text_call in (0, 2, 4, 6, 7):
         assert calls[text_call]["max_tokens"] == 200 and calls[text_call]["stop"] == ["\n\n"]
-    assert calls[5]["tools"] == ["Description", "Features", "Reviews", "Buy_Now", "Prev"]
+    assert calls[5]["tools"] == ["Description", "Reviews", "Features", "Buy_Now", "Prev"]  # laser_agent.py's order
     assert calls[8]["tools"] == ["Buy_Now"]
     assert [s["action"] for s in state["trajectory"]][2:] == [
         *[f"click[{value}]" for value in goal["goal_options"].values()],
@@ -268,3 +269,95 @@ async def test_every_step_shows_the_whole_history_in_every_rationale_prompt(shop
     assert users[0].endswith("\n\nHistory of past rationales and actions:\nNone")
     assert users[4].endswith("History of past rationales and actions:\n" + "\n".join(state["history"][:2]))
     assert "History" not in users[5]  # the action call shows the page
+
+
+def enums_of(call_record) -> list[list[str]]:
+    """The enums of every argument of the functions a call (of the state's log) offered."""
+    return [
+        prop["enum"]
+        for tool in call_record["request"].get("tools") or []
+        for prop in tool["function"]["parameters"]["properties"].values()
+        if "enum" in prop
+    ]
+
+
+async def test_item_ids_are_free_strings_sent_to_the_env_as_the_original_sends_them(shop_goal, write_script):
+    """laser_agent.py's ``click_item`` takes any string and clicks it; WebShop ignores a click it
+    cannot make. The graph offers no enum and sends the id: the model is not asked again."""
+    task_id, goal, ids = shop_goal
+    script = [
+        think("search"),
+        call("Search", keywords=goal["name"]),
+        think("pick"),
+        call("select_item", item_id="B000NOTHERE"),
+        think("pick again"),
+        call("select_item", item_id=goal["asin"]),
+        think("buy"),
+        *buy(goal),
+    ]
+    spec = write_script(script)
+    _, state = await run(spec, task_id, "free-id")
+    calls = model_for(spec, 0.0, 512).calls
+    assert calls[3]["tools"] == ["select_item", "Next", "Back_to_Search"]
+    assert not any(enums_of(c) for c in state["calls"])
+    sent = [(s["action"], s["valid"]) for s in state["trajectory"]]
+    assert sent[1] == ("click[B000NOTHERE]", False) and sent[2] == (f"click[{goal['asin']}]", True)
+    assert len(calls) == len(script) and state["success"] is True
+
+
+async def test_option_values_are_clicked_whatever_their_case_and_an_unknown_one_is_passed_over(shop_goal, write_script):
+    """WebShop lowercases a click: "Black" clicks "black". A value the item does not offer is sent
+    and ignored, and Buy Now is still clicked, as laser_agent.py clicks each value it was given."""
+    task_id, goal, ids = shop_goal
+    shouted = {name.title(): value.upper() for name, value in goal["goal_options"].items()}
+    script = [
+        think("search"),
+        call("Search", keywords=goal["name"]),
+        think("open"),
+        call("select_item", item_id=goal["asin"]),
+        think("buy"),
+        call("Buy_Now"),
+        {"content": ", ".join([*shouted, "Pattern"])},
+        think("choose"),
+        call("Buy_Now", **shouted, Pattern="no such pattern"),
+    ]
+    _, state = await run(write_script(script), task_id, "case")
+    sent = [(s["action"], s["valid"]) for s in state["trajectory"]][2:]
+    assert sent == [
+        *[(f"click[{value}]", True) for value in shouted.values()],
+        ("click[no such pattern]", False),
+        ("click[Buy Now]", True),
+    ]
+    assert state["success"] is True
+
+
+async def test_with_argument_enums_an_option_type_is_matched_whatever_its_case(shop_goal, write_script):
+    """argument_enums: "Size" gets the values of WebShop's "size", and "BLACK" is accepted for "black"."""
+    task_id, goal, ids = shop_goal
+    shouted = {name.title(): value.upper() for name, value in goal["goal_options"].items()}
+    script = [
+        think("search"),
+        call("Search", keywords=goal["name"]),
+        think("open"),
+        call("select_item", item_id=goal["asin"]),
+        think("buy"),
+        call("Buy_Now"),
+        {"content": ", ".join(shouted)},
+        think("choose"),
+        call("Buy_Now", **shouted),
+    ]
+    spec = write_script(script)
+    _, state = await run(spec, task_id, "case-enums", argument_enums=True)
+    calls = state["calls"]
+    assert len(calls) == len(script) and len(enums_of(calls[-1])) == len(shouted)
+    assert enums_of(calls[3]) == [ids]
+    assert state["success"] is True
+
+
+def test_a_detail_page_adds_its_first_line_blank_or_none_as_the_original_reads_it():
+    """laser_agent.py reads the line after "< Prev" (``(.+)``, stripped): an empty first Features
+    bullet (WebShop writes " {bullet}") adds "", a page without text "None"."""
+    assert detail_text(" \n second bullet", "first_line") == ""
+    assert detail_text("", "first_line") == "None"
+    assert detail_text(" first bullet\n second", "first_line") == "first bullet"
+    assert detail_text(" \n second bullet", "full") == "second bullet"
