@@ -7,7 +7,9 @@ empty plan is the ReAct zero-shot baseline)::
                                                            +-> finish -> END    or the step cap)
 
 (with Context.transcript="original", ALFWorld's step cap leads to one more ``think``, which
-then goes to ``finish``, as the original code asks that thought; see nodes.autoplan.transcript)
+then goes to ``finish``, as the original code asks that thought; see nodes.autoplan.transcript;
+with Context.after_look="restart", a look, inventory or examine the game accepted leads from
+``execute`` back to ``start``: the original code restarts such an episode with a fresh chat)
 
 Training (paper 3.2, B = Context.batch_size, I = Context.iterations, seeded by Context.seed)::
 
@@ -59,6 +61,7 @@ from nodes.autoplan.context import AutoPlanContext
 from nodes.autoplan.plan import next_iteration, plan
 from nodes.autoplan.reflect import reflect
 from nodes.autoplan.state import Collected, CollectState, Reflection, TrainState
+from nodes.autoplan.variants import variant
 from nodes.channels import added, length
 from nodes.usage import add_usage
 from prompts import SHIPPED
@@ -67,8 +70,10 @@ NODES_PER_STEP = 4  # think, act, formalize, execute
 
 
 def recursion_limit(context: AutoPlanContext) -> int:
-    """Supersteps a run needs: four per action plus start and finish (and the loop)."""
-    return max(NODES_PER_STEP * context.steps(), 5 * context.iterations) + 20
+    """Supersteps a run needs: four per action plus start and finish (and the loop), for each
+    time an ALFWorld episode may start again (Context.after_look)."""
+    episodes = 1 + context.max_restarts if variant(context.env).restarts_after else 1
+    return max(NODES_PER_STEP * (context.steps() + 1) * episodes, 5 * context.iterations) + 20
 
 
 def _collection(output_schema: type | None = None) -> StateGraph[CollectState, AutoPlanContext, CollectState, Any]:
@@ -90,7 +95,7 @@ def _collection(output_schema: type | None = None) -> StateGraph[CollectState, A
     builder.add_conditional_edges("think", inline(after_thought), ["act", "finish"])
     builder.add_edge("act", "formalize")
     builder.add_edge("formalize", "execute")
-    builder.add_conditional_edges("execute", inline(next_step), ["think", "finish"])
+    builder.add_conditional_edges("execute", inline(next_step), ["think", "finish", "start"])
     builder.add_edge("finish", END)
     return builder
 
@@ -137,6 +142,7 @@ def result(state: dict[str, Any]) -> dict[str, Any]:
         "cost_usd": usage.get("cost_usd", 0.0),
         "with_plan": bool((state.get("plan") or "").strip()),
         "stop_reason": state.get("stop_reason", ""),
+        "restarts": int(state.get("restarts", 0)),
     }
 
 

@@ -53,6 +53,7 @@ BANNER = "-= Welcome to TextWorld, ALFRED! =-"
 ARRIVAL = re.compile(r"^You arrive at loc \d+\. ")
 GOAL = re.compile(r"Your task is to: (.*)$", re.MULTILINE)
 NOTHING = "Nothing happens."
+GO_TO = "go to "
 WORDINGS = ("original", "table6")
 DEFAULT_MAX_STEPS = 35
 # fast-downward's PDDL translator (run when a game is loaded or reset) is plain Python with
@@ -169,6 +170,7 @@ class ALFWorldEnv(Env):
         self._done = False
         self._won = False
         self._goal = ""  # "heat some egg and put it in garbagecan."
+        self._went_to = ""  # the last "go to" target the game accepted (World.went_to)
 
     @property
     def root(self) -> Path:
@@ -222,6 +224,7 @@ class ALFWorldEnv(Env):
         self._task_id = task
         self._actions = []
         self._done = self._won = False
+        self._went_to = ""
         raw = str(self._state.feedback)
         goal = GOAL.search(raw)
         self._goal = goal.group(1).strip() if goal else ""
@@ -248,14 +251,17 @@ class ALFWorldEnv(Env):
             return await asyncio.to_thread(self._step, action)
 
     def _step(self, action: str) -> StepResult:
-        """One action (engine thread). Refused actions count towards the step cap too."""
-        command = " ".join(str(action).strip().split())
+        """One action (engine thread). Refused actions count towards the step cap too. The game
+        reads a command as textworld does, stripped (not otherwise normalised); the original's
+        refusals read it as sent, as AutoPlan's code hands its error_msg the command it sent."""
+        sent = str(action)
+        command = sent.strip()
         if self._done:
             ended = "The episode has ended."
             return StepResult(
                 self._observation, 0.0, True, self._info(NOTHING), valid=False, feedback=ended, success=self._won
             )
-        self._actions.append(command)
+        self._actions.append(sent)
         extra: dict[str, Any] = {}
         valid, feedback = True, ""
         if self.react_think and command.lower().startswith("think:"):
@@ -263,13 +269,16 @@ class ALFWorldEnv(Env):
         elif command in self._state.admissible_commands:
             raw = self._engine_step(command)
             text = react_text(raw)
+            if command.startswith(GO_TO):
+                self._went_to = command[len(GO_TO) :]
         else:
             names = {key: entity.name or entity.id for key, entity in self._state["_entity_infos"].items()}
             world = World.from_facts(self._state["_facts"], names)
+            world.went_to = self._went_to
             if self.wording == "original":
-                why = explain_original(command, world)
+                why = explain_original(sent, world)
             else:
-                why = explain(command, world, self._state.admissible_commands)
+                why = explain(" ".join(command.split()), world, self._state.admissible_commands)
             raw = NOTHING
             text = FAILED + (SYSTEM + why.sentence if why.sentence else "") if self.augmented else NOTHING
             valid, feedback, extra["error"] = False, why.sentence.strip(), why.error

@@ -91,6 +91,9 @@ class World:
     opened: set[str] = field(default_factory=set)
     props: dict[str, set[str]] = field(default_factory=dict)
     can_contain: set[tuple[str, str]] = field(default_factory=set)
+    # not a fact: the target of the last "go to" the game accepted ("" before the first), which is
+    # where AutoPlan's code believes the agent is (envs.alfworld.original_feedback)
+    went_to: str = ""
 
     @classmethod
     def from_facts(cls, facts: Iterable[Any], names: dict[str, str] | None = None) -> World:

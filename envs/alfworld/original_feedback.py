@@ -16,10 +16,14 @@ houseplant 1 with fridge 1" is read as a "use" for the "use" in "houseplant"); a
 the wrong form gets that verb's "The action should be in the form of ..." and one with none
 of them "Invalid action format. ...".
 
-One difference: the original reads the state it gathered from earlier observations (where the
-agent went, what it carries, what it saw in a receptacle); this reads the game's own facts
-(``World``), so the causes named are the game's. Table 6's wording (envs.alfworld.feedback)
-is the other choice of the env's ``feedback_wording``.
+Where the agent is, the original takes from its own record: the target of the last "go to"
+the game accepted (``World.went_to``), "middle of a room" before the first. So "You are not at
+coffeemachine 1. " after "go to countertop 1", though both stand at one place of the game, and
+"use" names that target as the current location. What the agent carries and what a
+receptacle holds or whether it is closed, the original reads from what it gathered from
+earlier observations; this reads the game's own facts (``World``), so those causes are the
+game's. Table 6's wording (envs.alfworld.feedback) is the other choice of the env's
+``feedback_wording``.
 """
 
 from __future__ import annotations
@@ -78,9 +82,9 @@ def _index(message: Message, name: str) -> None:
         message.add("wrong_format", f"The format of {name} is wrong. ")
 
 
-def _here(world: World) -> set[str]:
-    """The receptacles at the agent's location (none in the middle of the room)."""
-    return {recep for recep, place in world.receptacle_at.items() if place == world.agent_at}
+def _location(world: World) -> str:
+    """Where the original believes the agent is: its last accepted "go to" target."""
+    return world.went_to or MIDDLE
 
 
 def _exists(world: World, recep: str) -> bool:
@@ -110,7 +114,7 @@ def _reachable(world: World, message: Message, recep: str, invalid: str) -> bool
     ``invalid``), the agent is at it, it is open. True when none of them failed."""
     if not _exists(world, recep):
         message.add("invalid_receptacle", invalid)
-    elif recep not in _here(world):
+    elif recep.strip() != _location(world):
         message.add("wrong_location", f"You are not at {recep}. ")
     elif _closed(world, recep):
         message.add("closed_receptacle", f"{recep} is closed. ")
@@ -147,7 +151,7 @@ def _open_close(opening: bool) -> Callable[[World, Message, str], None]:
     def check(world: World, message: Message, recep: str) -> None:
         _index(message, recep)
         if not message:
-            if recep.strip() not in _here(world):
+            if recep.strip() != _location(world):
                 message.add("wrong_location", f"You are not at {recep.strip()}. ")
             if not _exists(world, recep):
                 message.add("invalid_receptacle", f"{recep.strip()} is not a valid receptacle in this household. ")
@@ -164,9 +168,8 @@ def _open_close(opening: bool) -> Callable[[World, Message, str], None]:
 def _use(world: World, message: Message, recep: str) -> None:
     _index(message, recep)
     if not message:
-        here = sorted(_here(world))
-        location = here[0] if here else MIDDLE
-        elsewhere = not here or (
+        location = _location(world)
+        elsewhere = "middle" in location or (
             not _closed(world, location) and recep not in _contents(world, location) and recep != location
         )
         if elsewhere:
@@ -187,7 +190,7 @@ def _appliance(verb: str) -> Callable[[World, Message, str, str], None]:
         if not message:
             if not _exists(world, recep):
                 message.add("invalid_receptacle", f"You cannot {verb} {obj} with {recep}. ")
-            elif recep not in _here(world):
+            elif recep.strip() != _location(world):
                 message.add("wrong_location", f"You are not at {recep}. ")
             else:
                 if obj not in world.holding:

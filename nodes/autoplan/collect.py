@@ -40,6 +40,7 @@ from nodes.llm import Caller
 from nodes.node import model_node
 from nodes.usage import empty_usage
 
+_PUT = re.compile(r"put (.+) (in|on) (.+)")
 _LABEL = re.compile(r"^\s*(?:formalized(?: first)? action|action)\s*\d*\s*:\s*", re.IGNORECASE)
 
 
@@ -53,6 +54,13 @@ def normalize_command(reply: str, interface: Interface) -> str:
         return interface.parse_action(line)
     except ActionParseError:
         return answer_command(interface, line) or interface.as_written(line)
+
+
+def read_as_written(reply: str) -> str:
+    """The reply as AutoPlan's ALFWorld code reads it: lower-cased, "put X in Y" (or "on") made
+    the game's "put X in/on Y"; nothing stripped or dropped (tasks/alfworld.py)."""
+    command = reply.lower()
+    return _PUT.sub(r"put \1 in/on \3", command) if command.startswith("put") else command
 
 
 def answer_command(interface: Interface, line: str) -> str | None:
@@ -81,6 +89,10 @@ async def start(state: CollectState, runtime: Runtime[AutoPlanContext], config: 
     update["intro"] = str(obs.info.get("intro") or "")
     update["opening"] = transcript.opening(ctx.env, obs.text, obs.info, ctx.transcript)
     update["stop_reason"] = "" if ctx.steps() > 0 else "max_actions"
+    if state.get("restart"):  # the original's retry: the game from its start, a fresh chat
+        update["restart"] = False
+        update["restarts"] = int(state.get("restarts", 0)) + 1
+        update["messages"] = edit(state.get("messages", []), [])
     return update
 
 
@@ -142,10 +154,15 @@ async def formalize(
     env, raw = ctx.env, state.get("raw_action", "")
     interface = await env_interface(ctx)
     if few_shot.skips_formalizer(env, ctx.few_shot):
-        command = normalize_command(raw, interface)
+        reply = raw
     else:
         prompt = text.render(env, "formalize", action=raw, **text.interface_values(interface))
+        if variant(env).prompts:  # the original's prompt ends with a newline (a prompt file's last one is dropped)
+            prompt += "\n"
         reply = await decoding.ask(llm, [HumanMessage(prompt)], env, "formalize")
+    if ctx.command_reading == "original" and variant(env).reads_as_written:
+        command = read_as_written(reply)
+    else:
         command = normalize_command(reply, interface)
     said = transcript.action_in_chat(env, raw, command, ctx.transcript)
     turns = [Turn(role="user", content=text.render(env, "action")), Turn(role="assistant", content=said)]
@@ -169,14 +186,28 @@ async def execute_command(
     update["observation"] = observation
     if update["done"]:
         update["stop_reason"] = "max_actions" if result.info.get("stop_reason") == "max_steps" else "done"
+    elif restarts(runtime.context, state.get("command", ""), result.valid):
+        if int(state.get("restarts", 0)) >= runtime.context.max_restarts:
+            update["stop_reason"] = "max_restarts"
+        else:
+            update["restart"] = True
     elif update["actions"] >= runtime.context.steps():
         update["stop_reason"] = "max_actions"
     return update
 
 
+def restarts(context: AutoPlanContext, command: str, accepted: bool) -> bool:
+    """Whether the original starts the episode again after ``command`` (Context.after_look):
+    a look, inventory or examine the game accepted, on ALFWorld."""
+    verb = command.strip().split(" ", 1)[0]
+    return accepted and context.after_look == "restart" and verb in variant(context.env).restarts_after
+
+
 def next_step(state: CollectState, runtime: Runtime[AutoPlanContext]) -> str:
     """Keep collecting until the episode ends or the step cap is reached (the original
     ALFWorld chat thinks once more at the cap: nodes.autoplan.transcript)."""
+    if state.get("restart"):
+        return "start"
     if not (state.get("done") or state.get("stop_reason")):
         return "think"
     return "think" if transcript.thinks_after_cap(runtime.context.env, runtime.context.transcript, state) else "finish"

@@ -91,6 +91,26 @@ class AutoPlanContext(TrainingContext):
         "the words of ALFWorld's refusals: the original code's sentences and order of checks (original, the "
         "default) or the paper's Table 6 (table6); the env option feedback_wording, which this sets, wins",
     )
+    command_reading: Literal["original", "normalized"] = setting(
+        "original",
+        "how ALFWorld reads the formalizer's reply (and the ReAct baseline's action): as the original code "
+        "(original, the default: lower-cased, 'put X in Y' or 'on' made 'put X in/on Y', nothing else) or "
+        "normalized (a 'Formalized First Action:' label, quotes, a trailing full stop, spacing, into/onto "
+        "read by the env's grammar); other envs' replies are always normalized",
+    )
+    after_look: Literal["restart", "continue"] = setting(
+        "restart",
+        "after a look, inventory or examine the game accepted on ALFWorld: start the episode again from the "
+        "game's start with a fresh chat and a fresh step count (restart, the default: the original code's "
+        "state tracker fails on these commands and its retry loop restarts the episode) or carry on "
+        "(continue)",
+    )
+    max_restarts: int = setting(
+        10,
+        "restarts an ALFWorld episode may make (after_look=restart); the next one ends it as failed "
+        "(the original code restarts without limit)",
+        min=0,
+    )
     judge: str = setting(
         ORIGINAL_JUDGE,
         "the model that judges HotpotQA answers, as the original code scores them (off: exact match; run: the "

@@ -66,6 +66,8 @@ class CollectState(RunState, total=False):
     thought: str  # the latest thought ~a_t
     raw_action: str  # the latest free-form action a'_t
     command: str  # the latest formalized action a_t = F(a'_t)
+    restart: bool  # the original starts this episode again (Context.after_look)
+    restarts: int  # how many times it did
     experiences: Annotated[list[Experience], log()]
 
 

@@ -59,6 +59,11 @@ class Variant:
     through the ``gold`` prompt (HotpotQA's gold answer and supporting pages). ``actions``:
     the commands the original recognises, for the ``no_action_sentence`` quirk. ``spacing``:
     the blank lines around the plan or the examples in the first prompt (``Spacing``).
+    ``reads_as_written``: the original reads the formalizer's reply as written, lower-cased, with
+    only "put X in Y" (or "on") made the game's "put X in/on Y" (ALFWorld; Context.command_reading).
+    ``restarts_after``: the commands after which the original starts the episode again with a
+    fresh chat, when the game accepted them (ALFWorld's look, inventory and examine: its state
+    tracker fails on them and its retry loop restarts; Context.after_look).
     """
 
     prompts: str
@@ -71,6 +76,8 @@ class Variant:
     actions: re.Pattern[str] | None = None
     quirks: frozenset[Quirk] = frozenset()
     spacing: Spacing = Spacing()
+    reads_as_written: bool = False
+    restarts_after: tuple[str, ...] = ()
 
 
 ALFWORLD = Variant(
@@ -95,6 +102,8 @@ ALFWORLD = Variant(
     trims_objective=True,
     goal_line=re.compile(r"^Your task is to: .*(?:\n|$)", re.MULTILINE),
     quirks=frozenset({"state_summary", "free_form_action", "think_at_cap", "short_look"}),
+    reads_as_written=True,
+    restarts_after=("look", "inventory", "examine"),
 )
 
 HOTPOTQA = Variant(

@@ -174,6 +174,32 @@ async def test_refusals_are_the_original_codes_by_default(env):
         before = result.info["admissible_commands"]
 
 
+async def test_the_original_places_the_agent_at_its_last_go_to_target(env):
+    # countertop 1 and coffeemachine 1 stand at one place of this game; AutoPlan's code believes the
+    # agent is at the receptacle it last went to, and its refusals say so
+    await env.reset(HEAT_GAME)
+    middle = await env.step("use microwave 1")
+    assert middle.feedback == "microwave 1 is not in/on your current location middle of a room."
+    assert (await env.step("go to countertop 1")).valid
+    cases = [
+        ("use microwave 1", "microwave 1 is not in/on your current location countertop 1. "),
+        ("use coffeemachine 1", "coffeemachine 1 is not in/on your current location countertop 1. "),
+        ("open coffeemachine 1", "You are not at coffeemachine 1. "),
+        ("take mug 1 from coffeemachine 1", "You are not at coffeemachine 1. "),
+        ("  use countertop 1", 'The action should be in the form of "use receptacle i". '),  # read as sent
+    ]
+    for action, text in cases:
+        result = await env.step(action)
+        assert result.observation.text == "Action failed. System Message: " + text, action
+    assert (await env.step(" go to stoveburner 3 ")).valid  # the game strips a command, as textworld does
+    used = await env.step("use stoveburner 1")  # stoveburners 1 and 3 share a place too
+    assert used.feedback == "stoveburner 1 is not in/on your current location stoveburner 3."
+    snap = await env.snapshot()
+    fresh = make_env("alfworld")
+    assert (await fresh.restore(snap)).text == used.observation.text  # replayed as sent
+    await fresh.close()
+
+
 async def test_think_goes_to_the_game_as_autoplans_code_sends_it():
     env = make_env("alfworld", react_think=False)
     await env.reset(HEAT_GAME)

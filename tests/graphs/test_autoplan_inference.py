@@ -83,7 +83,7 @@ async def test_the_formalizer_turns_a_free_form_action_into_a_command(toy_alfwor
 async def test_the_step_cap_ends_a_collection(toy_alfworld, write_script):
     # at ALFWorld's step cap the original code asks one more thought, about the last observation
     spec = write_script([*step_replies("Look.", "look around", "look") * 3, reply("Still nothing.")])
-    state = await run(spec, max_actions=3)
+    state = await run(spec, max_actions=3, after_look="continue")  # "look" would restart the episode
     assert state["actions"] == 3 and not state["success"]
     assert state["stop_reason"] == "max_actions"
     assert state["experiences"][0]["outcome"] == "Job failed. Maximum number of steps reached."
@@ -93,7 +93,7 @@ async def test_the_step_cap_ends_a_collection(toy_alfworld, write_script):
 
 async def test_the_papers_transcript_ends_a_collection_at_the_step_cap_without_a_thought(toy_alfworld, write_script):
     spec = write_script(step_replies("Look.", "look around", "look") * 3)
-    state = await run(spec, max_actions=3, transcript="paper")
+    state = await run(spec, max_actions=3, transcript="paper", after_look="continue")
     assert state["actions"] == 3 and state["stop_reason"] == "max_actions"
     assert autoplan.result(state)["model_calls"] == 9
 

@@ -52,7 +52,8 @@ async def test_alfworld_game_won_from_free_form_actions(write_script):
     )
     steps = [step_replies(f"Next: {c}.", f"I want to {c} now", sloppy(c)) for c in HEAT_WIN]
     spec = write_script(refused + [r for s in steps for r in s])
-    state = await run(spec, "alfworld", HEAT_GAME, "real-alf", plan="1. find the object\n2. heat it")
+    plan = "1. find the object\n2. heat it"
+    state = await run(spec, "alfworld", HEAT_GAME, "real-alf", plan=plan, command_reading="normalized")
     assert state["success"] and state["reward"] == 1.0 and state["stop_reason"] == "done"
     assert [s["action"] for s in state["trajectory"]] == ["take apple 1 from countertop 1", *HEAT_WIN]
     assert state["trajectory"][0]["valid"] is False
@@ -69,6 +70,54 @@ async def test_alfworld_game_won_from_free_form_actions(write_script):
     assert "(9) cool object i with recep j\nYou job is to Heat some object and put it in/on some receptacle." in first
     assert first.startswith("You are an excellent game player.")  # ALFWorld's system prompt
     assert state["goal"] == "heat some apple and put it in garbagecan."
+
+
+async def test_alfworld_reads_the_formalizer_reply_as_the_original_code(write_script):
+    script = [
+        *step_replies("Go.", "go to countertop 1", "Formalized First Action: Go to countertop 1."),
+        *step_replies("Again.", "go to countertop 1", "Go to countertop 1"),
+        *step_replies("Put it.", "put the apple on the countertop", "put apple 1 on countertop 1"),
+        reply("Done."),  # the thought the original asks at the step cap
+    ]
+    spec = write_script(script)
+    state = await run(spec, "alfworld", HEAT_GAME, "read-original", max_actions=3)
+    # lower case and the put-in/on rewrite, nothing else: the label and the full stop reach the game
+    assert [(s["action"], s["valid"]) for s in state["trajectory"]] == [
+        ("formalized first action: go to countertop 1.", False),
+        ("go to countertop 1", True),
+        ("put apple 1 in/on countertop 1", False),
+    ]
+    assert state["trajectory"][0]["feedback"] == 'The action should be in the form of "go to receptacle i".'
+    formalizer = prompts_of(spec, 0.0)[2]
+    assert formalizer.endswith("Action: go to countertop 1\nFormalized First Action:\n")  # the code's last newline
+    spec = write_script(script)
+    state = await run(spec, "alfworld", HEAT_GAME, "read-normalized", max_actions=3, command_reading="normalized")
+    assert [s["action"] for s in state["trajectory"]][:2] == ["go to countertop 1", "go to countertop 1"]
+
+
+async def test_alfworld_restarts_the_episode_after_look_as_the_original(write_script):
+    script = [
+        *step_replies("Look first.", "look around", "look"),
+        *step_replies("Start over.", "go to countertop 1", "go to countertop 1"),
+        *step_replies("Now the microwave.", "go to microwave 1", "go to microwave 1"),
+        reply("Closed."),  # the thought the original asks at the step cap
+    ]
+    spec = write_script(script)
+    state = await run(spec, "alfworld", HEAT_GAME, "restart", max_actions=2)
+    assert state["restarts"] == 1 and state["actions"] == 2 and state["stop_reason"] == "max_actions"
+    assert [s["action"] for s in state["trajectory"]] == ["look", "go to countertop 1", "go to microwave 1"]
+    prompts = prompts_of(spec, 0.0)
+    # the game from its start and a fresh chat: the second opening is the first one again
+    assert prompts[3] == prompts[0] and "look around" not in prompts[4]
+    assert state["messages"][0]["content"] == prompts[0].split("\n", 1)[1]  # after the system prompt
+    spec = write_script(script)
+    state = await run(spec, "alfworld", HEAT_GAME, "no-restart", max_actions=2, max_restarts=0)
+    assert state["stop_reason"] == "max_restarts" and not state.get("restarts") and not state["success"]
+    spec = write_script(script)
+    state = await run(spec, "alfworld", HEAT_GAME, "continue", max_actions=2, after_look="continue")
+    assert [s["action"] for s in state["trajectory"]] == ["look", "go to countertop 1"]
+    assert "look around" in prompts_of(spec, 0.0)[4]  # the chat goes on
+    assert "restarts" not in state
 
 
 async def test_alfworld_react_baseline_sends_think_to_the_game_as_the_original(write_script):
@@ -99,7 +148,9 @@ async def test_alfworld_training_iteration_on_two_real_games(write_script):
     ]  # no plan: no Rev
     spec = write_script(script)
     runner = autoplan.build_training_graph(checkpointer=InMemorySaver())
-    context = AutoPlanContext(model=spec, env="alfworld", batch_size=2, iterations=1, max_actions=2)
+    context = AutoPlanContext(
+        model=spec, env="alfworld", batch_size=2, iterations=1, max_actions=2, after_look="continue"
+    )
     state = await runner.ainvoke(
         {"task_ids": games}, {"configurable": {"thread_id": "real-train"}, "recursion_limit": 100}, context=context
     )

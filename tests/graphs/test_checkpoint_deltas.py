@@ -106,7 +106,14 @@ async def test_time_travel_edits_and_runs_from_an_old_checkpoint(tmp_path, kind)
 async def test_a_copied_training_thread_keeps_its_parallel_appends_in_order(tmp_path, toy_alfworld, write_script):  # noqa: F811 (a fixture)
     spec = write_script(two_iterations_script())
     context = AutoPlanContext(
-        model=spec, env="alfworld", batch_size=2, iterations=2, max_actions={"alfworld": 3}, seed=7
+        model=spec,
+        env="alfworld",
+        batch_size=2,
+        iterations=2,
+        max_actions={"alfworld": 3},
+        seed=7,
+        command_reading="normalized",
+        after_look="continue",  # as the training script expects
     )
     async with open_checkpointer(f"sqlite:///{tmp_path / 'train.sqlite'}") as saver:
         runner = autoplan.build_training_graph(checkpointer=saver)

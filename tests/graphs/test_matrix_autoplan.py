@@ -40,7 +40,9 @@ def actions(state: dict[str, Any]) -> list[str]:
 
 async def test_alfworld_with_the_papers_prompts(run_graph, write_script):
     spec = write_script(steps(*HEAT_WIN))
-    out = await run_graph("autoplan", {"task_id": HEAT_GAME}, model=spec, env="alfworld", plan=PLAN)
+    # the labelled replies are cleaned as an option: AutoPlan's code would send the label to the game
+    normalized = {"command_reading": "normalized"}
+    out = await run_graph("autoplan", {"task_id": HEAT_GAME}, model=spec, env="alfworld", plan=PLAN, **normalized)
     assert out.finished and out.state["success"] and out.state["reward"] == 1.0 and actions(out.state) == HEAT_WIN
     first = prompts_of(spec)[0]
     assert first.startswith("You are an excellent game player.") and "Game Plan:\n1. Read the task." in first
