@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import uuid
 from typing import Any, TypedDict
 
 import pytest
@@ -54,14 +56,22 @@ def two_call_graph(crashes: list[bool], checkpointer: Any) -> Any:
     return builder.compile(checkpointer=checkpointer)
 
 
-@pytest.fixture
-def sqlite_url(tmp_path) -> str:
+@pytest.fixture(params=["sqlite", "postgres"])
+def sqlite_url(request, tmp_path) -> str:
+    """The checkpointer: a SQLite file, or the test PostgreSQL (INTROSPECT_TEST_POSTGRES)."""
     clear_models()
-    return f"sqlite:{tmp_path / 'checkpoints.sqlite'}"
+    if request.param == "sqlite":
+        return f"sqlite:{tmp_path / 'checkpoints.sqlite'}"
+    if not os.environ.get("INTROSPECT_TEST_POSTGRES"):
+        pytest.skip("no PostgreSQL for tests (INTROSPECT_TEST_POSTGRES; .ci/setup starts one)")
+    return os.environ["INTROSPECT_TEST_POSTGRES"]
+
+
+RUN = uuid.uuid4().hex[:8]  # a Postgres database outlives the test: thread ids of this run only
 
 
 async def _run(graph: Any, thread: str, first_input: Any) -> dict[str, Any]:
-    config = {"configurable": {"thread_id": thread}}
+    config = {"configurable": {"thread_id": f"{thread}-{RUN}"}}
     result: dict[str, Any] = await graph.ainvoke(first_input, config, context=Context(), durability="sync")
     return result
 
@@ -77,7 +87,7 @@ def test_a_step_run_again_asks_the_model_nothing_twice(openai_stub, sqlite_url):
             with pytest.raises(Crash):
                 await _run(graph, "crashed", {"task_id": "t"})
             resumed = await _run(graph, "crashed", None)
-            head = await saver.aget_tuple({"configurable": {"thread_id": "crashed"}})
+            head = await saver.aget_tuple({"configurable": {"thread_id": f"crashed-{RUN}"}})
             assert head is not None
             parent = await saver.aget_tuple(head.parent_config)  # the step's own checkpoint, with its writes
             kept = [value for _, channel, value in (parent.pending_writes if parent else []) if channel == CHANNEL]
