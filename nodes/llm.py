@@ -39,9 +39,10 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 from pydantic import SecretStr
 
 from nodes import local
-from nodes.calls import ModelCall
+from nodes.calls import ModelCall, redacted
+from nodes.journal import Journal, journal_here, outlasting
 from nodes.model_errors import ModelCallError, ModelConfigError
-from nodes.recording import ReplayChatModel, call_record, record_call, request_record
+from nodes.recording import ReplayChatModel, call_record, record_call, reply_of, request_record, same_request
 from nodes.scripted import ScriptedChatModel, cut_at_stop
 from nodes.usage import METER, Usage, add_usage, empty_usage, load_prices, usage_of_call
 
@@ -341,8 +342,35 @@ class Caller:
         if stop:
             runnable = runnable.bind(stop=list(stop))
         meter = METER.get()
+        journal = journal_here()
+        kept = await journal.reply(self.position) if journal is not None else None
+        if kept is not None and same_request(kept.get("request"), redacted(ModelCall(request=request))["request"]):
+            # answered before, in a run of this step that did not finish
+            call, message = kept, before_stop(reply_of(kept), stop)
+        else:
+            if meter is not None:
+                meter.before_call(self.task)  # a budget reached stops the run before it spends more
+            message, call = await outlasting(self._ask(runnable, spec, messages, stop, request, journal))
+        self.calls.append(call)
+        await record_call(call)
+        self.position += 1
+        await load_prices(spec)
+        spent = usage_of_call(spec, message.usage_metadata, int(call.get("retries") or 0))
+        self.usage = add_usage(self.usage, spent)
         if meter is not None:
-            meter.before_call(self.task)  # a budget reached stops the run before it spends more
+            meter.after_call(self.task, spent)
+        return message if tools else text_only(message)
+
+    async def _ask(
+        self,
+        runnable: Any,
+        spec: str,
+        messages: Sequence[BaseMessage],
+        stop: Sequence[str],
+        request: dict[str, Any],
+        journal: Journal | None,
+    ) -> tuple[AIMessage, ModelCall]:
+        """The model's reply and its record, journaled (nodes.journal) before anyone reads it."""
         attempts = Attempts(limit=self.retries + 1)
         token = _ATTEMPTS.set(attempts)
         affinity = local.AFFINITY.set(self.task)
@@ -362,15 +390,9 @@ class Caller:
         call = call_record(
             spec, self.task, self.position, request, message, time.monotonic() - started, attempts.retries
         )
-        self.calls.append(call)
-        await record_call(call)
-        self.position += 1
-        await load_prices(spec)
-        spent = usage_of_call(spec, message.usage_metadata, attempts.retries)
-        self.usage = add_usage(self.usage, spent)
-        if meter is not None:
-            meter.after_call(self.task, spent)
-        return message if tools else text_only(message)
+        if journal is not None:
+            await journal.keep(call)
+        return message, call
 
 
 @dataclass

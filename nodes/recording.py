@@ -165,12 +165,31 @@ async def record_call(call: ModelCall) -> None:
         await recorder.write(call)
 
 
+def reply_of(call: Mapping[str, Any]) -> AIMessage:
+    """The reply a record holds (a recording's line, a journaled reply: nodes.journal), as the
+    model gave it: its text, tool calls and usage."""
+    position = call.get("position", 0)
+    return AIMessage(
+        content=call.get("content", ""),
+        usage_metadata=call.get("usage") or None,
+        tool_calls=[
+            {"name": c["name"], "args": c.get("args", {}), "id": c.get("id") or f"call_{position}_{i}"}
+            for i, c in enumerate(call.get("tool_calls") or [])
+        ],
+    )
+
+
 _PORT = re.compile(r"\b(127\.0\.0\.1|localhost):\d+")
 
 
 def _normal(value: Any) -> str:
     """A request as compared: JSON with local ports blanked."""
     return _PORT.sub(r"\1:PORT", json.dumps(value, ensure_ascii=False, sort_keys=True, default=str))
+
+
+def same_request(recorded: Any, asked: Any) -> bool:
+    """Whether two requests ask the same (local ports aside)."""
+    return _normal(recorded) == _normal(asked)
 
 
 def first_difference(recorded: dict[str, Any], asked: dict[str, Any]) -> str:
@@ -211,19 +230,12 @@ class ReplayChatModel(ScriptedChatModel):
         here = f"call {position + 1} of task {task!r} (graph step {step}, node {node})"
         if line is None:
             raise ReplayMismatch(f"recording {self.source} has no {here}: the run asks more than was recorded")
-        if _normal(line.get("request")) != _normal(asked):
+        if not same_request(line.get("request"), asked):
             raise ReplayMismatch(
                 f"recording {self.source} does not hold {here}: the graph asks something other than the recorded "
                 f"call (step {line.get('step')}, node {line.get('node')}): {first_difference(line['request'], asked)}"
             )
-        message = AIMessage(
-            content=line.get("content", ""),
-            usage_metadata=line.get("usage") or None,
-            tool_calls=[
-                {"name": c["name"], "args": c.get("args", {}), "id": c.get("id") or f"call_{position}_{i}"}
-                for i, c in enumerate(line.get("tool_calls") or [])
-            ],
-        )
+        message = reply_of(line)
         return ChatResult(generations=[ChatGeneration(message=message)]), float(line.get("delay") or 0.0)
 
     def lookup(self, task: str | None, position: int) -> dict[str, Any] | None:

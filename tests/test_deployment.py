@@ -8,6 +8,7 @@ started again mid-evaluation is continued by running the same command again."""
 from __future__ import annotations
 
 import asyncio
+import os
 import signal
 import threading
 import time
@@ -167,3 +168,37 @@ def test_serve_refuses_bad_input_in_one_line(options, says, tmp_path, monkeypatc
     assert run_main(["serve", *options], logs=tmp_path, name="serve") == 2
     err = (tmp_path / "serve.err").read_text()
     assert says in err and len(err.strip().splitlines()) == 1, err
+
+
+TAKEOVER_HEARTBEAT = float(os.environ.get("INTROSPECT_TAKEOVER_HEARTBEAT", "2"))
+
+
+@pytest.mark.timeout(1200)
+def test_a_dead_workers_runs_are_taken_up_within_four_heartbeats(tmp_path):
+    """How long a dead worker's runs wait (docs/checkpoints-and-scale.md): the run's heartbeat key
+    lives two heartbeats and is renewed every half heartbeat, so it lapses 1.5 to 2 heartbeats
+    after the death; every worker sweeps lapsed runs back into the queue every two heartbeats.
+    The other worker, with a free job slot (a worker whose slots are all busy neither sweeps nor
+    takes runs), starts them between 1.5 and 4 heartbeats after the death. The documented figure
+    for the default heartbeat is this test with INTROSPECT_TAKEOVER_HEARTBEAT=120."""
+    heartbeat = TAKEOVER_HEARTBEAT
+    with deployment(tmp_path, workers=2, jobs=10, heartbeat=heartbeat) as served:
+        victim, survivor = served.workers[1], served.workers[0]
+        ids = tasks(460, 6)
+        spec = paging_script(tmp_path / "s.jsonl", delay=1.0)
+        args = eval_args(spec, ids, tmp_path / "server.jsonl", "--server", survivor.url, "--concurrency", "6")
+        client = spawn(args, cwd=ROOT, env=child_env(), logs=tmp_path, name="server")
+        try:
+            wait_until(lambda: victim.in_flight() > 0, 120, "the second worker to start runs")
+            time.sleep(1.0)
+            orphans = set(victim.started_runs())
+            victim.kill(signal.SIGKILL)
+            died = time.monotonic()
+            wait_until(lambda: orphans & set(survivor.started_runs()), 5 * heartbeat + 60, "the runs to be taken up")
+            took = time.monotonic() - died
+            print(f"heartbeat {heartbeat:g} s: a dead worker's runs were taken up after {took:.1f} s")
+            assert 1.5 * heartbeat - 1 <= took <= 4 * heartbeat + 10, took  # +10 s: a loaded machine's lag
+            assert client.wait(timeout=10 * heartbeat + 120) == 0
+        finally:
+            if client.poll() is None:
+                client.kill()

@@ -59,8 +59,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         type=float,
         default=120.0,
         metavar="SECONDS",
-        help="how often a run's heartbeat is renewed; a dead process's runs are taken up after about "
-        "two of these (default 120, the server's own)",
+        help="the run heartbeat's interval; a dead process's runs are taken up 1.5 to 4 of these later "
+        "by a process with a free job slot (default 120, the server's own)",
     )
     serve.set_defaults(handler=command)
 
