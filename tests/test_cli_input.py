@@ -46,6 +46,7 @@ def workdir(tmp_path, monkeypatch):
     (tmp_path / "corrupt.sqlite").write_bytes(b"this is not a database\n" * 200)
     (tmp_path / "afile").write_text("a plain file\n")
     (tmp_path / "adir").mkdir()
+    os.mkfifo(tmp_path / "afifo")
     return tmp_path
 
 
@@ -85,6 +86,14 @@ CASES = {
     "path cannot be created": (RUN + ["--checkpoint", "sqlite:afile/sub/x.sqlite"], "afile is not a directory"),
     "results is a directory": (EVAL + ["--results", "adir"], "--results adir is a directory"),
     "results under a file": (EVAL + ["--results", "afile/r.jsonl"], "afile is not a directory"),
+    "results is a FIFO": (EVAL + ["--results", "afifo"], "--results afifo is not a regular file"),
+    "results is /dev/full": (EVAL + ["--results", "/dev/full"], "--results /dev/full is not a regular file"),
+    "empty slice": (["eval", "laser", "--tasks", "5:2", *MODEL], "--tasks 5:2 selects no task of the split's"),
+    "no task named": (["eval", "laser", "--tasks", ",,", *MODEL], "--tasks ',,' names no task"),
+    "slice past the end": (
+        ["eval", "laser", "--tasks", "0:99999999", *MODEL],
+        "--tasks 0:99999999 reaches past the split's",
+    ),
     "INTROSPECT_HOME is a file": (RUN, "(INTROSPECT_HOME=afile)"),
     "zero concurrency": (EVAL + ["--concurrency", "0"], "expected a whole number >= 1 or auto, got '0'"),
     "training batch of zero": (

@@ -85,3 +85,23 @@ def test_a_signal_stops_the_evaluation_gracefully_and_the_same_command_continues
 
     assert run_main(args, logs=tmp_path, name="continued") == 0
     assert compared(read_rows(tmp_path / "stopped.jsonl")) == never_stopped
+
+
+def test_a_second_sigint_ends_the_process_at_once(tmp_path):
+    """The first SIGINT drains (here a model reply 20 s away); the second does not wait for it,
+    nor for Python's KeyboardInterrupt to unwind the tasks: the process ends by the signal."""
+    spec = paging_script(tmp_path / "slow.jsonl", delay=20.0)
+    args = eval_args(spec, tmp_path / "r.jsonl", tmp_path / "c.sqlite")
+    child = spawn(args, cwd=ROOT, env=child_env(), logs=tmp_path, name="twice")
+    deadline = time.monotonic() + 120
+    while "laser on webshop" not in output(tmp_path, "twice")[1]:  # the bar: the tasks are under way
+        assert child.poll() is None and time.monotonic() < deadline, output(tmp_path, "twice")
+        time.sleep(0.05)
+    time.sleep(1.0)
+    child.send_signal(signal.SIGINT)
+    time.sleep(1.0)  # the first is handled: the drain waits for the model's reply
+    assert child.poll() is None
+    child.send_signal(signal.SIGINT)
+    code = child.wait(timeout=15)  # far less than the reply's 20 s
+    assert code == -signal.SIGINT, output(tmp_path, "twice")
+    assert "Traceback" not in output(tmp_path, "twice")[1]

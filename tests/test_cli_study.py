@@ -56,6 +56,9 @@ def study(tmp_path: Path, model: str, extra: str = "", run: str = "") -> Path:
         ('concurrency = "many"\n[[runs]]\nmethod = "laser"\n', "concurrency"),
         (f'[[runs]]\nmethod = "laser"\nmodel = "{PRICED}"\nworkers = 2\nmax_cost_usd = 1\n', "budgets are kept"),
         ('[[runs]]\nmethod = "laser"\nmax_cost_usd = 1\n', "has no known price, so a budget cannot be kept"),
+        (f'max_cost_usd = nan\n[[runs]]\nmethod = "laser"\nmodel = "{PRICED}"\n', "max_cost_usd must be a positive"),
+        (f'[[runs]]\nmethod = "laser"\nmodel = "{PRICED}"\ntask_max_cost_usd = nan\n', "task_max_cost_usd must be"),
+        ('checkpoint = 5\n[[runs]]\nmethod = "laser"\n', "checkpoint"),
     ],
 )
 def test_a_study_that_cannot_run_is_refused_in_one_line_before_anything_is_written(tmp_path, monkeypatch, body, said):

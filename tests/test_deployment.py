@@ -156,16 +156,33 @@ def test_a_deployment_stopped_and_started_again_is_continued(served: Deployment,
         (["--database-uri", "mysql://h/db", "--redis-uri", "redis://h"], "--database-uri must be a postgresql://"),
         (["--database-uri", "postgresql://127.0.0.1:1/db", "--redis-uri", "redis://h"], "cannot reach 127.0.0.1:1"),
         (["--jobs", "0"], "--jobs must be at least 1"),
+        (["--heartbeat", "nan"], "--heartbeat at least 1 second, got nan"),
+        (["--port", "99999"], "--port must be between 1 and 65535, got 99999"),
+        (  # services that answer (the taken port accepts connections), a port that is taken
+            [
+                "--database-uri",
+                "postgresql://127.0.0.1:TAKEN/db",
+                "--redis-uri",
+                "redis://127.0.0.1:TAKEN",
+                "--port",
+                "TAKEN",
+            ],
+            "cannot listen on 127.0.0.1:",
+        ),
     ],
 )
 def test_serve_refuses_bad_input_in_one_line(options, says, tmp_path, monkeypatch):
     import importlib.util
+    import socket
 
     if importlib.util.find_spec("langgraph_runtime_pg") is None:
         pytest.skip("the Postgres runtime is not installed (pip install -e '.[server]')")
     monkeypatch.delenv("DATABASE_URI", raising=False)
     monkeypatch.delenv("REDIS_URI", raising=False)
-    assert run_main(["serve", *options], logs=tmp_path, name="serve") == 2
+    taken = socket.create_server(("127.0.0.1", 0))  # a port another process listens on
+    options = [o.replace("TAKEN", str(taken.getsockname()[1])) for o in options]
+    with taken:
+        assert run_main(["serve", *options], logs=tmp_path, name="serve") == 2
     err = (tmp_path / "serve.err").read_text()
     assert says in err and len(err.strip().splitlines()) == 1, err
 

@@ -94,7 +94,10 @@ class UrlPolicy:
         if scheme == "blob":
             return self.allows(url[len("blob:") :])
         if scheme == "file":
-            path = os.path.realpath(urllib.parse.unquote(urllib.parse.urlsplit(url).path))
+            path = urllib.parse.unquote(urllib.parse.urlsplit(url).path)
+            if "\0" in path:  # no file is named with a NUL (and realpath would raise on it)
+                return False
+            path = os.path.realpath(path)
             return any(path == r or path.startswith(r.rstrip("/") + "/") for r in self._roots)
         if scheme in ("http", "https", "ws", "wss"):
             return _origin(url) in self.origins

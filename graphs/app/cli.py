@@ -172,8 +172,9 @@ async def cmd_resume(args: argparse.Namespace) -> int:
 async def cmd_eval(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
-    from graphs.app.evaluate import evaluate, reused
+    from graphs.app.evaluate import eval_thread_id, evaluate, reused
     from graphs.app.pacing import DEFAULT_CEILING, Pacer
+    from graphs.app.runlock import run_lock
 
     method = method_named(args.method)
     context = context_from(args, method, model_named="--model")
@@ -198,82 +199,88 @@ async def cmd_eval(args: argparse.Namespace) -> int:
             raise UsageError("--concurrency auto paces by the model's answers, which --server does not show here")
         server = ServerEvaluation(args.server, method, context, on_step=lambda task_id, node: on_step())
         await server.check()  # reachable, serving the graph: before the bar or any row
-    if not args.server and args.workers <= 1:
-        await start_local_models(context)  # workers and a server start their own
-    reuse = await reused(method, context, results, tasks, args.keep_stale)
-    for line in reuse.notes(f"{method.name} on {context.env} with {context.model}"):
-        print(line, file=sys.stderr)
-    bar = tqdm(total=len(tasks), desc=f"{method.name} on {context.env}", unit="task", file=sys.stderr)
-    bar.update(len(reuse.finished))
-    counts = {"errors": 0, "retries": 0}
+    # one process per run: refused here, before a row, a bar or a checkpoint (graphs.app.runlock)
+    database = "" if args.server else args.checkpoint or default_url()
+    async with run_lock(results, database, eval_thread_id(method, context, "*")):
+        if not args.server and args.workers <= 1:
+            await start_local_models(context)  # workers and a server start their own
+        reuse = await reused(method, context, results, tasks, args.keep_stale)
+        for line in reuse.notes(f"{method.name} on {context.env} with {context.model}"):
+            print(line, file=sys.stderr)
+        bar = tqdm(total=len(tasks), desc=f"{method.name} on {context.env}", unit="task", file=sys.stderr)
+        bar.update(len(reuse.finished))
+        counts = {"errors": 0, "retries": 0}
 
-    def on_row(row: dict[str, Any]) -> None:
-        counts["errors"] += bool(row.get("error"))
-        bar.update(1)
-        bar.set_postfix(
-            success=row["success"], reward=f"{row['reward']:.2f}", errors=counts["errors"], retries=counts["retries"]
-        )
+        def on_row(row: dict[str, Any]) -> None:
+            counts["errors"] += bool(row.get("error"))
+            bar.update(1)
+            bar.set_postfix(
+                success=row["success"],
+                reward=f"{row['reward']:.2f}",
+                errors=counts["errors"],
+                retries=counts["retries"],
+            )
 
-    def on_step() -> None:  # a graph step of a task on the server (the local path shows rows only)
-        counts["steps"] = counts.get("steps", 0) + 1
-        bar.set_postfix(steps=counts["steps"], errors=counts["errors"], refresh=False)
+        def on_step() -> None:  # a graph step of a task on the server (the local path shows rows only)
+            counts["steps"] = counts.get("steps", 0) + 1
+            bar.set_postfix(steps=counts["steps"], errors=counts["errors"], refresh=False)
 
-    def on_retry(task_id: str, notice: str) -> None:
-        counts["retries"] += 1
-        bar.write(f"  task {task_id}: {notice}", file=sys.stderr)
+        def on_retry(task_id: str, notice: str) -> None:
+            counts["retries"] += 1
+            bar.write(f"  task {task_id}: {notice}", file=sys.stderr)
 
-    if args.server:
-        summary = await evaluate(
-            method,
-            context,
-            tasks,
-            results,
-            None,
-            concurrency,
-            on_row,
-            run=server.run_one,
-            reuse=reuse,
-            forget=server.forget,
-        )
-    elif args.workers > 1:
-        from graphs.app.workers import WorkerPool
+        if args.server:
+            summary = await evaluate(
+                method,
+                context,
+                tasks,
+                results,
+                None,
+                concurrency,
+                on_row,
+                run=server.run_one,
+                reuse=reuse,
+                forget=server.forget,
+            )
+        elif args.workers > 1:
+            from graphs.app.workers import WorkerPool
 
-        slots = pacer.ceiling if pacer else args.concurrency  # per worker; the pacer admits fewer
-        # checked (and created) once, before the workers; a stale task's thread is deleted through it
-        async with open_checkpointer(args.checkpoint) as saver:
-            async with WorkerPool(
-                args.workers, slots, method, context, args.checkpoint or default_url(), on_retry, pacer
-            ) as pool:
-                summary = await evaluate(
-                    method,
-                    context,
-                    tasks,
-                    results,
-                    saver,
-                    pacer or args.workers * slots,
-                    on_row,
-                    run=pool.run_one,
-                    reuse=reuse,
-                )
-    else:
-        async with open_checkpointer(args.checkpoint) as saver:
-            with stopping_on_signals() as stop:
-                summary = await evaluate(
-                    method, context, tasks, results, saver, concurrency, on_row, on_retry, reuse=reuse, stop=stop
-                )
-        if stop.requested:
-            bar.close()
-            return stopped(stop, summary.tasks, len(tasks), in_memory(args.checkpoint))
-    bar.close()
-    print(f"results: {results}")
-    print("\n".join(summary.lines()))
-    if pacer:
-        print(pacer.line())
-    if summary.errors:
-        kept = bool(args.server) or not in_memory(args.checkpoint)
-        print(errored_line(len(summary.errors), summary.tasks, kept), file=sys.stderr)
-        return 1
-    return 0
+            slots = pacer.ceiling if pacer else args.concurrency  # per worker; the pacer admits fewer
+            # checked (and created) once, before the workers; a stale task's thread is deleted through it
+            async with open_checkpointer(args.checkpoint) as saver:
+                async with WorkerPool(
+                    args.workers, slots, method, context, args.checkpoint or default_url(), on_retry, pacer
+                ) as pool:
+                    summary = await evaluate(
+                        method,
+                        context,
+                        tasks,
+                        results,
+                        saver,
+                        pacer or args.workers * slots,
+                        on_row,
+                        run=pool.run_one,
+                        reuse=reuse,
+                    )
+        else:
+            async with open_checkpointer(args.checkpoint) as saver:
+                with stopping_on_signals() as stop:
+                    summary = await evaluate(
+                        method, context, tasks, results, saver, concurrency, on_row, on_retry, reuse=reuse, stop=stop
+                    )
+            if stop.requested:
+                bar.close()
+                return stopped(stop, summary.tasks, len(tasks), in_memory(args.checkpoint))
+        bar.close()
+        print(f"results: {results}")
+        print("\n".join(summary.lines()))
+        if pacer:
+            print(pacer.line())
+        if summary.errors:
+            kept = bool(args.server) or not in_memory(args.checkpoint)
+            print(errored_line(len(summary.errors), summary.tasks, kept), file=sys.stderr)
+            return 1
+        return 0
 
 
 def stopped(stop: Stop, written: int, asked: int, memory: bool) -> int:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import os
 import textwrap
 from collections.abc import Iterator
 from dataclasses import fields
@@ -184,8 +185,16 @@ def task_list(context: Context, split: str | None, selection: str | None) -> lis
         return available
     if ":" in selection and all(p.strip().lstrip("-").isdigit() or not p.strip() for p in selection.split(":")):
         start, _, stop = selection.partition(":")
-        return available[int(start) if start.strip() else None : int(stop) if stop.strip() else None]
+        bounds = slice(int(start) if start.strip() else None, int(stop) if stop.strip() else None)
+        if any(b is not None and abs(b) > len(available) for b in (bounds.start, bounds.stop)):
+            raise UsageError(f"--tasks {selection} reaches past the split's {len(available)} tasks")
+        chosen = available[bounds]
+        if not chosen:
+            raise UsageError(f"--tasks {selection} selects no task of the split's {len(available)}")
+        return chosen
     wanted = [t.strip() for t in selection.split(",") if t.strip()]
+    if not wanted:
+        raise UsageError(f"--tasks {selection!r} names no task")
     for task_id in wanted:  # the env decides (MiniWoB accepts any seed of a known task)
         env.check_task(task_id)
     return wanted
@@ -202,6 +211,11 @@ def results_path(given: str | None, method: Method, context: Context) -> Path:
     for parent in path.parents:
         if parent.exists() and not parent.is_dir():
             raise UsageError(f"cannot create results file {path}: {parent} is not a directory")
+    if path.exists() and not path.is_file():  # a FIFO would hang the first write, /dev/full fail it
+        raise UsageError(f"--results {path} is not a regular file; name a .jsonl file")
+    existing = next(p for p in (path, *path.parents) if p.exists())
+    if not os.access(existing, os.W_OK):
+        raise UsageError(f"cannot write results file {path}: {existing} is not writable")
     return path
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import json
+import math
 import os
 import socket
 import sys
@@ -97,13 +98,25 @@ def check_service(uri: str | None, schemes: tuple[str, ...], option: str, defaul
     return uri
 
 
+def check_port(host: str, port: int) -> None:
+    """``port`` is one this process can listen on at ``host`` (uvicorn would exit 3 on a taken one)."""
+    try:
+        with socket.create_server((host, port)):
+            pass
+    except OSError as exc:
+        raise ServeError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+
+
 def command(args: argparse.Namespace) -> int:
     if importlib.util.find_spec("langgraph_runtime_pg") is None:
         raise ServeError("the Postgres runtime is not installed: pip install -e '.[server]'")
-    if args.jobs < 1 or args.heartbeat < 1:
-        raise ServeError("--jobs must be at least 1 and --heartbeat at least 1 second")
+    if args.jobs < 1 or not 1 <= args.heartbeat < math.inf:  # nan too
+        raise ServeError(f"--jobs must be at least 1 and --heartbeat at least 1 second, got {args.heartbeat}")
+    if not 0 < args.port < 65536:
+        raise ServeError(f"--port must be between 1 and 65535, got {args.port}")
     database = check_service(args.database_uri, ("postgresql", "postgres"), "--database-uri", 5432)
     redis = check_service(args.redis_uri, ("redis", "rediss"), "--redis-uri", 6379)
+    check_port(args.host, args.port)
     # langgraph_api reads its configuration when first imported: set it before uvicorn imports the app
     os.environ.update(server_environment(database, redis, args.jobs, args.heartbeat))
     sys.path.insert(0, str(ROOT))

@@ -5,8 +5,10 @@ control is asked to drain: LangGraph lets the steps under way finish, saves thei
 and ends the run with ``GraphDrained`` at that step boundary; no task starts after it. The
 evaluation then writes no row for a drained task (its thread waits at its checkpoint, and the
 same command continues it), so no row is half-made, and the command exits with one line saying
-how to continue. A second signal stops at once (the default behaviour: the checkpoints already
-on disk still hold, as after a kill).
+how to continue. A second signal stops at once: the process ends by the signal's default action
+(SIGINT too: Python's ``KeyboardInterrupt`` would unwind the event loop, cancel every task and
+close the browsers first, which took seconds), and the checkpoints already on disk still hold, as
+after a kill.
 """
 
 from __future__ import annotations
@@ -67,17 +69,17 @@ class Stop:
 
 @contextmanager
 def stopping_on_signals() -> Iterator[Stop]:
-    """Within the block, SIGINT and SIGTERM drain the tasks (``Stop``); a second one, or any
-    after the block, does what it did before."""
+    """Within the block, SIGINT and SIGTERM drain the tasks (``Stop``); a second one ends the
+    process at once (``SIG_DFL``); after the block they do what they did before."""
     loop = asyncio.get_running_loop()
     stop = Stop()
     previous = {signum: signal.getsignal(signum) for signum in SIGNALS}
 
     def first(signum: signal.Signals) -> None:
         stop.request(signum)
-        for each in SIGNALS:  # a second signal: the default, at once
+        for each in SIGNALS:  # a second signal: the kernel's default action, at once
             loop.remove_signal_handler(each)
-            signal.signal(each, previous[each])
+            signal.signal(each, signal.SIG_DFL)
 
     for signum in SIGNALS:
         loop.add_signal_handler(signum, first, signum)
@@ -85,5 +87,5 @@ def stopping_on_signals() -> Iterator[Stop]:
         yield stop
     finally:
         for signum in SIGNALS:
-            if loop.remove_signal_handler(signum):
-                signal.signal(signum, previous[signum])
+            loop.remove_signal_handler(signum)
+            signal.signal(signum, previous[signum])

@@ -60,6 +60,7 @@ def test_policy_allows_only_its_origins_and_directories(tmp_path: Path) -> None:
     assert not policy.allows((tmp_path / "a" / ".." / "b.html").as_uri())
     assert policy.allows("about:blank")
     assert not policy.allows("javascript:alert(1)")
+    assert not policy.allows((tmp_path / "a" / "x.html").as_uri() + "%00.html")  # a NUL names no file
     assert "not allowed" in (policy.refusal("https://example.com/") or "")
     # Chromium writes no default port: an origin given with one still matches
     assert UrlPolicy(origins=("http://LocalHost:80",)).allows("http://localhost/x")

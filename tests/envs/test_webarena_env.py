@@ -97,7 +97,7 @@ async def test_form_fields_show_their_values_and_required_state(env) -> None:
 
 async def test_goto_outside_the_allowlist_is_refused_with_feedback(env) -> None:
     obs = await env.reset("shop-0")
-    for url in ("https://example.com/", "file:///etc/passwd", "http://127.0.0.2:1/"):
+    for url in ("https://example.com/", "file:///etc/passwd", "file:///etc/passwd%00.html", "http://127.0.0.2:1/"):
         result = await env.step(f"goto [{url}]")
         assert result.valid is False and "not allowed" in result.feedback
         assert result.observation.url == obs.url and result.done is False

@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 from graphs.app.evaluate import read_rows
+from graphs.app.runlock import results_lock
 from graphs.app.study import journal
 from graphs.app.study.budget import BudgetReached
 from graphs.app.study.estimate import estimate
@@ -44,11 +45,12 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.dry_run:
         return dry_run(study, folder)
     (folder / "results").mkdir(parents=True, exist_ok=True)
-    (folder / SPEC).write_text(study.text, encoding="utf-8")
-    journal.append(folder, "session", spec=str(args.spec), argv=sys.argv[1:])
-    journal.append(folder, "plan", runs=[identity(run) for run in study.runs])
-    say(f"study {study.name}: {len(study.runs)} runs into {folder}")
-    outcome = asyncio.run(_session(study, folder))
+    with results_lock(folder / journal.NAME, "give another --out"):  # one process per study (graphs.app.runlock)
+        (folder / SPEC).write_text(study.text, encoding="utf-8")
+        journal.append(folder, "session", spec=str(args.spec), argv=sys.argv[1:])
+        journal.append(folder, "plan", runs=[identity(run) for run in study.runs])
+        say(f"study {study.name}: {len(study.runs)} runs into {folder}")
+        outcome = asyncio.run(_session(study, folder))
     report = write_report(folder)
     if report is not None:
         say(f"report: {report / 'index.html'}  views: {folder / 'views'}")

@@ -36,6 +36,7 @@ from graphs.app.evaluate import (
 )
 from graphs.app.pacing import Pacer
 from graphs.app.provenance import Reuse
+from graphs.app.runlock import database_lock
 from graphs.app.runner import outcome_of
 from graphs.app.stopping import Stop, stopping_on_signals
 from graphs.app.study import journal
@@ -174,7 +175,8 @@ async def _evaluate(
     meter = RunMeter(purse, run_purse, run.task_max_cost_usd, stop)
     token = METER.set(meter)  # the evaluation's tasks copy this context: their calls are metered
     try:
-        async with _runner(run, repeat, checkpoint, meter, drain) as (saver, runner, concurrency):
+        held = database_lock("" if run.server else checkpoint, eval_thread_id(run.method, run.context, "*", repeat))
+        async with held, _runner(run, repeat, checkpoint, meter, drain) as (saver, runner, concurrency):
             evaluation = asyncio.create_task(
                 evaluate(
                     run.method,

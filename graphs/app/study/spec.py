@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
+import math
 import re
 import tomllib
 from dataclasses import dataclass
@@ -101,7 +102,7 @@ def parse(text: str, where: str) -> Study:
         name=name,
         runs=runs,
         max_cost_usd=_budget(data.get("max_cost_usd"), f"study {where}: max_cost_usd"),
-        checkpoint=data.get("checkpoint"),
+        checkpoint=_text(data.get("checkpoint"), f"study {where}: checkpoint"),
         text=text,
     )
 
@@ -281,6 +282,6 @@ def _count(value: Any, key: str) -> int:
 def _budget(value: Any, key: str) -> float | None:
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value < math.inf:  # nan too
         raise StudyError(f"{key} must be a positive number of dollars, got {value!r}")
     return float(value)
