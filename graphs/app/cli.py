@@ -201,9 +201,9 @@ async def cmd_eval(args: argparse.Namespace) -> int:
         await server.check()  # reachable, serving the graph: before the bar or any row
     # one process per run: refused here, before a row, a bar or a checkpoint (graphs.app.runlock)
     database = "" if args.server else args.checkpoint or default_url()
+    if not args.server and args.workers <= 1:
+        await start_local_models(context)  # workers and a server start their own; nothing written yet
     async with run_lock(results, database, eval_thread_id(method, context, "*")):
-        if not args.server and args.workers <= 1:
-            await start_local_models(context)  # workers and a server start their own
         reuse = await reused(method, context, results, tasks, args.keep_stale)
         for line in reuse.notes(f"{method.name} on {context.env} with {context.model}"):
             print(line, file=sys.stderr)
