@@ -56,6 +56,15 @@ def normalize_command(reply: str, interface: Interface) -> str:
         return answer_command(interface, line) or interface.as_written(line)
 
 
+def readable(command: str, interface: Interface) -> bool:
+    """Whether ``command`` is an action of the env's grammar or its answer."""
+    try:
+        interface.parse_action(command)
+    except ActionParseError:
+        return answer_command(interface, command) is not None
+    return True
+
+
 def read_as_written(reply: str) -> str:
     """The reply as AutoPlan's ALFWorld code reads it: lower-cased, "put X in Y" (or "on") made
     the game's "put X in/on Y"; nothing stripped or dropped (tasks/alfworld.py)."""
@@ -164,6 +173,8 @@ async def formalize(
         command = read_as_written(reply)
     else:
         command = normalize_command(reply, interface)
+    if not readable(command, interface):
+        llm.unreadable("sent to the env as written: its refusal is the agent's feedback")
     said = transcript.action_in_chat(env, raw, command, ctx.transcript)
     turns = [Turn(role="user", content=text.render(env, "action")), Turn(role="assistant", content=said)]
     chat = state.get("messages", [])

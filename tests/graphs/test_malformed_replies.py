@@ -176,3 +176,7 @@ async def test_autoplan(kind, run_graph, openai_stub):
     refused = outcome.state["trajectory"][0]
     assert refused["valid"] is False and refused["feedback"]
     assert "Action failed." in request_text(openai_stub, 3) and refused["feedback"] in request_text(openai_stub, 3)
+    # the formalizer's reply, with what AutoPlan did; a cut-off command still reads as one (take X from Y)
+    unread = unreadable_replies(outcome.state["calls"])
+    assert [u["position"] for u in unread] == ([] if kind == "truncated" else [2])
+    assert all(u["handling"].startswith("sent to the env as written") for u in unread)
