@@ -155,7 +155,7 @@ def _hotpotqa_steps(entities: list[str], finish: bool) -> list[dict[str, Any]]:
 
 def autoplan_hotpotqa() -> Workload:
     """A HotpotQA question searched ten times (the step cap)."""
-    env = make_env("hotpotqa")
+    env = make_env("hotpotqa", backend="local")
     task_id = env.task_ids("test")[0]
     entities = [
         "Ed Wood",
@@ -175,14 +175,14 @@ def autoplan_hotpotqa() -> Workload:
         "hotpotqa",
         task_id,
         _hotpotqa_steps(entities, False),
-        {"plan": "1. Search each entity of the question.", "max_actions": 10},
+        {"plan": "1. Search each entity of the question.", "max_actions": 10, "env_options": {"backend": "local"}},
     )
 
 
 def autoplan_training(iterations: int = 7, batch: int = 2) -> Workload:
     """AutoPlan training on HotpotQA: B=2, seven iterations; each collection searches
     twice and answers, each experience gets Summary, Flaw and Revision, then the plan."""
-    env = make_env("hotpotqa")
+    env = make_env("hotpotqa", backend="local")
     pool = env.task_ids("train")[:4]
     replies: list[dict[str, Any]] = []
     for i in range(iterations):
@@ -197,7 +197,7 @@ def autoplan_training(iterations: int = 7, batch: int = 2) -> Workload:
         "hotpotqa",
         "",
         replies,
-        {"batch_size": batch, "iterations": iterations, "seed": 1},
+        {"batch_size": batch, "iterations": iterations, "seed": 1, "env_options": {"backend": "local"}},
         pool,
     )
 

@@ -260,6 +260,7 @@ METHOD = Method(
     graph=graph,
     envs=("alfworld", "hotpotqa", "webshop", "miniwob", "webarena"),
     paper_envs=("alfworld", "hotpotqa"),
+    paper_model="openai:gpt-4-0314",
     context=AutoPlanContext,
     result=result,
     recursion_limit=recursion_limit,

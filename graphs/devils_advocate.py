@@ -281,6 +281,7 @@ METHOD = Method(
     graph=graph,
     envs=("webarena", "webshop", "miniwob", "alfworld", "hotpotqa"),
     paper_envs=("webarena",),
+    paper_model="openai:gpt-4-0613",
     context=DAContext,
     result=result,
     narrate=narrate,

@@ -177,6 +177,7 @@ METHOD = Method(
     graph=graph,
     envs=("webshop", "webarena"),
     paper_envs=("webshop",),
+    paper_model="openai:gpt-4-0613",
     context=LaserContext,
     result=result,
     narrate=narrate,

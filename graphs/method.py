@@ -152,6 +152,9 @@ class Method(Generic[S, C]):
     context: type[C]
     result: Callable[[S], dict[str, Any]]  # final state -> per-task fields of evaluation rows
     aliases: tuple[str, ...] = ()
+    # the model its paper's numbers came from, as a spec where one names it (the report flags
+    # a configuration run with another; its ledger has the row)
+    paper_model: str = ""
     recursion_limit: Callable[[C], int] = _default_recursion_limit
     narrate: Callable[[str, dict[str, Any]], str | None] = _no_narration  # one CLI line per node update
     check: Callable[[C, bool], None] = _no_check  # settings that contradict each other (EnvError)

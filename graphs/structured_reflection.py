@@ -222,6 +222,7 @@ METHOD = Method(
     graph=graph,
     envs=("miniwob", "webshop", "webarena", "alfworld", "hotpotqa"),
     paper_envs=("miniwob",),
+    paper_model="FLAN-PaLM2 L",
     context=SRContext,
     result=result,
     recursion_limit=recursion_limit,

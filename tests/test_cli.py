@@ -268,6 +268,8 @@ def test_train_crash_resume_and_eval_with_the_plan(capsys, tmp_path, monkeypatch
         "hotpotqa",
         "--set",
         "judge=off",  # exact match: the original's GPT-4 judge needs a key
+        "--env-option",
+        "backend=local",
         "--model",
         f"scripted:{script}",
         "--checkpoint",

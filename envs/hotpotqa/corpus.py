@@ -3,18 +3,20 @@
 Three backends, each saying what it searches (``Corpus``), which results rows carry:
 
 - ``local`` (``LocalWiki``): the union of the loaded questions' context paragraphs (the
-  distractor setting's 2 gold + 8 distractor paragraphs each). Offline and the default, but it
+  distractor setting's 2 gold + 8 distractor paragraphs each). Offline and opt-in (demos, tests): it
   hands the agent the gold pages (a question's own words find them among the 5 suggestions
   for most questions), so its results are marked "not comparable with the paper".
 - ``abstracts`` (``AbstractsDump``): HotpotQA's official processed Wikipedia of 2017-10-01,
   the introductory paragraphs of every article
   (``enwiki-20171001-pages-meta-current-withlinks-abstracts``, envs.hotpotqa.dump); all of
   Wikipedia to search, but a page is its first paragraph only.
-- ``wikipedia`` (envs.hotpotqa.wikipedia): the MediaWiki API, each page pinned at its last
-  revision before 2017-10-01, as AutoPlan's code reads it.
+- ``wikipedia`` (envs.hotpotqa.wikipedia, the default): the MediaWiki API, each page pinned at
+  its last revision before 2017-10-01, as AutoPlan's code reads it.
 
-A search whose text is a page title (ignoring case, spacing and underscores, as HotpotQA
-treats titles) opens that page; any other search gets the 5 best-matching titles. The local
+On the local corpus a search whose text is a page title (ignoring case, spacing and
+underscores, as HotpotQA treats titles) opens that page; the dump and Wikipedia open a page only
+when the search is its title character for character, as AutoPlan's code does (``entity in
+found_entities``). Any other search gets the 5 best-matching titles. The local
 and dump backends keep pages in SQLite (FTS5 for the suggestions). SQLite calls block, so
 searches run in a worker thread (``asyncio.to_thread``); one connection serves every thread,
 under a lock.
@@ -34,10 +36,12 @@ from typing import Any, ClassVar, Protocol
 
 @dataclass(frozen=True)
 class Page:
-    """A page as sentences (what lookup[] walks through)."""
+    """A page as sentences (what lookup[] walks through) and, where a backend words it otherwise
+    than its first 5 sentences, what a search that opens it shows (``opening``)."""
 
     title: str
     sentences: tuple[str, ...]
+    opening: str | None = None
 
 
 @dataclass(frozen=True)
@@ -128,10 +132,13 @@ class PageIndex:
         with self.lock, self.db:
             self.db.execute("INSERT OR REPLACE INTO meta(name, value) VALUES (?, ?)", (name, value))
 
-    def find(self, entity: str) -> SearchResult:
-        """The page titled ``entity``, else the titles most like it (blocking)."""
+    def find(self, entity: str, exact: bool = False) -> SearchResult:
+        """The page titled ``entity``, else the titles most like it (blocking). ``exact``: the
+        title must be ``entity`` character for character, as AutoPlan's code opens a page."""
         page = self.page(entity)
-        return SearchResult(page) if page is not None else SearchResult(None, tuple(self.similar(entity)))
+        if page is not None and (not exact or page.title == entity):
+            return SearchResult(page)
+        return SearchResult(None, tuple(self.similar(entity)))
 
     def close(self) -> None:
         self.db.close()

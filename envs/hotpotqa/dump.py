@@ -101,4 +101,4 @@ class AbstractsDump:
         self.index = open_index(folder, index)
 
     async def search(self, entity: str) -> SearchResult:
-        return await asyncio.to_thread(self.index.find, entity)
+        return await asyncio.to_thread(self.index.find, entity, True)

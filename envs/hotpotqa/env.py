@@ -2,16 +2,19 @@
 
 Behaviour follows ReAct's wikienv.py and HotPotQAWrapper (the observations AutoPlan's
 prompts expect; AutoPlan adds no feedback of its own for HotpotQA):
-- ``search[X]``: the page's first 5 sentences, or ``Could not find X. Similar: [...]`` with up
-  to 5 titles; a successful search opens the page and clears the lookup. The paper says it
-  adds no feedback to ReAct's (Appendix A.3), but AutoPlan's code words a miss as its own:
+- ``search[X]``: the page's first 5 sentences (as the backend splits them), or
+  ``Could not find X. Similar: [...]`` with up to 5 titles; a successful search opens the
+  page and clears the lookup. The paper says it adds no feedback to ReAct's (Appendix A.3),
+  but AutoPlan's code words a miss as its own:
   ``Could not find exact match of "X". Available entities in the database: "A", "B". The
-  search API only returns the paragraph if ...`` (option ``augmented_feedback``).
+  search API only returns the paragraph if ...`` (option ``augmented_feedback``, which
+  AutoPlan's graph sets, as its code words it).
 - ``lookup[K]``: ``(Result i / n) <sentence>``, the next sentence of the open page containing K
   (case-insensitive); the same K again moves on; past the last one, ``No more results.``.
 - ``finish[A]``: ends the episode, ``Episode finished, reward = <EM>``; reward = exact match,
   ``info`` has ``em``, ``f1``, ``answer``, ``gold`` and ``judge`` (the model judge's verdict, or
-  None when the ``judge`` option is off), also gathered in ``info["evaluation"]``. Success is the
+  None when the ``judge`` option is off; asked of every answer, an exact match too, as AutoPlan's
+  code asks), also gathered in ``info["evaluation"]``. Success is the
   judge's verdict when a judge is set (AutoPlan reports judged accuracy), else EM; a judge set
   but not handed to the env (no model to ask) is an EnvError, never a silent EM.
 - ``think[...]``: ``Nice thought.``. Anything else: ``Invalid action: ...`` (valid False).
@@ -36,10 +39,12 @@ on first use (``load``, called by reset and restore) and never on the event loop
 constructor only checks its options. ``task_ids`` is synchronous by the protocol and loads in
 the calling thread when nothing is loaded yet.
 
-Backends (envs.hotpotqa.corpus): ``local`` (default; the dev questions' own paragraphs, offline;
-a drawn training question searches the drawn training questions' paragraphs),
-``abstracts`` (HotpotQA's 2017-10-01 abstracts dump, ``wiki_dump`` and ``wiki_index``) or
-``wikipedia`` (the live API pinned before 2017-10-01; ``api_url``, ``timeout``). The state is
+Backends (envs.hotpotqa.corpus): ``wikipedia`` (the default, as AutoPlan's code searched: the
+live API pinned before 2017-10-01, the first 5 sentences split by spaCy; ``api_url``,
+``timeout``), ``abstracts`` (HotpotQA's 2017-10-01 abstracts dump, ``wiki_dump`` and
+``wiki_index``) or ``local`` (opt-in, for demos and tests: the dev questions' own paragraphs,
+offline, which hand the agent the gold pages; a drawn training question searches the drawn
+training questions' paragraphs). The state is
 small (question, open page, lookup position), so a snapshot holds it directly and restore
 needs no search again.
 """
@@ -134,7 +139,7 @@ class EpisodeState:
 
 
 class HotpotQAEnv(Env):
-    """Options: ``backend`` ("local" | "abstracts" | "wikipedia"), ``questions`` (a HotpotQA-format
+    """Options: ``backend`` ("wikipedia", the default | "abstracts" | "local"), ``questions`` (a HotpotQA-format
     .json or .json.gz dev file; default the shipped 100 dev questions), ``train_questions`` (the
     official training file: the paper's split, drawn with ``seed``; default the installed one when
     the installed dev set is read), ``max_steps`` (10),
@@ -152,7 +157,7 @@ class HotpotQAEnv(Env):
     def __init__(
         self,
         *,
-        backend: str = "local",
+        backend: str = "wikipedia",
         questions: str | None = None,
         train_questions: str | None = None,
         seed: int = 0,
@@ -374,7 +379,7 @@ class HotpotQAEnv(Env):
         page: Page = found.page
         self.state.page = {"title": page.title, "sentences": list(page.sentences)}
         self.state.lookup_keyword, self.state.lookup_index = None, 0
-        return " ".join(page.sentences[:PAGE_SENTENCES])
+        return page.opening if page.opening is not None else " ".join(page.sentences[:PAGE_SENTENCES])
 
     def _lookup(self, keyword: str) -> tuple[str, str]:
         """The observation and, when the lookup is refused, the feedback saying why."""
@@ -394,9 +399,7 @@ class HotpotQAEnv(Env):
         gold = str(question["answer"])
         em = 1.0 if exact_match(answer, gold) else 0.0
         verdict = None
-        if self.judge_model and em:
-            verdict = True  # an exact match needs no judge
-        elif self.judge_model:
+        if self.judge_model:  # asked on an exact match too, as AutoPlan's code asks
             if self.judge is None:
                 raise EnvError(
                     f"hotpotqa: judge={self.judge_model} is set but no judge model was handed to the env "

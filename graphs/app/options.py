@@ -177,6 +177,18 @@ def check_model(context: Context) -> None:
             built.load()  # a malformed script is refused here, not at its first call
 
 
+def called_models(context: Context) -> dict[str, str]:
+    """The models a run will call, by the option that sets each (what ``nodes.served`` asks
+    about before the run): the agent's and the env's judge, where one is named."""
+    models = {"--model": context.model}
+    settings = context.env_settings()
+    judge = judge_option(settings.get("judge_model") or settings.get("judge"), context.env)
+    if judge not in (None, "run"):
+        given = "judge" in context.env_options or "judge_model" in context.env_options
+        models["--env-option judge" if given or not hasattr(context, "judge") else "--set judge"] = str(judge)
+    return models
+
+
 def task_list(context: Context, split: str | None, selection: str | None) -> list[str]:
     """Task ids from ``--tasks`` (``0:50`` slices the split's list; ``a,b`` names ids)."""
     env = make_env(context.env, **context.env_settings())

@@ -131,11 +131,12 @@ class AutoPlanContext(TrainingContext):
 
     def env_settings(self) -> dict[str, Any]:
         """The paper setting's env options, under the ones given: HotpotQA gets this method's
-        ``judge``; ALFWorld the refusals' ``feedback_wording`` and ``react_think=False`` (the
-        original code sends "think: ..." to the game, which refuses it)."""
+        ``judge`` and its code's words for a search miss (``augmented_feedback``); ALFWorld the
+        refusals' ``feedback_wording`` and ``react_think=False`` (the original code sends
+        "think: ..." to the game, which refuses it)."""
         given = super().env_settings()
         defaults: dict[str, dict[str, Any]] = {
-            "hotpotqa": {"judge": self.judge},
+            "hotpotqa": {"judge": self.judge, "augmented_feedback": True},
             "alfworld": {"feedback_wording": self.feedback_wording, "react_think": False},
         }
         return {**defaults.get(self.env, {}), **given}

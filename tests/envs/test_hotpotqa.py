@@ -21,7 +21,6 @@ from envs.hotpotqa.score import (
     f1,
     judged_correct,
     normalize_answer,
-    verdict,
 )
 from nodes.llm import JUDGE_MAX_TOKENS, Caller, model_for
 
@@ -35,7 +34,7 @@ def paragraphs() -> dict[str, list[str]]:
 
 @pytest.fixture
 async def env():
-    env = make_env("hotpotqa")
+    env = make_env("hotpotqa", backend="local")
     await env.reset(FIRST)
     return env
 
@@ -94,7 +93,7 @@ async def test_search_miss_lists_similar_titles(env):
 
 
 async def test_a_search_miss_can_read_as_autoplans_code_words_it():
-    env = make_env("hotpotqa", augmented_feedback=True)  # the paper keeps ReAct's (the default above)
+    env = make_env("hotpotqa", backend="local", augmented_feedback=True)  # the paper keeps ReAct's (the default above)
     await env.reset(FIRST)
     text = (await env.step("search[Derrickson horror director]")).observation.text
     assert text.startswith(
@@ -129,7 +128,7 @@ async def test_finish_scores_exact_match_and_f1(env):
     after = await env.step("search[Ed Wood]")
     assert after.done and after.valid is False and after.feedback == "The episode has ended."
     assert {"valid", "feedback", "success"}.isdisjoint(result.info) and "evaluation" in result.info
-    other = make_env("hotpotqa")
+    other = make_env("hotpotqa", backend="local")
     await other.reset(other.task_ids()[4])  # gold: "Greenwich Village, New York City"
     partial = await other.step("finish[Greenwich Village in New York]")
     assert partial.reward == 0.0 and partial.success is False
@@ -163,7 +162,7 @@ async def test_invalid_actions_get_feedback(env):
 
 
 async def test_step_cap_ends_the_episode_unanswered():
-    env = make_env("hotpotqa", max_steps=2)
+    env = make_env("hotpotqa", backend="local", max_steps=2)
     await env.reset(FIRST)
     assert not (await env.step("search[Ed Wood]")).done
     last = await env.step("lookup[American]")
@@ -176,7 +175,7 @@ async def test_snapshot_restore_on_a_fresh_instance(env):
     first = await env.step("lookup[film]")
     snap = await env.snapshot()
     assert json.loads(json.dumps(snap)) == snap
-    fresh = make_env("hotpotqa")
+    fresh = make_env("hotpotqa", backend="local")
     obs = await fresh.restore(snap)
     assert obs.text == first.observation.text and obs.info["page"] == "Tyler Bates"
     a, b = await env.step("lookup[film]"), await fresh.step("lookup[film]")
@@ -248,10 +247,11 @@ async def test_wikipedia_pages_are_their_last_revision_before_2017_10_01(mediawi
     await env.reset(FIRST)
     hit = await env.step("search[Ed Wood]")
     # the <p>s then the <ul>s, the first block dropped (the revision notice), those of 2 words or fewer
-    # ("See also", "Privacy policy") left out; the first 5 sentences shown
+    # ("See also", "Privacy policy") left out; the first 5 sentences shown as the code's get_page_obs
+    # splits them (spaCy) and words them (a "." appended to each, so "..")
     assert hit.observation.text == (
-        "Ed Wood was a filmmaker. He was American. He died in 1978. His films were cheap. "
-        "Glen or Glenda is one of his films."
+        "Ed Wood was a filmmaker.. He was American.. He died in 1978.. His films were cheap.. "
+        "Glen or Glenda is one of his films.."
     )
     assert hit.info["page"] == "Ed Wood" and hit.info["corpus"] == "wikipedia-2017-10-01"
     assert hit.info["caveat"] == SHIPPED_SPLIT and hit.info["comparable"] is False  # the corpus is; the sample is not
@@ -288,29 +288,106 @@ async def test_wikipedia_misses_list_the_searchs_first_five_titles(mediawiki):
     )
 
 
-async def test_judge_asks_the_model_only_when_the_answer_is_not_an_exact_match(write_script):
-    spec = write_script([{"content": "The two name the same place.\nYES"}, {"content": "NO"}])
+UNRELATED = {  # a small Wikipedia of its own: none of these is a page of the shipped questions
+    "Anarchism": ["Anarchism is a political philosophy.", "It was born in Washington, D.C. in 1924 and grew."],
+    "Apollo": ["Apollo is a god of the Greek and Roman religion.", "He is the son of Zeus."],
+    "Film": ["A film is a work of visual art.", "The American film industry is the oldest."],
+    "Band": ["A band is a group of musicians.", "Who was the first band of the same name?"],
+}
+
+
+@pytest.fixture
+async def small_wikipedia():
+    """A fake MediaWiki whose search ranks ``UNRELATED``'s titles by the words they share with the
+    search text, as the API's list=search finds pages by their words, and serves their revisions."""
+    searched: list[str] = []
+
+    def words(text: str) -> set[str]:
+        return {w.lower() for w in text.replace("?", " ").split()}
+
+    async def api(request: web.Request) -> web.Response:
+        q = dict(request.query)
+        if q.get("list") == "search":
+            searched.append(q["srsearch"])
+            shared = {t: len(words(q["srsearch"]) & words(t + " " + " ".join(p))) for t, p in UNRELATED.items()}
+            found = sorted((t for t, n in shared.items() if n), key=lambda t: -shared[t])
+            return web.json_response({"query": {"search": [{"title": t} for t in found]}})
+        return web.json_response({"query": {"pages": {"1": {"title": q["titles"], "revisions": [{"revid": 9}]}}}})
+
+    async def index(request: web.Request) -> web.Response:
+        body = "".join(f"<p>{s}</p>" for s in UNRELATED[request.query["title"]])
+        return web.Response(text=f"<p>Revision notice</p>{body}", content_type="text/html")
+
+    app = web.Application()
+    app.router.add_get("/w/api.php", api)
+    app.router.add_get("/w/index.php", index)
+    runner = web.AppRunner(app)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    port = site._server.sockets[0].getsockname()[1]
+    try:
+        yield f"http://127.0.0.1:{port}/w/api.php", searched
+    finally:
+        await runner.cleanup()
+
+
+def gold_pages_listed(text: str, record: dict) -> list[str]:
+    """The gold titles a search for the question shows: on a miss, among the titles it suggests
+    (the search text it repeats left out); on a page opened, anywhere."""
+    shown = text.rsplit(" Similar: ", 1)[-1]
+    return [title for title, _ in record["supporting_facts"] if title in shown]
+
+
+async def test_the_default_backend_leaks_no_gold_page_for_a_search_of_the_question(small_wikipedia):
+    api_url, searched = small_wikipedia
+    default, local = make_env("hotpotqa", api_url=api_url), make_env("hotpotqa", backend="local")
+    leaked: dict[str, list[str]] = {}
+    local_leaks = 0
+    test = default.task_ids("test")
+    for qid in test:
+        record = default.by_id[qid]
+        await default.reset(qid)
+        seen = (await default.step(f"search[{record['question']}]")).observation.text
+        leaked.update({qid: gold_pages_listed(seen, record)} if gold_pages_listed(seen, record) else {})
+        await local.reset(qid)
+        searched_locally = await local.step(f"search[{record['question']}]")
+        local_leaks += bool(gold_pages_listed(searched_locally.observation.text, record))
+    assert leaked == {}
+    assert searched == [default.by_id[q]["question"].strip() for q in test]  # every search asked the server
+    assert local_leaks >= 70  # the opt-in local corpus lists a gold page for most (77 of 80)
+    assert (await default.reset(test[0])).info["corpus"] == "wikipedia-2017-10-01"
+
+
+async def test_wikipedias_opening_splits_sentences_as_spacy_does(small_wikipedia):
+    api_url, _ = small_wikipedia
+    env = make_env("hotpotqa", api_url=api_url)
+    await env.reset(FIRST)
+    hit = await env.step("search[Anarchism]")
+    # ". " would split "D.C. in 1924" in two; spaCy's sentences (AutoPlan's get_page_obs) do not
+    shown = "Anarchism is a political philosophy.. It was born in Washington, D.C. in 1924 and grew.."
+    assert hit.observation.text == shown
+    assert (await env.step("lookup[1924]")).observation.text == "(Result 1 / 1) in 1924 and grew."  # lookup: ". "
+
+
+async def test_the_judge_is_asked_of_every_answer_and_read_as_autoplans_code_reads_it(write_script):
+    replies = ["No, it is not.", "The two name the same place.\nYES", "NO", "No. Yes would be wrong."]
+    spec = write_script([{"content": r} for r in replies])
     caller = Caller(spec, temperature=None, max_tokens=64, calls_before=0)
     judge = caller.judge()
     question = "Where did the singer grow up?"
-    assert await judged_correct(question, "New York City", "the New York City", judge)
-    assert caller.position == 0  # exact match needs no model call
+    # an exact match is asked too (AutoPlan's HotpotQA.score asks of every answer), and its "No" counts
+    assert await judged_correct(question, "New York City", "the New York City", judge) is False
     assert await judged_correct(question, "New York City", "NYC", judge) is True
     assert await judged_correct(question, "New York City", "Boston", judge) is False
+    assert await judged_correct(question, "New York City", "Queens", judge) is True  # 'yes' in reply.lower()
     calls = model_for(spec, 0.0, JUDGE_MAX_TOKENS).calls
-    assert len(calls) == 2 and caller.usage["model_calls"] == 2
-    shown = calls[0]["messages"][0].content
+    assert len(calls) == 4 and caller.usage["model_calls"] == 4
+    shown = calls[1]["messages"][0].content
     assert shown == (
         f'Question: "{question}"\n\nGold Answer: "New York City"\n\nMy Prediction: "NYC"\n\n'
         "Verify whether my prediction to the question is equivalent to gold answer. Respond with yes/no."
     )
-
-
-def test_the_judges_verdict_is_its_yes_or_no():
-    assert verdict("YES, the prediction matches") is True
-    assert verdict("No.") is False
-    assert verdict("Thinking... yes maybe. Answer: NO") is False
-    assert verdict("unclear") is None
 
 
 def question(qid: str, level: str = "hard", kind: str = "bridge") -> dict:
@@ -345,13 +422,14 @@ def test_the_official_files_give_the_papers_seeded_draw_of_50_hard_and_200_dev(t
     assert again.task_ids("train") == drawn_train and again.task_ids("test") == drawn_test  # seeded
     other = make_env("hotpotqa", questions=dev, train_questions=train, seed=1)
     assert other.task_ids("train") != drawn_train and other.task_ids("test") != drawn_test
-    assert env.provenance()["caveat"] == "distractor corpus: not comparable with the paper"  # the split is the paper's
+    # the paper's split on the default backend, Wikipedia as of 2017-10-01: comparable with the paper
+    assert env.provenance() == {"corpus": "wikipedia-2017-10-01", "comparable": True, "caveat": ""}
 
 
 async def test_a_drawn_training_question_can_be_played(tmp_path):
     train = write_questions(tmp_path / "train.json", [question(f"t{i}") for i in range(50)])
     dev = write_questions(tmp_path / "dev.json", [question(f"d{i}") for i in range(200)])
-    env = make_env("hotpotqa", questions=dev, train_questions=train)
+    env = make_env("hotpotqa", backend="local", questions=dev, train_questions=train)
     await env.reset("t7")
     assert (await env.step("search[Page t7]")).observation.text == "Page t7 is a page. It has two sentences."
 
@@ -391,7 +469,7 @@ async def test_the_installed_train_file_gives_the_papers_draw_read_only_when_ask
     assert env.data_info().kind == "full"
     # a new process (a resumed run) plays a drawn training question: reset draws them, in a worker thread
     _questions.cache_clear()
-    fresh = make_env("hotpotqa")
+    fresh = make_env("hotpotqa", backend="local")
     await fresh.reset(drawn[0])
     found = await fresh.step(f"search[Page {drawn[0]}]")
     assert found.observation.text == f"Page {drawn[0]} is a page. It has two sentences."
@@ -401,7 +479,7 @@ async def test_the_installed_train_file_gives_the_papers_draw_read_only_when_ask
 
 
 async def test_every_step_and_result_of_the_local_corpus_is_marked_not_comparable():
-    env = make_env("hotpotqa", max_steps=2)
+    env = make_env("hotpotqa", backend="local", max_steps=2)
     obs = await env.reset(FIRST)
     assert obs.info["corpus"] == "distractor" and obs.info["comparable"] is False
     assert obs.info["caveat"] == f"distractor corpus: not comparable with the paper; {SHIPPED_SPLIT}"
@@ -416,13 +494,13 @@ async def test_every_step_and_result_of_the_local_corpus_is_marked_not_comparabl
 
 
 async def test_a_judge_set_but_not_handed_over_is_an_error_not_an_exact_match():
-    env = make_env("hotpotqa", judge="openai:gpt-4-0314")
+    env = make_env("hotpotqa", backend="local", judge="openai:gpt-4-0314")
     await env.reset(FIRST)
     with pytest.raises(EnvError, match="judge=openai:gpt-4-0314 is set but no judge model"):
         await env.step("finish[They were both American]")
     await env.reset(FIRST)
-    exact = await env.step("finish[yes]")  # an exact match needs no judge
-    assert exact.info["judge"] is True and exact.success is True
+    with pytest.raises(EnvError, match="no judge model"):  # an exact match is judged too, as the code does
+        await env.step("finish[yes]")
 
 
 def write_dump(folder, shards: dict[str, list[dict]]) -> None:
@@ -461,7 +539,9 @@ async def test_the_abstracts_dump_backend_searches_every_article_of_the_dump(tmp
     env = make_env("hotpotqa", backend="abstracts", wiki_dump=str(folder))
     obs = await env.reset(FIRST)
     assert obs.info["corpus"] == "abstracts-2017-10-01" and "first paragraph only" in obs.info["caveat"]
-    hit = await env.step("search[ed wood]")  # titles are case-insensitive identifiers in the dump
+    miss = await env.step("search[ed wood]")  # a title character for character, as AutoPlan's code opens one
+    assert miss.observation.text == "Could not find ed wood. Similar: ['Ed Wood']." and miss.info["page"] is None
+    hit = await env.step("search[Ed Wood]")
     assert hit.observation.text == "Edward Davis Wood Jr. was an American filmmaker. He made cheap films."
     assert (await env.step("lookup[cheap]")).observation.text == "(Result 1 / 1) He made cheap films."
     miss = await env.step("search[American director]")

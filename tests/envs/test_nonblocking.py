@@ -65,7 +65,7 @@ async def test_hotpotqa_never_blocks_the_event_loop(tmp_path):
         asked.append(prompt)
         return "Yes."
 
-    options = {"questions": str(questions), "judge": "run"}
+    options = {"questions": str(questions), "judge": "run", "backend": "local"}
     with no_blocking():
         env, first, _ = await SESSIONS.start("nonblocking-qa", "hotpotqa", options, QUESTION)
         hit = await env.step("search[Ed Wood]")

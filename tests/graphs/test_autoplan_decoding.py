@@ -176,7 +176,9 @@ async def test_hotpotqa_calls_stop_at_a_newline(stub):
             Reply(content="search[Scott Derrickson]\nsearch[Ed Wood]"),
         ]
     )
-    state = await infer(env="hotpotqa", max_actions=1, task_id="5a8b57f25542995d1e6f1371")
+    state = await infer(
+        env="hotpotqa", max_actions=1, task_id="5a8b57f25542995d1e6f1371", env_options={"backend": "local"}
+    )
     assert limits(stub) == [("thought", ["\n"], 512), ("action", ["\n"], 512), ("formalize", ["\n"], 512)]
     assert state["thought"] == "Search Scott Derrickson."
     assert [s["action"] for s in state["trajectory"]] == ["search[Scott Derrickson]"]

@@ -175,7 +175,7 @@ async def test_hotpotqa_question_answered_through_the_formalizer(write_script):
             *step_replies("Both are American.", "finish with yes", "finish[yes]"),
         ]
     )
-    state = await run(spec, "hotpotqa", QUESTION, "real-qa")
+    state = await run(spec, "hotpotqa", QUESTION, "real-qa", judge="off", env_options={"backend": "local"})
     assert state["success"] and state["reward"] == 1.0 and state["actions"] == 3
     assert [s["action"] for s in state["trajectory"]] == ["search[Scott Derrickson]", "search[Ed Wood]", "finish[yes]"]
     first = prompts_of(spec, 0.0)[0]

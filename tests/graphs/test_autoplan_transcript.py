@@ -146,7 +146,7 @@ def test_the_cli_refuses_an_unknown_transcript_in_one_line(write_script, capsys)
 
 
 async def page_of(entity: str) -> str:
-    env = make_env("hotpotqa")
+    env = make_env("hotpotqa", backend="local")
     await env.reset(QUESTION)
     return (await env.step(f"search[{entity}]")).observation.text
 
@@ -160,7 +160,7 @@ QA_STEPS = [
 
 async def test_hotpotqa_chat_as_the_paper_writes_it(write_script):
     spec = write_script([r for s in QA_STEPS for r in s])
-    state = await play(spec, "hotpotqa", QUESTION, transcript="paper")
+    state = await play(spec, "hotpotqa", QUESTION, transcript="paper", judge="off", env_options={"backend": "local"})
     think = "Show your thought about the next action."
     page = await page_of("Scott Derrickson")
     assert turns(state) == [
@@ -186,7 +186,7 @@ async def test_hotpotqa_chat_as_the_paper_writes_it(write_script):
 
 async def test_hotpotqa_chat_as_the_original_code_sends_it_by_default(write_script):
     spec = write_script([r for s in QA_STEPS for r in s])
-    state = await play(spec, "hotpotqa", QUESTION)
+    state = await play(spec, "hotpotqa", QUESTION, judge="off", env_options={"backend": "local"})
     chat = turns(state)
     think = "Show your thought about the next action."
     assert chat[7:] == [
@@ -198,3 +198,11 @@ async def test_hotpotqa_chat_as_the_original_code_sends_it_by_default(write_scri
     ]  # the formalized action stays in HotpotQA's chat; nothing follows finish[...]
     assert chat[4] == ("user", f"Observation:\n{await page_of('Scott Derrickson')}\n{think}")
     assert state["success"]
+
+
+async def test_a_hotpotqa_search_miss_reads_as_autoplans_code_words_it(write_script):
+    spec = write_script([*step_replies("Search it.", "search Zzyzx Qwv", "search[Zzyzx Qwv]")])
+    state = await play(spec, "hotpotqa", QUESTION, judge="off", max_actions=1, env_options={"backend": "local"})
+    seen = str(state)  # the last observation is not in the chat (the code's transcript): the state has it
+    assert 'Could not find exact match of "Zzyzx Qwv". Available entities in the database: ' in seen
+    assert "Similar: [" not in seen  # not ReAct's wording

@@ -167,10 +167,11 @@ def test_autoplan_hands_alfworld_the_originals_refusals_and_its_think():
 
 
 def test_autoplan_hands_hotpotqa_the_originals_judge_and_no_other_method_does():
-    assert AutoPlanContext(env="hotpotqa").env_settings() == {"judge": "openai:gpt-4-0314"}
-    assert AutoPlanContext(env="hotpotqa", judge="off").env_settings() == {"judge": "off"}
+    code = {"augmented_feedback": True}  # a search miss in the words of AutoPlan's code
+    assert AutoPlanContext(env="hotpotqa").env_settings() == {"judge": "openai:gpt-4-0314", **code}
+    assert AutoPlanContext(env="hotpotqa", judge="off").env_settings() == {"judge": "off", **code}
     given = AutoPlanContext(env="hotpotqa", env_options={"judge": "run", "backend": "local"})
-    assert given.env_settings() == {"judge": "run", "backend": "local"}  # the env's own option wins
+    assert given.env_settings() == {"judge": "run", "backend": "local", **code}  # the env's own option wins
     assert AutoPlanContext(env="webshop").env_settings() == {}
     assert LaserContext(env="hotpotqa").env_settings() == {} and DAContext(env="hotpotqa").env_settings() == {}
     with pytest.raises(ContextError, match="judge"):

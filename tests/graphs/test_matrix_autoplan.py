@@ -51,7 +51,15 @@ async def test_alfworld_with_the_papers_prompts(run_graph, write_script):
 
 async def test_hotpotqa_with_the_papers_prompts(run_graph, write_script):
     spec = write_script(steps("search[Scott Derrickson]", "search[Ed Wood]", "finish[yes]"))
-    out = await run_graph("autoplan", {"task_id": QUESTION}, model=spec, env="hotpotqa", plan=PLAN)
+    out = await run_graph(
+        "autoplan",
+        {"task_id": QUESTION},
+        model=spec,
+        env="hotpotqa",
+        plan=PLAN,
+        judge="off",
+        env_options={"backend": "local"},
+    )
     assert out.finished and out.state["success"] and out.state["reward"] == 1.0
     assert actions(out.state) == ["search[Scott Derrickson]", "search[Ed Wood]", "finish[yes]"]
     first = prompts_of(spec)[0]

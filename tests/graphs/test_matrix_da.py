@@ -149,7 +149,14 @@ HOTPOTQA = replies(
 @pytest.mark.slow
 async def test_hotpotqa_answer_goes_out_as_finish(run_graph, write_script):
     spec = write_script(HOTPOTQA)
-    out = await run_graph("devils_advocate", {"task_id": QUESTION}, model=spec, env="hotpotqa", remedies=1)
+    out = await run_graph(
+        "devils_advocate",
+        {"task_id": QUESTION},
+        model=spec,
+        env="hotpotqa",
+        remedies=1,
+        env_options={"backend": "local"},
+    )
     state = out.state
     assert state["success"] and state["reward"] == 1.0 and state["stop_reason"] == "task_completed"
     assert executed(state) == ["search[Scott Derrickson]", "search[Ed Wood]", "finish[yes]"]

@@ -40,7 +40,8 @@ def prompts_shown(state: dict[str, Any]) -> list[str]:
 
 async def run(run_graph, env: str, task: str, script: list[dict[str, Any]], write_script) -> dict[str, Any]:
     spec = write_script(script)
-    outcome = await run_graph("structured_reflection", {"task_id": task}, model=spec, env=env)
+    offline = {"backend": "local"} if env == "hotpotqa" else {}  # the local corpus, opt-in
+    outcome = await run_graph("structured_reflection", {"task_id": task}, model=spec, env=env, env_options=offline)
     assert outcome.finished
     return {**outcome.state, "__model": spec}
 
@@ -222,6 +223,8 @@ def test_cli_runs_structured_reflection_on_hotpotqa(capsys, write_script):
             "structured_reflection",
             "--env",
             "hotpotqa",
+            "--env-option",
+            "backend=local",
             "--task",
             QUESTION,
             "--model",

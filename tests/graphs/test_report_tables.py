@@ -387,11 +387,24 @@ def test_autoplan_training_iterations():
 
 def test_a_configuration_whose_env_gave_a_caveat_is_marked_in_the_report(tmp_path):
     caveat = "distractor corpus: not comparable with the paper"
-    local = [row(t, "autoplan", "hotpotqa", caveat=caveat, evaluation={"em": 1.0}) for t in "ab"]
-    pinned = [row("a", "autoplan", "hotpotqa", fingerprint="f2", evaluation={"em": 0.0})]
+    paper = {"model": "openai:gpt-4-0314"}  # the model AutoPlan's numbers came from
+    local = [row(t, "autoplan", "hotpotqa", caveat=caveat, evaluation={"em": 1.0}, **paper) for t in "ab"]
+    pinned = [row("a", "autoplan", "hotpotqa", fingerprint="f2", evaluation={"em": 0.0}, **paper)]
     configs = configurations([write(tmp_path / "r.jsonl", local + pinned)])
     listed = configurations_table(configs)
     assert listed.columns[-1] == "caveat"
     assert cells(listed, "#1")[-1] == caveat and cells(listed, "#2")[-1] == "-"
     scores = autoplan.hotpotqa_table(configs)
     assert cells(scores, "#1")[-1] == caveat and cells(scores, "#2")[-1] == "-"
+
+
+def test_a_configuration_run_with_another_model_than_its_papers_is_flagged(tmp_path):
+    rows = [
+        row("a", "laser", model="openai:gpt-4-0613"),
+        row("a", "laser", fingerprint="f2", model="openai:gpt-4o-mini"),
+        row("a", "devils_advocate", "webarena", fingerprint="f3", caveat="a sample"),
+    ]
+    listed = configurations_table(configurations([write(tmp_path / "r.jsonl", rows)]))
+    assert cells(listed, "#1")[-1] == "-"  # LASER's paper ran gpt-4-0613
+    assert cells(listed, "#2")[-1] == "run with openai:gpt-4o-mini, not the paper's openai:gpt-4-0613"
+    assert cells(listed, "#3")[-1] == "a sample; run with scripted:x.jsonl, not the paper's openai:gpt-4-0613"

@@ -52,14 +52,17 @@ async def test_a_judging_env_asks_the_run_model_through_the_node_caller(write_sc
     assert "a paraphrase that is not the gold string" in asked[0]["messages"][-1].content
 
 
-async def test_no_judge_is_asked_when_the_option_is_off_or_the_answer_matches(write_script: Callable[..., str]) -> None:
-    caller = Caller(write_script([{"content": "YES"}]), temperature=None, max_tokens=64, calls_before=0)
+async def test_no_judge_is_asked_when_the_option_is_off_and_an_exact_match_is_asked(
+    write_script: Callable[..., str],
+) -> None:
+    caller = Caller(write_script([{"content": "No"}]), temperature=None, max_tokens=64, calls_before=0)
     off = await finish_hotpotqa("off", "something else", caller)
     assert off["evaluation"]["judge"] is None and "judged_by" not in off["evaluation"]
     assert off["success"] is False
-    exact = await finish_hotpotqa("run", "", caller)  # the gold answer itself
-    assert exact["evaluation"]["judge"] is True and exact["success"] is True
     assert caller.usage["model_calls"] == 0
+    exact = await finish_hotpotqa("run", "", caller)  # the gold answer itself, asked as AutoPlan's code asks
+    assert exact["evaluation"]["judge"] is False and exact["success"] is False  # the judge said no
+    assert caller.usage["model_calls"] == 1
 
 
 async def test_a_named_judge_model_answers_instead_of_the_run_model(write_script: Callable[..., str]) -> None:

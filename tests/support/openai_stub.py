@@ -4,7 +4,8 @@ It answers ``POST /v1/chat/completions`` from a queue of scripted replies; a rep
 instead be an injected failure (an HTTP status such as 429 or 500 with its headers, e.g.
 Retry-After; a delay longer than the client's timeout; a connection dropped without an
 answer). ``Faults`` injects such failures at random (seeded) in front of the scripted
-replies. Every request body and its headers are recorded for assertions.
+replies. Every request body and its headers are recorded for assertions. ``models``, when
+set, is the list ``GET /v1/models`` gives (a provider's served models).
 
 Like OpenAI's API, it refuses (400) a conversation in which an assistant message's tool
 calls are not each answered by a tool message: a client that would fail there fails here.
@@ -131,6 +132,7 @@ class OpenAIStub:
         self.requests: list[dict[str, Any]] = []
         self.headers: list[dict[str, str]] = []
         self.faults = faults
+        self.models: tuple[str, ...] | None = None  # what GET /v1/models lists (None: no list, 404)
         self._lock = threading.Lock()
         stub = self
 
@@ -214,6 +216,15 @@ class OpenAIStub:
                         },
                     },
                 )
+
+            def do_GET(self) -> None:  # noqa: N802 - http.server's naming
+                """The model list (``GET /v1/models``) when ``models`` is set; else none (404), as
+                a server without a list answers."""
+                if stub.models is None or self.path.rstrip("/") != "/v1/models":
+                    self._send(404, {"error": {"message": "not found", "type": "invalid_request_error"}})
+                    return
+                listed = [{"id": m, "object": "model", "created": 0, "owned_by": "stub"} for m in stub.models]
+                self._send(200, {"object": "list", "data": listed})
 
             def _send(self, status: int, payload: dict[str, Any], headers: dict[str, str] | None = None) -> None:
                 data = json.dumps(payload).encode()

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
+from graphs import methods
 from graphs.app.report.frontier import dollars_per_run, frontier, tokens_per_run
 from graphs.app.report.repeats import repeated, task_means
 from graphs.app.report.stats import RESAMPLES, SEED, Difference, Spread, paired_bootstrap
@@ -22,13 +23,19 @@ def configurations_table(configs: list[Config]) -> Table:
     table = Table(
         "Configurations",
         ["configuration", "model", "settings (besides the defaults)", "fingerprint", "results", "caveat"],
-        note="caveat: what the env said about setting these results beside the paper's (its corpus, its split)",
+        note="caveat: what the env said about setting these results beside the paper's (its corpus, its split), "
+        "and a model other than the one the paper's numbers came from",
     )
     for c in configs:
-        table.rows.append(
-            [c.label, c.model_name, c.settings_text, c.fingerprint, ", ".join(c.sources), c.caveat or NONE]
-        )
+        caveat = "; ".join(part for part in (c.caveat, other_model(c)) if part)
+        table.rows.append([c.label, c.model_name, c.settings_text, c.fingerprint, ", ".join(c.sources), caveat or NONE])
     return table
+
+
+def other_model(config: Config) -> str:
+    """The flag of a configuration run with another model than its paper's (Method.paper_model)."""
+    paper = next((m.paper_model for m in methods() if m.name == config.method), "")
+    return f"run with {config.model_name}, not the paper's {paper}" if paper and config.model != paper else ""
 
 
 def runs(configs: list[Config]) -> Table:

@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 from graphs.app.evaluate import read_rows
+from graphs.app.options import called_models
 from graphs.app.runlock import results_lock
 from graphs.app.study import journal
 from graphs.app.study.budget import BudgetReached
@@ -44,6 +45,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     check_continuation(study, folder)
     if args.dry_run:
         return dry_run(study, folder)
+    from nodes.served import check_served  # the model stack loads only when a command runs
+
+    asyncio.run(check_served(study_models(study)))  # every model of every run, before anything is written
     (folder / "results").mkdir(parents=True, exist_ok=True)
     with results_lock(folder / journal.NAME, "give another --out"):  # one process per study (graphs.app.runlock)
         (folder / SPEC).write_text(study.text, encoding="utf-8")
@@ -55,6 +59,18 @@ def cmd_run(args: argparse.Namespace) -> int:
     if report is not None:
         say(f"report: {report / 'index.html'}  views: {folder / 'views'}")
     return _ending(study, folder, outcome, args)
+
+
+def study_models(study: Study) -> dict[str, str]:
+    """The models the study's runs will call, by the key of the study file that sets each
+    (``run 2 settings.judge``)."""
+    keys = {"--model": "model", "--set ": "settings.", "--env-option ": "env_options."}
+    models: dict[str, str] = {}
+    for run in study.runs:
+        for option, spec in called_models(run.context).items():
+            key = next(option.replace(flag, name) for flag, name in keys.items() if option.startswith(flag))
+            models[f"{run.label} {key}"] = spec
+    return models
 
 
 async def _session(study: Study, folder: Path) -> Outcome:
