@@ -9,19 +9,23 @@ in one line, naming the setting to change and a model that is served to stand in
 One entry of ``CHECKS`` per spec kind (the part before the colon) decides whether a spec of
 that kind is served. ``scripted:`` and ``replay:`` are always served (their file is checked
 when the model is built); ``openai:`` asks the provider's model list once (``GET /models`` of
-OPENAI_BASE_URL or OpenAI, with the key; a server that has no list is taken at its word); a
+OPENAI_BASE_URL or OpenAI, with the key; a server that has no list is taken at its word);
+``local`` and ``gguf:`` need llama-cpp-python's server installed and a GGUF file to serve; a
 kind with no entry (a provider reached through init_chat_model) is not checked. A new kind of
 spec adds its entry here, and nothing else.
 """
 
 from __future__ import annotations
 
+import asyncio
 import os
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from errors import UserError
-from nodes.llm import parse_spec
+from nodes import local
+from nodes.context import LOCAL
+from nodes.llm import ModelConfigError, parse_spec
 from nodes.secrets import redact
 
 
@@ -71,7 +75,31 @@ async def _openai(name: str) -> Serving:
     return Serving(False, "the provider's model list does not name it", offered)
 
 
-CHECKS: dict[str, Check] = {"scripted": _always, "replay": _always, "openai": _openai}
+async def _embedded(spec: str) -> Serving:
+    """The embedded model (nodes.local) is served when llama-cpp-python's server is installed and
+    the GGUF file is one; the servers themselves start before the run (``start_local_models``)."""
+    try:
+        await asyncio.to_thread(local.check_installed, spec)
+    except ModelConfigError as exc:
+        return Serving(False, str(exc))
+    return Serving(True)
+
+
+async def _local(name: str) -> Serving:
+    return await _embedded(LOCAL)
+
+
+async def _gguf(name: str) -> Serving:
+    return await _embedded(f"{local.GGUF}:{name}")
+
+
+CHECKS: dict[str, Check] = {
+    "scripted": _always,
+    "replay": _always,
+    "openai": _openai,
+    LOCAL: _local,
+    local.GGUF: _gguf,
+}
 
 
 async def serving(spec: str) -> Serving:

