@@ -60,9 +60,10 @@ FLAGS = {
 }
 
 
-def context_from(args: argparse.Namespace, method: Method, base: Context | None = None) -> Context:
+def context_from(args: argparse.Namespace, method: Method, base: Context | None = None, models: bool = True) -> Context:
     """The run's settings, in the method's own class, from the command line (over ``base``,
-    a thread's own settings, when continuing one), validated and with its model checked."""
+    a thread's own settings, when continuing one), validated and with its model checked
+    (``models=False``: its spec's form only, for a dry run that needs no key)."""
     settings = method.context
     values: dict[str, Any] = base.to_dict() if base else {}
     env = getattr(args, "env", None) or values.get("env") or method.default_env
@@ -91,7 +92,12 @@ def context_from(args: argparse.Namespace, method: Method, base: Context | None 
         except ValueError as exc:
             raise UsageError(str(exc)) from None
     context = settings(**values)
-    check_model(context)
+    if models:
+        check_model(context)
+    else:
+        from nodes.llm import parse_spec
+
+        parse_spec(context.model)
     method.check(context, False)  # settings that contradict each other (AutoPlan's few_shot)
     return context
 

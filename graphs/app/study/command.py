@@ -16,7 +16,7 @@ from pathlib import Path
 from graphs.app.evaluate import read_rows
 from graphs.app.study import journal
 from graphs.app.study.budget import BudgetReached
-from graphs.app.study.estimate import estimate
+from graphs.app.study.estimate import against_budgets, estimate
 from graphs.app.study.run import (
     SPEC,
     STOPPED,
@@ -38,11 +38,15 @@ from nodes.usage import dollars, sum_costs
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    study = load(Path(args.spec))
+    study = load(Path(args.spec), models=not args.dry_run)  # a dry run needs no key
     folder = folder_of(study, args.out)
     check_continuation(study, folder)
+    earlier = [Path(p) for p in args.earlier or []]
     if args.dry_run:
-        return dry_run(study, folder)
+        forecast(study, folder, earlier)
+        say(f"study {study.name}: nothing was run or written")
+        return 0
+    forecast(study, folder, earlier)
     (folder / "results").mkdir(parents=True, exist_ok=True)
     (folder / SPEC).write_text(study.text, encoding="utf-8")
     journal.append(folder, "session", spec=str(args.spec), argv=sys.argv[1:])
@@ -70,7 +74,7 @@ def _ending(study: Study, folder: Path, outcome: Outcome, args: argparse.Namespa
         warn(outcome.signal.line("", f"run `{again}` to continue"))
         return outcome.signal.exit_status()
     if outcome.stopped or task_budget:
-        which = outcome.stopped or f"task_max_cost_usd ({len(task_budget)} tasks)"
+        which = outcome.stopped or f"{_task_budget(task_budget[0][3])} ({len(task_budget)} tasks)"
         journal.append(folder, "stopped", reason=f"{which} reached", spent_usd=round(outcome.spent, 6))
         warn(
             f"introspect: stopped: {which} reached; the study has spent ${outcome.spent:.4f} and its "
@@ -84,17 +88,30 @@ def _ending(study: Study, folder: Path, outcome: Outcome, args: argparse.Namespa
     return 0
 
 
-def dry_run(study: Study, folder: Path) -> int:
-    """Each run's tasks and what they would cost; nothing is written."""
-    costs: list[float | None] = []
+def _task_budget(error: str) -> str:
+    """The task budget a ``BudgetReached`` row names: "task_max_tokens_total"."""
+    return error.rpartition("(")[2].rstrip(")") or "a task's budget"
+
+
+def forecast(study: Study, folder: Path, earlier: list[Path]) -> None:
+    """Each run's tasks, the bound and the expectation of what they will spend, and where
+    the expectation meets the study's budgets (read only: nothing is written)."""
+    for path in earlier:
+        if not path.is_file():
+            raise StudyError(f"--earlier {path}: no such results file")
+    guesses = []
     for run in study.runs:
         shown = ", ".join(run.tasks[:5]) + (f", ... ({len(run.tasks)} tasks)" if len(run.tasks) > 5 else "")
         say(f"{run.label}: {run.method.name} on {run.context.env}, {run.context.model}, x{run.repeats}: {shown}")
-        guess = estimate(run, folder)
-        say(f"  {guess.line()}")
-        costs.append(guess.cost_usd)
-    say(f"study {study.name}: ~{dollars(sum_costs(costs))} in all; nothing was run or written")
-    return 0
+        guess = estimate(run, folder, earlier)
+        for line in guess.lines(run.concurrency if isinstance(run.concurrency, int) else 1):
+            say(f"  {line}")
+        guesses.append(guess)
+    expected = [g.expected.cost_usd if g.expected else None for g in guesses]
+    bounded = sum(g.bound.calls for g in guesses if g.bound)
+    say(f"study {study.name}: at most {bounded} model calls; expected ~{dollars(sum_costs(expected))} in all")
+    for line in against_budgets(study, guesses):
+        say(f"  {line}")
 
 
 def cmd_status(args: argparse.Namespace) -> int:
