@@ -107,9 +107,13 @@ def forecast(study: Study, folder: Path, earlier: list[Path]) -> None:
         for line in guess.lines(run.concurrency if isinstance(run.concurrency, int) else 1):
             say(f"  {line}")
         guesses.append(guess)
-    expected = [g.expected.cost_usd if g.expected else None for g in guesses]
+    known = [g.expected for g in guesses if g.expected]
     bounded = sum(g.bound.calls for g in guesses if g.bound)
-    say(f"study {study.name}: at most {bounded} model calls; expected ~{dollars(sum_costs(expected))} in all")
+    calls, tokens = sum(e.calls for e in known), sum(e.input_tokens + e.output_tokens for e in known)
+    cost = dollars(sum_costs(e.cost_usd for e in known))
+    of = f" ({len(known)} of {len(guesses)} runs)" if len(known) < len(guesses) else ""
+    expected = f"expected ~{calls:.0f} calls, ~{tokens:.0f} tokens, {cost}{of}"
+    say(f"study {study.name}: at most {bounded} model calls; {expected}")
     for line in against_budgets(study, guesses):
         say(f"  {line}")
 
