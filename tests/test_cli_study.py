@@ -230,12 +230,15 @@ def test_token_and_second_budgets_limit_an_unpriced_model(tmp_path):
     assert spent >= 1000 and row["model_calls"] < len(REPLIES)  # refused at the call after the budget was spent
     assert "stopped: task_max_tokens_total (1 tasks) reached" in output(tmp_path, "task")[1]
 
-    spec = study(tmp_path, model, "max_tokens_total = 1500")
+    more = write_demo_script(tmp_path / "more.jsonl")  # a second run at once: the study's budget stops both
+    second = f'\n[[runs]]\nmethod = "laser"\nlabel = "more"\nmodel = "{more}"\ntasks = "{TASK}"\n'
+    spec = study(tmp_path, model, "max_tokens_total = 1500", run=second)
     out = tmp_path / "out2"
     assert run_main(["study", "run", str(spec), "--out", str(out)], logs=tmp_path, name="study") == 3
     _, err = output(tmp_path, "study")
-    assert "stopped: the study's max_tokens_total (1500 tokens) reached" in err
-    assert read_rows(out / "results" / "laser-webshop.r1.jsonl") == []  # stopped in flight: no row
+    assert "stopped: the study's max_tokens_total (1500 tokens) reached" in err and "Traceback" not in err
+    for label in ("laser-webshop", "more"):
+        assert read_rows(out / "results" / f"{label}.r1.jsonl") == []  # stopped in flight: no row
 
     spec = study(tmp_path, model, "task_max_seconds = 0.000001")
     out = tmp_path / "out3"

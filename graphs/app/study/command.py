@@ -77,7 +77,8 @@ def _ending(study: Study, folder: Path, outcome: Outcome, args: argparse.Namespa
         which = outcome.stopped or f"{_task_budget(task_budget[0][3])} ({len(task_budget)} tasks)"
         journal.append(folder, "stopped", reason=f"{which} reached", spent_usd=round(outcome.spent, 6))
         warn(
-            f"introspect: stopped: {which} reached; the study has spent ${outcome.spent:.4f} and its "
+            f"introspect: stopped: {which} reached; the study has spent ${outcome.spent:.4f} "
+            f"({outcome.tokens:.0f} tokens, {outcome.seconds:.0f} task-seconds) and its "
             f"tasks in flight are checkpointed. To continue, raise the budget in {args.spec} and run `{again}`"
         )
         return STOPPED

@@ -112,6 +112,8 @@ class Outcome:
     summaries: list[tuple[str, int, Summary]]
     stopped: str  # which budget stopped the study or a run ("" when none did)
     spent: float  # dollars
+    tokens: float = 0.0  # input plus output, and task-seconds: what the token and second budgets count
+    seconds: float = 0.0
     signal: Stop | None = None  # a SIGINT/SIGTERM that drained the study (graphs.app.stopping)
 
 
@@ -164,9 +166,16 @@ async def _execute(study: Study, folder: Path, say: Callable[[str], None], stop:
     progress = Progress(total, kept, study.name)
     evaluations: dict[tuple[str, int], asyncio.Task[None]] = {}
 
+    meters: dict[tuple[str, int], RunMeter] = {}
+
     def halt(label: str, repeat: int, everything: bool) -> None:
+        """Cancel the evaluation whose budget was reached, or (the study's) every one, each
+        meter told why, so that its evaluation ends with the rows written so far."""
+        why = meters[(label, repeat)].reached
         for key, task in evaluations.items():
             if everything or key == (label, repeat):
+                if key in meters:
+                    meters[key].reached = meters[key].reached or why
                 task.cancel()
 
     summaries: list[tuple[str, int, Summary]] = []
@@ -181,6 +190,7 @@ async def _execute(study: Study, folder: Path, say: Callable[[str], None], stop:
         made_by = reuse.provenance.to_dict()
         await asyncio.to_thread(journal.append, folder, "run", label=run.label, repeat=repeat, provenance=made_by)
         meter = RunMeter(purse, run_purse, run.task_budget, lambda everything: halt(run.label, repeat, everything))
+        meters[(run.label, repeat)] = meter
         summary, reached = await _evaluate(
             run, repeat, folder, (checkpoint, saver), meter, stop, reuse, gate, progress.row
         )
@@ -203,12 +213,22 @@ async def _execute(study: Study, folder: Path, say: Callable[[str], None], stop:
                 saver = await stack.enter_async_context(open_checkpointer(checkpoint))
             for run, repeat, reuse in plans:
                 evaluations[(run.label, repeat)] = asyncio.create_task(one(run, repeat, reuse))
-            await asyncio.gather(*evaluations.values())
+            ended = await asyncio.gather(*evaluations.values(), return_exceptions=True)
+        for failure in ended:  # a run cancelled by the study's budget before it began ended without a summary
+            if isinstance(failure, BaseException) and not isinstance(failure, asyncio.CancelledError):
+                raise failure
     finally:
         progress.close()
-    if stop.requested:
-        return Outcome(summaries, "", purse.spent["cost_usd"], stop)
-    return Outcome(summaries, stopped[0] if stopped else "", purse.spent["cost_usd"])
+    which = "" if stop.requested else (stopped[0] if stopped else "")
+    spent = purse.spent
+    return Outcome(
+        summaries,
+        which,
+        spent["cost_usd"],
+        tokens=spent["tokens"],
+        seconds=spent["seconds"],
+        signal=stop if stop.requested else None,
+    )
 
 
 async def _evaluate(
