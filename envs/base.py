@@ -195,6 +195,13 @@ class Env(abc.ABC):
         env's task data): ``eval`` asks it once per evaluation, from a thread."""
         return {}
 
+    @classmethod
+    def judge_calls(cls, task_id: str) -> int:
+        """The most questions a judge model is asked in one evaluation of task ``task_id`` (for
+        a ``JudgedEnv`` with a judge; what a study's estimate bounds): one by default. Blocking
+        (it may read the env's task data)."""
+        return 1
+
     def check_task(self, task_id: str) -> None:
         """Raise UnknownTaskError unless ``task_id`` is one of ``task_ids()``."""
         if task_id not in set(self.task_ids()):

@@ -37,6 +37,7 @@ from langgraph.graph import END, START, StateGraph
 
 from graphs.edges import add_nodes, add_sent_node, inline
 from graphs.method import Method, Report, Training, View
+from nodes.autoplan import bound as autoplan_bound
 from nodes.autoplan import few_shot, report, training_view
 from nodes.autoplan.batch import (
     of_iteration,
@@ -281,4 +282,5 @@ METHOD = Method(
     view=View(structures=structures, introspection=introspection),
     report=Report(tables=report.tables, figures=report.figures),
     prompts=SHIPPED.folder("autoplan"),
+    bound=autoplan_bound.bound,
 )

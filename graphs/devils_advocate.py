@@ -40,6 +40,7 @@ from langgraph.runtime import Runtime
 from graphs.edges import add_nodes, inline
 from graphs.method import Method, Report, View, grown, without_pages
 from nodes.channels import added
+from nodes.da import bound as da_bound
 from nodes.da import report
 from nodes.da.act import act
 from nodes.da.align import align
@@ -290,4 +291,5 @@ METHOD = Method(
     view=View(structures=structures, marks=marks, introspection=introspection),
     report=Report(tables=report.tables, figures=report.figures),
     prompts=SHIPPED.folder("devils_advocate"),
+    bound=da_bound.bound,
 )

@@ -34,6 +34,7 @@ from langgraph.runtime import Runtime
 from graphs.edges import add_nodes, inline, path_map
 from graphs.method import Method, Report, View, without_pages
 from nodes.channels import added
+from nodes.laser import bound as laser_bound
 from nodes.laser import report
 from nodes.laser.backup import backup_node
 from nodes.laser.context import LaserContext
@@ -189,4 +190,5 @@ METHOD = Method(
     view=View(structures=structures, introspection=introspection),
     report=Report(tables=report.tables, figures=report.figures),
     prompts=SHIPPED.folder("laser"),
+    bound=laser_bound.bound,
 )

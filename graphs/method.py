@@ -17,6 +17,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, TypeAlias, TypeVar
 
+from nodes.bound import CallBound
 from nodes.context import Context, TrainingContext
 from nodes.report import Config, Figure, Table
 
@@ -40,6 +41,10 @@ def _no_narration(node: str, update: dict[str, Any]) -> str | None:
 
 
 def _no_check(context: Context, training: bool) -> None:
+    return None
+
+
+def _no_bound(context: Context) -> CallBound | None:
     return None
 
 
@@ -166,6 +171,9 @@ class Method(Generic[S, C]):
     view: View = View()  # its structures and marks in `introspect view`
     report: Report = Report()  # its paper's tables and figures in `introspect report`
     prompts: Templates | None = None  # its prompt folder (prompts.SHIPPED.folder(name) for the shipped methods)
+    # its cost structure: the most model calls one task can make under a configuration's limits
+    # (nodes.bound; None: it declares none, and a dry run gives no bound)
+    bound: Callable[[C], CallBound | None] = _no_bound
 
     @property
     def default_env(self) -> str:

@@ -53,6 +53,7 @@ from langgraph.runtime import Runtime
 from graphs.edges import add_nodes, inline
 from graphs.method import Method, Report, View, grown, without_pages
 from nodes.channels import added
+from nodes.sr import bound as sr_bound
 from nodes.sr import report
 from nodes.sr.context import SRContext
 from nodes.sr.describe import describe, needs_description
@@ -232,4 +233,5 @@ METHOD = Method(
     view=View(structures=structures, marks=marks, introspection=introspection),
     report=Report(tables=report.tables, figures=report.figures),
     prompts=SHIPPED.folder("structured_reflection"),
+    bound=sr_bound.bound,
 )

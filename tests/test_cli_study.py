@@ -55,7 +55,10 @@ def study(tmp_path: Path, model: str, extra: str = "", run: str = "") -> Path:
         ('concurrency = "auto"\nworkers = 2\n[[runs]]\nmethod = "laser"\n', 'concurrency = "auto" paces'),
         ('concurrency = "many"\n[[runs]]\nmethod = "laser"\n', "concurrency"),
         (f'[[runs]]\nmethod = "laser"\nmodel = "{PRICED}"\nworkers = 2\nmax_cost_usd = 1\n', "budgets are kept"),
-        ('[[runs]]\nmethod = "laser"\nmax_cost_usd = 1\n', "has no known price, so a budget cannot be kept"),
+        ('[[runs]]\nmethod = "laser"\nmax_cost_usd = 1\n', "has no known price, so a dollar budget cannot be kept"),
+        ('[[runs]]\nmethod = "laser"\ntask_max_cost_usd = 1\n', "limit it by max_tokens_total or max_seconds"),
+        ('max_tokens_total = 1.5\n[[runs]]\nmethod = "laser"\n', "max_tokens_total must be a whole number of tokens"),
+        ('[[runs]]\nmethod = "laser"\ntask_max_seconds = -1\n', "task_max_seconds must be a positive number"),
         (f'max_cost_usd = nan\n[[runs]]\nmethod = "laser"\nmodel = "{PRICED}"\n', "max_cost_usd must be a positive"),
         (f'[[runs]]\nmethod = "laser"\nmodel = "{PRICED}"\ntask_max_cost_usd = nan\n', "task_max_cost_usd must be"),
         ('checkpoint = 5\n[[runs]]\nmethod = "laser"\n', "checkpoint"),
@@ -119,7 +122,8 @@ def test_repeats_run_on_distinct_threads_and_a_second_run_continues(tmp_path):
     lines = (tmp_path / "c.jsonl").read_text().splitlines()
     assert len(lines) == sum(r["model_calls"] for k in (1, 2) for r in rows[k])
     records = [json.loads(line) for line in (out / "journal.jsonl").read_text().splitlines()]
-    assert [r["event"] for r in records] == ["session", "plan", "run", "ran", "run", "ran", "finished"]
+    # the repeats run at once: both begin before either ends
+    assert [r["event"] for r in records] == ["session", "plan", "run", "run", "ran", "ran", "finished"]
     began = [r for r in records if r["event"] == "run"]  # each repeat's journal entry says what produced it
     assert all(r["provenance"]["code"] == rows[1][0]["provenance"]["code"] for r in began)
     assert {"commit", "packages", "prompts", "python", "version"} <= set(began[0]["provenance"])
@@ -166,21 +170,85 @@ def test_a_changed_run_is_refused_and_an_added_run_is_welcome(tmp_path):
     assert len(read_rows(out / "results" / "more.r1.jsonl")) == 1
 
 
-def test_a_dry_run_estimates_from_limits_then_from_earlier_rows_and_writes_nothing(tmp_path):
+def test_a_dry_run_needs_no_key_bounds_then_expects_from_earlier_rows_and_writes_nothing(tmp_path, monkeypatch):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    priced = study(tmp_path, PRICED, "max_cost_usd = 5.0")  # a priced model without its key
+    out = tmp_path / "out"
+    assert run_main(["study", "run", str(priced), "--out", str(out), "--dry-run"], logs=tmp_path, name="nokey") == 0
+    said, _ = output(tmp_path, "nokey")
+    bound = method_named("laser").bound(LaserContext(model=PRICED, env="webshop"))
+    assert bound is not None and f"1 task runs; at most {bound.calls} model calls" in said
+    assert "no expectation yet" in said and "the study's max_cost_usd ($5.0000) cannot be set against run 1" in said
+    # a real run needs the key
+    assert run_main(["study", "run", str(priced), "--out", str(out)], logs=tmp_path, name="key") == 2
+    assert "no OpenAI key" in output(tmp_path, "key")[1] and not out.exists()
+
     model = write_demo_script(tmp_path / "demo.jsonl")
     spec = study(tmp_path, model)
-    out = tmp_path / "out"
     assert run_main(["study", "run", str(spec), "--out", str(out), "--dry-run"], logs=tmp_path, name="dry") == 0
     said, _ = output(tmp_path, "dry")
-    assert f"laser-webshop: laser on webshop, {model}, x1: {TASK}" in said
-    assert "from the method's limits" in said and not out.exists()
+    assert f"laser-webshop: laser on webshop, {model}, x1: {TASK}" in said and not out.exists()
     assert run_main(["study", "run", str(spec), "--out", str(out)], logs=tmp_path, name="ran") == 0
-    spec2 = study(tmp_path, model, "repeats = 3")  # two repeats to go, priced by the first one's row
+    assert "no expectation yet" in output(tmp_path, "ran")[0]  # a real run prints the estimate first
+    (row,) = read_rows(out / "results" / "laser-webshop.r1.jsonl")
+    spec2 = study(tmp_path, model, "repeats = 3\nmax_tokens_total = 1000000")  # two repeats to go
     assert run_main(["study", "run", str(spec2), "--out", str(out), "--dry-run"], logs=tmp_path, name="dry2") == 0
     said, _ = output(tmp_path, "dry2")
-    calls = read_rows(out / "results" / "laser-webshop.r1.jsonl")[0]["model_calls"]
-    assert f"2 task runs, ~{2 * calls} model calls" in said and "from 1 earlier rows of this configuration" in said
+    tokens = 2 * (row["input_tokens"] + row["output_tokens"])
+    assert f"2 task runs; at most {2 * bound.calls} model calls" in said
+    assert f"expected ~{2 * row['model_calls']} model calls, ~{2 * row['input_tokens']} in" in said
+    assert "from 1 earlier rows of this configuration" in said
+    assert f"the study's max_tokens_total (1000000 tokens) holds: {tokens} tokens expected in all" in said
+    spec3 = study(tmp_path, model, f"repeats = 3\nmax_tokens_total = {tokens // 2}")
+    assert run_main(["study", "run", str(spec3), "--out", str(out), "--dry-run"], logs=tmp_path, name="dry3") == 0
+    assert "stops it during run 1 of 1 (laser-webshop), as expected" in output(tmp_path, "dry3")[0]
     assert not (out / "results" / "laser-webshop.r2.jsonl").exists()
+
+
+def test_progress_failed_tasks_reasons_and_reused_rows_are_shown(tmp_path):
+    model = write_demo_script(tmp_path / "demo.jsonl")
+    short = write_demo_script(tmp_path / "short.jsonl", 2)  # runs out after two replies: its run errors
+    second = f'\n[[runs]]\nmethod = "laser"\nlabel = "short"\nmodel = "{short}"\ntasks = "{TASK}"\n'
+    spec = study(tmp_path, model, run=second)
+    out = tmp_path / "out"
+    assert run_main(["study", "run", str(spec), "--out", str(out)], logs=tmp_path, name="first") == 1
+    _, err = output(tmp_path, "first")
+    assert "study s: 100%" in err and "calls=" in err and "tokens=" in err  # unpriced: tokens, not dollars
+    (bad,) = read_rows(out / "results" / "short.r1.jsonl")
+    assert f"  error  task {TASK}: {bad['error']}" in err and bad["error"]
+    assert run_main(["study", "run", str(spec), "--out", str(out)], logs=tmp_path, name="again") == 1
+    said, _ = output(tmp_path, "again")
+    assert "reused 1 finished rows of earlier sessions; 1 task runs to do" in said
+
+
+def test_token_and_second_budgets_limit_an_unpriced_model(tmp_path):
+    model = write_demo_script(tmp_path / "demo.jsonl")
+    out = tmp_path / "out"
+    spec = study(tmp_path, model, "task_max_tokens_total = 1000")
+    assert run_main(["study", "run", str(spec), "--out", str(out)], logs=tmp_path, name="task") == 3
+    (row,) = read_rows(out / "results" / "laser-webshop.r1.jsonl")
+    assert row["error"].startswith("BudgetReached: task") and "(task_max_tokens_total)" in row["error"]
+    spent = int(row["error"].split(" spent ")[1].split(" tokens")[0])
+    assert spent >= 1000 and row["model_calls"] < len(REPLIES)  # refused at the call after the budget was spent
+    assert "stopped: task_max_tokens_total (1 tasks) reached" in output(tmp_path, "task")[1]
+
+    more = write_demo_script(tmp_path / "more.jsonl")  # a second run at once: the study's budget stops both
+    second = f'\n[[runs]]\nmethod = "laser"\nlabel = "more"\nmodel = "{more}"\ntasks = "{TASK}"\n'
+    spec = study(tmp_path, model, "max_tokens_total = 1500", run=second)
+    out = tmp_path / "out2"
+    assert run_main(["study", "run", str(spec), "--out", str(out)], logs=tmp_path, name="study") == 3
+    _, err = output(tmp_path, "study")
+    assert "stopped: the study's max_tokens_total (1500 tokens) reached" in err and "Traceback" not in err
+    for label in ("laser-webshop", "more"):
+        assert read_rows(out / "results" / f"{label}.r1.jsonl") == []  # stopped in flight: no row
+
+    spec = study(tmp_path, model, "task_max_seconds = 0.000001")
+    out = tmp_path / "out3"
+    assert run_main(["study", "run", str(spec), "--out", str(out)], logs=tmp_path, name="seconds") == 3
+    (row,) = read_rows(out / "results" / "laser-webshop.r1.jsonl")
+    assert "of its 1e-06 s budget (task_max_seconds)" in row["error"]  # refused at its second call
+    assert float(row["error"].split(" spent ")[1].split(" s ")[0]) > 0.000001 and row["model_calls"] < len(REPLIES)
 
 
 EXPENSIVE = 100_000  # prompt tokens per reply: $0.015 a call at gpt-4o-mini's list price
@@ -283,7 +351,8 @@ def test_the_matrix_study_continues_after_a_kill_with_complete_rows_a_report_and
         child.send_signal(signal.SIGKILL)
     finally:
         child.wait()
-    assert not events_of(out, "ran")  # killed in the first run (its task cannot end in under 4.8 s)
+    # killed in LASER's demo (its task cannot end in under 4.8 s; the other runs, at once, may have ended)
+    assert "laser-webshop-demo" not in {e["label"] for e in events_of(out, "ran")}
     assert read_rows(out / "results" / "laser-webshop-demo.r1.jsonl") == []
 
     assert run_main(["study", "run", str(spec), "--out", str(out)], logs=tmp_path, name="continued") == 0

@@ -163,6 +163,13 @@ class WebArenaEnv(Env):
         template = webarena_tasks.load_configs().get(task_id, {}).get("intent_template_id")
         return {} if template is None else {"intent_template_id": template}
 
+    @classmethod
+    def judge_calls(cls, task_id: str) -> int:
+        """One fuzzy_match question per reference its string_match gives (one for "N/A")."""
+        answers = webarena_tasks.load_configs().get(task_id, {}).get("eval", {}).get("reference_answers") or {}
+        fuzzy = answers.get("fuzzy_match") or []
+        return 1 if fuzzy == "N/A" else len(fuzzy)
+
     async def reset(self, task_id: str) -> Observation:
         """The task's start pages in a fresh context; if Chromium died meanwhile, opened once more."""
         return await self._guard.reset(lambda: self._reset(task_id))

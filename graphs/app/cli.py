@@ -556,8 +556,19 @@ def build_parser(method: Method | None = None) -> Parser:
     st_sub = st.add_subparsers(dest="action", required=True, parser_class=Parser)
     st_run = st_sub.add_parser("run", help="run (or continue) the study SPEC.toml into its folder")
     st_run.add_argument("spec", metavar="SPEC.toml")
-    st_run.add_argument("--dry-run", action="store_true", help="print each run's tasks and estimated cost; run nothing")
+    st_run.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="print each run's tasks and the bound and expectation of its calls, tokens, cost and time; "
+        "run nothing (needs no key)",
+    )
     st_run.add_argument("--out", metavar="DIR", help="the study's folder (default studies/NAME in introspect's home)")
+    st_run.add_argument(
+        "--earlier",
+        action="append",
+        metavar="RESULTS.jsonl",
+        help="earlier results whose rows of the same configuration give the estimate's expectation (repeatable)",
+    )
     st_run.set_defaults(handler=_lazy("study.command", "cmd_run"))
     st_status = st_sub.add_parser("status", help="progress per run and repeat of the study in DIR")
     st_status.add_argument("folder", metavar="DIR")

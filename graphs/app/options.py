@@ -62,10 +62,16 @@ FLAGS = {
 
 
 def context_from(
-    args: argparse.Namespace, method: Method, base: Context | None = None, *, model_named: str = ""
+    args: argparse.Namespace,
+    method: Method,
+    base: Context | None = None,
+    models: bool = True,
+    *,
+    model_named: str = "",
 ) -> Context:
     """The run's settings, in the method's own class, from the command line (over ``base``,
-    a thread's own settings, when continuing one), validated and with its model checked.
+    a thread's own settings, when continuing one), validated and with its model checked
+    (``models=False``: its spec's form only, for a dry run that needs no key).
 
     ``model_named``: how a command that runs many tasks names its model (``--model``); it
     refuses to fall back on the embedded 135M model (``run`` does, saying so), since hundreds
@@ -103,7 +109,12 @@ def context_from(
         except ValueError as exc:
             raise UsageError(str(exc)) from None
     context = settings(**values)
-    check_model(context)
+    if models:
+        check_model(context)
+    else:
+        from nodes.llm import parse_spec
+
+        parse_spec(context.model)
     method.check(context, False)  # settings that contradict each other (AutoPlan's few_shot)
     return context
 

@@ -18,7 +18,7 @@ from graphs.app.options import called_models
 from graphs.app.runlock import results_lock
 from graphs.app.study import journal
 from graphs.app.study.budget import BudgetReached
-from graphs.app.study.estimate import estimate
+from graphs.app.study.estimate import against_budgets, estimate
 from graphs.app.study.run import (
     SPEC,
     STOPPED,
@@ -40,14 +40,18 @@ from nodes.usage import dollars, sum_costs
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    study = load(Path(args.spec))
+    study = load(Path(args.spec), models=not args.dry_run)  # a dry run needs no key
     folder = folder_of(study, args.out)
     check_continuation(study, folder)
+    earlier = [Path(p) for p in args.earlier or []]
     if args.dry_run:
-        return dry_run(study, folder)
+        forecast(study, folder, earlier)
+        say(f"study {study.name}: nothing was run or written")
+        return 0
     from nodes.served import check_served  # the model stack loads only when a command runs
 
     asyncio.run(check_served(study_models(study)))  # every model of every run, before anything is written
+    forecast(study, folder, earlier)
     (folder / "results").mkdir(parents=True, exist_ok=True)
     with results_lock(folder / journal.NAME, "give another --out"):  # one process per study (graphs.app.runlock)
         (folder / SPEC).write_text(study.text, encoding="utf-8")
@@ -88,10 +92,11 @@ def _ending(study: Study, folder: Path, outcome: Outcome, args: argparse.Namespa
         warn(outcome.signal.line("", f"run `{again}` to continue"))
         return outcome.signal.exit_status()
     if outcome.stopped or task_budget:
-        which = outcome.stopped or f"task_max_cost_usd ({len(task_budget)} tasks)"
+        which = outcome.stopped or f"{_task_budget(task_budget[0][3])} ({len(task_budget)} tasks)"
         journal.append(folder, "stopped", reason=f"{which} reached", spent_usd=round(outcome.spent, 6))
         warn(
-            f"introspect: stopped: {which} reached; the study has spent ${outcome.spent:.4f} and its "
+            f"introspect: stopped: {which} reached; the study has spent ${outcome.spent:.4f} "
+            f"({outcome.tokens:.0f} tokens, {outcome.seconds:.0f} task-seconds) and its "
             f"tasks in flight are checkpointed. To continue, raise the budget in {args.spec} and run `{again}`"
         )
         return STOPPED
@@ -102,17 +107,34 @@ def _ending(study: Study, folder: Path, outcome: Outcome, args: argparse.Namespa
     return 0
 
 
-def dry_run(study: Study, folder: Path) -> int:
-    """Each run's tasks and what they would cost; nothing is written."""
-    costs: list[float | None] = []
+def _task_budget(error: str) -> str:
+    """The task budget a ``BudgetReached`` row names: "task_max_tokens_total"."""
+    return error.rpartition("(")[2].rstrip(")") or "a task's budget"
+
+
+def forecast(study: Study, folder: Path, earlier: list[Path]) -> None:
+    """Each run's tasks, the bound and the expectation of what they will spend, and where
+    the expectation meets the study's budgets (read only: nothing is written)."""
+    for path in earlier:
+        if not path.is_file():
+            raise StudyError(f"--earlier {path}: no such results file")
+    guesses = []
     for run in study.runs:
         shown = ", ".join(run.tasks[:5]) + (f", ... ({len(run.tasks)} tasks)" if len(run.tasks) > 5 else "")
         say(f"{run.label}: {run.method.name} on {run.context.env}, {run.context.model}, x{run.repeats}: {shown}")
-        guess = estimate(run, folder)
-        say(f"  {guess.line()}")
-        costs.append(guess.cost_usd)
-    say(f"study {study.name}: ~{dollars(sum_costs(costs))} in all; nothing was run or written")
-    return 0
+        guess = estimate(run, folder, earlier)
+        for line in guess.lines(run.concurrency if isinstance(run.concurrency, int) else 1):
+            say(f"  {line}")
+        guesses.append(guess)
+    known = [g.expected for g in guesses if g.expected]
+    bounded = sum(g.bound.calls for g in guesses if g.bound)
+    calls, tokens = sum(e.calls for e in known), sum(e.input_tokens + e.output_tokens for e in known)
+    cost = dollars(sum_costs(e.cost_usd for e in known))
+    of = f" ({len(known)} of {len(guesses)} runs)" if len(known) < len(guesses) else ""
+    expected = f"expected ~{calls:.0f} calls, ~{tokens:.0f} tokens, {cost}{of}"
+    say(f"study {study.name}: at most {bounded} model calls; {expected}")
+    for line in against_budgets(study, guesses):
+        say(f"  {line}")
 
 
 def cmd_status(args: argparse.Namespace) -> int:

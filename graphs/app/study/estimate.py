@@ -1,105 +1,171 @@
-"""What a study would spend, for ``study run --dry-run``: model calls, tokens and cost per run.
+"""What a study would spend, for ``study run --dry-run`` and before a real run: two figures per run.
 
-Two sources, the better first. Rows of the same configuration already written (the study's
-own results files, and ``eval``'s default ``results/`` folder): their mean per task, times the
-tasks and repeats to run. Otherwise the method's limits: one acting call per action its
-limits allow (``max_actions``, times ``max_trials`` or ``max_episodes`` where it has them),
-each sending the method's prompt text (every prompt file, four characters a token) and
-receiving ``max_tokens``, priced by genai-prices: a ceiling real runs seldom reach (they end
-sooner and answer shorter), though it leaves out the observations' size. The line says
-which source it used.
+The bound: the most the runs can spend, never exceeded. Each method declares its cost
+structure (``Method.bound``, nodes.bound: the calls one task can make at the configuration's
+limits, and the largest reply a call may ask for); an env that judges answers with a model
+(``judge`` not off) adds one call per episode. Calls and output tokens are bounded; input
+tokens are not, before a run: they grow with the pages the env shows.
+
+The expectation: the mean per task of earlier rows of the same configuration (method, env,
+model, settings fingerprint), from the study's own results files, ``eval``'s ``results/``
+folder and any results file given (``--earlier``), times the task runs still to do; with the
+time those tasks take at the tokens per second the rows measured. Without earlier rows there
+is none: the bound is what is known.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from envs.base import JudgedEnv, make_env
 from graphs.app.evaluate import fingerprint, read_rows
-from graphs.app.study.spec import Run
+from graphs.app.study.budget import KEYS, amount
+from graphs.app.study.spec import Run, Study
 from nodes.usage import cost, dollars
 
-LIMITS = ("max_trials", "max_episodes")  # multiply the actions allowed per trial or episode
+
+@dataclass
+class Bound:
+    calls: int
+    output_tokens: int
+    cost_usd: float | None  # the output's price alone (input is not bounded); None: unpriced
+
+    def line(self) -> str:
+        return f"at most {self.calls} model calls, {self.output_tokens} output tokens (input: not bounded before a run)"
+
+
+@dataclass
+class Expectation:
+    calls: float
+    input_tokens: float
+    output_tokens: float
+    cost_usd: float | None
+    seconds: float | None  # task-seconds, at the measured tokens per second
+    rows: int
+
+    def line(self, concurrency: int) -> str:
+        time = ""
+        if self.seconds is not None:
+            time = f", ~{self.seconds / concurrency:.0f} s at {concurrency} in flight"
+        return (
+            f"expected ~{self.calls:.0f} model calls, ~{self.input_tokens:.0f} in / ~{self.output_tokens:.0f} out "
+            f"tokens, ~{dollars(self.cost_usd)}{time} (from {self.rows} earlier rows of this configuration)"
+        )
+
+    def spending(self) -> dict[str, float | None]:
+        """In each budget's kind."""
+        return {"cost_usd": self.cost_usd, "tokens": self.input_tokens + self.output_tokens, "seconds": self.seconds}
 
 
 @dataclass
 class Estimate:
     tasks: int  # task runs still to do: tasks x repeats without a finished row
-    calls: float
-    input_tokens: float
-    output_tokens: float
-    cost_usd: float | None
-    source: str
+    bound: Bound | None  # None: the method declares no cost structure
+    expected: Expectation | None  # None: no earlier rows of this configuration
 
-    def line(self) -> str:
-        return (
-            f"{self.tasks} task runs, ~{self.calls:.0f} model calls, ~{self.input_tokens:.0f} in / "
-            f"~{self.output_tokens:.0f} out tokens, ~{dollars(self.cost_usd)} ({self.source})"
+    def lines(self, concurrency: int) -> list[str]:
+        out = [
+            f"{self.tasks} task runs; " + (self.bound.line() if self.bound else "no bound: the method declares none")
+        ]
+        out.append(
+            self.expected.line(concurrency)
+            if self.expected
+            else "no expectation yet: no earlier rows of this configuration"
         )
+        return out
 
 
-def estimate(run: Run, folder: Path) -> Estimate:
+def estimate(run: Run, folder: Path, earlier: Iterable[Path] = ()) -> Estimate:
     """The estimate of what ``run``'s unfinished task runs will spend."""
     todo = 0
     for repeat in range(1, run.repeats + 1):
         done = {r["task_id"] for r in read_rows(folder / run.results(repeat)) if not r.get("error")}
         todo += sum(1 for t in run.tasks if t not in done)
-    earlier = similar_rows(run, [*(folder / "results").glob("*.jsonl"), *Path("results").glob("*.jsonl")])
-    if earlier:
-        n = len(earlier)
+    files = [*(folder / "results").glob("*.jsonl"), *Path("results").glob("*.jsonl"), *earlier]
+    return Estimate(todo, bound_of(run, todo), expectation(similar_rows(run, files), todo))
 
-        def mean(key: str) -> float:
-            return sum(float(r.get(key) or 0) for r in earlier) / n
 
-        priced = all(r.get("cost_usd") is not None for r in earlier)
-        return Estimate(
-            todo,
-            mean("model_calls") * todo,
-            mean("input_tokens") * todo,
-            mean("output_tokens") * todo,
-            mean("cost_usd") * todo if priced else None,
-            f"from {n} earlier rows of this configuration",
-        )
-    calls = acting_calls(run)
-    tokens_in = prompt_tokens(run)
-    tokens_out = int(run.context.max_tokens)
-    per_call = cost(run.context.model, tokens_in, tokens_out)
-    return Estimate(
-        todo,
-        calls * todo,
-        calls * tokens_in * todo,
-        calls * tokens_out * todo,
-        None if per_call is None else per_call * calls * todo,
-        "at most, from the method's limits and prompt sizes",
+def bound_of(run: Run, todo: int) -> Bound | None:
+    """The method's declared bound per task, times the task runs still to do, with the judge's
+    calls at the end of each episode where the env judges answers with a model."""
+    declared = run.method.bound(run.context)
+    if declared is None:
+        return None
+    env = make_env(run.context.env, **run.context.env_settings())  # a task list's env: nothing started
+    judged = isinstance(env, JudgedEnv) and env.judge_model is not None
+    judge = max((type(env).judge_calls(t) for t in run.tasks), default=0) if judged else 0
+    calls = (declared.calls + declared.episodes * judge) * todo
+    out = calls * declared.output_tokens
+    return Bound(calls, out, cost(run.context.model, 0, out))
+
+
+def expectation(rows: list[dict[str, Any]], todo: int) -> Expectation | None:
+    """The mean per task of ``rows``, times ``todo``; time at the rows' tokens per second."""
+    if not rows:
+        return None
+
+    def total(key: str) -> float:
+        return sum(float(r.get(key) or 0) for r in rows)
+
+    n = len(rows)
+    tokens, seconds = total("input_tokens") + total("output_tokens"), total("seconds")
+    per_second = tokens / seconds if seconds > 0 else None
+    priced = all(r.get("cost_usd") is not None for r in rows)
+    tokens_in, tokens_out = total("input_tokens") / n * todo, total("output_tokens") / n * todo
+    return Expectation(
+        calls=total("model_calls") / n * todo,
+        input_tokens=tokens_in,
+        output_tokens=tokens_out,
+        cost_usd=total("cost_usd") / n * todo if priced else None,
+        seconds=(tokens_in + tokens_out) / per_second if per_second else None,
+        rows=n,
     )
 
 
 def similar_rows(run: Run, files: list[Path]) -> list[dict[str, Any]]:
-    """Rows without error of ``run``'s configuration (method, env, model, settings) in ``files``."""
+    """Rows without error of ``run``'s configuration (method, env, model, settings) in ``files``,
+    each row once (a file named twice, or both in the folder and given, counts once)."""
     want = (run.method.name, run.context.env, run.context.model, fingerprint(run.method, run.context))
+    seen = dict.fromkeys(p.resolve() for p in files if p.is_file())
     return [
         row
-        for path in dict.fromkeys(files)
+        for path in seen
         for row in read_rows(path)
         if (row.get("method"), row.get("env"), row.get("model"), row.get("fingerprint")) == want
         and not row.get("error")
+        and not row.get("from_checkpoint")  # reported from a finished thread: its seconds are not its own
     ]
 
 
-def acting_calls(run: Run) -> int:
-    """Actions the method's limits allow one task (one model call each)."""
-    actions: Any = getattr(run.context, "max_actions", 1)
-    if isinstance(actions, dict):
-        actions = actions.get(run.context.env, max(actions.values()))
-    calls = int(actions)
-    for name in LIMITS:
-        calls *= int(getattr(run.context, name, 1))
-    return calls
-
-
-def prompt_tokens(run: Run) -> int:
-    """The method's prompt text in tokens (four characters each), as one call's input."""
-    if run.method.prompts is None:
-        return 0
-    return sum(len(p.read_text(encoding="utf-8")) for p in run.method.prompts.root.rglob("*.md")) // 4
+def against_budgets(study: Study, estimates: list[Estimate]) -> list[str]:
+    """Where the expectation meets each budget: the study's, in the order of its runs ("the
+    study's max_cost_usd ($5.0000) stops it during run 2 of 3 (label)"), and each run's."""
+    lines = []
+    for kind, limit in study.budget.given().items():
+        total, line = 0.0, ""
+        for number, guess in enumerate(estimates, 1):
+            expected = guess.expected.spending()[kind] if guess.expected else None
+            if expected is None:
+                line = f"cannot be set against run {number} ({study.runs[number - 1].label}): no expectation yet"
+                break
+            total += expected
+            if total >= limit:
+                line = f"stops it during run {number} of {len(estimates)} ({study.runs[number - 1].label}), as expected"
+                break
+        else:
+            line = f"holds: {amount(kind, total)} expected in all"
+        lines.append(f"the study's {KEYS[kind]} ({amount(kind, limit)}) {line}")
+    for run, guess in zip(study.runs, estimates):
+        for kind, limit in run.budget.given().items():
+            expected = guess.expected.spending()[kind] if guess.expected else None
+            verdict = (
+                "cannot be set against it: no expectation yet"
+                if expected is None
+                else ("stops it, as expected" if expected >= limit else "holds")
+                + f" ({amount(kind, expected)} expected)"
+            )
+            lines.append(f"run {run.label}'s {KEYS[kind]} ({amount(kind, limit)}) {verdict}")
+    return lines

@@ -8,8 +8,9 @@ tasks, resumes unfinished threads and tries errored tasks again. A spec changed 
 folder's last session is refused unless it only adds runs (or changes what decides no
 outcome: repeats, concurrency, budgets, workers, server).
 
-Runs go one after another, each with its own concurrency, so a budget stops the study at
-a clear point and the journal reads in order.
+The runs and repeats run at once, each with its own concurrency, and all of them together
+with at most the study's (the largest a run gives) task runs in flight; a run's budget stops
+that run, the study's stops them all.
 """
 
 from __future__ import annotations
@@ -40,7 +41,8 @@ from graphs.app.runlock import database_lock
 from graphs.app.runner import outcome_of
 from graphs.app.stopping import Stop, stopping_on_signals
 from graphs.app.study import journal
-from graphs.app.study.budget import Purse, RunMeter
+from graphs.app.study.budget import Purse, RunMeter, spending
+from graphs.app.study.progress import Progress
 from graphs.app.study.spec import FREE, Run, Study, StudyError
 from nodes.usage import METER, dollars, sum_costs
 
@@ -93,23 +95,26 @@ def check_continuation(study: Study, folder: Path) -> None:
             )
 
 
-def spent_before(study: Study, folder: Path) -> dict[str, float]:
-    """Each run's spending so far: the cost of each task's latest row, over its repeats."""
+def spent_before(study: Study, folder: Path) -> dict[str, dict[str, float]]:
+    """Each run's spending so far in each budget's kind: each task's latest row, over its repeats."""
     spent = {}
     for run in study.runs:
-        total = 0.0
+        total = Purse(run.budget)
         for repeat in range(1, run.repeats + 1):
             latest = {str(r["task_id"]): r for r in read_rows(folder / run.results(repeat))}
-            total += sum(float(r.get("cost_usd") or 0.0) for r in latest.values())
-        spent[run.label] = total
+            for row in latest.values():
+                total.add(spending(row))
+        spent[run.label] = total.spent
     return spent
 
 
 @dataclass
 class Outcome:
     summaries: list[tuple[str, int, Summary]]
-    stopped: str  # which budget stopped the study ("" when none did)
-    spent: float
+    stopped: str  # which budget stopped the study or a run ("" when none did)
+    spent: float  # dollars
+    tokens: float = 0.0  # input plus output, and task-seconds: what the token and second budgets count
+    seconds: float = 0.0
     signal: Stop | None = None  # a SIGINT/SIGTERM that drained the study (graphs.app.stopping)
 
 
@@ -132,68 +137,139 @@ async def execute(study: Study, folder: Path, say: Callable[[str], None]) -> Out
         return await _execute(study, folder, say, stop)
 
 
+def in_flight(study: Study) -> int:
+    """The study's concurrency: task runs in flight across all its runs, the largest a run asks
+    for (a run's own concurrency still limits that run; "auto" runs pace themselves)."""
+    return max((r.concurrency for r in study.runs if isinstance(r.concurrency, int)), default=4)
+
+
 async def _execute(study: Study, folder: Path, say: Callable[[str], None], stop: Stop) -> Outcome:
     checkpoint = checkpoint_url(folder, study.checkpoint)
     before = await asyncio.to_thread(spent_before, study, folder)
-    purse = Purse(study.max_cost_usd, sum(before.values()))
+    purse = Purse(study.budget)
+    for spent in before.values():
+        purse.add(spent)
+    purses = {run.label: Purse(run.budget, dict(before[run.label])) for run in study.runs}
+    # which rows stand, and the provenance (code, prompts, packages) the journal records: worked out once
+    plans = [
+        (run, k, await reused(run.method, run.context, folder / run.results(k), run.tasks))
+        for run in study.runs
+        for k in range(1, run.repeats + 1)
+    ]
+    for run, _, reuse in plans:
+        for line in reuse.notes(run.label):
+            warn(line)
+    total = sum(len(run.tasks) for run, _, _ in plans)
+    kept = sum(len(reuse.finished) for _, _, reuse in plans)
+    if kept:
+        say(f"reused {kept} finished rows of earlier sessions; {total - kept} task runs to do")
+    gate = asyncio.Semaphore(in_flight(study))
+    progress = Progress(total, kept, study.name)
+    evaluations: dict[tuple[str, int], asyncio.Task[None]] = {}
+
+    meters: dict[tuple[str, int], RunMeter] = {}
+
+    def halt(label: str, repeat: int, everything: bool) -> None:
+        """Cancel the evaluation whose budget was reached, or (the study's) every one, each
+        meter told why, so that its evaluation ends with the rows written so far."""
+        why = meters[(label, repeat)].reached
+        for key, task in evaluations.items():
+            if everything or key == (label, repeat):
+                if key in meters:
+                    meters[key].reached = meters[key].reached or why
+                task.cancel()
+
     summaries: list[tuple[str, int, Summary]] = []
-    for run in study.runs:
-        run_purse = Purse(run.max_cost_usd, before[run.label])
-        for repeat in range(1, run.repeats + 1):
-            if purse.reached() or run_purse.reached():
-                which = purse.name("the study's") if purse.reached() else run_purse.name(f"run {run.label}'s")
-                return Outcome(summaries, which, purse.spent)
-            # which rows stand, and the provenance (code, prompts, packages) the journal records: worked out once
-            reuse = await reused(run.method, run.context, folder / run.results(repeat), run.tasks)
-            made_by = reuse.provenance.to_dict()
-            await asyncio.to_thread(journal.append, folder, "run", label=run.label, repeat=repeat, provenance=made_by)
-            summary, reached = await _evaluate(run, repeat, folder, checkpoint, purse, run_purse, stop, reuse)
-            if stop.requested:
-                return Outcome(summaries, "", purse.spent, stop)
-            await asyncio.to_thread(
-                journal.append, folder, "ran", label=run.label, repeat=repeat, summary=_summary_record(summary)
-            )
-            say(f"{run.label} r{repeat}: {_summary_line(summary)}")
-            summaries.append((run.label, repeat, summary))
-            if reached:
-                return Outcome(summaries, reached, purse.spent)
-    return Outcome(summaries, "", purse.spent)
+    stopped: list[str] = []
+    saver: Any = None  # the study's checkpointer, once open
+
+    async def one(run: Run, repeat: int, reuse: Reuse) -> None:
+        run_purse = purses[run.label]
+        if purse.reached() or run_purse.reached():
+            stopped.append(purse.name("the study's") if purse.reached() else run_purse.name(f"run {run.label}'s"))
+            return
+        made_by = reuse.provenance.to_dict()
+        await asyncio.to_thread(journal.append, folder, "run", label=run.label, repeat=repeat, provenance=made_by)
+        meter = RunMeter(purse, run_purse, run.task_budget, lambda everything: halt(run.label, repeat, everything))
+        meters[(run.label, repeat)] = meter
+        summary, reached = await _evaluate(
+            run, repeat, folder, (checkpoint, saver), meter, stop, reuse, gate, progress.row
+        )
+        if stop.requested:
+            return
+        await asyncio.to_thread(
+            journal.append, folder, "ran", label=run.label, repeat=repeat, summary=_summary_record(summary)
+        )
+        progress.write(f"{run.label} r{repeat}: {_summary_line(summary)}")
+        for task, error in summary.errors:  # each failed task's reason, as eval prints it
+            progress.write(f"  error  task {task}: {error}")
+        summaries.append((run.label, repeat, summary))
+        if reached:
+            stopped.append(reached)
+
+    try:
+        async with contextlib.AsyncExitStack() as stack:
+            # one checkpointer for every run here (SQLite takes one opener at a time); none for a server's
+            if any(not run.server for run in study.runs):
+                saver = await stack.enter_async_context(open_checkpointer(checkpoint))
+            for run, repeat, reuse in plans:
+                evaluations[(run.label, repeat)] = asyncio.create_task(one(run, repeat, reuse))
+            ended = await asyncio.gather(*evaluations.values(), return_exceptions=True)
+        for failure in ended:  # a run cancelled by the study's budget before it began ended without a summary
+            if isinstance(failure, BaseException) and not isinstance(failure, asyncio.CancelledError):
+                raise failure
+    finally:
+        progress.close()
+    which = "" if stop.requested else (stopped[0] if stopped else "")
+    spent = purse.spent
+    return Outcome(
+        summaries,
+        which,
+        spent["cost_usd"],
+        tokens=spent["tokens"],
+        seconds=spent["seconds"],
+        signal=stop if stop.requested else None,
+    )
 
 
 async def _evaluate(
-    run: Run, repeat: int, folder: Path, checkpoint: str, purse: Purse, run_purse: Purse, drain: Stop, reuse: Reuse
+    run: Run,
+    repeat: int,
+    folder: Path,
+    checkpoint: tuple[str, Any],
+    meter: RunMeter,
+    drain: Stop,
+    reuse: Reuse,
+    gate: asyncio.Semaphore,
+    on_row: Callable[[dict[str, Any]], None],
 ) -> tuple[Summary, str]:
-    """One repeat of one run through the evaluation, metered; the summary, and which budget
-    stopped it ("" when none did)."""
+    """One repeat of one run through the evaluation, metered, each task holding a place of the
+    study's ``gate``; the summary, and which budget stopped it ("" when none did)."""
     results = folder / run.results(repeat)
-    evaluation: asyncio.Task[Summary] | None = None
-
-    def stop() -> None:
-        if evaluation is not None:
-            evaluation.cancel()
-
-    meter = RunMeter(purse, run_purse, run.task_max_cost_usd, stop)
     token = METER.set(meter)  # the evaluation's tasks copy this context: their calls are metered
     try:
-        held = database_lock("" if run.server else checkpoint, eval_thread_id(run.method, run.context, "*", repeat))
+        held = database_lock("" if run.server else checkpoint[0], eval_thread_id(run.method, run.context, "*", repeat))
         async with held, _runner(run, repeat, checkpoint, meter, drain) as (saver, runner, concurrency):
-            evaluation = asyncio.create_task(
-                evaluate(
+
+            async def gated(task_id: str) -> dict[str, Any] | None:
+                async with gate:
+                    return await runner(task_id)
+
+            try:
+                summary = await evaluate(
                     run.method,
                     run.context,
                     run.tasks,
                     results,
                     saver,
                     concurrency,
-                    run=runner,
+                    on_row,
+                    run=gated,
                     repeat=repeat,
                     label=run.label,
                     stop=drain,
                     reuse=reuse,
                 )
-            )
-            try:
-                summary = await evaluation
             except asyncio.CancelledError:
                 if not meter.reached:
                     raise
@@ -206,10 +282,12 @@ async def _evaluate(
 
 @contextlib.asynccontextmanager
 async def _runner(
-    run: Run, repeat: int, checkpoint: str, meter: RunMeter, drain: Stop
-) -> AsyncIterator[tuple[Any, Callable[[str], Awaitable[dict[str, Any] | None]] | None, int | Pacer]]:
+    run: Run, repeat: int, checkpoint: tuple[str, Any], meter: RunMeter, drain: Stop
+) -> AsyncIterator[tuple[Any, Callable[[str], Awaitable[dict[str, Any] | None]], int | Pacer]]:
     """Where the run's tasks run, as ``eval`` chooses it: a LangGraph server, worker
-    processes, or here (each task's spending so far seeded into the meter from its thread)."""
+    processes, or here (each task's spending so far seeded into the meter from its thread).
+    ``checkpoint``: the study's checkpoint URL and its saver, opened once for every run."""
+    url, saver = checkpoint
     if run.server:
         from graphs.app.remote import ServerEvaluation
 
@@ -220,21 +298,19 @@ async def _runner(
     elif run.workers > 1:
         from graphs.app.workers import WorkerPool
 
-        assert run.concurrency != "auto"
-        async with open_checkpointer(checkpoint):  # created once, before the workers
-            pass
-        async with WorkerPool(run.workers, run.concurrency, run.method, run.context, checkpoint, None) as pool:
+        assert run.concurrency != "auto"  # the checkpoints were created when the study opened them
+        async with WorkerPool(run.workers, run.concurrency, run.method, run.context, url, None) as pool:
             yield None, pool.run_one, run.workers * run.concurrency
     else:
-        async with open_checkpointer(checkpoint) as saver:
 
-            async def here(task_id: str) -> dict[str, Any] | None:
-                thread = eval_thread_id(run.method, run.context, task_id, repeat)
-                reached = await outcome_of(run.method, thread, saver)
-                meter.task_spent[task_id] = float((reached.state.get("usage") or {}).get("cost_usd") or 0.0)
-                return await run_one(run.method, run.context, task_id, saver, repeat, drain)
+        async def here(task_id: str) -> dict[str, Any] | None:
+            thread = eval_thread_id(run.method, run.context, task_id, repeat)
+            reached = await outcome_of(run.method, thread, saver)
+            usage = reached.state.get("usage") or {}
+            meter.task_spent[task_id] = {**spending(usage), "seconds": 0.0}
+            return await run_one(run.method, run.context, task_id, saver, repeat, drain)
 
-            yield saver, here, Pacer() if run.concurrency == "auto" else run.concurrency
+        yield saver, here, Pacer() if run.concurrency == "auto" else run.concurrency
 
 
 def _summary_record(summary: Summary) -> dict[str, Any]:

@@ -1,8 +1,9 @@
 """A study file (TOML) read into runs, every value checked before anything runs.
 
 A study names what to compare: top-level ``name`` and the defaults every run takes unless it
-gives its own (``model``, ``repeats``, ``concurrency``, ``max_cost_usd`` for the whole study,
-``task_max_cost_usd`` for each task, ``workers``, ``server``); then ``[[runs]]``, each one
+gives its own (``model``, ``repeats``, ``concurrency``, ``max_cost_usd``, ``max_tokens_total``
+and ``max_seconds`` for the whole study, ``task_max_cost_usd``, ``task_max_tokens_total`` and
+``task_max_seconds`` for each task, ``workers``, ``server``); then ``[[runs]]``, each one
 method on one env's tasks, and ``[[grid]]``, lists of methods, envs, models and setting
 values expanded into one run per combination. A run's settings are checked by the same code
 that checks ``eval --set`` (graphs.app.options), so a study refuses what ``eval`` refuses, in
@@ -24,6 +25,7 @@ from typing import Any, Literal
 from errors import UserError
 from graphs import method_named
 from graphs.app.options import context_from, task_list
+from graphs.app.study.budget import Limits
 from graphs.method import Method
 from nodes.context import Context
 
@@ -33,13 +35,15 @@ class StudyError(UserError, ValueError):
 
 
 # defaults a run inherits from the top of the study file
-DEFAULTS = ("model", "repeats", "concurrency", "task_max_cost_usd", "workers", "server")
-TOP = ("name", "max_cost_usd", "checkpoint", *DEFAULTS)
-RUN = ("method", "env", "tasks", "split", "settings", "env_options", "plan", "label", "max_cost_usd", *DEFAULTS)
+TASK_BUDGETS = ("task_max_cost_usd", "task_max_tokens_total", "task_max_seconds")
+BUDGETS = ("max_cost_usd", "max_tokens_total", "max_seconds")  # the study's, or a run's
+DEFAULTS = ("model", "repeats", "concurrency", *TASK_BUDGETS, "workers", "server")
+TOP = ("name", *BUDGETS, "checkpoint", *DEFAULTS)
+RUN = ("method", "env", "tasks", "split", "settings", "env_options", "plan", "label", *BUDGETS, *DEFAULTS)
 GRID = ("methods", "envs", "models", *(k for k in RUN if k not in ("method", "env", "model", "label")))
 # keys that decide no outcome: a study may change them between sessions (a higher budget)
 LABEL = r"[A-Za-z0-9][A-Za-z0-9._=,-]*"  # a label names files
-FREE = ("repeats", "concurrency", "max_cost_usd", "task_max_cost_usd", "workers", "server")
+FREE = ("repeats", "concurrency", *BUDGETS, *TASK_BUDGETS, "workers", "server")
 
 
 @dataclass
@@ -52,8 +56,8 @@ class Run:
     tasks: list[str]
     repeats: int
     concurrency: int | Literal["auto"]  # tasks in flight, or "auto": eval's --concurrency auto
-    max_cost_usd: float | None
-    task_max_cost_usd: float | None
+    budget: Limits  # the run's max_cost_usd, max_tokens_total, max_seconds
+    task_budget: Limits  # each task's: task_max_cost_usd, task_max_tokens_total, task_max_seconds
     workers: int
     server: str | None
     given: dict[str, Any]  # the run's table as expanded from the file (what changes a run)
@@ -67,22 +71,23 @@ class Run:
 class Study:
     name: str
     runs: list[Run]
-    max_cost_usd: float | None
+    budget: Limits  # max_cost_usd, max_tokens_total, max_seconds of the whole study
     checkpoint: str | None
     text: str  # the file as given
 
 
-def load(path: Path) -> Study:
+def load(path: Path, models: bool = True) -> Study:
     """The study in ``path``, every run checked (method, env, settings, model, tasks, budgets);
-    a ``StudyError`` (one line) on the first thing wrong."""
+    a ``StudyError`` (one line) on the first thing wrong. ``models=False`` checks each model's
+    spec but not its key or script (a dry run)."""
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise StudyError(f"cannot read study file {path}: {exc.strerror}") from None
-    return parse(text, str(path))
+    return parse(text, str(path), models)
 
 
-def parse(text: str, where: str) -> Study:
+def parse(text: str, where: str, models: bool = True) -> Study:
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -97,11 +102,11 @@ def parse(text: str, where: str) -> Study:
     if not tables:
         raise StudyError(f"study {where}: no [[runs]] or [[grid]]: nothing to run")
     labels = unique_labels(tables)
-    runs = [_run(table, label, data, f"study {where}: run {label!r}") for table, label in zip(tables, labels)]
+    runs = [_run(table, label, data, f"study {where}: run {label!r}", models) for table, label in zip(tables, labels)]
     return Study(
         name=name,
         runs=runs,
-        max_cost_usd=_budget(data.get("max_cost_usd"), f"study {where}: max_cost_usd"),
+        budget=_limits(data, "", f"study {where}: "),
         checkpoint=_text(data.get("checkpoint"), f"study {where}: checkpoint"),
         text=text,
     )
@@ -172,7 +177,7 @@ def unique_labels(tables: list[dict[str, Any]]) -> list[str]:
     return labels
 
 
-def _run(table: dict[str, Any], label: str, top: dict[str, Any], where: str) -> Run:
+def _run(table: dict[str, Any], label: str, top: dict[str, Any], where: str, models: bool = True) -> Run:
     def value(key: str, default: Any) -> Any:
         return table.get(key, top.get(key, default))
 
@@ -189,7 +194,7 @@ def _run(table: dict[str, Any], label: str, top: dict[str, Any], where: str) -> 
             env_option=[f"{k}={json.dumps(v)}" for k, v in env_options.items()],
             plan=table.get("plan"),
         )
-        context = context_from(args, method, model_named='model = "local" (or a provider:model)')  # as eval's
+        context = context_from(args, method, models=models, model_named='model = "local" (or a provider:model)')
         if context.confirm:
             raise StudyError("a study does not stop to ask a person: leave confirm out")
         selected = task_list(context, _text(table.get("split"), "split"), _text(table.get("tasks"), "tasks"))
@@ -203,19 +208,20 @@ def _run(table: dict[str, Any], label: str, top: dict[str, Any], where: str) -> 
             tasks=tasks,
             repeats=_count(value("repeats", 1), "repeats"),
             concurrency=_concurrency(value("concurrency", 4)),
-            max_cost_usd=_budget(table.get("max_cost_usd"), "max_cost_usd"),
-            task_max_cost_usd=_budget(value("task_max_cost_usd", None), "task_max_cost_usd"),
+            budget=_limits(table, ""),
+            task_budget=_limits({k: value(k, None) for k in TASK_BUDGETS}, "task_"),
             workers=_count(value("workers", 1), "workers"),
             server=_text(value("server", None), "server"),
             given={**table, "label": label},
         )
     except UserError as exc:
         raise StudyError(f"{where}: {exc}") from None
-    budgeted = bool(top.get("max_cost_usd") or run.max_cost_usd or run.task_max_cost_usd)
-    if budgeted and not priced(run.context.model):
+    dollars = bool(top.get("max_cost_usd") or run.budget.cost_usd or run.task_budget.cost_usd)
+    budgeted = dollars or any(top.get(k) for k in BUDGETS) or bool(run.budget.given() or run.task_budget.given())
+    if dollars and not priced(run.context.model):
         raise StudyError(
-            f"{where}: the model {run.context.model} has no known price, so a budget cannot be kept: "
-            "drop max_cost_usd and task_max_cost_usd, or use a priced model"
+            f"{where}: the model {run.context.model} has no known price, so a dollar budget cannot be kept: "
+            "limit it by max_tokens_total or max_seconds instead (task_max_tokens_total, task_max_seconds)"
         )
     if (run.workers > 1 or run.server) and run.repeats > 1:
         raise StudyError(f"{where}: repeats run here only (drop workers and server, or repeats)")
@@ -279,9 +285,21 @@ def _count(value: Any, key: str) -> int:
     return value
 
 
-def _budget(value: Any, key: str) -> float | None:
+def _budget(value: Any, key: str, unit: str = "dollars") -> float | None:
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value < math.inf:  # nan too
-        raise StudyError(f"{key} must be a positive number of dollars, got {value!r}")
+        raise StudyError(f"{key} must be a positive number of {unit}, got {value!r}")
     return float(value)
+
+
+def _limits(table: dict[str, Any], prefix: str, where: str = "") -> Limits:
+    """The budgets ``table`` gives (``prefix``: "task_" for each task's)."""
+    tokens = table.get(f"{prefix}max_tokens_total")
+    if tokens is not None and (isinstance(tokens, bool) or not isinstance(tokens, int) or tokens < 1):
+        raise StudyError(f"{where}{prefix}max_tokens_total must be a whole number of tokens >= 1, got {tokens!r}")
+    return Limits(
+        cost_usd=_budget(table.get(f"{prefix}max_cost_usd"), f"{where}{prefix}max_cost_usd"),
+        tokens=tokens,
+        seconds=_budget(table.get(f"{prefix}max_seconds"), f"{where}{prefix}max_seconds", "seconds"),
+    )
