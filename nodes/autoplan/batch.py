@@ -127,11 +127,13 @@ def caller_at(
     temperature: float = GREEDY,
     top_p: float | None = None,
     task: str | None = None,
+    spec: str | None = None,
 ) -> Caller:
     """A Caller that starts at model-call ``position`` (see the module docstring); greedy
-    unless told otherwise, whatever Context.temperature says (it sets acting calls only)."""
+    unless told otherwise, whatever Context.temperature says (it sets acting calls only);
+    ``spec``: another model than the run's (the reflection's)."""
     return Caller(
-        context.model,
+        spec or context.model,
         temperature=temperature,
         top_p=top_p,
         max_tokens=context.max_tokens,
@@ -150,6 +152,11 @@ def branch_caller(
     return caller_at(context, calls(state.get("usage")), temperature, top_p, state.get("task_id"))
 
 
+def reflect_caller(context: AutoPlanContext, state: Mapping[str, Any]) -> Caller:
+    """A reflection's Caller: a branch's, on the reflection model (Context.reflect_model)."""
+    return caller_at(context, calls(state.get("usage")), task=state.get("task_id"), spec=context.reflection_model())
+
+
 def acting_caller(context: AutoPlanContext, state: CollectState) -> Caller:
     """The Caller of the thought and action calls (a branch is a training collection)."""
     return branch_caller(context, state, *acting_sampling(context, bool(state.get("branch"))))
@@ -164,8 +171,9 @@ def formalizer_caller(context: AutoPlanContext, state: CollectState) -> Caller:
 
 
 def update_caller(context: AutoPlanContext, state: TrainState) -> Caller:
-    """The plan update's Caller: greedy, at the count after the iteration's reflections."""
-    return caller_at(context, phase_starts(state, iteration_of(state))[2])
+    """The plan update's Caller: greedy, at the count after the iteration's reflections, on the
+    reflection model (Context.reflect_model)."""
+    return caller_at(context, phase_starts(state, iteration_of(state))[2], spec=context.reflection_model())
 
 
 def iteration_of(state: TrainState) -> int:

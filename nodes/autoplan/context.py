@@ -35,6 +35,14 @@ def _judge_spec(value: str) -> None:
         parse_spec(value)
 
 
+def _reflect_spec(value: str) -> None:
+    """code, run (the run's own model) or a provider:model spec."""
+    if value not in ("code", "run"):
+        from nodes.llm import parse_spec  # lazy, as _judge_spec
+
+        parse_spec(value)
+
+
 @dataclass(kw_only=True)
 class AutoPlanContext(TrainingContext):
     """The shared settings plus AutoPlan's own."""
@@ -111,6 +119,13 @@ class AutoPlanContext(TrainingContext):
         "(the original code restarts without limit)",
         min=0,
     )
+    reflect_model: str = setting(
+        "code",
+        "the model of training's reflection and plan update (summary, flaw, revision, update): code (the "
+        "original code's: openai:gpt-4-0314 on ALFWorld whatever the acting model, the run's model elsewhere), "
+        "run (the run's own model), or provider:model",
+        check=_reflect_spec,
+    )
     judge: str = setting(
         ORIGINAL_JUDGE,
         "the model that judges HotpotQA answers, as the original code scores them (off: exact match; run: the "
@@ -144,3 +159,9 @@ class AutoPlanContext(TrainingContext):
     def steps(self) -> int:
         """The step limit of one experience in this run's env."""
         return self.max_actions[self.env]
+
+    def reflection_model(self) -> str:
+        """The spec the reflection and plan-update calls go to (``reflect_model``)."""
+        if self.reflect_model == "code":
+            return ORIGINAL_JUDGE if self.env == "alfworld" else self.model
+        return self.model if self.reflect_model == "run" else self.reflect_model

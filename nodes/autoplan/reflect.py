@@ -15,7 +15,7 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 
 from nodes.autoplan import prompting as text
-from nodes.autoplan.batch import branch_caller
+from nodes.autoplan.batch import reflect_caller
 from nodes.autoplan.context import AutoPlanContext
 from nodes.autoplan.decoding import ask
 from nodes.autoplan.state import ReflectInput, Reflection, Turn
@@ -30,7 +30,7 @@ async def _answer(llm: Caller, env: str, turns: list[Turn], prompt: str) -> tupl
     return [*asked, Turn(role="assistant", content=reply)], reply
 
 
-@model_node(branch_caller)  # at the phase's count (nodes.autoplan.batch)
+@model_node(reflect_caller)  # at the phase's count (nodes.autoplan.batch)
 async def reflect(state: ReflectInput, runtime: Runtime[AutoPlanContext], config: RunnableConfig, llm: Caller) -> dict:
     """s_j, f_j and r_j for one experience (one Send branch per experience)."""
     env = runtime.context.env

@@ -51,6 +51,10 @@ def test_train_on_a_task_type_uses_the_training_games_and_reports_a_small_pool(c
         "1",
         "--set",
         "max_actions=1",
+        "--set",
+        "reflect_model=run",
+        "--set",
+        "after_look=continue",  # the script looks, then reflects
         "--model",
         spec,
         "--plan-out",
@@ -247,7 +251,7 @@ def test_a_row_stopped_by_the_methods_own_step_cap_still_carries_the_corpus_cave
     code, out, err = run_cli(
         capsys,
         *("eval", "autoplan", "--env", "hotpotqa", "--tasks", "0:1", "--model", spec, "--results", str(results)),
-        *("--set", "max_actions=1", "--set", "judge=off", "--checkpoint", "memory"),
+        *("--set", "max_actions=1", "--set", "judge=off", "--checkpoint", "memory", "--env-option", "backend=local"),
     )
     assert code == 0, err
     row = json.loads(results.read_text())

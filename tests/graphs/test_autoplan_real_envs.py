@@ -13,6 +13,7 @@ from graphs import autoplan
 from nodes.autoplan.context import AutoPlanContext
 from nodes.llm import model_for
 from tests.graphs.test_autoplan_kit import reply, step_replies
+from tests.support.openai_stub import Reply
 
 pytestmark = pytest.mark.slow
 
@@ -149,7 +150,13 @@ async def test_alfworld_training_iteration_on_two_real_games(write_script):
     spec = write_script(script)
     runner = autoplan.build_training_graph(checkpointer=InMemorySaver())
     context = AutoPlanContext(
-        model=spec, env="alfworld", batch_size=2, iterations=1, max_actions=2, after_look="continue"
+        model=spec,
+        env="alfworld",
+        batch_size=2,
+        iterations=1,
+        max_actions=2,
+        after_look="continue",
+        reflect_model="run",
     )
     state = await runner.ainvoke(
         {"task_ids": games}, {"configurable": {"thread_id": "real-train"}, "recursion_limit": 100}, context=context
@@ -214,3 +221,24 @@ async def test_hotpotqa_training_reflection_sees_the_gold_answer(write_script):
     update = prompts_of(spec, 0.0)[-1]
     assert "Summary of Job 1:\nS" in update and "Flaws of Plan" not in update
     assert state["plans"][-1] == "1. search each entity"
+
+
+async def test_alfworld_reflection_and_plan_update_ask_the_codes_model_whatever_the_acting_model(
+    write_script, openai_stub
+):
+    """AutoPlan's ALFWorld code asks summary, flaw and plan update of gpt-4-0314 (reflect_model's
+    default, "code"): the acting calls go to the run's model (a script here), those three to the
+    OpenAI-compatible stub, named gpt-4-0314."""
+    game = make_env("alfworld").task_ids("valid_unseen:heat")[:1]
+    acting = write_script([*step_replies("Look around.", "look", "look"), reply("Nothing in hand.")])
+    openai_stub.replies.extend([Reply(content="S"), Reply(content="F"), Reply(content="1. find it\n2. heat it")])
+    runner = autoplan.build_training_graph(checkpointer=InMemorySaver())
+    context = AutoPlanContext(
+        model=acting, env="alfworld", batch_size=1, iterations=1, max_actions=1, after_look="continue"
+    )
+    state = await runner.ainvoke(
+        {"task_ids": game}, {"configurable": {"thread_id": "reflect-model"}, "recursion_limit": 100}, context=context
+    )
+    assert [request["model"] for request in openai_stub.requests] == ["gpt-4-0314"] * 3
+    assert state["plans"] == ["", "1. find it\n2. heat it"]
+    assert [(r["summary"], r["flaw"]) for r in state["reflections"]] == [("S", "F")]

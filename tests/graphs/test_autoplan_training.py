@@ -69,6 +69,7 @@ def context(spec: str, **overrides) -> AutoPlanContext:
     # the loop, not the reading: a labelled reply is cleaned and "look" goes on, as these scripts expect
     values = dict(model=spec, env="alfworld", batch_size=2, iterations=2, max_actions=3, seed=7)
     values.update(command_reading="normalized", after_look="continue")
+    values.update(reflect_model="run")  # the script answers the reflections too (the code asks gpt-4-0314)
     values.update(overrides)
     return AutoPlanContext(**values)
 

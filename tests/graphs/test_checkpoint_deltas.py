@@ -114,6 +114,7 @@ async def test_a_copied_training_thread_keeps_its_parallel_appends_in_order(tmp_
         seed=7,
         command_reading="normalized",
         after_look="continue",  # as the training script expects
+        reflect_model="run",  # the script answers the reflections too
     )
     async with open_checkpointer(f"sqlite:///{tmp_path / 'train.sqlite'}") as saver:
         runner = autoplan.build_training_graph(checkpointer=saver)
