@@ -181,6 +181,11 @@ class TrainingContext(Context):
     batch_size: int = setting(4, "tasks per training batch", min=1)
     iterations: int = setting(3, "training iterations", min=1)
 
+    def training_models(self) -> dict[str, str]:
+        """The models training calls besides the run's, by the option that names each (what
+        ``train`` checks are served before it starts); none unless a method says so."""
+        return {}
+
 
 _HINTS: dict[type, dict[str, Any]] = {}
 

@@ -32,6 +32,19 @@ def test_eval_refuses_an_unserved_judge_in_one_line_before_anything_runs(capsys,
     assert not results.exists() and openai_stub.requests == []  # no model was asked anything
 
 
+def test_train_refuses_an_unserved_reflection_model_in_one_line(capsys, openai_stub, tmp_path):
+    """AutoPlan's ALFWorld training reflects with the code's gpt-4-0314 (reflect_model), which
+    the stub does not list: refused before a task runs, the run's own model named to stand in."""
+    openai_stub.models = ("gpt-4o-mini",)
+    plan = tmp_path / "plan.json"
+    args = ["train", "autoplan", "--env", "alfworld", "--model", AGENT, "--plan-out", str(plan)]
+    code, out, err = run_cli(capsys, *args, "--checkpoint", "memory")
+    assert code == 2 and len(err.strip().splitlines()) == 1
+    assert "openai:gpt-4-0314 (--set reflect_model) is not served" in err
+    assert f"stand in with --set reflect_model={AGENT}" in err
+    assert not plan.exists() and openai_stub.requests == []
+
+
 def test_an_unserved_agent_names_a_model_the_provider_lists(capsys, openai_stub, tmp_path):
     openai_stub.models = ("gpt-4o",)
     code, _, err = run_cli(

@@ -303,11 +303,14 @@ async def cmd_train(args: argparse.Namespace) -> int:
     method = method_named(args.method)
     if method.training is None:
         raise UsageError(f"{method.name} has no training phase")
+    from nodes.served import check_served  # the model stack loads only when a command runs
+
     context = context_from(args, method, model_named="--model")
-    await start_local_models(context)
     assert isinstance(context, TrainingContext)  # a method with a training phase declares such settings
     method.check(context, True)
     tasks = method.training.pool(make_env(context.env, **context.env_settings()), args.split, args.task_type)
+    await check_served({**called_models(context), **context.training_models()})  # before anything runs
+    await start_local_models(context)
     plan_out = Path(args.plan_out)
     thread_id = args.thread or f"train-{method.name}-{uuid.uuid4().hex[:10]}"
     async with open_checkpointer(args.checkpoint) as saver:

@@ -160,6 +160,9 @@ class AutoPlanContext(TrainingContext):
         """The step limit of one experience in this run's env."""
         return self.max_actions[self.env]
 
+    def training_models(self) -> dict[str, str]:
+        return {"--set reflect_model": self.reflection_model()}
+
     def reflection_model(self) -> str:
         """The spec the reflection and plan-update calls go to (``reflect_model``)."""
         if self.reflect_model == "code":
