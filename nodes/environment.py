@@ -161,7 +161,7 @@ async def execute(
     node: str,
     caller: Caller,
     rationale: str = "",
-    confirm: bool = True,
+    harness: bool = False,
 ) -> tuple[StepResult, dict[str, Any]]:
     """Run ``action``; returns the result and the state update (trajectory, snapshot, counters,
     and on the final step the env's ``evaluation``). ``caller`` is the node's model caller:
@@ -169,10 +169,11 @@ async def execute(
 
     With ``Context.confirm`` an action the env declares irreversible waits for a person
     (nodes.confirm): approved or edited, that action runs; rejected, nothing runs and the
-    agent gets a refused StepResult with the reason. ``confirm=False``: an action that is not
-    the agent's choice (a method ending a run whose budget is spent) is not asked about."""
+    agent gets a refused StepResult with the reason. ``harness=True``: an action the method's
+    harness chose, not the model (a run whose budget is spent ended with an answer): it is not
+    asked about, and its step says ``by: harness`` so that no export passes it off as the model's."""
     result: StepResult | None = None
-    if confirm and _confirming() and env.interface.irreversible(action, str(state.get("observation", ""))):
+    if not harness and _confirming() and env.interface.irreversible(action, str(state.get("observation", ""))):
         verdict = confirmation.ask("action", action, rationale, node)
         if verdict.proposal is None:  # the screen as it is (with the info a step's observation has)
             here = await env.restore(await env.snapshot())
@@ -194,6 +195,8 @@ async def execute(
     )
     if not result.valid:
         step["feedback"] = result.feedback
+    if harness:
+        step["by"] = "harness"
     update: dict[str, Any] = {
         "observation": result.observation.text,
         "env_snapshot": snap,

@@ -28,6 +28,7 @@ class Step(TypedDict, total=False):
     reward: float
     valid: bool
     feedback: str
+    by: str  # "harness": the method's harness chose the action, not the model (absent: the model)
 
 
 class RunState(TypedDict, total=False):

@@ -103,6 +103,15 @@ def test_chat_has_every_model_call_as_made_in_openai_form(capsys, monkeypatch, s
     )
 
 
+def test_chat_per_run_makes_a_chat_that_goes_on_one_line_and_trains_each_reply_once(capsys, monkeypatch, study):
+    lines, printed = export(capsys, monkeypatch, study, "--format", "chat", "--per", "run")
+    total = sum(r["model_calls"] for r in rows(study[0]))
+    assert printed.startswith(f"wrote {len(lines)} conversations of 3 runs") and len(lines) < total
+    trained = [m for line in lines for m in line["messages"] if m["role"] == "assistant" and m.get("weight") != 0]
+    assert len(trained) == total  # every call's reply trains, and only once
+    assert all("weight" not in line["messages"][-1] for line in lines)
+
+
 def test_steps_have_observation_action_reward_and_the_methods_introspection(capsys, monkeypatch, study):
     lines, _ = export(capsys, monkeypatch, study, "--format", "steps")
     made = rows(study[0])

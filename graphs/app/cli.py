@@ -645,6 +645,13 @@ def build_parser(method: Method | None = None) -> Parser:
         help="chat: one line per model call, in OpenAI's fine-tuning format; steps: one line per env step "
         "with its observation, action, reward and the method's introspection",
     )
+    export.add_argument(
+        "--per",
+        choices=("call", "run"),
+        default="call",
+        help="chat lines: one per model call (earlier turns weight 0), or one per conversation of a run (a chat "
+        "that goes on is one line, each reply trained once)",
+    )
     export.add_argument("--out", metavar="FILE", help="the JSONL to write (default NAME.FORMAT.jsonl here)")
     export.add_argument("--success-only", action="store_true", help="only the runs that succeeded")
     export.add_argument("--method", help="only this method's runs")

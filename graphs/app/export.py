@@ -6,11 +6,14 @@ the viewer, so the export and the page agree):
 - ``chat``: one line per model call as it was made, in OpenAI's fine-tuning format:
   ``{"messages": [...], "tools": [...]}``, the messages sent (system, user, assistant, tool)
   followed by the reply as the assistant's message, its tool calls in OpenAI's form. Assistant
-  turns of the history sent carry ``weight: 0``: only the reply trains, so no turn trains twice. The
-  calls come from the state's call log (nodes.calls), or the run's recording for a thread
-  checkpointed before the log; calls neither holds are left out, and counted.
+  turns of the history sent carry ``weight: 0``: only the reply trains, so no turn trains twice.
+  ``--per run``: one line per conversation of a run instead (a chat that goes on takes its earlier
+  calls' place; each of its replies trains once). The calls come from the state's call log
+  (nodes.calls), or the run's recording for a thread checkpointed before the log; calls neither
+  holds are left out, and counted.
 - ``steps``: one line per environment step: the observation it was taken on, the action, the
-  rationale, the reward, the observation it led to, and the method's introspection at that step
+  rationale, who chose the action (``by``: the model, or the harness, as for an answer sent when
+  a budget ran out), the reward, the observation it led to, and the method's introspection at that step
   (``View.introspection``: its plan, reflection, remedies), with the run's identity and outcome.
 
 A study folder (recognised by its ``spec.toml``) exports every ``results/*.jsonl``. Rows are
@@ -98,6 +101,38 @@ def trained_once(line: dict[str, Any]) -> dict[str, Any]:
     return {**line, "messages": [*earlier, messages[-1]]}
 
 
+def conversations(lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A run's chat lines (in call order) as conversations (``--per run``): a call whose messages
+    begin with the previous line's whole exchange, its reply included (a chat that goes on, a
+    re-ask after a refused answer), takes that line's place, so a conversation is one line. Its
+    calls' replies train; any other assistant turn in it (history from elsewhere) has
+    ``weight: 0``, so each reply still trains once."""
+    merged: list[tuple[dict[str, Any], set[int]]] = []
+    for line in lines:
+        messages, replied = line["messages"], len(line["messages"]) - 1
+        if merged:
+            last, trained = merged[-1]
+            before = last["messages"]
+            if (
+                len(messages) > len(before)
+                and messages[: len(before)] == before
+                and line.get("tools") == last.get("tools")
+            ):
+                merged[-1] = (line, trained | {replied})
+                continue
+        merged.append((line, {replied}))
+    return [
+        {
+            **line,
+            "messages": [
+                {**m, "weight": 0} if m.get("role") == "assistant" and i not in trained else m
+                for i, m in enumerate(line["messages"])
+            ],
+        }
+        for line, trained in merged
+    ]
+
+
 def _line(value: dict[str, Any]) -> str:
     from nodes.secrets import redact
 
@@ -121,6 +156,7 @@ def step_lines(row: dict[str, Any], run: Trajectory) -> Iterator[str]:
                 "observation": card.observed,
                 "rationale": step.get("rationale", ""),
                 "action": step.get("action", ""),
+                "by": step.get("by", "model"),  # a harness-made step (a give-up's answer) is not the model's
                 "valid": step.get("valid", True),
                 "feedback": step.get("feedback", ""),
                 "reward": float(step.get("reward", 0.0)),
@@ -131,8 +167,9 @@ def step_lines(row: dict[str, Any], run: Trajectory) -> Iterator[str]:
         )
 
 
-async def collect(rows: list[dict[str, Any]], checkpoint: str | None, form: str) -> Export:
-    """The lines of ``rows``' threads in format ``form``."""
+async def collect(rows: list[dict[str, Any]], checkpoint: str | None, form: str, per: str = "call") -> Export:
+    """The lines of ``rows``' threads in format ``form``; chat lines one per call, or per
+    conversation of a run (``per="run"``: ``conversations``)."""
     from graphs.app.checkpoint import open_checkpointer
     from graphs.app.runner import ThreadError
     from graphs.app.trajectory import read_trajectory
@@ -149,7 +186,9 @@ async def collect(rows: list[dict[str, Any]], checkpoint: str | None, form: str)
             done.runs += 1
             if form == "chat":
                 calls = run.calls()
-                done.lines += [_line(trained_once(openai_chat(call))) for call in calls]
+                chats = [openai_chat(call) for call in calls]
+                chats = conversations(chats) if per == "run" else [trained_once(chat) for chat in chats]
+                done.lines += [_line(chat) for chat in chats]
                 done.unrecorded_calls += sum(card.made for card in run.cards) - len(calls)
             else:
                 done.lines += list(step_lines(row, run))
@@ -191,11 +230,13 @@ def cmd_export(args: argparse.Namespace) -> int:
         raise UsageError(f"no rows of {source} to export (errored rows and filtered ones are left out)")
     from graphs.app.finding import checkpoint_of
 
-    done = asyncio.run(collect(rows, checkpoint_of(source, args.checkpoint), args.format))
+    if args.per == "run" and args.format != "chat":
+        raise UsageError("--per run joins a run's model calls into conversations: it goes with --format chat")
+    done = asyncio.run(collect(rows, checkpoint_of(source, args.checkpoint), args.format, args.per))
     if not done.runs:
         raise UsageError(f"none of the {len(rows)} rows' threads is in this checkpointer: pass --checkpoint")
     write_atomically(out, done.lines)
-    kind = "model calls" if args.format == "chat" else "steps"
+    kind = {"chat": "model calls" if args.per == "call" else "conversations", "steps": "steps"}[args.format]
     print(f"wrote {len(done.lines)} {kind} of {done.runs} runs to {out}")
     if done.missing_threads:
         print(f"left out {done.missing_threads} rows whose thread is not in this checkpointer", file=sys.stderr)

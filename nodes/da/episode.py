@@ -94,7 +94,7 @@ async def finish(state: DAState, runtime: Runtime[DAContext], config: RunnableCo
         env = await live_env(state, runtime.context, config)
         early_stop = answer_action.format(answer=f"Early stop: {reason}")
         _, stepped = await execute(
-            env, state, config, early_stop, node="finish", caller=llm, confirm=False
+            env, state, config, early_stop, node="finish", caller=llm, harness=True
         )  # the budget is spent: there is nothing else to choose
         stepped["actions"] = int(state.get("actions", 0))  # stopping is not one of the agent's actions
         update.update(stepped)

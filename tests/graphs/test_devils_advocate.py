@@ -315,6 +315,8 @@ async def test_action_cap_ends_the_run(tmp_path):
     assert out["actions"] == 2 and out["stop_reason"] == "max_actions"
     assert steps() == ["scroll [down]", "scroll [down]", "stop [Early stop: max_actions]"]
     assert out["usage"]["model_calls"] == 11 and not out["success"]
+    # the early stop is the harness's answer, not the model's: its step says so (and export passes it on)
+    assert [step.get("by", "model") for step in out["trajectory"]] == ["model", "model", "harness"]
 
 
 async def test_plan_act_baseline_has_no_remedies_and_no_revision(tmp_path):
