@@ -158,8 +158,8 @@ def main() -> None:
             print(f"{slots:>12}  {cache!s:>12}  {row['error']}")
         else:
             print("  ".join(f"{row[name]!s:>{widths[name]}}" for name in COLUMNS))
-    report["machine_after"] = load_report()
-    write_report("local_model_small" if args.small else "local_model", report)
+        report["machine_after"] = load_report()
+        write_report("local_model_small" if args.small else "local_model", report)  # a stopped run keeps its rows
 
 
 if __name__ == "__main__":
