@@ -135,3 +135,20 @@ def _alive(pid: int) -> bool:
     except (FileNotFoundError, IndexError):
         return False
     return state != "Z"
+
+
+def test_without_llama_cpp_python_the_command_says_how_to_install_it(monkeypatch, tmp_path: Path):
+    """llama-cpp-python not installed (the [local] extra left out): one line, exit 2, nothing written."""
+    from tests.support.cli import output, run_main
+
+    real = local.importlib.util.find_spec
+    monkeypatch.setattr(local.importlib.util, "find_spec", lambda name: None if name == "llama_cpp" else real(name))
+    monkeypatch.setenv("INTROSPECT_HOME", str(tmp_path / "home"))
+    results = tmp_path / "r.jsonl"
+    args = ["eval", "laser", "--tasks", "12", "--model", "local", "--results", str(results)]
+    assert run_main(args, logs=tmp_path / "logs", name="eval") == 2
+    out, err = output(tmp_path / "logs", "eval")
+    assert out == "" and err.strip().splitlines() == [
+        "introspect: local needs llama-cpp-python with its server: pip install 'introspect-agents[local]'"
+    ]
+    assert not results.exists() and not (tmp_path / "home").exists()
