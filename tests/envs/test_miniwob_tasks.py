@@ -364,7 +364,9 @@ CASES = [
 
 @pytest.fixture(scope="module")
 async def env():
-    env = MiniWoBEnv()
+    # the solvers find elements by the annotated screen's SVG classes (click-pie's slices, click-menu-2's
+    # caret), which the SR code's flat screen (the default, screen="code") shows as "SVG_CLASS"
+    env = MiniWoBEnv(screen="annotated")
     yield env
     await env.close()
 
