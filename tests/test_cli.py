@@ -36,7 +36,7 @@ def run_cli(capsys, *args: str) -> tuple[int, str, str]:
         (["run", "laser", "--task", "1", "--model", "openai:gpt-4o-mini"], "no OpenAI key"),
         (
             ["run", "laser", "--task", "1", "--set", "colour=red"],
-            "laser has no setting 'colour'; its settings: backup, backup_check, customise, detail_text",
+            "laser has no setting 'colour'; its settings: argument_enums, backup, backup_check, customise, detail_text",
         ),
         (["resume", "no-such-thread", "--checkpoint", "memory"], "no checkpointed thread"),
         (
@@ -116,7 +116,7 @@ def test_graphs_lists_laser_with_its_diagram(capsys):
     assert code == 0
     assert "laser  envs: webshop, webarena  nodes: start, search, results, item, execute, backup, finish" in out
     assert "results -. &nbsp;call&nbsp; .-> execute;" in out
-    assert "execute -. &nbsp;select_item, Description, Features, Reviews or refused&nbsp; .-> item;" in out
+    assert "execute -. &nbsp;select_item, Description, Reviews, Features or refused&nbsp; .-> item;" in out
 
 
 def test_graphs_lists_every_graph_studio_serves(capsys):
