@@ -55,6 +55,7 @@ from typing import Any
 
 import httpx2
 
+from errors import IntrospectError
 from nodes.context import LOCAL
 from nodes.model_errors import ModelConfigError
 
@@ -81,7 +82,7 @@ def is_local(spec: str) -> bool:
     return spec == LOCAL or spec.startswith(GGUF + ":")
 
 
-class LocalServerGone(ConnectionError):
+class LocalServerGone(IntrospectError, ConnectionError):
     """A slot's server process has exited: its calls fail at once, saying so."""
 
 

@@ -193,6 +193,8 @@ def train(capsys, tmp_path, thread: str, replies: list[str]) -> tuple[int, str]:
             "max_actions=1",
             "--set",
             "judge=off",
+            "--env-option",
+            "backend=local",  # offline: the shipped questions' own paragraphs
             "--plan-out",
             str(tmp_path / f"{thread}.json"),
             "--thread",
