@@ -288,9 +288,12 @@ def test_the_study_budget_stops_cleanly_and_a_higher_one_continues(tmp_path, mon
         made = calls_checkpointed(out, PRICED)
         assert 0 < made < 4  # checkpointed at its last finished step: the step in flight runs again
 
-        stub.replies[:] = expensive(demo_replies()[made:])  # the replies its checkpoint has not had
+        # the four answered calls were journaled (nodes.journal): the step run again takes theirs from
+        # the journal, and the stub is asked only from the fifth call on, each call paid once
+        stub.replies[:] = expensive(demo_replies()[4:])
         study(tmp_path, PRICED, "max_cost_usd = 1.0")  # a budget may change between sessions
         assert run_main(["study", "run", str(spec), "--out", str(out)], logs=tmp_path, name="more") == 0
+        assert len(stub.requests) == len(REPLIES)  # no call asked twice across the stop
     (row,) = read_rows(out / "results" / "laser-webshop.r1.jsonl")
     assert row["success"] and row["model_calls"] == len(REPLIES) and not row["error"]
     events = [json.loads(line) for line in (out / "journal.jsonl").read_text().splitlines()]
