@@ -42,10 +42,11 @@ SHORT_TASKS = {
 
 
 def without_openai(**extra: str) -> dict[str, str]:
-    env = child_env(**extra)
+    """The tests' environment with no OpenAI key or server, then ``extra``."""
+    env = child_env()
     for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL"):
         env.pop(name, None)
-    return env
+    return {**env, **extra}
 
 
 def run_command(args: list[str], *, cwd: Path, env: dict[str, str], timeout: float = 600) -> tuple[int, str, str]:
