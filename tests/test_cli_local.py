@@ -1,14 +1,10 @@
 """The command on a real model: the embedded one (``--model local``, the default of ``run``
 without a key) and llama-cpp-python's own OpenAI-compatible server reached through
 OPENAI_BASE_URL, the path a user with their own llama.cpp, vLLM or Ollama takes. Each method
-runs one short task on it to its own stop reason, never a traceback or an error row; a server
-killed mid-evaluation leaves error rows that say so, and the same command continues them."""
+runs one short task on it to its own stop reason, never a traceback or an error row."""
 
 from __future__ import annotations
 
-import json
-import os
-import signal
 import socket
 import subprocess
 import sys
@@ -20,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from nodes import local
-from tests.support.cli import ROOT, child_env, output, spawn
+from tests.support.cli import ROOT, child_env
 
 # a real model on two shared cores: a call takes seconds, a task minutes when the machine is busy
 pytestmark = [pytest.mark.slow, pytest.mark.local, pytest.mark.timeout(1200)]
@@ -96,49 +92,6 @@ def test_a_missing_or_corrupt_gguf_file_is_one_line_and_exit_2(tmp_path: Path, c
     assert status == 2, err
     assert len(err.strip().splitlines()) == 1 and str(path) in err
     assert not results.exists() and not (tmp_path / "home").exists()
-
-
-def test_a_killed_model_server_leaves_error_rows_that_the_same_command_continues(tmp_path: Path):
-    results = tmp_path / "r.jsonl"
-    args = ["eval", "laser", "--model", "local", "--tasks", "12", "--set", "max_actions=2", "--results", str(results)]
-    env = without_openai(INTROSPECT_HOME=str(tmp_path / "home"))
-    first = spawn(args, cwd=tmp_path, env=env, logs=tmp_path, name="first")
-    try:
-        server = _wait_for_server(first.pid)
-        os.kill(server, signal.SIGKILL)
-        assert first.wait(timeout=300) != 0
-    finally:
-        if first.poll() is None:
-            first.kill()
-    [row] = [json.loads(line) for line in results.read_text().splitlines()]
-    assert f"the local model server (pid {server}) exited" in row["error"]
-    _, err = output(tmp_path, "first")
-    assert "Traceback" not in err
-    status, out, err = run_command(args, cwd=tmp_path, env=env)
-    assert status == 0, err
-    rows = [json.loads(line) for line in results.read_text().splitlines()]
-    assert rows[-1]["task_id"] == "12" and not rows[-1]["error"] and rows[-1]["stop_reason"]
-    assert rows[-1]["thread_id"] == row["thread_id"]  # continued, not started over
-
-
-def _wait_for_server(parent: int, timeout: float = 120) -> int:
-    """The pid of the llama.cpp server ``parent`` started, once it answers."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        for child in _children(parent):
-            cmdline = Path(f"/proc/{child}/cmdline").read_bytes().split(b"\0")
-            if b"nodes.llama_server" in cmdline:
-                return child
-        time.sleep(0.2)
-    raise TimeoutError(f"process {parent} started no llama.cpp server in {timeout} s")
-
-
-def _children(pid: int) -> list[int]:
-    try:
-        text = Path(f"/proc/{pid}/task/{pid}/children").read_text()
-    except FileNotFoundError:
-        return []
-    return [int(child) for child in text.split()]
 
 
 @pytest.fixture(scope="module")
