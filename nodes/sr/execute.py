@@ -93,31 +93,13 @@ async def execute_action(
         record["description"] = item.get("description") or item.get("written") or item["action"]
     if item.get("reading") == "noop":  # the code executes such a line as nothing: the screen stays
         update["trajectory"] = [
-            Step(
-                node="execute",
-                action=item["action"],
-                rationale=item["source"],
-                observation=state.get("observation", ""),
-                reward=0.0,
-                valid=True,
-                feedback="not an action: executed as nothing, as the original code executes it",
-            )
+            unexecuted(item, state, True, "not an action: executed as nothing, as the original code executes it")
         ]
         update["actions"] = int(state.get("actions", 0)) + 1
         screens.append(state.get("observation", ""))
     elif item.get("error"):
         record.update({"valid": False, "feedback": item["error"]})
-        update["trajectory"] = [
-            Step(
-                node="execute",
-                action=item["action"],
-                rationale=item["source"],
-                observation=state.get("observation", ""),
-                reward=0.0,
-                valid=False,
-                feedback=item["error"],
-            )
-        ]
+        update["trajectory"] = [unexecuted(item, state, False, item["error"])]
         update["actions"] = int(state.get("actions", 0)) + 1
     else:
         env = await live_env(state, ctx, config)
@@ -137,3 +119,17 @@ async def execute_action(
     update["status"] = status(after, ctx, interface, exception=not record["valid"], stopped=False)
     update.update(steps=edit(before.get("steps", []), steps), screens=edit(before.get("screens", []), screens))
     return update
+
+
+def unexecuted(item: PlannedAction, state: SRState, valid: bool, feedback: str) -> Step:
+    """The step of a plan line the env never ran (a noop line, or one that is no action): the
+    screen stays as it was."""
+    return Step(
+        node="execute",
+        action=item["action"],
+        rationale=item["source"],
+        observation=state.get("observation", ""),
+        reward=0.0,
+        valid=valid,
+        feedback=feedback,
+    )
