@@ -256,9 +256,14 @@ class LocalModel:
                 raise ModelConfigError(f"llama.cpp could not serve {self.path}: {reason}")
             try:
                 with urllib.request.urlopen(f"http://127.0.0.1:{slot.port}/v1/models", timeout=1.0):
-                    return
+                    pass
             except OSError:
                 time.sleep(0.05)
+                continue
+            if slot.log is not None:  # only a failed start reads it: gone now, even if this process is killed
+                slot.log.unlink(missing_ok=True)
+                slot.log = None
+            return
         self.close()
         raise ModelConfigError(f"llama.cpp did not start serving {self.path} within {START_TIMEOUT_S:.0f} s")
 

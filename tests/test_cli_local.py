@@ -1,10 +1,15 @@
 """The command on a real model: the embedded one (``--model local``, the default of ``run``
 without a key) and llama-cpp-python's own OpenAI-compatible server reached through
 OPENAI_BASE_URL, the path a user with their own llama.cpp, vLLM or Ollama takes. Each method
-runs one short task on it to its own stop reason, never a traceback or an error row."""
+runs one short task on it to its own stop reason, never a traceback or an error row; a server
+killed mid-evaluation leaves an error row that says so, and the same command continues it."""
 
 from __future__ import annotations
 
+import contextlib
+import json
+import os
+import signal
 import socket
 import subprocess
 import sys
@@ -16,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from nodes import local
-from tests.support.cli import ROOT, child_env
+from tests.support.cli import ROOT, child_env, output, spawn
 
 # a real model on two shared cores: a call takes seconds, a task minutes when the machine is busy
 pytestmark = [pytest.mark.slow, pytest.mark.local, pytest.mark.timeout(1200)]
@@ -92,6 +97,82 @@ def test_a_missing_or_corrupt_gguf_file_is_one_line_and_exit_2(tmp_path: Path, c
     assert status == 2, err
     assert len(err.strip().splitlines()) == 1 and str(path) in err
     assert not results.exists() and not (tmp_path / "home").exists()
+
+
+def test_a_killed_model_server_leaves_an_error_row_that_the_same_command_continues(tmp_path: Path):
+    results = tmp_path / "r.jsonl"
+    args = ["eval", "laser", "--model", "local", "--tasks", "12", "--set", "max_actions=2", "--results", str(results)]
+    env = without_openai(INTROSPECT_HOME=str(tmp_path / "home"))
+    first = spawn(args, cwd=tmp_path, env=env, logs=tmp_path, name="first")
+    try:
+        server = _serving_child(first.pid)
+        os.kill(server, signal.SIGKILL)
+        assert first.wait(timeout=300) == 1  # a task errored
+    finally:
+        if first.poll() is None:
+            first.kill()
+    [row] = [json.loads(line) for line in results.read_text().splitlines()]
+    assert f"the local model server (pid {server}) exited" in row["error"]
+    assert "Traceback" not in output(tmp_path, "first")[1]
+    status, _, err = run_command(args, cwd=tmp_path, env=env)
+    assert status == 0, err
+    last = json.loads(results.read_text().splitlines()[-1])
+    assert last["task_id"] == "12" and not last["error"] and last["stop_reason"]
+    assert last["thread_id"] == row["thread_id"]  # continued, not started over
+
+
+def _serving_child(parent: int, timeout: float = 300) -> int:
+    """The pid of the llama.cpp server that ``parent`` started (from any of its threads), once it
+    has answered and ``parent`` has had two seconds to see that and send its first call (which
+    takes many seconds on this model): killed then, it fails a call, not the server's start,
+    which is another error (the model could not be served, exit 2)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        for pid in _children(parent):
+            if b"nodes.llama_server" in Path(f"/proc/{pid}/cmdline").read_bytes() and _answers(pid):
+                time.sleep(2)
+                return pid
+        time.sleep(0.1)
+    raise TimeoutError(f"process {parent} started no answering llama.cpp server in {timeout} s")
+
+
+def _answers(pid: int) -> bool:
+    """Whether the server ``pid`` answers on a port it listens on."""
+    for port in _listening_ports(pid):
+        with contextlib.suppress(OSError):
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/v1/models", timeout=2):
+                return True
+    return False
+
+
+def _children(parent: int) -> list[int]:
+    """The processes whose parent is ``parent`` (read from /proc: a thread's children count)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            if ppid == parent:
+                found.append(int(entry.name))
+    return found
+
+
+def _listening_ports(pid: int) -> list[int]:
+    """The TCP ports ``pid`` listens on: its sockets' inodes matched in /proc/net/tcp."""
+    inodes = set()
+    for fd in Path(f"/proc/{pid}/fd").iterdir():
+        with contextlib.suppress(OSError):
+            target = os.readlink(fd)
+            if target.startswith("socket:["):
+                inodes.add(target[8:-1])
+    ports = []
+    for line in Path("/proc/net/tcp").read_text().splitlines()[1:]:
+        fields = line.split()
+        if fields[3] == "0A" and fields[9] in inodes:  # 0A: listening
+            ports.append(int(fields[1].rsplit(":", 1)[1], 16))
+    return ports
 
 
 @pytest.fixture(scope="module")
