@@ -73,6 +73,7 @@ def test_a_fifth_method_runs_views_and_reports_without_app_code(react, capsys, t
     assert page.count("<section class='step'") == 4
     assert page.count("<summary>thoughts so far</summary>") == 4  # its own structure on every step
     assert "<td>B0743JKHBV matches the goal.</td>" in page
+    assert page.count("<details class='call'>") == 4 and "not recorded" not in page  # model_node kept each call
 
     results = tmp_path / "results.jsonl"
     code, out, err = cli(capsys, "eval", "react", "--tasks", "synthetic-0", "--model", model, "--results", str(results))
