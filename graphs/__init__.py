@@ -132,9 +132,12 @@ def _declared(module: str) -> Method:
     try:
         declared = importlib.import_module(module)
     except ModuleNotFoundError as exc:
-        if exc.name is None or not module.startswith(exc.name):  # a module it imports is missing: not ours to say
+        if exc.name is not None and module.startswith(exc.name):
+            raise UnknownMethodError(f"{_origin(module)}: no module {module!r}") from None
+        if module in METHODS.values():  # a shipped method's dependency is missing: the install is broken
             raise
-        raise UnknownMethodError(f"{_origin(module)}: no module {module!r}") from None
+        # an installed method's dependency is missing: its entry point is broken, not every command
+        raise UnknownMethodError(f"{_origin(module)}: its module {module!r} cannot be imported: {exc}") from None
     if not hasattr(declared, "METHOD"):
         raise UnknownMethodError(f"{_origin(module)}: module {module!r} declares no METHOD")
     return declared.METHOD

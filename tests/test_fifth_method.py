@@ -120,6 +120,11 @@ def test_without_its_entry_point_nothing_knows_the_fifth_method(capsys):
             "no module 'tests.support.no_such_module'",
         ),
         (
+            "tests.support.broken_method",
+            "entry point react = 'tests.support.broken_method' (introspect.methods): its module "
+            "'tests.support.broken_method' cannot be imported: No module named 'a_package_nobody_installed'",
+        ),
+        (
             "tests.support.cli",
             "entry point react = 'tests.support.cli' (introspect.methods): "
             "module 'tests.support.cli' declares no METHOD",
