@@ -6,21 +6,28 @@ training phase, what ``introspect view`` shows of it, its report and its prompt 
 Modules are imported when first asked for, so naming a method loads only its own graph (an
 alias loads the others to find it).
 
-A method outside this package (a user's own, or a test's) is registered without editing
-``METHODS``: ``INTROSPECT_METHODS="react=tests.support.react_method.graph"`` (comma-separated
-``name=module`` pairs) adds it after the shipped ones (an entry with a shipped name replaces
-that method: a patched copy can be tried under its usual name). An environment variable rather than a
-``register()`` call because what must see the method is not only this process: the CLI a
-test starts as a child, ``langgraph dev`` serving Studio and the spawned ``eval --workers``
-processes all inherit the environment, and none would see a call made in the parent. It is
-read at every look-up, not cached at import, so a test that sets it with
-``monkeypatch.setenv`` has the method for that test alone and leaves nothing behind.
+A method outside this repository (a user's own package, or a test's) is registered without
+editing ``METHODS``: its distribution declares a Python entry point in the group
+``introspect.methods``, named for the method, whose value is the module that declares ``METHOD``::
+
+    [project.entry-points."introspect.methods"]
+    react = "mypkg.react"
+
+Entry-point methods come after the shipped ones (one with a shipped name replaces that method: a
+patched copy can be tried under its usual name). An entry point rather than a ``register()``
+call because what must see the method is not only this process: the CLI a test starts as a
+child, ``langgraph dev`` serving Studio and the spawned ``eval --workers`` processes all see
+the installed distributions, and none would see a call made in the parent. The entry points
+are read once per ``sys.path`` (scanning the installed distributions takes some 20 ms), so a
+test that puts a distribution's ``.dist-info`` folder on the path sees its method.
 """
 
 from __future__ import annotations
 
 import importlib
-import os
+import sys
+from functools import cache
+from importlib.metadata import EntryPoint, entry_points
 from typing import TYPE_CHECKING, Any
 
 from errors import UserError
@@ -35,7 +42,7 @@ METHODS: dict[str, str] = {
     "devils_advocate": "graphs.devils_advocate",
     "autoplan": "graphs.autoplan",
 }
-EXTRA = "INTROSPECT_METHODS"  # more name=module pairs, comma-separated (module docstring)
+GROUP = "introspect.methods"  # the entry-point group of methods kept elsewhere (module docstring)
 
 
 class UnknownMethodError(UserError, ValueError):
@@ -44,16 +51,25 @@ class UnknownMethodError(UserError, ValueError):
 
 def registry() -> dict[str, str]:
     """Every registered method: name -> the module that declares it (the shipped ones first,
-    then those ``INTROSPECT_METHODS`` adds)."""
-    extra: dict[str, str] = {}
-    for pair in os.environ.get(EXTRA, "").split(","):
-        name, sep, module = pair.partition("=")
-        if not pair.strip():
-            continue
-        if not sep or not name.strip() or not module.strip():
-            raise UnknownMethodError(f"{EXTRA} expects NAME=MODULE pairs separated by commas, got {pair!r}")
-        extra[name.strip()] = module.strip()
-    return {**METHODS, **extra}
+    then those the ``introspect.methods`` entry points add)."""
+    return {**METHODS, **{name: point.module for name, point in _entry_points(tuple(sys.path)).items()}}
+
+
+@cache
+def _entry_points(path: tuple[str, ...]) -> dict[str, EntryPoint]:
+    """The ``introspect.methods`` entry points of the distributions on ``path`` (the key of
+    the cache: a look-up after ``sys.path`` changed reads them again)."""
+    points: dict[str, EntryPoint] = {}
+    for point in entry_points(group=GROUP):
+        if point.attr not in (None, "METHOD"):
+            message = f"{_named(point)}: its value names the module that declares METHOD, not {point.attr!r}"
+            raise UnknownMethodError(message)
+        points.setdefault(point.name, point)  # the first on the path wins, as an import would
+    return points
+
+
+def _named(point: EntryPoint) -> str:
+    return f"entry point {point.name} = {point.value!r} ({GROUP})"
 
 
 def method_named(name: str) -> Method:
@@ -116,9 +132,18 @@ def _declared(module: str) -> Method:
     try:
         declared = importlib.import_module(module)
     except ModuleNotFoundError as exc:
-        if exc.name is None or not module.startswith(exc.name):  # a module it imports is missing: not ours to say
+        if exc.name is not None and module.startswith(exc.name):
+            raise UnknownMethodError(f"{_origin(module)}: no module {module!r}") from None
+        if module in METHODS.values():  # a shipped method's dependency is missing: the install is broken
             raise
-        raise UnknownMethodError(f"no method module {module!r} (check {EXTRA})") from None
+        # an installed method's dependency is missing: its entry point is broken, not every command
+        raise UnknownMethodError(f"{_origin(module)}: its module {module!r} cannot be imported: {exc}") from None
     if not hasattr(declared, "METHOD"):
-        raise UnknownMethodError(f"module {module!r} declares no METHOD")
+        raise UnknownMethodError(f"{_origin(module)}: module {module!r} declares no METHOD")
     return declared.METHOD
+
+
+def _origin(module: str) -> str:
+    """Where ``module`` was registered, for an error that must say what to fix."""
+    points = [point for point in _entry_points(tuple(sys.path)).values() if point.module == module]
+    return _named(points[0]) if points else "graphs.METHODS"

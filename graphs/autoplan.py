@@ -64,7 +64,7 @@ from nodes.autoplan.reflect import reflect
 from nodes.autoplan.state import Collected, CollectState, Reflection, TrainState
 from nodes.autoplan.variants import variant
 from nodes.channels import added, length
-from nodes.usage import add_usage
+from nodes.usage import add_usage, empty_usage
 from prompts import SHIPPED
 
 NODES_PER_STEP = 4  # think, act, formalize, execute
@@ -133,17 +133,17 @@ def check_context(context: AutoPlanContext, training: bool) -> None:
     few_shot.check(context.few_shot, context.plan, training, context.env)
 
 
-def result(state: dict[str, Any]) -> dict[str, Any]:
+def result(state: CollectState) -> dict[str, Any]:
     """Per-task extras for evaluation: the model usage and cost of this question (Table 4)."""
-    usage = state.get("usage") or {}
+    usage = state.get("usage") or empty_usage()
     return {
-        "model_calls": int(usage.get("model_calls", 0)),
-        "input_tokens": int(usage.get("input_tokens", 0)),
-        "output_tokens": int(usage.get("output_tokens", 0)),
-        "cost_usd": usage.get("cost_usd", 0.0),
+        "model_calls": usage["model_calls"],
+        "input_tokens": usage["input_tokens"],
+        "output_tokens": usage["output_tokens"],
+        "cost_usd": usage["cost_usd"],
         "with_plan": bool((state.get("plan") or "").strip()),
         "stop_reason": state.get("stop_reason", ""),
-        "restarts": int(state.get("restarts", 0)),
+        "restarts": state.get("restarts", 0),
     }
 
 

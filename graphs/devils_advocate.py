@@ -64,7 +64,7 @@ def _run_popped(state: DAState, settings: DAContext) -> str:
     entry = state["popped"]
     if entry and not entry["action"]:
         return "next_subtask"
-    return "execute" if int(state.get("actions", 0)) < settings.max_actions else "finish"
+    return "execute" if state.get("actions", 0) < settings.max_actions else "finish"
 
 
 def after_pop(state: DAState, runtime: Runtime[DAContext]) -> str:
@@ -72,8 +72,8 @@ def after_pop(state: DAState, runtime: Runtime[DAContext]) -> str:
     if not state.get("popped"):  # the stack is empty: the plan failed
         another = (
             settings.plan_revision
-            and int(state.get("episode", 1)) < settings.max_episodes
-            and int(state.get("actions", 0)) < settings.max_actions
+            and state.get("episode", 1) < settings.max_episodes
+            and state.get("actions", 0) < settings.max_actions
         )
         return "reflect" if another else "finish"
     if differs(state):
@@ -105,9 +105,9 @@ def after_align(state: DAState) -> str:
 
 def to_act(state: DAState, runtime: Runtime[DAContext]) -> str:
     """Line 14 with tau set: act on it; past the plan's end there is nothing to act on."""
-    if int(state.get("actions", 0)) >= runtime.context.max_actions:
+    if state.get("actions", 0) >= runtime.context.max_actions:
         return "finish"
-    return "act" if int(state.get("subtask", 0)) < len(state.get("plan") or []) else "pop"
+    return "act" if state.get("subtask", 0) < len(state.get("plan") or []) else "pop"
 
 
 def after_complete(state: DAState, runtime: Runtime[DAContext]) -> str:
@@ -174,7 +174,7 @@ def build_graph(checkpointer: Any = None):
 graph = build_graph()
 
 
-def result(state: dict[str, Any]) -> dict[str, Any]:
+def result(state: DAState) -> dict[str, Any]:
     """Per-task fields of the paper's Table 1: actions of the first and last episode, revisions."""
     episodes = list(state.get("episode_actions") or [])
     plans = list(state.get("plans") or [])

@@ -24,9 +24,10 @@ original laser_agent.py.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
+from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
@@ -36,21 +37,13 @@ from graphs.method import Method, Report, View, without_pages
 from nodes.channels import added
 from nodes.laser import bound as laser_bound
 from nodes.laser import report
-from nodes.laser.backup import backup_node
+from nodes.laser.backup import backup
 from nodes.laser.context import LaserContext
 from nodes.laser.space import FINISH, StateSpace, merged_transitions
 from nodes.laser.spaces import SPACES, Picker, fixed, space_for
-from nodes.laser.states import (
-    REFUSAL_LIMIT,
-    LaserState,
-    backup_at,
-    candidates,
-    execute_node,
-    finish_node,
-    start_node,
-    state_node,
-)
-from nodes.node import Node
+from nodes.laser.states import REFUSAL_LIMIT, LaserState, act, backup_at, candidates, execute_call, finish, start
+from nodes.llm import Caller, caller_for
+from nodes.node import Node, Update, model_node
 from prompts import SHIPPED
 
 
@@ -70,10 +63,10 @@ def _router(pick: Picker) -> Callable[[LaserState, Runtime[LaserContext]], str]:
         (or when the model keeps failing) if an item was examined; else the current state."""
         ctx = runtime.context
         space = pick(ctx)
-        transitions = int(state.get("transitions", 0))
+        transitions = state.get("transitions", 0)
         if state.get("done") or transitions >= ctx.max_actions:
             return "finish"
-        stuck = int(state.get("refusals", 0)) >= REFUSAL_LIMIT
+        stuck = state.get("refusals", 0) >= REFUSAL_LIMIT
         backup = ctx.backup and space.backup is not None and candidates(state, space)
         # laser_agent.py checks its 13 at the top of its loop: the item state judges the item first
         checked = ctx.backup_check == "each_transition" or state["laser_state"] != space.item_state
@@ -84,6 +77,43 @@ def _router(pick: Picker) -> Callable[[LaserState, Runtime[LaserContext]], str]:
         return state["laser_state"]
 
     return route
+
+
+def _nodes(pick: Picker, states: Iterable[str], with_backup: bool) -> dict[str, Node[LaserState, LaserContext]]:
+    """The graph's nodes: nodes.laser's functions, each run in the space ``pick`` gives its run
+    (every state of the space is one ``act``), the model-calling ones as model nodes."""
+
+    async def start_in_space(state: LaserState, runtime: Runtime[LaserContext], config: RunnableConfig) -> Update:
+        return await start(state, runtime.context, config, pick(runtime.context))
+
+    @model_node(caller_for)
+    async def act_in_space(
+        state: LaserState, runtime: Runtime[LaserContext], config: RunnableConfig, llm: Caller
+    ) -> Update:
+        return await act(state, runtime.context, pick(runtime.context), llm)
+
+    @model_node(caller_for)
+    async def execute_in_space(
+        state: LaserState, runtime: Runtime[LaserContext], config: RunnableConfig, llm: Caller
+    ) -> Update:
+        return await execute_call(state, runtime.context, config, pick(runtime.context), llm)
+
+    @model_node(caller_for)
+    async def backup_in_space(
+        state: LaserState, runtime: Runtime[LaserContext], config: RunnableConfig, llm: Caller
+    ) -> Update:
+        return await backup(state, runtime.context, config, pick(runtime.context), llm)
+
+    async def finish_in_space(state: LaserState, runtime: Runtime[LaserContext], config: RunnableConfig) -> Update:
+        return await finish(state, runtime.context, config, pick(runtime.context))
+
+    nodes: dict[str, Node[LaserState, LaserContext]] = {"start": start_in_space}
+    nodes.update({name: act_in_space for name in states})
+    nodes["execute"] = execute_in_space
+    if with_backup:
+        nodes["backup"] = backup_in_space
+    nodes["finish"] = finish_in_space
+    return nodes
 
 
 def build_graph(checkpointer: BaseCheckpointSaver | None = None, space: StateSpace | None = None):
@@ -107,13 +137,7 @@ def build_graph(checkpointer: BaseCheckpointSaver | None = None, space: StateSpa
         return state["laser_state"]
 
     builder = StateGraph(LaserState, context_schema=LaserContext)
-    nodes: dict[str, Node[LaserState, LaserContext]] = {"start": start_node(pick)}
-    nodes.update({name: state_node(pick) for name in transitions})
-    nodes["execute"] = execute_node(pick)
-    if with_backup:
-        nodes["backup"] = backup_node(pick)
-    nodes["finish"] = finish_node(pick)
-    add_nodes(builder, nodes)
+    add_nodes(builder, _nodes(pick, transitions, with_backup))
     builder.add_edge(START, "start")
     if len(transitions) == 1:
         builder.add_edge("start", next(iter(transitions)))
@@ -142,7 +166,7 @@ def narrate(node: str, update: dict[str, Any]) -> str | None:
 def result(state: LaserState) -> dict[str, Any]:
     """Per-task fields for evaluation results."""
     return {
-        "transitions": int(state.get("transitions", 0)),
+        "transitions": state.get("transitions", 0),
         "backup_used": bool(state.get("backup_used", False)),
         "examined": len(state.get("buffer", [])),
         "backup_problem": state.get("backup_problem", ""),

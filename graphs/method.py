@@ -4,7 +4,7 @@ The command line, the runner, the evaluation harness, ``introspect graphs``, ``v
 ``report``, langgraph.json, the documentation's prompt listings and the README's tables are
 all derived from these declarations (``graphs.method_named`` finds one by name or alias), so
 nothing probes a module for optional functions, the app names no method, and a new method is
-its own modules plus one registry line (graphs.METHODS, or ``INTROSPECT_METHODS``).
+its own modules plus one registry line (graphs.METHODS, or an ``introspect.methods`` entry point).
 
 What a method declares for the viewer and the report is plain data and functions the app
 calls (``View``, ``Report``), written in nodes.report's vocabulary: a method's modules sit

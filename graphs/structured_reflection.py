@@ -81,7 +81,7 @@ def _after_step(state: SRState, runtime: Runtime[SRContext]) -> Next:
     """Continue the plan, start a new stage, or end the trial (reflect if trials remain)."""
     status = state.get("status", "")
     if status:
-        trials_left = int(state.get("trial", 1)) < runtime.context.max_trials
+        trials_left = state.get("trial", 1) < runtime.context.max_trials
         return "reflect" if status != TrialStatus.CORRECT.value and trials_left else "finish"
     pending = state.get("pending", [])
     step = len(state.get("steps", []))
@@ -142,13 +142,13 @@ def build_graph(checkpointer: Any = None):
 graph = build_graph()
 
 
-def result(state: dict[str, Any]) -> dict[str, Any]:
+def result(state: SRState) -> dict[str, Any]:
     """Per task: the trials run, each trial's status, actions and planning calls, and totals."""
     trials = state.get("trials", [])
     return {
         "trials": len(trials),
         "status": trials[-1]["status"] if trials else state.get("status", ""),
-        "planning_calls": sum(int(t.get("planning_calls", 0)) for t in trials),
+        "planning_calls": sum(t.get("planning_calls", 0) for t in trials),
         "trial_records": [
             {
                 key: t.get(key)

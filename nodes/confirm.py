@@ -27,6 +27,8 @@ from typing import Any, Literal
 from langgraph.types import interrupt
 from typing_extensions import TypedDict  # pydantic (Studio's schemas) reads only this one below Python 3.12
 
+from nodes.context import Context
+
 DECISIONS = ("approve", "reject", "edit")
 
 
@@ -87,6 +89,7 @@ def rejection_feedback(proposal: str, reason: str) -> str:
     return f"A person rejected the action {proposal}: {reason}. Choose another action."
 
 
-def wanted(context: Any) -> bool:
-    """Whether this run asks before irreversible steps."""
-    return bool(getattr(context, "confirm", False))
+def wanted(context: Context | None) -> bool:
+    """Whether this run asks before irreversible steps (a graph run without a context, as a
+    test may run one, asks nothing)."""
+    return context is not None and context.confirm

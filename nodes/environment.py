@@ -39,6 +39,7 @@ from envs.base import (
 )
 from envs.sessions import SESSIONS
 from nodes import confirm as confirmation
+from nodes.context import Context
 from nodes.llm import Caller, CallerJudge
 from nodes.screenshots import capture
 from nodes.state import RunState, Step
@@ -54,13 +55,15 @@ def session_key(config: RunnableConfig | None, state: RunState | None = None) ->
     return f"run-{uuid.uuid4().hex[:12]}"
 
 
-async def env_interface(context: Any) -> Interface:
+async def env_interface(context: Context) -> Interface:
     """What an agent is told about the run's env and how its replies are read (its class's
     ``interface``; the env's module is imported off the event loop the first time)."""
     return (await asyncio.to_thread(env_class, context.env)).interface
 
 
-async def start_task(state: RunState, context: Any, config: RunnableConfig) -> tuple[Env, Observation, dict[str, Any]]:
+async def start_task(
+    state: RunState, context: Context, config: RunnableConfig
+) -> tuple[Env, Observation, dict[str, Any]]:
     """Reset the run's env to ``state["task_id"]``; returns env, observation and state update."""
     key = session_key(config, state)
     env, obs, snap = await SESSIONS.start(key, context.env, context.env_settings(), str(state["task_id"]))
@@ -76,7 +79,7 @@ async def start_task(state: RunState, context: Any, config: RunnableConfig) -> t
     return env, obs, update
 
 
-async def live_env(state: RunState, context: Any, config: RunnableConfig) -> Env:
+async def live_env(state: RunState, context: Context, config: RunnableConfig) -> Env:
     """The run's env, restored to ``state["env_snapshot"]`` if it is elsewhere."""
     return await SESSIONS.get(
         session_key(config, state), context.env, context.env_settings(), state.get("env_snapshot")
@@ -84,7 +87,7 @@ async def live_env(state: RunState, context: Any, config: RunnableConfig) -> Env
 
 
 async def sync_env(
-    state: RunState, context: Any, config: RunnableConfig
+    state: RunState, context: Context, config: RunnableConfig
 ) -> tuple[Env, Observation | None, dict[str, Any] | None]:
     """The run's env and, when it had to be restored (resume, fork), the restored observation
     and the env's snapshot after it (a rebuilt page may number its elements anew); else
@@ -99,7 +102,7 @@ async def sync_env(
 
 
 async def restore(
-    state: RunState, context: Any, config: RunnableConfig, snapshot: dict[str, Any]
+    state: RunState, context: Context, config: RunnableConfig, snapshot: dict[str, Any]
 ) -> tuple[Observation, dict[str, Any]]:
     """Bring the run's env back to ``snapshot`` (backtracking), wherever it is now; returns
     the observation there and the env's snapshot after it. EnvError when the env cannot go
@@ -118,7 +121,7 @@ async def restore(
 
 
 async def disable_elements(
-    state: RunState, context: Any, config: RunnableConfig, ids: list[str]
+    state: RunState, context: Context, config: RunnableConfig, ids: list[str]
 ) -> tuple[Observation, dict[str, Any]] | None:
     """Disable exactly the element ids ``ids`` (``DisablesElements``); returns the screen as
     now shown and the env's snapshot, or None when the env cannot disable elements."""
@@ -131,7 +134,7 @@ async def disable_elements(
     return observation, snap
 
 
-async def reference(state: RunState, context: Any, config: RunnableConfig) -> dict[str, Any] | None:
+async def reference(state: RunState, context: Context, config: RunnableConfig) -> dict[str, Any] | None:
     """The reference record of the run's task when the env keeps one (``HasReferences``)."""
     env = await live_env(state, context, config)
     return await env.reference(str(state.get("task_id", ""))) if isinstance(env, HasReferences) else None
@@ -201,7 +204,7 @@ async def execute(
         "observation": result.observation.text,
         "env_snapshot": snap,
         "trajectory": [step],
-        "actions": int(state.get("actions", 0)) + 1,  # refused actions count too: no free loops
+        "actions": state.get("actions", 0) + 1,  # refused actions count too: no free loops
         "reward": float(result.reward),
         "done": bool(result.done),
         "success": bool(result.done and result.success),

@@ -40,6 +40,7 @@ from pydantic import SecretStr
 
 from nodes import local
 from nodes.calls import ModelCall, redacted
+from nodes.context import Context
 from nodes.journal import Journal, journal_here, outlasting
 from nodes.model_errors import ModelCallError, ModelConfigError
 from nodes.recording import ReplayChatModel, call_record, record_call, reply_of, request_record, same_request
@@ -445,7 +446,7 @@ def before_stop(message: AIMessage, stop: Sequence[str]) -> AIMessage:
     return message.model_copy(update={"content": cut_at_stop(content, stop)})
 
 
-def caller_for(context: Any, state: Mapping[str, Any]) -> Caller:
+def caller_for(context: Context, state: Mapping[str, Any]) -> Caller:
     """A Caller for a node: the model settings from ``context`` (each method's class holds
     its own default temperature), the position from ``state``; Context.top_p (nucleus
     sampling) is passed on when set."""

@@ -10,6 +10,7 @@ import sys
 
 import pytest
 
+from graphs import METHODS
 from graphs.app.cli import main
 from tests.support.laser_demo import DEMO, REPLIES, ROOT, demo_replies
 from tests.support.openai_stub import OpenAIStub
@@ -180,7 +181,7 @@ def test_the_devils_advocate_demo_backtracks_and_remaps_on_the_changed_page(caps
 
 def test_unknown_demo_is_a_user_error(capsys):
     code, _, err = run_cli(capsys, "demo", "nope")
-    assert code == 2 and "available: autoplan, devils_advocate, laser, structured_reflection" in err
+    assert code == 2 and f"available: {', '.join(sorted(METHODS))}" in err  # one demo per method
 
 
 @pytest.mark.browser

@@ -9,11 +9,11 @@ import json
 
 import pytest
 
+from graphs import METHODS
 from graphs.app.cli import main
 from tests.support.openai_stub import Faults
 from tests.support.scenarios import SCENARIOS
 
-METHODS = ("laser", "structured_reflection", "devils_advocate", "autoplan")
 CLIENT_TIMEOUT = 2.0  # seconds; an injected timeout holds its request for longer
 
 
@@ -23,7 +23,7 @@ CLIENT_TIMEOUT = 2.0  # seconds; an injected timeout holds its request for longe
 def test_every_run_completes_under_faults_and_reports_its_retries(method, openai_stub, tmp_path, capsys):
     scenario = SCENARIOS[method]
     openai_stub.replies.extend(scenario.stub_replies())
-    openai_stub.faults = Faults(rate=0.3, seed=METHODS.index(method), timeout_s=CLIENT_TIMEOUT + 1)
+    openai_stub.faults = Faults(rate=0.3, seed=list(METHODS).index(method), timeout_s=CLIENT_TIMEOUT + 1)
     results = tmp_path / "results.jsonl"
     args = [
         "eval",
@@ -64,7 +64,7 @@ def test_every_run_completes_under_faults_and_reports_its_retries(method, openai
     assert not openai_stub.replies  # every scripted answer was asked for
 
 
-def test_the_four_runs_meet_every_kind_of_fault():
+def test_the_methods_runs_meet_every_kind_of_fault():
     """The seeds above inject each kind somewhere (the schedule depends only on the seed and
     the order of requests, so this is what the runs meet)."""
     met = set()

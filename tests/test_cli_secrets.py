@@ -12,6 +12,7 @@ import signal
 
 import pytest
 
+from graphs import METHODS
 from tests.conftest import STUB_KEY
 from tests.support.artefacts import files_under, leaks
 from tests.support.cli import child_env, output, run_main, spawn, wait_for_lines
@@ -23,7 +24,7 @@ MODEL = ["--model", "openai:gpt-4o-mini", "--set", "timeout=2"]
 
 @pytest.mark.slow
 @pytest.mark.browser
-@pytest.mark.parametrize("method", ["laser", "structured_reflection", "devils_advocate", "autoplan"])
+@pytest.mark.parametrize("method", list(METHODS))
 def test_no_artefact_of_a_run_holds_the_key(method, openai_stub, tmp_path, monkeypatch):
     scenario = SCENARIOS[method]
     run_dir = tmp_path / "run"

@@ -1,9 +1,10 @@
 """A fifth method is its own modules plus one registry entry: the ReAct loop of
 tests/support/react_method (its graph, prompts, view structures and report table, none of it in
-the app) registered through ``INTROSPECT_METHODS`` runs from the CLI in a child process, is
-listed by ``introspect graphs``, loads as Studio loads a graph, with its Context's schema, gets its own
-structures in ``introspect view`` and its own table in ``introspect report``. Without the entry
-nothing knows it, and a malformed entry is one line, exit 2."""
+the app), registered by an ``introspect.methods`` entry point of an installed distribution
+(tests.support.entry_points), runs from the CLI in a child process, is listed by ``introspect
+graphs``, loads as Studio loads a graph, with its Context's schema, gets its own structures in
+``introspect view`` and its own table in ``introspect report``. Without the entry point nothing
+knows it, and a broken entry point is one line naming it, exit 2."""
 
 from __future__ import annotations
 
@@ -15,11 +16,13 @@ from pathlib import Path
 
 import pytest
 
+from graphs import METHODS, registry
 from graphs.app import generated, reference
 from graphs.app.cli import main
 from tests.support.cli import ROOT, child_env
+from tests.support.entry_points import install_methods
 
-ENTRY = "react=tests.support.react_method.graph"
+MODULE = "tests.support.react_method.graph"
 REPLIES = [
     "Thought: search for the pillow.\nAction: search[Ambesonne Abstract Throw Pillow Cushion Cover]",
     "Thought: B0743JKHBV matches the goal.\nAction: click[B0743JKHBV]",
@@ -29,9 +32,9 @@ REPLIES = [
 
 
 @pytest.fixture
-def react(monkeypatch):
-    """The ReAct method registered for this test only."""
-    monkeypatch.setenv("INTROSPECT_METHODS", ENTRY)
+def react(monkeypatch, tmp_path):
+    """The ReAct method installed for this test only."""
+    install_methods(monkeypatch, tmp_path / "site", react=MODULE)
 
 
 def script(folder: Path) -> str:
@@ -49,7 +52,7 @@ def cli(capsys, *args: str) -> tuple[int, str, str]:
 def test_a_fifth_method_runs_views_and_reports_without_app_code(react, capsys, tmp_path):
     db, model = f"sqlite:///{tmp_path / 'runs.sqlite'}", script(tmp_path)
     run = ["run", "react", "--env", "webshop", "--task", "synthetic-0", "--model", model, "--thread", "r1"]
-    child = subprocess.run(  # the registry entry reaches a child process through its environment
+    child = subprocess.run(  # the entry point reaches a child process: its distribution is on its path
         [sys.executable, "-m", "graphs.app.cli", *run, "--checkpoint", db],
         cwd=tmp_path,
         env=child_env(),
@@ -70,6 +73,7 @@ def test_a_fifth_method_runs_views_and_reports_without_app_code(react, capsys, t
     assert page.count("<section class='step'") == 4
     assert page.count("<summary>thoughts so far</summary>") == 4  # its own structure on every step
     assert "<td>B0743JKHBV matches the goal.</td>" in page
+    assert page.count("<details class='call'>") == 4 and "not recorded" not in page  # model_node kept each call
 
     results = tmp_path / "results.jsonl"
     code, out, err = cli(capsys, "eval", "react", "--tasks", "synthetic-0", "--model", model, "--results", str(results))
@@ -97,23 +101,43 @@ def test_studio_serves_the_fifth_method_s_graph_and_schemas(react):
     assert '??? note "`step`"' in reference.prompts("react")  # its own prompt folder, documented
 
 
-def test_without_its_entry_nothing_knows_the_fifth_method(capsys, monkeypatch):
-    monkeypatch.delenv("INTROSPECT_METHODS", raising=False)
+def test_the_installed_method_follows_the_shipped_ones_in_the_registry(react):
+    assert registry() == {**METHODS, "react": MODULE}
+
+
+def test_without_its_entry_point_nothing_knows_the_fifth_method(capsys):
     code, out, err = cli(capsys, "run", "react", "--task", "synthetic-0")
     assert code == 2 and err.startswith("introspect: unknown method 'react'")
     assert "react" not in json.loads(generated.langgraph_json())["graphs"]
 
 
 @pytest.mark.parametrize(
-    "entry,message",
+    "value,message",
     [
-        ("react", "INTROSPECT_METHODS expects NAME=MODULE pairs separated by commas, got 'react'"),
-        ("react=tests.support.no_such_module", "no method module 'tests.support.no_such_module'"),
-        ("react=tests.support.cli", "module 'tests.support.cli' declares no METHOD"),
+        (
+            "tests.support.no_such_module",
+            "entry point react = 'tests.support.no_such_module' (introspect.methods): "
+            "no module 'tests.support.no_such_module'",
+        ),
+        (
+            "tests.support.broken_method",
+            "entry point react = 'tests.support.broken_method' (introspect.methods): its module "
+            "'tests.support.broken_method' cannot be imported: No module named 'a_package_nobody_installed'",
+        ),
+        (
+            "tests.support.cli",
+            "entry point react = 'tests.support.cli' (introspect.methods): "
+            "module 'tests.support.cli' declares no METHOD",
+        ),
+        (
+            "tests.support.react_method.graph:graph",
+            "entry point react = 'tests.support.react_method.graph:graph' (introspect.methods): "
+            "its value names the module that declares METHOD, not 'graph'",
+        ),
     ],
 )
-def test_a_bad_entry_is_one_line_exit_2(capsys, monkeypatch, entry, message):
-    monkeypatch.setenv("INTROSPECT_METHODS", entry)
+def test_a_broken_entry_point_is_one_line_naming_it_exit_2(capsys, monkeypatch, tmp_path, value, message):
+    install_methods(monkeypatch, tmp_path, react=value)
     code, out, err = cli(capsys, "run", "react", "--task", "synthetic-0")
     lines = err.strip().splitlines()
-    assert code == 2 and len(lines) == 1 and lines[0].startswith(f"introspect: {message}"), err
+    assert code == 2 and lines == [f"introspect: {message}"], err

@@ -688,8 +688,8 @@ def _helped_method(argv: list[str]) -> Method | None:
 
 
 def method_names() -> str:
-    """The registered methods, for the help; a malformed INTROSPECT_METHODS is left for the
-    command that looks a method up to report in its one line."""
+    """The registered methods, for the help; a malformed ``introspect.methods`` entry point is
+    left for the command that looks a method up to report in its one line."""
     try:
         return ", ".join(registry())
     except UnknownMethodError:

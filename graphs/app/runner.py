@@ -183,7 +183,8 @@ def thread_method(meta: dict[str, Any], key: str) -> Method:
         return method_named(str(meta[key]))
     except UnknownMethodError:
         raise ThreadError(
-            f"the thread ran {meta[key]!r}, a method not registered here (graphs.METHODS or INTROSPECT_METHODS)"
+            f"the thread ran {meta[key]!r}, a method not registered here"
+            " (graphs.METHODS or an introspect.methods entry point)"
         ) from None
 
 

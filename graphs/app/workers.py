@@ -37,7 +37,7 @@ POLL = 0.2  # seconds between looks at the workers while waiting for rows
 def _work(method: str, context: dict[str, Any], checkpoint: str, slots: int, tasks: Any, out: Any) -> None:
     """A worker process: ``slots`` tasks at a time until it takes the ``None`` that ends it.
     The method crosses into the process by name (a ``Method`` holds compiled graphs, which do
-    not pickle); the worker inherits the environment, ``INTROSPECT_METHODS`` too."""
+    not pickle); the worker sees the parent's ``sys.path``, so its entry-point methods too."""
     declared = method_named(method)
     asyncio.run(_serve(declared, declared.context.from_dict(context), checkpoint, slots, tasks, out))
 

@@ -92,7 +92,7 @@ def training_pool(env: Env, split: str | None = None, task_type: str | None = No
     raise EnvError(f"no {env.name} training tasks{kind} in {' or '.join(names) or 'any split'}")
 
 
-async def release_batch(state: dict[str, Any]) -> None:
+async def release_batch(state: TrainState) -> None:
     """Close the env sessions of a batch a stopped run left open (finished branches closed theirs)."""
     for item in state.get("batch") or []:
         await release_session(item["session"])

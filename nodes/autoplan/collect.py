@@ -100,7 +100,7 @@ async def start(state: CollectState, runtime: Runtime[AutoPlanContext], config: 
     update["stop_reason"] = "" if ctx.steps() > 0 else "max_actions"
     if state.get("restart"):  # the original's retry: the game from its start, a fresh chat
         update["restart"] = False
-        update["restarts"] = int(state.get("restarts", 0)) + 1
+        update["restarts"] = state.get("restarts", 0) + 1
         update["messages"] = edit(state.get("messages", []), [])
     return update
 
@@ -198,7 +198,7 @@ async def execute_command(
     if update["done"]:
         update["stop_reason"] = "max_actions" if result.info.get("stop_reason") == "max_steps" else "done"
     elif restarts(runtime.context, state.get("command", ""), result.valid):
-        if int(state.get("restarts", 0)) >= runtime.context.max_restarts:
+        if state.get("restarts", 0) >= runtime.context.max_restarts:
             update["stop_reason"] = "max_restarts"
         else:
             update["restart"] = True
@@ -253,8 +253,8 @@ async def finish(state: CollectState, runtime: Runtime[AutoPlanContext], config:
         plan=plan,
         messages=[*state.get("messages", []), *final],
         success=success,
-        reward=float(state.get("reward", 0.0)),
-        steps=int(state.get("actions", 0)),
+        reward=state.get("reward", 0.0),
+        steps=state.get("actions", 0),
         stop_reason=stop_reason,
         outcome=text.outcome(env, success, stop_reason, detail),
         usage=state.get("usage") or empty_usage(),  # no model call: a collection that ended at its start

@@ -36,11 +36,11 @@ Not reproduced: the original ends an ALFWorld episode when the free-form action 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
 from typing import Any, Literal
 
 from envs.base import Interface
 from nodes.autoplan import prompting as text
+from nodes.autoplan.state import CollectState
 from nodes.autoplan.variants import variant
 
 Transcript = Literal["paper", "original"]
@@ -123,7 +123,7 @@ def keeps_last_observation(transcript: str) -> bool:
     return transcript != "original"
 
 
-def thinks_after_cap(env: str, transcript: str, state: Mapping[str, Any]) -> bool:
+def thinks_after_cap(env: str, transcript: str, state: CollectState) -> bool:
     """Whether the original ALFWorld asks one more thought, about the observation at the
     step cap (``state`` is the collection's after a step; the thought then ends it)."""
     return (

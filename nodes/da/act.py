@@ -38,7 +38,7 @@ def action_prompt(state: DAState, interface: Interface) -> str:
         websites=state["site"]["websites"],
         task=state["goal"],
         plan=plan_text(state),
-        history=history_text(state, episode=int(state.get("episode", 1))),
+        history=history_text(state, episode=state.get("episode", 1)),
         step=subtask_text(state),
         screen=shown(state["current"]),
         notes=notes_text(state),

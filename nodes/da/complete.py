@@ -42,7 +42,7 @@ def _fields(state: DAState) -> dict[str, str]:
     return {
         "task": state["goal"],
         "plan": plan_text(state),
-        "history": history_text(state, episode=int(state.get("episode", 1))),
+        "history": history_text(state, episode=state.get("episode", 1)),
         "notes": notes_text(state),
         "screen": shown(state["current"]),
     }
@@ -77,7 +77,7 @@ async def complete(state: DAState, runtime: Runtime[DAContext], config: Runnable
         env = await live_env(state, runtime.context, config)
         deliver = answer_action.format(answer=answer)
         result, update = await execute(env, state, config, deliver, node="complete", caller=llm, rationale=verdict.text)
-        update["actions"] = int(state.get("actions", 0))  # delivering the answer is not an action
+        update["actions"] = state.get("actions", 0)  # delivering the answer is not an action
         if not result.valid:  # a person rejected the answer (Context.confirm): go on,
             history = state.get("history") or []  # with the reason in H, which the next prompts show
             refused = refusal(state, deliver, result.feedback)
@@ -90,5 +90,5 @@ async def complete(state: DAState, runtime: Runtime[DAContext], config: Runnable
         yes_no,
         reasks=reasks,
     )
-    subtask = int(state.get("subtask", 0)) + (1 if subtask_done.value else 0)
+    subtask = state.get("subtask", 0) + (1 if subtask_done.value else 0)
     return {"task_done": False, "subtask": subtask}

@@ -36,7 +36,7 @@ def last_step_refused(state: DAState) -> str | None:
 def refusal(state: DAState, action: str, feedback: str) -> HistoryItem:
     """H's item for an action the env (or a person, Context.confirm) refused: its feedback."""
     text = f"The action {action} could not be executed: {feedback}"
-    return HistoryItem(episode=int(state.get("episode", 1)), action=action, text=text)
+    return HistoryItem(episode=state.get("episode", 1), action=action, text=text)
 
 
 @model_node(caller_for)
@@ -55,6 +55,6 @@ async def describe(state: DAState, runtime: Runtime[DAContext], config: Runnable
         )
         reply = await llm([HumanMessage(prompt)])
         text = " ".join(reply.text.split()) or f"Executed {action}."
-        item = HistoryItem(episode=int(state.get("episode", 1)), action=action, text=text)
+        item = HistoryItem(episode=state.get("episode", 1), action=action, text=text)
     history = state.get("history") or []
     return {"history": edit(history, [*history, item])}

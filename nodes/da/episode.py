@@ -62,7 +62,7 @@ async def new_episode(state: DAState) -> dict[str, Any]:
     root = StackEntry(state=state["initial"], action="", subtask=-1, origin="root")
     episodes = state.get("episode_actions") or []
     return {
-        "episode": int(state.get("episode", 0)) + 1,
+        "episode": state.get("episode", 0) + 1,
         "episode_actions": edit(episodes, [*episodes, []]),
         "stack": edit(state.get("stack") or [], [root]),
         "subtask": -1,
@@ -77,7 +77,7 @@ def stop_reason(state: DAState, settings: DAContext) -> str:
         return "task_completed"
     if state.get("done"):
         return "env_done"
-    if int(state.get("actions", 0)) >= settings.max_actions:
+    if state.get("actions", 0) >= settings.max_actions:
         return "max_actions"
     if not settings.plan_revision:
         return "plan_failed"
@@ -96,7 +96,7 @@ async def finish(state: DAState, runtime: Runtime[DAContext], config: RunnableCo
         _, stepped = await execute(
             env, state, config, early_stop, node="finish", caller=llm, harness=True
         )  # the budget is spent: there is nothing else to choose
-        stepped["actions"] = int(state.get("actions", 0))  # stopping is not one of the agent's actions
+        stepped["actions"] = state.get("actions", 0)  # stopping is not one of the agent's actions
         update.update(stepped)
     await release(state, config)
     return update

@@ -66,7 +66,7 @@ async def push(state: DAState) -> dict[str, Any]:
     (Algorithm 1 pushes r = 1..R; with independently sampled remedies the order is moot.)
     """
     first, *remedies = state.get("proposal") or []
-    screen, subtask = state["current"], int(state.get("subtask", -1))
+    screen, subtask = state["current"], state.get("subtask", -1)
     entries = [StackEntry(state=screen, action=a, subtask=subtask, origin="remedy") for a in reversed(remedies)]
     entries.append(StackEntry(state=screen, action=first, subtask=subtask, origin="action"))
     stack = state.get("stack") or []
@@ -83,7 +83,7 @@ async def backtrack(state: DAState, runtime: Runtime[DAContext], config: Runnabl
     entry = state["popped"]
     assert entry  # routed here only after a non-empty pop
     saved = entry["state"]
-    episode = int(state.get("episode", 1))
+    episode = state.get("episode", 1)
     try:
         obs, snapshot = await restore(state, runtime.context, config, saved["snapshot"])
     except EnvError as exc:  # e.g. the page is gone: this alternative cannot be tried

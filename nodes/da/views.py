@@ -53,7 +53,7 @@ def plan_text(state: DAState) -> str:
 
 
 def subtask_text(state: DAState) -> str:
-    plan, index = list(state.get("plan") or []), int(state.get("subtask", -1))
+    plan, index = list(state.get("plan") or []), state.get("subtask", -1)
     return plan[index] if 0 <= index < len(plan) else NONE
 
 
@@ -66,7 +66,7 @@ def history_text(state: DAState, *, episode: int | None = None) -> str:
 def experience_text(state: DAState) -> str:
     """H over all episodes, grouped by episode (the plan revision's "past experience")."""
     blocks = []
-    for episode in range(1, int(state.get("episode", 1)) + 1):
+    for episode in range(1, state.get("episode", 1) + 1):
         items = history_text(state, episode=episode)
         if items != NONE:
             blocks.append(f"Episode {episode}:\n{items}")

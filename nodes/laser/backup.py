@@ -21,7 +21,6 @@ from __future__ import annotations
 from typing import Any
 
 from langchain_core.runnables import RunnableConfig
-from langgraph.runtime import Runtime
 
 from nodes.channels import edit
 from nodes.environment import sync_env
@@ -29,72 +28,66 @@ from nodes.laser.choose import ATTEMPTS, choose_function, observed, rationale, s
 from nodes.laser.context import LaserContext
 from nodes.laser.customise import finish_choice
 from nodes.laser.observe import backup_listing
-from nodes.laser.spaces import Picker
+from nodes.laser.space import StateSpace
 from nodes.laser.states import (
     LaserState,
     call_text,
     candidates,
     run_actions,
 )
-from nodes.llm import Caller, caller_for
-from nodes.node import Node, model_node
+from nodes.llm import Caller
+from nodes.node import Update
 
 
-def backup_node(pick: Picker) -> Node[LaserState, LaserContext]:
-    @model_node(caller_for)
-    async def backup(
-        state: LaserState, runtime: Runtime[LaserContext], config: RunnableConfig, llm: Caller
-    ) -> dict[str, Any]:
-        """Choose an examined item, reopen it, choose its options, buy it."""
-        ctx = runtime.context
-        space = pick(ctx)
-        plan = space.backup
-        assert plan is not None  # routed here only for a space with a backup strategy
-        before = list(state.get("history", []))
-        history = list(before)  # the notes this step adds go after ``before``
-        choices = candidates(state, space)
-        listing = observed(backup_listing(state.get("instruction", ""), choices))
-        why = await rationale(llm, state_prompt(plan.select, plan.layout), listing)
-        choose = [plan.choose([c["asin"] for c in choices])]
-        # the examined items stay an enum: the original looks the answer up among them (a KeyError otherwise)
-        picked = await choose_function(llm, listing, why, choose, ctx.tool_mode, plan.choose_layout, enums=True)
-        if picked.name is None:
-            problem = f"no valid item choice in {ATTEMPTS} answers: {picked.problem}"
-            history.append(f"Backup: {problem}")
-            return {"backup_problem": problem, "history": edit(before, history)}
-        entry = next(c for c in choices if c["asin"] == next(iter(picked.args.values())))
-        history.append(f"Rationale: backup strategy: {why}\nAction: {call_text(picked.name, picked.args)}")
+async def backup(
+    state: LaserState, ctx: LaserContext, config: RunnableConfig, space: StateSpace, llm: Caller
+) -> Update:
+    """Choose an examined item, reopen it, choose its options, buy it."""
+    plan = space.backup
+    assert plan is not None  # routed here only for a space with a backup strategy
+    before = list(state.get("history", []))
+    history = list(before)  # the notes this step adds go after ``before``
+    choices = candidates(state, space)
+    listing = observed(backup_listing(state.get("instruction", ""), choices))
+    why = await rationale(llm, state_prompt(plan.select, plan.layout), listing)
+    choose = [plan.choose([c["asin"] for c in choices])]
+    # the examined items stay an enum: the original looks the answer up among them (a KeyError otherwise)
+    picked = await choose_function(llm, listing, why, choose, ctx.tool_mode, plan.choose_layout, enums=True)
+    if picked.name is None:
+        problem = f"no valid item choice in {ATTEMPTS} answers: {picked.problem}"
+        history.append(f"Backup: {problem}")
+        return {"backup_problem": problem, "history": edit(before, history)}
+    entry = next(c for c in choices if c["asin"] == next(iter(picked.args.values())))
+    history.append(f"Rationale: backup strategy: {why}\nAction: {call_text(picked.name, picked.args)}")
 
-        here: LaserState = {**state, "env_snapshot": entry["snapshot"]}
-        env, reopened, _ = await sync_env(here, ctx, config)  # None: the env is on that item already
-        if reopened is not None:
-            here.update({"observation": reopened.text, "page": space.classify(reopened)})
-        page = here.get("page", {})
-        ended = await finish_choice(
-            llm,
-            here.get("observation", ""),
-            page,
-            plan.finish,
-            ctx.customise,
-            ctx.tool_mode,
-            enums=ctx.argument_enums,
-        )
-        if ended.name is None:
-            problem = f"no valid options for {entry['asin']} in {ATTEMPTS} answers: {ended.problem}"
-            history.append(f"Backup: {problem}")
-            return {"backup_problem": problem, "history": edit(before, history)}
-        args, why = ended.args, ended.rationale or why
-        actions = plan.finish.actions(args, page)
-        run, feedback = await run_actions(
-            env, here, config, llm, space, actions, why, "backup", plan.finish.tolerates_refusals
-        )
-        note = f"Rationale: backup strategy: {why}\nAction: {call_text(plan.finish.name, args)}"
-        update: dict[str, Any] = {**run, "history": edit(before, [*history, note])}
-        if feedback:
-            return {
-                **update,
-                "backup_problem": f"the env refused {call_text(plan.finish.name, args)} on {entry['asin']}: {feedback}",
-            }
-        return {**update, "backup_used": True}
-
-    return backup
+    here: LaserState = {**state, "env_snapshot": entry["snapshot"]}
+    env, reopened, _ = await sync_env(here, ctx, config)  # None: the env is on that item already
+    if reopened is not None:
+        here.update({"observation": reopened.text, "page": space.classify(reopened)})
+    page = here.get("page", {})
+    ended = await finish_choice(
+        llm,
+        here.get("observation", ""),
+        page,
+        plan.finish,
+        ctx.customise,
+        ctx.tool_mode,
+        enums=ctx.argument_enums,
+    )
+    if ended.name is None:
+        problem = f"no valid options for {entry['asin']} in {ATTEMPTS} answers: {ended.problem}"
+        history.append(f"Backup: {problem}")
+        return {"backup_problem": problem, "history": edit(before, history)}
+    args, why = ended.args, ended.rationale or why
+    actions = plan.finish.actions(args, page)
+    run, feedback = await run_actions(
+        env, here, config, llm, space, actions, why, "backup", plan.finish.tolerates_refusals
+    )
+    note = f"Rationale: backup strategy: {why}\nAction: {call_text(plan.finish.name, args)}"
+    update: dict[str, Any] = {**run, "history": edit(before, [*history, note])}
+    if feedback:
+        return {
+            **update,
+            "backup_problem": f"the env refused {call_text(plan.finish.name, args)} on {entry['asin']}: {feedback}",
+        }
+    return {**update, "backup_used": True}

@@ -13,8 +13,10 @@ Back_to_Search, Prev, Buy_Now); reading a detail page (WebShop's Description, Fe
 each at most once per item, its text added to the item state) and an answer that was refused are
 not transitions.
 
-The nodes are built per graph by factories taking a ``Picker`` (nodes.laser.spaces): the space of
-the run (a graph built for one space, or the default graph's choice by ``Context.env``).
+The nodes are plain functions of the state, the run's settings, its config, the space and (for
+those that call the model) the Caller; ``nodes`` binds them to a graph's ``Picker``
+(nodes.laser.spaces: the space of each run, fixed for a graph built for one space, else by
+``Context.env``) and makes the model-calling ones ``model_node``s.
 """
 
 from __future__ import annotations
@@ -23,7 +25,6 @@ import json
 from typing import Annotated, Any
 
 from langchain_core.runnables import RunnableConfig
-from langgraph.runtime import Runtime
 from typing_extensions import TypedDict  # pydantic (Studio's schemas) reads only this one below Python 3.12
 
 import prompts
@@ -40,9 +41,8 @@ from nodes.laser.observe import (
     page_observation,
 )
 from nodes.laser.space import FINISH, Page, StateSpace, Tool
-from nodes.laser.spaces import Picker
-from nodes.llm import Caller, caller_for
-from nodes.node import Node, model_node
+from nodes.llm import Caller
+from nodes.node import Update
 from nodes.state import RunState, updated
 
 BACKUP_MARGIN = 2  # the backup purchase starts 2 transitions before the cap (13)
@@ -112,31 +112,27 @@ def candidates(state: LaserState, space: StateSpace) -> list[BufferItem]:
     return list(found.values())
 
 
-def start_node(pick: Picker) -> Node[LaserState, LaserContext]:
-    async def start(state: LaserState, runtime: Runtime[LaserContext], config: RunnableConfig) -> dict[str, Any]:
-        """Reset the env to the task's goal; the agent starts in the state of the first page."""
-        space = pick(runtime.context)
-        _, obs, update = await start_task(state, runtime.context, config)
-        page = space.classify(obs)
-        return {
-            **update,
-            "instruction": str(obs.info["goal"]),
-            "goal": str(obs.info["goal"]),
-            "page": page,
-            "laser_state": page["state"],
-            "call": None,
-            "history": [],
-            "buffer": [],
-            "details": {},
-            "target": {},
-            "pending_history": [],
-            "transitions": 0,
-            "refusals": 0,
-            "backup_used": False,
-            "backup_problem": "",
-        }
-
-    return start
+async def start(state: LaserState, context: LaserContext, config: RunnableConfig, space: StateSpace) -> Update:
+    """Reset the env to the task's goal; the agent starts in the state of the first page."""
+    _, obs, update = await start_task(state, context, config)
+    page = space.classify(obs)
+    return {
+        **update,
+        "instruction": str(obs.info["goal"]),
+        "goal": str(obs.info["goal"]),
+        "page": page,
+        "laser_state": page["state"],
+        "call": None,
+        "history": [],
+        "buffer": [],
+        "details": {},
+        "target": {},
+        "pending_history": [],
+        "transitions": 0,
+        "refusals": 0,
+        "backup_used": False,
+        "backup_problem": "",
+    }
 
 
 def observation_for(state: LaserState, space: StateSpace) -> str:
@@ -216,105 +212,88 @@ def opens_examined(state: LaserState, space: StateSpace, here: str, choice: Choi
     return bool(examines) and str(choice.args.get(examines)) in {entry["asin"] for entry in state.get("buffer", [])}
 
 
-def state_node(pick: Picker) -> Node[LaserState, LaserContext]:
+async def act(state: LaserState, ctx: LaserContext, space: StateSpace, llm: Caller) -> Update:
     """A state node: a rationale and one function of the current state's tools (Tables 4-6)."""
-
-    @model_node(caller_for)
-    async def act(
-        state: LaserState, runtime: Runtime[LaserContext], config: RunnableConfig, llm: Caller
-    ) -> dict[str, Any]:
-        ctx = runtime.context
-        space = pick(ctx)
-        here = space.state(state["laser_state"])
-        page = state.get("page", {})
-        user, observation, update = with_history(state, space, ctx, observation_for(state, space))
-        own_step = ctx.customise == "own_step"
-        tools = space.tools_for(here.name, page, read=state.get("details", {}), customise=own_step)
-        why = await rationale(llm, state_prompt(here.instruction, here.layout), user)
-        enums = ctx.argument_enums
-        choice = await choose_function(llm, observation, why, tools, ctx.tool_mode, here.layout, enums=enums)
-        if opens_examined(state, space, here.name, choice):  # asked once more, as laser_agent.py does
-            reselect = prompts.render("laser/reselect")
-            choice = await choose_function(llm, observation, reselect, tools, ctx.tool_mode, here.layout, enums=enums)
-        plan = space.tool(here.name, choice.name).customise if choice.name else None
-        if own_step and plan is not None and choice.name is not None:  # the original's customisation step
-            choice = await customised(llm, observation, page, choice.name, plan, ctx.tool_mode, enums=enums)
-        if choice.name is None:
-            note = f"Rationale: {why}\nAction: none (the answer was refused: {choice.problem})"
-            history = list(state.get("history", []))
-            return {
-                **update,
-                "call": None,
-                "refusals": int(state.get("refusals", 0)) + 1,
-                "history": edit(history, [*history, note]),
-            }
-        why = choice.rationale or why
-        return {**update, "call": Call(name=choice.name, args=choice.args, rationale=why, state=here.name)}
-
-    return act
-
-
-def execute_node(pick: Picker) -> Node[LaserState, LaserContext]:
-    @model_node(caller_for)
-    async def execute_call(
-        state: LaserState, runtime: Runtime[LaserContext], config: RunnableConfig, llm: Caller
-    ) -> dict[str, Any]:
-        """Carry out the state node's call: a detail page is read (and the agent goes back to the
-        item), any other function becomes its tool's env actions; the new page gives the next state."""
-        ctx = runtime.context
-        space = pick(ctx)
-        call = state["call"]
-        assert call is not None  # routed here only with a call to carry out
-        name, why = call["name"], call["rationale"]
-        tool = space.tool(call["state"], name)
-        page = state.get("page", {})
-        details = dict(state.get("details", {}))
-        env = await live_env(state, ctx, config)
-        buffer = list(state.get("buffer", []))
-        target = dict(state.get("target", {}))
-        actions = tool.actions(call["args"], page)
-        run, feedback = await run_actions(
-            env, state, config, llm, space, actions, why, "execute", tool.tolerates_refusals
-        )
-        if tool.reads_then and not feedback:  # keep the detail page's text, go back to the item
-            text = detail_text(run["page"].get("section", ""), ctx.detail_text)
-            back, feedback = await run_actions(
-                env, updated(state, run), config, llm, space, list(tool.reads_then), why, "execute"
-            )
-            run = {**run, **back, "trajectory": run["trajectory"] + back["trajectory"]}
-            if not feedback:
-                details[name] = text
-        elif not feedback:
-            leaving = current_item(state, space) if tool.to not in (space.item_state, FINISH) else None
-            if leaving is not None:
-                buffer = [b for b in buffer if b["asin"] != leaving["asin"]] + [{**leaving, "rationale": why}]
-            if tool.target:
-                target = {key: call["args"][key] for key in TARGET_KEYS if key in call["args"]}
-        new_page = run.get("page", page)
-        if call["state"] != space.item_state or new_page["state"] != space.item_state:
-            details = {}  # details belong to the item being examined
-        note = f"Rationale: {why}\nAction: {call_text(name, call['args'])}"
-        if feedback:
-            note += f"\nFeedback: {feedback}"
-        moved = not feedback and not tool.reads_then
+    here = space.state(state["laser_state"])
+    page = state.get("page", {})
+    user, observation, update = with_history(state, space, ctx, observation_for(state, space))
+    own_step = ctx.customise == "own_step"
+    tools = space.tools_for(here.name, page, read=state.get("details", {}), customise=own_step)
+    why = await rationale(llm, state_prompt(here.instruction, here.layout), user)
+    enums = ctx.argument_enums
+    choice = await choose_function(llm, observation, why, tools, ctx.tool_mode, here.layout, enums=enums)
+    if opens_examined(state, space, here.name, choice):  # asked once more, as laser_agent.py does
+        reselect = prompts.render("laser/reselect")
+        choice = await choose_function(llm, observation, reselect, tools, ctx.tool_mode, here.layout, enums=enums)
+    plan = space.tool(here.name, choice.name).customise if choice.name else None
+    if own_step and plan is not None and choice.name is not None:  # the original's customisation step
+        choice = await customised(llm, observation, page, choice.name, plan, ctx.tool_mode, enums=enums)
+    if choice.name is None:
+        note = f"Rationale: {why}\nAction: none (the answer was refused: {choice.problem})"
         history = list(state.get("history", []))
-        if moved and tool.to != FINISH and ctx.history_shown == "after_backtrack":
-            run["pending_history"] = logged_call(state, tool, call)
-        update = {
-            **run,
-            "laser_state": new_page["state"],
-            "target": target,
-            "transitions": int(state.get("transitions", 0)) + (1 if moved else 0),
-            "refusals": 0 if not feedback else int(state.get("refusals", 0)) + 1,
+        return {
+            **update,
+            "call": None,
+            "refusals": state.get("refusals", 0) + 1,
             "history": edit(history, [*history, note]),
         }
-        if buffer != state.get("buffer", []):
-            update["buffer"] = edit(state.get("buffer", []), buffer)
-        if details != state.get("details", {}):  # detail texts are checkpointed when they change only
-            update["details"] = details
-        return update
+    why = choice.rationale or why
+    return {**update, "call": Call(name=choice.name, args=choice.args, rationale=why, state=here.name)}
 
-    return execute_call
+
+async def execute_call(
+    state: LaserState, ctx: LaserContext, config: RunnableConfig, space: StateSpace, llm: Caller
+) -> Update:
+    """Carry out the state node's call: a detail page is read (and the agent goes back to the
+    item), any other function becomes its tool's env actions; the new page gives the next state."""
+    call = state["call"]
+    assert call is not None  # routed here only with a call to carry out
+    name, why = call["name"], call["rationale"]
+    tool = space.tool(call["state"], name)
+    page = state.get("page", {})
+    details = dict(state.get("details", {}))
+    env = await live_env(state, ctx, config)
+    buffer = list(state.get("buffer", []))
+    target = dict(state.get("target", {}))
+    actions = tool.actions(call["args"], page)
+    run, feedback = await run_actions(env, state, config, llm, space, actions, why, "execute", tool.tolerates_refusals)
+    if tool.reads_then and not feedback:  # keep the detail page's text, go back to the item
+        text = detail_text(run["page"].get("section", ""), ctx.detail_text)
+        back, feedback = await run_actions(
+            env, updated(state, run), config, llm, space, list(tool.reads_then), why, "execute"
+        )
+        run = {**run, **back, "trajectory": run["trajectory"] + back["trajectory"]}
+        if not feedback:
+            details[name] = text
+    elif not feedback:
+        leaving = current_item(state, space) if tool.to not in (space.item_state, FINISH) else None
+        if leaving is not None:
+            buffer = [b for b in buffer if b["asin"] != leaving["asin"]] + [{**leaving, "rationale": why}]
+        if tool.target:
+            target = {key: call["args"][key] for key in TARGET_KEYS if key in call["args"]}
+    new_page = run.get("page", page)
+    if call["state"] != space.item_state or new_page["state"] != space.item_state:
+        details = {}  # details belong to the item being examined
+    note = f"Rationale: {why}\nAction: {call_text(name, call['args'])}"
+    if feedback:
+        note += f"\nFeedback: {feedback}"
+    moved = not feedback and not tool.reads_then
+    history = list(state.get("history", []))
+    if moved and tool.to != FINISH and ctx.history_shown == "after_backtrack":
+        run["pending_history"] = logged_call(state, tool, call)
+    update = {
+        **run,
+        "laser_state": new_page["state"],
+        "target": target,
+        "transitions": state.get("transitions", 0) + (1 if moved else 0),
+        "refusals": 0 if not feedback else state.get("refusals", 0) + 1,
+        "history": edit(history, [*history, note]),
+    }
+    if buffer != state.get("buffer", []):
+        update["buffer"] = edit(state.get("buffer", []), buffer)
+    if details != state.get("details", {}):  # detail texts are checkpointed when they change only
+        update["details"] = details
+    return update
 
 
 def stop_reason(state: LaserState, context: LaserContext, space: StateSpace) -> str:
@@ -324,7 +303,7 @@ def stop_reason(state: LaserState, context: LaserContext, space: StateSpace) -> 
         return f"{ended} (backup)" if state.get("backup_used") else ended
     if state.get("backup_problem"):
         return f"not {ended}: the backup strategy failed ({state['backup_problem']})"
-    if int(state.get("refusals", 0)) >= REFUSAL_LIMIT:
+    if state.get("refusals", 0) >= REFUSAL_LIMIT:
         return f"not {ended}: the model's answers were refused {REFUSAL_LIMIT} steps in a row"
     cap = context.max_actions
     if space.backup is None:
@@ -334,10 +313,7 @@ def stop_reason(state: LaserState, context: LaserContext, space: StateSpace) -> 
     return f"not {ended}: step cap ({cap} transitions) reached with no examined item for the backup strategy"
 
 
-def finish_node(pick: Picker) -> Node[LaserState, LaserContext]:
-    async def finish(state: LaserState, runtime: Runtime[LaserContext], config: RunnableConfig) -> dict[str, Any]:
-        """End of the episode: why it ended, and the env released."""
-        await release(state, config)
-        return {"stop_reason": stop_reason(state, runtime.context, pick(runtime.context))}
-
-    return finish
+async def finish(state: LaserState, context: LaserContext, config: RunnableConfig, space: StateSpace) -> Update:
+    """End of the episode: why it ended, and the env released."""
+    await release(state, config)
+    return {"stop_reason": stop_reason(state, context, space)}

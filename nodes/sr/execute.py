@@ -85,7 +85,7 @@ async def execute_action(
         valid=True,
         screen=state.get("observation", ""),
         disabled=list(state.get("disabled", [])),
-        stage=int(state.get("stage", 0)),
+        stage=state.get("stage", 0),
     )
     if item.get("written"):
         record["written"] = item["written"]
@@ -95,12 +95,12 @@ async def execute_action(
         update["trajectory"] = [
             unexecuted(item, state, True, "not an action: executed as nothing, as the original code executes it")
         ]
-        update["actions"] = int(state.get("actions", 0)) + 1
+        update["actions"] = state.get("actions", 0) + 1
         screens.append(state.get("observation", ""))
     elif item.get("error"):
         record.update({"valid": False, "feedback": item["error"]})
         update["trajectory"] = [unexecuted(item, state, False, item["error"])]
-        update["actions"] = int(state.get("actions", 0)) + 1
+        update["actions"] = state.get("actions", 0) + 1
     else:
         env = await live_env(state, ctx, config)
         result, executed = await execute(

@@ -105,7 +105,7 @@ async def plan(state: SRState, runtime: Runtime[SRContext], config: RunnableConf
     if ctx.planning == "iterative":
         lines = lines[:1]
     update: dict[str, Any] = {
-        "planning_calls": int(state.get("planning_calls", 0)) + 1,
+        "planning_calls": state.get("planning_calls", 0) + 1,
         "pending": [planned(line) for line in lines],
     }
     if not lines:

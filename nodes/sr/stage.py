@@ -32,20 +32,20 @@ from nodes.sr.status import TrialStatus, trial_status
 def begin(state: SRState) -> dict[str, int]:
     """The state update that starts a new stage on the current screen."""
     first = not state.get("steps")
-    return {"stage": 0 if first else int(state.get("stage", 0)) + 1, "stage_start": len(state.get("screens", [])) - 1}
+    return {"stage": 0 if first else state.get("stage", 0) + 1, "stage_start": len(state.get("screens", [])) - 1}
 
 
 def stage_steps(state: SRState) -> int:
     """The actions taken in the current stage."""
-    stage = int(state.get("stage", 0))
+    stage = state.get("stage", 0)
     return sum(1 for s in state.get("steps", []) if s.get("stage", 0) == stage)
 
 
 def stage_screens(state: SRState, interface: Interface) -> list[str]:
     """The current stage's screens (its first, then one after each action), comparable."""
-    stage = int(state.get("stage", 0))
+    stage = state.get("stage", 0)
     hidden = sorted({i for s in state.get("steps", []) if s.get("stage", 0) == stage for i in s.get("disabled", [])})
-    screens = state.get("screens", [])[int(state.get("stage_start", 0)) :]
+    screens = state.get("screens", [])[state.get("stage_start", 0) :]
     return [interface.without_elements(screen, hidden) for screen in screens]
 
 

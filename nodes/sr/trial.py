@@ -36,14 +36,14 @@ def task_name(task_id: str, observation: Observation) -> str:
 
 async def start_trial(state: SRState, runtime: Runtime[SRContext], config: RunnableConfig) -> dict[str, Any]:
     """Reset the env to the task and open trial ``trial + 1`` with an empty trajectory."""
-    actions_so_far = int(state.get("actions", 0))
+    actions_so_far = state.get("actions", 0)
     _, observation, update = await start_task(state, runtime.context, config)
     update.update(
         goal=str(observation.info["goal"]),
         task_name=task_name(str(state["task_id"]), observation),
         intro=str(observation.info.get("intro") or (await env_interface(runtime.context)).intro),
         actions=actions_so_far,
-        trial=int(state.get("trial", 0)) + 1,
+        trial=state.get("trial", 0) + 1,
         screens=edit(state.get("screens", []), [observation.text]),  # a new trial may open on the same screen
         steps=[],
         pending=[],
@@ -64,8 +64,8 @@ def record(state: SRState, **extra: Unpack[Reflected]) -> TrialRecord:
         status=state["status"],
         actions=[s["action"] for s in steps],
         sources=[s.get("source", "plan") for s in steps],
-        planning_calls=int(state.get("planning_calls", 0)),
-        reward=float(state.get("reward", 0.0)),
+        planning_calls=state.get("planning_calls", 0),
+        reward=state.get("reward", 0.0),
         **extra,
     )
 

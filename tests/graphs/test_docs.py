@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
+from graphs import METHODS
 from graphs.app import generated, reference
 from graphs.app.cli import build_parser
 
 ROOT = Path(__file__).resolve().parents[2]
-METHODS = ("laser", "structured_reflection", "devils_advocate", "autoplan")
 
 
 def test_every_method_page_shows_its_compiled_graph_prompts_and_options():

@@ -9,7 +9,7 @@ import functools
 
 from langgraph.checkpoint.memory import InMemorySaver
 
-from graphs import autoplan, devils_advocate, laser, method_named, structured_reflection
+from graphs import compiled, method_named, studio_graphs
 from graphs.app.runner import drive
 from nodes.laser.context import LaserContext
 from nodes.scripted import ScriptedChatModel
@@ -17,13 +17,8 @@ from tests.support.laser_demo import DEMO, write_demo_script
 
 
 def test_every_router_is_a_coroutine_function():
-    for graph in (
-        laser.graph,
-        structured_reflection.graph,
-        devils_advocate.graph,
-        autoplan.graph,
-        autoplan.training_graph,
-    ):
+    for method, attribute in studio_graphs().values():
+        graph = compiled(method, attribute)
         for source, branches in graph.builder.branches.items():
             for name, branch in branches.items():
                 assert branch.path.func is None and asyncio.iscoroutinefunction(branch.path.afunc), (source, name)

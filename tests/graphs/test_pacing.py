@@ -13,10 +13,9 @@ from graphs import method_named
 from graphs.app.cli import main
 from graphs.app.evaluate import evaluate
 from graphs.app.pacing import Pacer
+from tests.support.entry_points import install_methods
 from tests.support.openai_stub import OpenAIStub, Reply
-from tests.test_fifth_method import script
-
-ENTRY = "react=tests.support.react_method.graph"
+from tests.test_fifth_method import MODULE, script
 
 
 def test_the_pacer_doubles_until_refused_then_halves_once_per_burst():
@@ -78,7 +77,7 @@ def test_after_a_cut_the_running_tasks_take_turns_in_calling():
 
 
 def test_auto_concurrency_finishes_every_task_under_a_rate_limit(monkeypatch, tmp_path):
-    monkeypatch.setenv("INTROSPECT_METHODS", ENTRY)
+    install_methods(monkeypatch, tmp_path / "site", react=MODULE)
     method = method_named("react")
     tasks = [f"synthetic-{i}" for i in range(6)]
     context = method.context(model="openai:stub-model", env="webshop", max_actions=2, retries=10)
@@ -99,7 +98,7 @@ def test_auto_concurrency_finishes_every_task_under_a_rate_limit(monkeypatch, tm
 
 
 def test_auto_concurrency_on_the_command_line(monkeypatch, capsys, tmp_path):
-    monkeypatch.setenv("INTROSPECT_METHODS", ENTRY)
+    install_methods(monkeypatch, tmp_path / "site", react=MODULE)
     results = tmp_path / "results.jsonl"
     args = ["eval", "react", "--tasks", "synthetic-0", "--model", script(tmp_path), "--results", str(results)]
     assert main([*args, "--concurrency", "auto", "--max-concurrency", "3", "--checkpoint", "memory"]) == 0
@@ -116,7 +115,7 @@ def test_auto_concurrency_on_the_command_line(monkeypatch, capsys, tmp_path):
     ],
 )
 def test_bad_concurrency_options_are_one_line_exit_2(monkeypatch, capsys, tmp_path, extra, message):
-    monkeypatch.setenv("INTROSPECT_METHODS", ENTRY)
+    install_methods(monkeypatch, tmp_path / "site", react=MODULE)
     monkeypatch.chdir(tmp_path)
     try:
         code = main(["eval", "react", "--tasks", "synthetic-0", "--model", script(tmp_path), *extra])

@@ -1,7 +1,7 @@
 """Every results row says what produced it (graphs.app.provenance), and a finished row written
 by other prompts or other code is not reused: ``eval`` says it is stale and runs its task again,
 unless ``--keep-stale``. The method is a temporary copy of the ReAct method of
-tests/support/react_method, registered through ``INTROSPECT_METHODS``, whose prompt files and
+tests/support/react_method, installed by an ``introspect.methods`` entry point, whose prompt files and
 graph module the tests edit as a user would (each edit is read when the method's module is
 imported again, as by the next ``introspect`` command)."""
 
@@ -19,6 +19,7 @@ import pytest
 from graphs.app.cli import main
 from graphs.app.provenance import PACKAGES, git_state
 from tests.support.cli import ROOT
+from tests.support.entry_points import install_methods
 from tests.support.openai_stub import Reply
 from tests.test_fifth_method import REPLIES, script
 
@@ -27,8 +28,7 @@ from tests.test_fifth_method import REPLIES, script
 def react(tmp_path, monkeypatch):
     """A copy of the ReAct method in ``tmp_path/reactcopy``, registered as ``react``."""
     shutil.copytree(ROOT / "tests" / "support" / "react_method", tmp_path / "reactcopy")
-    monkeypatch.syspath_prepend(str(tmp_path))
-    monkeypatch.setenv("INTROSPECT_METHODS", "react=reactcopy.graph")
+    install_methods(monkeypatch, tmp_path, react="reactcopy.graph")
     yield tmp_path / "reactcopy"
     for name in [m for m in sys.modules if m.split(".")[0] == "reactcopy"]:
         del sys.modules[name]

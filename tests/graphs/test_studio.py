@@ -38,9 +38,9 @@ def test_langgraph_json_and_the_generated_tables_are_current():
 
 def test_the_environment_step_is_execute_in_every_method():
     """One vocabulary: ``execute`` steps the env everywhere; ``act`` is always the model's choice."""
-    from graphs import compiled, method_named
+    from graphs import METHODS, compiled, method_named
 
-    for name in ("laser", "structured_reflection", "devils_advocate", "autoplan"):
+    for name in METHODS:
         nodes = set(compiled(method_named(name), "graph").get_graph().nodes)
         assert "execute" in nodes and "step" not in nodes, name
     sr = set(compiled(method_named("sr"), "graph").get_graph().nodes)

@@ -17,7 +17,8 @@ from envs.base import ActionParseError
 from graphs.edges import inline
 from graphs.method import Method, Report, View
 from nodes.environment import env_interface, execute, live_env, release, start_task
-from nodes.llm import caller_for
+from nodes.llm import Caller, caller_for
+from nodes.node import Update, model_node
 from nodes.state import RunState
 from prompts import Templates
 from tests.support.react_method import report
@@ -37,9 +38,9 @@ async def start(state: ReactState, runtime: Runtime[ReactContext], config: Runna
     return {**update, "goal": str(obs.info["goal"]), "thoughts": []}
 
 
-async def think(state: ReactState, runtime: Runtime[ReactContext], config: RunnableConfig) -> dict[str, Any]:
+@model_node(caller_for)
+async def think(state: ReactState, runtime: Runtime[ReactContext], config: RunnableConfig, llm: Caller) -> Update:
     interface = await env_interface(runtime.context)
-    llm = caller_for(runtime.context, state)
     history = "\n".join(f"{s['action']} -> reward {s['reward']}" for s in state.get("trajectory") or []) or "None"
     reply = await llm(
         [
@@ -53,16 +54,19 @@ async def think(state: ReactState, runtime: Runtime[ReactContext], config: Runna
         action = interface.parse_action(text.split("Action:")[-1])
     except ActionParseError:
         action = text.strip()  # the env refuses it and says why
-    return {"thought": thought, "action": action, "thoughts": [*state.get("thoughts", []), thought], "usage": llm.usage}
+    return {"thought": thought, "action": action, "thoughts": [*state.get("thoughts", []), thought]}
 
 
-async def execute_action(state: ReactState, runtime: Runtime[ReactContext], config: RunnableConfig) -> dict[str, Any]:
-    llm = caller_for(runtime.context, state)
+@model_node(caller_for)
+async def execute_action(
+    state: ReactState, runtime: Runtime[ReactContext], config: RunnableConfig, llm: Caller
+) -> Update:
+    """Runs the action; a judged env's scoring calls the model through ``llm``."""
     env = await live_env(state, runtime.context, config)
     _, update = await execute(
         env, state, config, state["action"], node="execute", caller=llm, rationale=state.get("thought", "")
     )
-    return {**update, "usage": llm.usage}
+    return update
 
 
 async def finish(state: ReactState, runtime: Runtime[ReactContext], config: RunnableConfig) -> dict[str, Any]:
