@@ -59,3 +59,34 @@ def wait_for_lines(process: subprocess.Popen, path: Path, lines: int, timeout: f
             return seen
         time.sleep(0.01)
     raise TimeoutError(f"{path} had {seen} of {lines} lines after {timeout} s")
+
+
+def children(pid: int) -> list[int]:
+    """The pids of ``pid``'s child processes (none once it has ended)."""
+    try:
+        text = Path(f"/proc/{pid}/task/{pid}/children").read_text()
+    except FileNotFoundError:
+        return []
+    return [int(child) for child in text.split()]
+
+
+def command_line(pid: int) -> list[str]:
+    """A process's arguments ([] once it has ended)."""
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace").split("\0")
+    except (FileNotFoundError, ProcessLookupError):
+        return []
+
+
+def wait_gone(pid: int, timeout: float = 60.0) -> None:
+    """Wait until process ``pid`` (not necessarily a child) has exited: its files are closed."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except (FileNotFoundError, ProcessLookupError):
+            return
+        if state in ("Z", "X"):
+            return
+        time.sleep(0.02)
+    raise TimeoutError(f"process {pid} still running after {timeout} s")
