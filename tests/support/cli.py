@@ -48,6 +48,15 @@ def output(logs: Path, name: str) -> tuple[str, str]:
     return ((logs / f"{name}.out").read_text(errors="replace"), (logs / f"{name}.err").read_text(errors="replace"))
 
 
+def ended(child: subprocess.Popen[bytes], logs: Path, name: str, timeout: float = 180) -> int:
+    """``child``'s exit status, once it ends (its output in the assertion if it hangs)."""
+    try:
+        return child.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        child.kill()
+        raise AssertionError(f"{name} did not end in {timeout} s: {output(logs, name)}") from None
+
+
 def wait_for_lines(process: subprocess.Popen, path: Path, lines: int, timeout: float = 120.0) -> int:
     """Wait until ``path`` holds at least ``lines`` lines (or the process ended); returns the
     count seen."""
@@ -68,6 +77,12 @@ def children(pid: int) -> list[int]:
     except FileNotFoundError:
         return []
     return [int(child) for child in text.split()]
+
+
+def descendants(pid: int) -> list[int]:
+    """The pids of every process under ``pid`` (children, their children, ...)."""
+    found = children(pid)
+    return [*found, *(grandchild for child in found for grandchild in descendants(child))]
 
 
 def command_line(pid: int) -> list[str]:

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import asyncio
 import random
-import subprocess
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -28,7 +27,6 @@ from typing import Any
 from envs import make_env
 from graphs.app.evaluate import read_rows
 from tests.graphs.laser_scripts import PAGING
-from tests.support.cli import output
 from tests.support.openai_stub import OpenAIStub, Reply
 
 TASKS = [f"synthetic-{i}" for i in range(600, 612)]
@@ -51,15 +49,16 @@ COMPARED = (
 )
 
 
-def eval_args(results: Path, *more: str) -> list[str]:
-    """``introspect eval`` of LASER on the tasks (each: search, next page, out of steps)."""
+def eval_args(results: Path, *more: str, model: str = MODEL) -> list[str]:
+    """``introspect eval`` of LASER on the tasks (each: search, next page, out of steps); a model
+    of its own gives an evaluation threads of its own on a server that ran another."""
     return [
         "eval",
         "laser",
         "--tasks",
         ",".join(TASKS),
         "--model",
-        MODEL,
+        model,
         "--set",
         "max_actions=2",
         "--set",
@@ -68,6 +67,38 @@ def eval_args(results: Path, *more: str) -> list[str]:
         str(results),
         *more,
     ]
+
+
+# The browser's evaluation: Structured Reflection on MiniWoB++'s click-button, one trial a task,
+# each reply clicking element 5 (the right button on some seeds; a wrong one, a text or nothing
+# clickable on others): a plan, one action, a score, in Chromium.
+BROWSER_TASKS = [f"click-button/{i}" for i in range(12)]
+BROWSER_REPLY = "click id=5"
+
+
+def browser_eval_args(results: Path, *more: str) -> list[str]:
+    return [
+        "eval",
+        "structured_reflection",
+        "--env",
+        "miniwob",
+        "--tasks",
+        ",".join(BROWSER_TASKS),
+        "--model",
+        MODEL,
+        "--set",
+        "max_trials=1",
+        "--results",
+        str(results),
+        *more,
+    ]
+
+
+def browser_stub() -> OpenAIStub:
+    """The stub giving every request of the browser's evaluation the same reply."""
+    served = OpenAIStub(latency=LATENCY, keep_alive=True, keyed=True)
+    served.replies = [Reply(content=BROWSER_REPLY) for _ in BROWSER_TASKS]
+    return served
 
 
 def instructions() -> list[str]:
@@ -88,11 +119,21 @@ def instructions() -> list[str]:
 def stub(markers: list[str]) -> OpenAIStub:
     """The stub (not started) with each task's replies, answering by content."""
     served = OpenAIStub(latency=LATENCY, keep_alive=True, keyed=True)
+    restock(served, markers)
+    return served
+
+
+def restock(served: OpenAIStub, markers: list[str]) -> None:
+    """Give ``served`` each task's replies afresh and forget what it was asked (a stub that
+    outlives one evaluation: the server's workers are told its address once)."""
     served.conversations = {
         marker: [Reply(content=r.get("content", ""), tool_calls=r.get("tool_calls", [])) for r in PAGING]
         for marker in markers
     }
-    return served
+    served.answers.clear()
+    served.requests.clear()
+    served.headers.clear()
+    served.abandoned = 0
 
 
 def compared(results: Path) -> dict[str, tuple[Any, ...]]:
@@ -100,10 +141,11 @@ def compared(results: Path) -> dict[str, tuple[Any, ...]]:
     return {row["task_id"]: tuple(row.get(k) for k in COMPARED) for row in read_rows(results)}
 
 
-def fault_point(seed: int, calls: int) -> int:
+def fault_point(seed: int, calls: int, later: int) -> int:
     """The request (1-based) at which the fault strikes: after at least one answered call, and
-    with at least three tasks' calls still to come, so that it lands mid-run."""
-    return random.Random(seed).randint(2, calls - 12)
+    with at least ``later`` calls still to come after it (enough to keep every slot asking), so
+    that it lands mid-run."""
+    return random.Random(seed).randint(2, calls - later)
 
 
 @dataclass
@@ -127,12 +169,3 @@ def strike(served: OpenAIStub, at: int, in_flight: int, fault: Callable[[], None
     finally:
         served.release()
     return Fault(at, held)
-
-
-def ended(child: subprocess.Popen[bytes], logs: Path, name: str, timeout: float = 180) -> int:
-    """``child``'s exit status, once it ends (its output in the assertion if it hangs)."""
-    try:
-        return child.wait(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        child.kill()
-        raise AssertionError(f"{name} did not end in {timeout} s: {output(logs, name)}") from None
