@@ -94,14 +94,15 @@ def command_line(pid: int) -> list[str]:
 
 
 def wait_gone(pid: int, timeout: float = 60.0) -> None:
-    """Wait until process ``pid`` (not necessarily a child) has exited: its files are closed."""
+    """Wait until process ``pid`` (not necessarily a child) has exited and its files are closed.
+    A zombie is not enough: the leader of a killed multi-threaded process is a zombie while its
+    other threads are still closing the files they share."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         try:
-            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-        except (FileNotFoundError, ProcessLookupError):
-            return
-        if state in ("Z", "X"):
+            if not os.listdir(f"/proc/{pid}/fd"):
+                return
+        except OSError:  # gone, or a zombie's (closed) files
             return
         time.sleep(0.02)
-    raise TimeoutError(f"process {pid} still running after {timeout} s")
+    raise TimeoutError(f"process {pid} still holds its files after {timeout} s")
