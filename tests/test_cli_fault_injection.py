@@ -24,6 +24,7 @@ from tests.conftest import STUB_KEY
 from tests.support.cli import child_env, children, command_line, descendants, ended, output, spawn, wait_gone
 from tests.support.deployment import Deployment, deployment
 from tests.support.fault_injection import (
+    Fault,
     browser_eval_args,
     browser_stub,
     compared,
@@ -55,6 +56,22 @@ def local(folder: Path, *more: str) -> list[str]:
     return eval_args(folder / "r.jsonl", "--checkpoint", f"sqlite:///{folder / 'c.sqlite'}", *more)
 
 
+def run_again(args: list[str], env: dict[str, str], folder: Path) -> None:
+    """The same command, run to its end."""
+    child = spawn(args, cwd=folder, env=env, logs=folder, name="again")
+    assert ended(child, folder, "again") == 0, output(folder, "again")
+
+
+def continued_as(reference: Reference, served: OpenAIStub, results: Path, fault: Fault, what: str) -> None:
+    """The rows and the stub's answered requests are the uninterrupted run's (the counts printed)."""
+    print(
+        f"{what} at request {fault.at} with {fault.in_flight} in flight: {len(served.requests)} requests, "
+        f"{served.answered} answered, {served.abandoned} abandoned (uninterrupted: {reference.answered})"
+    )
+    assert compared(results) == reference.rows
+    assert served.answered == reference.answered
+
+
 @pytest.fixture(scope="module")
 def markers() -> list[str]:
     return instructions()
@@ -83,15 +100,8 @@ def test_the_evaluating_process_sigkilled_and_continued_asks_nothing_twice(marke
             child.wait(timeout=60)
 
         fault = strike(served, fault_point(1, reference.answered, LATER), 3, kill)
-        first = len(served.requests)
-        again = spawn(args, cwd=tmp_path, env=stub_env(served), logs=tmp_path, name="again")
-        assert ended(again, tmp_path, "again") == 0, output(tmp_path, "again")
-    print(
-        f"killed at request {fault.at} with {fault.in_flight} in flight; {first} requests before the kill, "
-        f"{len(served.requests)} in all, {served.answered} answered (uninterrupted: {reference.answered})"
-    )
-    assert compared(tmp_path / "r.jsonl") == reference.rows
-    assert served.answered == reference.answered
+        run_again(args, stub_env(served), tmp_path)
+    continued_as(reference, served, tmp_path / "r.jsonl", fault, "the evaluating process killed")
     assert served.abandoned == fault.in_flight == 3
 
 
@@ -111,14 +121,8 @@ def test_a_worker_process_sigkilled_and_continued_asks_nothing_twice(markers, re
         fault = strike(served, fault_point(2, reference.answered, LATER), 4, kill_a_worker)
         ended(child, tmp_path, "first")  # the dead worker's tasks are error rows
         assert any("WorkerDied" in str(row[-1]) for row in compared(tmp_path / "r.jsonl").values())
-        again = spawn(args, cwd=tmp_path, env=stub_env(served), logs=tmp_path, name="again")
-        assert ended(again, tmp_path, "again") == 0, output(tmp_path, "again")
-    print(
-        f"worker {killed} killed at request {fault.at} with {fault.in_flight} in flight; "
-        f"{len(served.requests)} requests in all, {served.answered} answered (uninterrupted: {reference.answered})"
-    )
-    assert compared(tmp_path / "r.jsonl") == reference.rows
-    assert served.answered == reference.answered
+        run_again(args, stub_env(served), tmp_path)
+    continued_as(reference, served, tmp_path / "r.jsonl", fault, f"worker {killed} killed")
     assert served.abandoned == 2  # the dead worker's two calls in flight
 
 
@@ -156,12 +160,7 @@ def test_a_server_worker_sigkilled_asks_nothing_twice(markers, reference, served
 
     fault = strike(served_stub, fault_point(3, reference.answered, LATER), 6, kill_a_worker)
     assert ended(client, tmp_path, "client") == 0, output(tmp_path, "client")
-    print(
-        f"server worker killed at request {fault.at} with {fault.in_flight} in flight; {len(served_stub.requests)} "
-        f"requests in all, {served_stub.answered} answered (uninterrupted: {reference.answered})"
-    )
-    assert compared(tmp_path / "r.jsonl") == reference.rows
-    assert served_stub.answered == reference.answered
+    continued_as(reference, served_stub, tmp_path / "r.jsonl", fault, "a server worker killed")
     assert served_stub.abandoned == 3  # the dead worker's three runs' calls in flight
 
 
@@ -186,14 +185,9 @@ def test_the_whole_server_stopped_and_started_again_asks_nothing_twice(
     client.wait(timeout=60)
     deployed.stop(signal.SIGTERM)  # waits for each worker's end
     deployed.revive()
-    again = spawn(args, cwd=tmp_path, env=child_env(), logs=tmp_path, name="again")
-    assert ended(again, tmp_path, "again") == 0, output(tmp_path, "again")
-    print(
-        f"server stopped at request {fault.at} with {fault.in_flight} in flight; {len(served_stub.requests)} "
-        f"requests in all, {served_stub.answered} answered (uninterrupted: {reference.answered})"
-    )
-    assert compared(tmp_path / "r.jsonl") == reference.rows
-    assert len(served_stub.requests) == served_stub.answered == reference.answered
+    run_again(args, child_env(), tmp_path)
+    continued_as(reference, served_stub, tmp_path / "r.jsonl", fault, "the server stopped")
+    assert len(served_stub.requests) == reference.answered  # nothing asked twice
 
 
 def chromium(pid: int) -> list[int]:
@@ -240,9 +234,5 @@ def test_chromium_killed_mid_run_is_reopened_and_the_tasks_continue(browser_refe
             assert child.poll() is None and time.monotonic() < deadline, output(tmp_path, "shaken")
             time.sleep(0.05)
         assert ended(child, tmp_path, "shaken") == 0, output(tmp_path, "shaken")
-    print(
-        f"{len(killed)} Chromium processes killed at request {fault.at} with {fault.in_flight} in flight; "
-        f"{len(served.requests)} requests, {served.answered} answered (uninterrupted: {browser_reference.answered})"
-    )
-    assert compared(tmp_path / "r.jsonl") == browser_reference.rows
-    assert len(served.requests) == served.answered == browser_reference.answered
+    continued_as(browser_reference, served, tmp_path / "r.jsonl", fault, f"{len(killed)} Chromium processes killed")
+    assert len(served.requests) == browser_reference.answered  # nothing asked twice

@@ -26,7 +26,7 @@ from typing import Any
 
 from envs import make_env
 from graphs.app.evaluate import read_rows
-from tests.graphs.laser_scripts import PAGING
+from tests.graphs.laser_scripts import PAGING, paging_eval
 from tests.support.openai_stub import OpenAIStub, Reply
 
 TASKS = [f"synthetic-{i}" for i in range(600, 612)]
@@ -50,23 +50,9 @@ COMPARED = (
 
 
 def eval_args(results: Path, *more: str, model: str = MODEL) -> list[str]:
-    """``introspect eval`` of LASER on the tasks (each: search, next page, out of steps); a model
-    of its own gives an evaluation threads of its own on a server that ran another."""
-    return [
-        "eval",
-        "laser",
-        "--tasks",
-        ",".join(TASKS),
-        "--model",
-        model,
-        "--set",
-        "max_actions=2",
-        "--set",
-        "backup=false",
-        "--results",
-        str(results),
-        *more,
-    ]
+    """The evaluation (each task: search, next page, out of steps); a model of its own gives an
+    evaluation threads of its own on a server that ran another."""
+    return paging_eval(TASKS, model, results, *more)
 
 
 # The browser's evaluation: Structured Reflection on MiniWoB++'s click-button, one trial a task,
