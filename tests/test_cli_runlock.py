@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from graphs.app.evaluate import read_rows
-from tests.graphs.laser_scripts import paging_script
+from tests.graphs.laser_scripts import paging_eval, paging_script
 from tests.support.cli import child_env, output, spawn
 
 pytestmark = pytest.mark.slow
@@ -25,25 +25,7 @@ TASKS = [f"synthetic-{i}" for i in range(700, 704)]
 
 
 def eval_args(spec: str, results: Path, checkpoint: str, *more: str) -> list[str]:
-    return [
-        "eval",
-        "laser",
-        "--tasks",
-        ",".join(TASKS),
-        "--model",
-        spec,
-        "--set",
-        "max_actions=2",
-        "--set",
-        "backup=false",
-        "--concurrency",
-        "2",
-        "--results",
-        str(results),
-        "--checkpoint",
-        checkpoint,
-        *more,
-    ]
+    return paging_eval(TASKS, spec, results, "--concurrency", "2", "--checkpoint", checkpoint, *more)
 
 
 def started(child: subprocess.Popen, logs: Path, name: str) -> None:

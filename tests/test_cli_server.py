@@ -17,12 +17,11 @@ import pytest
 from graphs import method_named
 from graphs.app.evaluate import read_rows
 from nodes.laser.context import LaserContext
-from tests.graphs.laser_scripts import ROW_FIELDS, paging_script
+from tests.graphs.laser_scripts import ROW_FIELDS, paging_eval, paging_script
 from tests.support.cli import ROOT, child_env, run_main
 from tests.support.studio import langgraph_dev
 
 TASKS = [f"synthetic-{i}" for i in range(200, 205)]
-SETTINGS = ["--set", "max_actions=2", "--set", "backup=false"]
 SAME = ROW_FIELDS
 
 pytestmark = pytest.mark.slow
@@ -35,20 +34,7 @@ def server(tmp_path_factory):
 
 
 def eval_args(spec: str, results: Path, *more: str) -> list[str]:
-    return [
-        "eval",
-        "laser",
-        "--tasks",
-        ",".join(TASKS),
-        "--model",
-        spec,
-        *SETTINGS,
-        "--concurrency",
-        "5",
-        "--results",
-        str(results),
-        *more,
-    ]
+    return paging_eval(TASKS, spec, results, "--concurrency", "5", *more)
 
 
 def test_the_server_writes_the_rows_a_local_evaluation_writes(server, tmp_path):

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from graphs.app.evaluate import read_rows
-from tests.graphs.laser_scripts import ROW_FIELDS, paging_script
+from tests.graphs.laser_scripts import ROW_FIELDS, paging_eval, paging_script
 from tests.support.cli import ROOT, child_env, output, run_main, spawn
 
 pytestmark = pytest.mark.slow
@@ -23,24 +23,7 @@ CASES = [(signal.SIGINT, DRAWS.uniform(0.2, 2.0)), (signal.SIGTERM, DRAWS.unifor
 
 
 def eval_args(spec: str, results: Path, checkpoints: Path) -> list[str]:
-    return [
-        "eval",
-        "laser",
-        "--tasks",
-        ",".join(TASKS),
-        "--model",
-        spec,
-        "--set",
-        "max_actions=2",
-        "--set",
-        "backup=false",
-        "--concurrency",
-        "2",
-        "--results",
-        str(results),
-        "--checkpoint",
-        f"sqlite:///{checkpoints}",
-    ]
+    return paging_eval(TASKS, spec, results, "--concurrency", "2", "--checkpoint", f"sqlite:///{checkpoints}")
 
 
 def compared(rows: list[dict]) -> list[tuple]:

@@ -15,7 +15,7 @@ from graphs import method_named
 from graphs.app.evaluate import evaluate, read_rows
 from graphs.app.workers import WorkerPool
 from nodes.laser.context import LaserContext
-from tests.graphs.laser_scripts import ROW_FIELDS, paging_script
+from tests.graphs.laser_scripts import ROW_FIELDS, paging_eval, paging_script
 from tests.support.cli import run_main
 
 TASKS = [f"synthetic-{i}" for i in range(300, 308)]
@@ -32,23 +32,7 @@ def checkpoint_url(request, tmp_path) -> str:
 
 
 def args(spec: str, results: Path, checkpoint: str, *more: str) -> list[str]:
-    return [
-        "eval",
-        "laser",
-        "--tasks",
-        ",".join(TASKS),
-        "--model",
-        spec,
-        "--set",
-        "max_actions=2",
-        "--set",
-        "backup=false",
-        "--results",
-        str(results),
-        "--checkpoint",
-        checkpoint,
-        *more,
-    ]
+    return paging_eval(TASKS, spec, results, "--checkpoint", checkpoint, *more)
 
 
 @pytest.mark.slow

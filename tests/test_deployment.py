@@ -18,12 +18,11 @@ from typing import Any
 import pytest
 
 from graphs.app.evaluate import read_rows
-from tests.graphs.laser_scripts import ROW_FIELDS, paging_script
+from tests.graphs.laser_scripts import ROW_FIELDS, paging_eval, paging_script
 from tests.support.cli import ROOT, child_env, run_main, spawn
 from tests.support.deployment import Deployment, deployment
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(600)]
-SETTINGS = ["--set", "max_actions=2", "--set", "backup=false"]
 
 
 def tasks(first: int, count: int = 12) -> list[str]:
@@ -31,7 +30,7 @@ def tasks(first: int, count: int = 12) -> list[str]:
 
 
 def eval_args(spec: str, ids: list[str], results: Path, *more: str) -> list[str]:
-    return ["eval", "laser", "--tasks", ",".join(ids), "--model", spec, *SETTINGS, "--results", str(results), *more]
+    return paging_eval(ids, spec, results, *more)
 
 
 def same(rows: list[dict[str, Any]]) -> list[tuple[Any, ...]]:

@@ -116,6 +116,13 @@ ROW_FIELDS = (
 )
 
 
+def paging_eval(tasks: list[str], model: str, results: Path, *more: str) -> list[str]:
+    """``introspect eval`` of LASER on ``tasks`` under PAGING's limits (two transitions, no
+    backup strategy): the command the tests that stop, kill or move an evaluation share."""
+    limits = ["--set", "max_actions=2", "--set", "backup=false"]
+    return ["eval", "laser", "--tasks", ",".join(tasks), "--model", model, *limits, "--results", str(results), *more]
+
+
 def paging_script(path: Path, delay: float = 0.0) -> str:
     """PAGING as a script at ``path`` (each reply taking ``delay`` seconds); the ``scripted:`` spec."""
     path.write_text("".join(json.dumps({**r, **({"delay": delay} if delay else {})}) + "\n" for r in PAGING))

@@ -48,6 +48,15 @@ def output(logs: Path, name: str) -> tuple[str, str]:
     return ((logs / f"{name}.out").read_text(errors="replace"), (logs / f"{name}.err").read_text(errors="replace"))
 
 
+def ended(child: subprocess.Popen[bytes], logs: Path, name: str, timeout: float = 180) -> int:
+    """``child``'s exit status, once it ends (its output in the assertion if it hangs)."""
+    try:
+        return child.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        child.kill()
+        raise AssertionError(f"{name} did not end in {timeout} s: {output(logs, name)}") from None
+
+
 def wait_for_lines(process: subprocess.Popen, path: Path, lines: int, timeout: float = 120.0) -> int:
     """Wait until ``path`` holds at least ``lines`` lines (or the process ended); returns the
     count seen."""
@@ -59,3 +68,41 @@ def wait_for_lines(process: subprocess.Popen, path: Path, lines: int, timeout: f
             return seen
         time.sleep(0.01)
     raise TimeoutError(f"{path} had {seen} of {lines} lines after {timeout} s")
+
+
+def children(pid: int) -> list[int]:
+    """The pids of ``pid``'s child processes (none once it has ended)."""
+    try:
+        text = Path(f"/proc/{pid}/task/{pid}/children").read_text()
+    except FileNotFoundError:
+        return []
+    return [int(child) for child in text.split()]
+
+
+def descendants(pid: int) -> list[int]:
+    """The pids of every process under ``pid`` (children, their children, ...)."""
+    found = children(pid)
+    return [*found, *(grandchild for child in found for grandchild in descendants(child))]
+
+
+def command_line(pid: int) -> list[str]:
+    """A process's arguments ([] once it has ended)."""
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace").split("\0")
+    except (FileNotFoundError, ProcessLookupError):
+        return []
+
+
+def wait_gone(pid: int, timeout: float = 60.0) -> None:
+    """Wait until process ``pid`` (not necessarily a child) has exited and its files are closed.
+    A zombie is not enough: the leader of a killed multi-threaded process is a zombie while its
+    other threads are still closing the files they share."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            if not os.listdir(f"/proc/{pid}/fd"):
+                return
+        except OSError:  # gone, or a zombie's (closed) files
+            return
+        time.sleep(0.02)
+    raise TimeoutError(f"process {pid} still holds its files after {timeout} s")

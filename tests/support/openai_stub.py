@@ -12,7 +12,15 @@ calls are not each answered by a tool message: a client that would fail there fa
 
 Concurrent runs each need their own replies: ``conversations`` maps a marker (text that
 appears in every request of one run, such as a task's instruction) to that run's replies,
-taken in order; a request naming no marker takes from the shared queue. ``latency`` is
+taken in order; a request naming no marker takes from the shared queue. With ``keyed`` the
+reply is a function of the request's content instead of its arrival: a request asked again
+word for word (a run continued after a crash asks what its checkpoint lacks) gets the reply it
+got the first time, with the same tool-call ids, and its tokens are counted from its text, so
+a continued run that sends anything different shows in its rows. ``hold_at(n)`` lets a test
+act at a point of the run: from the n-th request on no reply goes out until ``release()``, so
+the test can see every call in flight held (``held``), kill the client or a worker, and then
+let the held replies go; a reply whose client is gone by then is not sent and counted in
+``abandoned`` (the calls in flight at a kill: no client can keep those). ``latency`` is
 added to every reply, as a model's time to answer. ``rate_limit`` (requests per second) makes
 it a rate-limited provider: a request beyond that many in the last second is refused with a
 429 and a Retry-After of when a place frees up (``RateLimit``), before it takes a reply. Served from its own process
@@ -22,8 +30,10 @@ base URL), its threads do not compete with the client's event loop for the inter
 
 from __future__ import annotations
 
+import hashlib
 import json
 import random
+import select
 import socket
 import threading
 import time
@@ -46,6 +56,11 @@ class Reply:
 
 
 FAULT_KINDS = ("429", "500", "503", "timeout", "drop")
+
+
+def content_key(body: dict[str, Any]) -> str:
+    """A request's identity by content: its messages, tools and sampling settings."""
+    return hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()
 
 
 @dataclass
@@ -124,8 +139,16 @@ class OpenAIStub:
         latency: float = 0.0,
         keep_alive: bool = False,
         rate_limit: float | None = None,
+        keyed: bool = False,
     ) -> None:
         self.replies: list[Reply] = []
+        self.keyed = keyed
+        self.answers: dict[str, Reply] = {}  # keyed: the reply given to each request's content
+        self.abandoned = 0  # requests whose client was gone when their reply was due
+        self.held = 0  # requests waiting for release()
+        self._hold_at: int | None = None
+        self._released = threading.Event()
+        self._released.set()
         self.rate = RateLimit(rate_limit) if rate_limit else None
         self.conversations: dict[str, list[Reply]] = {}
         self.latency = latency
@@ -153,6 +176,9 @@ class OpenAIStub:
                 with stub._lock:
                     stub.requests.append(body)
                     stub.headers.append({k.lower(): v for k, v in self.headers.items()})
+                    if stub._hold_at is not None and len(stub.requests) >= stub._hold_at:
+                        stub._released.clear()
+                        stub._hold_at = None
                     missing = unanswered_tool_calls(body.get("messages", []))
                     injected = stub.faults.draw() if stub.faults and not missing else None
                     limited = stub.rate.check(time.monotonic()) if stub.rate and not missing and not injected else None
@@ -171,6 +197,16 @@ class OpenAIStub:
                     return
                 if (reply.delay or stub.latency) and not limited:  # a provider refuses at once
                     time.sleep(reply.delay + stub.latency)
+                if not stub._released.is_set():
+                    with stub._lock:
+                        stub.held += 1
+                    stub._released.wait()
+                    with stub._lock:
+                        stub.held -= 1
+                if self._client_gone():
+                    with stub._lock:
+                        stub.abandoned += 1
+                    return
                 if reply.drop:
                     self.close_connection = True
                     try:
@@ -183,10 +219,11 @@ class OpenAIStub:
                     self._send(reply.status, payload, reply.headers)
                     return
                 message: dict[str, Any] = {"role": "assistant", "content": reply.content or None}
+                reply_id = content_key(body)[:12] if stub.keyed else str(len(stub.requests))
                 if reply.tool_calls:
                     message["tool_calls"] = [
                         {
-                            "id": f"call_{len(stub.requests)}_{i}",
+                            "id": f"call_{reply_id}_{i}",
                             "type": "function",
                             "function": {
                                 "name": c["name"],
@@ -226,6 +263,14 @@ class OpenAIStub:
                 listed = [{"id": m, "object": "model", "created": 0, "owned_by": "stub"} for m in stub.models]
                 self._send(200, {"object": "list", "data": listed})
 
+            def _client_gone(self) -> bool:
+                """Whether the client closed the connection (it sends nothing while it waits)."""
+                try:
+                    readable, _, _ = select.select([self.connection], [], [], 0)
+                    return bool(readable) and self.connection.recv(1, socket.MSG_PEEK) == b""
+                except OSError:
+                    return True
+
             def _send(self, status: int, payload: dict[str, Any], headers: dict[str, str] | None = None) -> None:
                 data = json.dumps(payload).encode()
                 try:
@@ -244,12 +289,36 @@ class OpenAIStub:
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
 
     def _next(self, body: dict[str, Any]) -> Reply:
-        """The reply to a request: its conversation's next one, else the shared queue's."""
+        """The reply to a request: its conversation's next one, else the shared queue's; with
+        ``keyed``, the one this content got before, if it was asked before."""
+        key = content_key(body)
+        if self.keyed and key in self.answers:
+            return self.answers[key]
+        reply = self._queued(body)
+        if self.keyed:
+            tokens = {"prompt_tokens": len(json.dumps(body.get("messages", []))) // 4}
+            reply = self.answers[key] = Reply(**{**reply.__dict__, **tokens})
+        return reply
+
+    def _queued(self, body: dict[str, Any]) -> Reply:
         text = "\n".join(str(m.get("content") or "") for m in body.get("messages", []))
         for marker, replies in self.conversations.items():
             if marker in text:
                 return replies.pop(0) if replies else Reply(status=500)
         return self.replies.pop(0) if self.replies else Reply(status=500)
+
+    def hold_at(self, request: int) -> None:
+        """From the ``request``-th request on (1-based), hold every reply until ``release()``."""
+        with self._lock:
+            self._hold_at = request
+
+    def release(self) -> None:
+        self._released.set()
+
+    @property
+    def answered(self) -> int:
+        """Requests the stub received, less those abandoned by a client that was gone."""
+        return len(self.requests) - self.abandoned
 
     @property
     def base_url(self) -> str:
