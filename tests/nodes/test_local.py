@@ -152,3 +152,22 @@ def test_without_llama_cpp_python_the_command_says_how_to_install_it(monkeypatch
         "introspect: local needs llama-cpp-python with its server: pip install 'introspect-agents[local]'"
     ]
     assert not results.exists() and not (tmp_path / "home").exists()
+
+
+def test_the_prefix_cache_counts_the_logits_each_state_keeps():
+    """llama-cpp-python counts a cached state's KV bytes only; each also keeps a logits array
+    (100 MB for SmolLM2) that made a server grow to 8 GB on a 2 GB cache."""
+    import numpy as np
+    from llama_cpp.llama import LlamaState
+
+    from nodes.llama_server import StateCache
+
+    def state(token: int) -> LlamaState:
+        scores = np.zeros((4, 1000), dtype=np.single)  # 16 kB beside a 10-byte KV state
+        return LlamaState(np.array([token], dtype=np.intc), scores, 1, b"0" * 10, 10, 0)
+
+    cache = StateCache(capacity_bytes=40_000)  # room for two states, counted whole
+    for token in (1, 2, 3):
+        cache[(token,)] = state(token)
+    assert list(cache.cache_state) == [(2,), (3,)]  # the oldest went
+    assert cache.cache_size <= 40_000
