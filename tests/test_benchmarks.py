@@ -9,9 +9,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
+@pytest.mark.slow  # about 12 s: the workload is recorded once, then each variant runs once
 def test_orchestration_runs_laser_to_its_end(tmp_path: Path) -> None:
     """LASER's workload ran out of replies at call 65 once its customisation step existed."""
     env = {**os.environ, "INTROSPECT_BENCH_RESULTS": str(tmp_path), "INTROSPECT_HOME": str(tmp_path / "home")}
