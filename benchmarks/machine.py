@@ -7,7 +7,8 @@ import os
 from pathlib import Path
 from typing import Any
 
-RESULTS = Path(__file__).resolve().parent / "results"
+# where the JSON goes: benchmarks/results/, or INTROSPECT_BENCH_RESULTS (the tests' small runs write to a tmp folder)
+RESULTS = Path(os.environ.get("INTROSPECT_BENCH_RESULTS") or Path(__file__).resolve().parent / "results")
 
 
 def load_report() -> dict[str, Any]:

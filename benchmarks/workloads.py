@@ -75,7 +75,11 @@ async def laser() -> Workload:
         _say("Rationale: the backup strategy picks the first examined item."),
         _call("select_item", item_id=ids[1]),
     ]
-    replies += [_say("Rationale: buy it with its first options."), _call("Buy_Now", **options)]
+    replies += [  # the customisation step (LASER's default): the option types, the rationale, the call
+        _say("Customization types: " + (", ".join(options) or "None")),
+        _say("Rationale: buy it with its first options."),
+        _call("Buy_Now", **options),
+    ]
     return Workload("laser", "laser", "webshop", task_id, replies)
 
 
