@@ -41,6 +41,7 @@ from nodes.laser.context import LaserContext
 from nodes.laser.space import FINISH, StateSpace, merged_transitions
 from nodes.laser.spaces import SPACES, Picker, fixed, space_for
 from nodes.laser.states import (
+    MATCHES,
     REFUSAL_LIMIT,
     LaserState,
     backup_at,
@@ -191,4 +192,5 @@ METHOD = Method(
     report=Report(tables=report.tables, figures=report.figures),
     prompts=SHIPPED.folder("laser"),
     bound=laser_bound.bound,
+    verdicts=(MATCHES,),
 )

@@ -44,10 +44,17 @@ from nodes.laser.spaces import Picker
 from nodes.llm import Caller, caller_for
 from nodes.node import Node, model_node
 from nodes.state import RunState, updated
+from nodes.verdicts import Place
 
 BACKUP_MARGIN = 2  # the backup purchase starts 2 transitions before the cap (13)
 REFUSAL_LIMIT = 3  # consecutive steps whose answer was refused end the exploration
 HISTORY_HEADER = "History:"  # laser_agent.py's history = ['History:'] + its calls
+MATCHES = Place(
+    "matches",
+    "item",
+    "the item perfectly matches the instruction: in the item state the agent buys it (Buy_Now), where leaving "
+    "it (Prev, Back_to_Search) says it does not; reading a detail page gives no verdict",
+)
 
 
 class BufferItem(TypedDict):
@@ -249,9 +256,18 @@ def state_node(pick: Picker) -> Node[LaserState, LaserContext]:
                 "history": edit(history, [*history, note]),
             }
         why = choice.rationale or why
+        judged(llm, space, here.name, choice.name)
         return {**update, "call": Call(name=choice.name, args=choice.args, rationale=why, state=here.name)}
 
     return act
+
+
+def judged(llm: Caller, space: StateSpace, here: str, name: str) -> None:
+    """The verdict a choice in the item state gives on the item (``MATCHES``): a finishing call
+    (Buy_Now) says it perfectly matches, a call that leaves the item says it does not."""
+    tool = space.tool(here, name)
+    if here == space.item_state and not tool.reads_then and tool.to != here:
+        llm.verdict(MATCHES, name, tool.to == FINISH)
 
 
 def execute_node(pick: Picker) -> Node[LaserState, LaserContext]:
