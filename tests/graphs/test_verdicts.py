@@ -117,3 +117,12 @@ def test_a_results_row_lists_the_verdicts_beside_the_outcome(capsys, tmp_path):
         True,
         2,
     )
+
+
+def test_the_docs_page_lists_every_declared_place():
+    from tests.support.scenarios import ROOT
+
+    page = (ROOT / "docs" / "calibration-and-power.md").read_text()
+    for name in ("laser", "structured_reflection", "devils_advocate", "autoplan"):
+        for place in method_named(name).verdicts:
+            assert f"| `{place.kind}`" in page and f"| `{place.node}` |" in page, (name, place.kind)
