@@ -21,7 +21,7 @@ def verdict(kind: str, says: bool, graded: float | None = None) -> dict[str, Any
 
 DA_ROWS = [
     # task_done said YES on a success and on a failure, NO on a failure: 2 of 3 agree
-    row("1", "devils_advocate", "webarena", success=True, verdicts=[verdict("task_done", True)]),
+    row("1", "devils_advocate", "webarena", success=True, reward=1.0, verdicts=[verdict("task_done", True)]),
     row("2", "devils_advocate", "webarena", verdicts=[verdict("task_done", True), verdict("task_done", False)]),
     # subtask_done, graded: 0.25 and 0.75 on a success, 0.5 on a failure
     row("3", "devils_advocate", "webarena", success=True, verdicts=[verdict("subtask_done", True, 0.25)]),
@@ -33,7 +33,7 @@ DA_ROWS = [
 
 def test_agreement_and_brier_by_hand():
     found = judged(DA_ROWS, "task_done")
-    assert found == [Judged(True, 1.0, True), Judged(True, 1.0, False), Judged(False, 0.0, False)]
+    assert found == [Judged(True, 1.0, True, 1.0), Judged(True, 1.0, False), Judged(False, 0.0, False)]
     assert agreement(found) == pytest.approx(2 / 3)
     assert brier(found) == pytest.approx((0 + 1 + 0) / 3)  # yes/no: 1 - agreement
     graded = judged(DA_ROWS, "subtask_done")
@@ -57,8 +57,9 @@ def test_the_report_shows_the_calibration_table_and_a_reliability_diagram(tmp_pa
     results = write(tmp_path / "r.jsonl", DA_ROWS)
     table = calibration_table(configurations([results]))
     assert table is not None
-    assert cells(table, "devils_advocate|task_done")[2:7] == ["3", "2", "66.7", "66.7", "0.333"]
-    assert cells(table, "devils_advocate|subtask_done (graded)")[2:7] == ["3", "3", "100.0", "66.7", "0.292"]
+    assert cells(table, "devils_advocate|task_done")[2:8] == ["3", "2", "66.7", "66.7", "0.333", "0.500 / 0.000"]
+    graded = cells(table, "devils_advocate|subtask_done (graded)")
+    assert graded[2:8] == ["3", "3", "100.0", "66.7", "0.292", "0.000 / -"]  # no verdict said failure
     page = write_report([results], tmp_path / "report")
     assert (tmp_path / "report" / "reliability_devils_advocate.png").stat().st_size > 0
     assert "Calibration of the methods' own verdicts" in (page.parent / "report.md").read_text()

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from graphs import methods
-from nodes.report import NONE, Config, Table, number, percent
+from nodes.report import NONE, Config, Table, mean, number, percent
 
 BINS = 5  # reliability bins over [0, 1]
 
@@ -36,11 +36,12 @@ BINS = 5  # reliability bins over [0, 1]
 @dataclass(frozen=True)
 class Judged:
     """One verdict as a prediction: ``says`` success or not, the probability of success it implies
-    (its graded number, else 1 or 0), and the run's outcome."""
+    (its graded number, else 1 or 0), and the run's outcome (its success, and its reward)."""
 
     says: bool
     predicted: float
     outcome: bool
+    reward: float = 0.0
 
 
 def judged(rows: Iterable[Mapping[str, Any]], kind: str) -> list[Judged]:
@@ -52,7 +53,7 @@ def judged(rows: Iterable[Mapping[str, Any]], kind: str) -> list[Judged]:
                 says = bool(verdict.get("says"))
                 graded = verdict.get("graded")
                 predicted = float(graded) if isinstance(graded, int | float) else float(says)
-                out.append(Judged(says, predicted, bool(row.get("success"))))
+                out.append(Judged(says, predicted, bool(row.get("success")), float(row.get("reward") or 0.0)))
     return out
 
 
@@ -125,11 +126,22 @@ def calibration_table(configs: list[Config]) -> Table | None:
         return None
     table = Table(
         "Calibration of the methods' own verdicts",
-        ["method", "verdict", "verdicts", "runs", "says success %", "agreed with the outcome %", "Brier", "claims"],
+        [
+            "method",
+            "verdict",
+            "verdicts",
+            "runs",
+            "says success %",
+            "agreed with the outcome %",
+            "Brier",
+            "mean reward: says success / failure",
+            "claims",
+        ],
         note="each verdict is set against its run's success: agreed, whether it said success when the run "
         "succeeded or failure when it failed; Brier, the mean squared difference between the probability "
         "the verdict implies (1 or 0, or a graded verdict's number) and the outcome (0 is perfect, 0.25 "
-        "always saying 0.5). A verdict on a step or a trial is set against how the whole run ended.",
+        "always saying 0.5); mean reward, of the runs whose verdict said success, and said failure. A verdict "
+        "on a step or a trial is set against how the whole run ended.",
     )
     for c in found:
         says = sum(v.says for v in c.verdicts) / len(c.verdicts)
@@ -144,6 +156,7 @@ def calibration_table(configs: list[Config]) -> Table | None:
                 percent(says),
                 percent(agreement(c.verdicts)),
                 NONE if score is None else number(score, 3),
+                " / ".join(number(mean([v.reward for v in c.verdicts if v.says == side]), 3) for side in (True, False)),
                 c.claim,
             ]
         )
