@@ -52,8 +52,8 @@ HISTORY_HEADER = "History:"  # laser_agent.py's history = ['History:'] + its cal
 MATCHES = Place(
     "matches",
     "item",
-    "the item perfectly matches the instruction: in the item state the agent buys it (Buy_Now), where leaving "
-    "it (Prev, Back_to_Search) says it does not; reading a detail page gives no verdict",
+    "the item perfectly matches the instruction: in the item state the agent buys it (Buy_Now); the purchase's "
+    "outcome is the run's",
 )
 
 
@@ -263,11 +263,11 @@ def state_node(pick: Picker) -> Node[LaserState, LaserContext]:
 
 
 def judged(llm: Caller, space: StateSpace, here: str, name: str) -> None:
-    """The verdict a choice in the item state gives on the item (``MATCHES``): a finishing call
-    (Buy_Now) says it perfectly matches, a call that leaves the item says it does not."""
-    tool = space.tool(here, name)
-    if here == space.item_state and not tool.reads_then and tool.to != here:
-        llm.verdict(MATCHES, name, tool.to == FINISH)
+    """The verdict a finishing call in the item state gives (``MATCHES``: Buy_Now, "if the current
+    item perfectly matches the user instruction"). Leaving an item says it does not match, but the
+    item left is never bought, so no outcome tells whether that was right: it is not recorded."""
+    if here == space.item_state and space.tool(here, name).to == FINISH:
+        llm.verdict(MATCHES, name, True)
 
 
 def execute_node(pick: Picker) -> Node[LaserState, LaserContext]:

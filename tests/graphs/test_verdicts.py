@@ -57,12 +57,12 @@ async def test_devils_advocate_records_alignment_completion_and_the_graded_subta
     assert all("graded" not in v for v in found if v["kind"] != "subtask_done")
 
 
-async def test_laser_records_leaving_an_item_and_buying_one(run_graph):
+async def test_laser_records_the_purchase_of_an_item_it_judged_to_match(run_graph):
     task_id, goal, ids = await goal_with_options()
     out = await run_graph("laser", {"task_id": task_id}, tour_script(goal, ids), env="webshop")
     assert out.state["success"]
-    # Description reads a detail page (no verdict); Prev leaves the item; Buy_Now buys the goal's
-    assert said(out.state) == [("item", "matches", "Prev", False), ("item", "matches", "Buy_Now", True)]
+    # reading a detail page and leaving an item (Prev) give none; Buy_Now says the goal's item matches
+    assert said(out.state) == [("item", "matches", "Buy_Now", True)]
 
 
 async def test_structured_reflection_records_the_status_its_reflection_is_asked_about(run_graph, write_script):
