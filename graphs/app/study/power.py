@@ -125,6 +125,6 @@ def lines(study: Study, folder: Path, earlier: Iterable[Path] = ()) -> list[str]
         )
         for run in runs[need.env]:
             have = len(run.tasks) * run.repeats
-            verdict = "enough" if have >= need.task_runs else f"short by {need.task_runs - have}"
-            out.append(f"    {run.label}: {len(run.tasks)} tasks x {run.repeats} = {have}: {verdict}")
+            standing = "enough" if have >= need.task_runs else f"short by {need.task_runs - have}"
+            out.append(f"    {run.label}: {len(run.tasks)} tasks x {run.repeats} = {have}: {standing}")
     return out
