@@ -49,6 +49,7 @@ from nodes.autoplan.batch import (
     training_pool,
 )
 from nodes.autoplan.collect import (
+    ANSWERED,
     act,
     after_thought,
     execute_command,
@@ -283,4 +284,5 @@ METHOD = Method(
     report=Report(tables=report.tables, figures=report.figures),
     prompts=SHIPPED.folder("autoplan"),
     bound=autoplan_bound.bound,
+    verdicts=(ANSWERED,),
 )

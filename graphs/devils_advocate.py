@@ -43,8 +43,8 @@ from nodes.channels import added
 from nodes.da import bound as da_bound
 from nodes.da import report
 from nodes.da.act import act
-from nodes.da.align import align
-from nodes.da.complete import complete
+from nodes.da.align import ALIGNED, align
+from nodes.da.complete import SUBTASK_DONE, TASK_DONE, complete
 from nodes.da.context import DAContext
 from nodes.da.describe import describe
 from nodes.da.episode import finish, new_episode, start
@@ -292,4 +292,5 @@ METHOD = Method(
     report=Report(tables=report.tables, figures=report.figures),
     prompts=SHIPPED.folder("devils_advocate"),
     bound=da_bound.bound,
+    verdicts=(TASK_DONE, SUBTASK_DONE, ALIGNED),
 )

@@ -41,7 +41,17 @@ from nodes.laser.backup import backup
 from nodes.laser.context import LaserContext
 from nodes.laser.space import FINISH, StateSpace, merged_transitions
 from nodes.laser.spaces import SPACES, Picker, fixed, space_for
-from nodes.laser.states import REFUSAL_LIMIT, LaserState, act, backup_at, candidates, execute_call, finish, start
+from nodes.laser.states import (
+    MATCHES,
+    REFUSAL_LIMIT,
+    LaserState,
+    act,
+    backup_at,
+    candidates,
+    execute_call,
+    finish,
+    start,
+)
 from nodes.llm import Caller, caller_for
 from nodes.node import Node, Update, model_node
 from prompts import SHIPPED
@@ -215,4 +225,5 @@ METHOD = Method(
     report=Report(tables=report.tables, figures=report.figures),
     prompts=SHIPPED.folder("laser"),
     bound=laser_bound.bound,
+    verdicts=(MATCHES,),
 )

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeAlias, TypeVar
 from nodes.bound import CallBound
 from nodes.context import Context, TrainingContext
 from nodes.report import Config, Figure, Table
+from nodes.verdicts import Place
 
 if TYPE_CHECKING:  # annotations only: langgraph loads with a method's graph module, not with the registry
     from langgraph.graph.state import CompiledStateGraph
@@ -174,6 +175,9 @@ class Method(Generic[S, C]):
     # its cost structure: the most model calls one task can make under a configuration's limits
     # (nodes.bound; None: it declares none, and a dry run gives no bound)
     bound: Callable[[C], CallBound | None] = _no_bound
+    # the places where it judges its own progress (nodes.verdicts): its results rows list the
+    # verdicts given there beside the outcome, and the report shows how far they can be trusted
+    verdicts: tuple[Place, ...] = ()
 
     @property
     def default_env(self) -> str:

@@ -60,7 +60,7 @@ from nodes.sr.describe import describe, needs_description
 from nodes.sr.execute import execute_action
 from nodes.sr.memory import entry_at
 from nodes.sr.plan import plan
-from nodes.sr.reflect import reflect
+from nodes.sr.reflect import STATUS, reflect
 from nodes.sr.replay import replay
 from nodes.sr.state import SRState
 from nodes.sr.status import TrialStatus
@@ -234,4 +234,5 @@ METHOD = Method(
     report=Report(tables=report.tables, figures=report.figures),
     prompts=SHIPPED.folder("structured_reflection"),
     bound=sr_bound.bound,
+    verdicts=(STATUS,),
 )

@@ -26,6 +26,15 @@ from typing_extensions import TypedDict  # pydantic (Studio's schemas) reads onl
 from nodes.secrets import redact
 
 
+class Verdict(TypedDict, total=False):
+    """A method's judgement of its own progress, read from one reply (nodes.verdicts)."""
+
+    kind: str  # the place's kind (``nodes.verdicts.Place``)
+    value: str  # the verdict as read: "YES", "NO", "Buy_Now", "cycle", ...
+    says: bool  # whether it says the task is (or will be) accomplished
+    graded: float  # a graded place's number in [0, 1]
+
+
 class ModelCall(TypedDict, total=False):
     """One model call, as the state's log and a recording's line hold it."""
 
@@ -41,6 +50,7 @@ class ModelCall(TypedDict, total=False):
     seconds: float  # wall time of the call, retries included
     retries: int  # requests sent again after a transient failure
     unreadable: str  # the reply could not be read: what the method did instead (absent when it was read)
+    verdict: Verdict  # the reply gave a verdict on the method's progress (nodes.verdicts; absent otherwise)
 
 
 def redacted(call: ModelCall) -> ModelCall:

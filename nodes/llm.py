@@ -39,13 +39,14 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 from pydantic import SecretStr
 
 from nodes import local
-from nodes.calls import ModelCall, redacted
+from nodes.calls import ModelCall, Verdict, redacted
 from nodes.context import Context
 from nodes.journal import Journal, journal_here, outlasting
 from nodes.model_errors import ModelCallError, ModelConfigError
 from nodes.recording import ReplayChatModel, call_record, record_call, reply_of, request_record, same_request
 from nodes.scripted import ScriptedChatModel, cut_at_stop
 from nodes.usage import METER, Usage, add_usage, empty_usage, load_prices, usage_of_call
+from nodes.verdicts import Place
 
 TIMEOUT = 120.0  # seconds per request: Context.timeout's default
 RETRIES = 4  # Context.retries' default: five attempts in all
@@ -306,6 +307,16 @@ class Caller:
         did instead ("asked again: ...", "ended the trial", ...); results list them per run."""
         if self.calls:
             self.calls[-1]["unreadable"] = handling
+
+    def verdict(self, place: Place, value: str, says: bool, graded: float | None = None) -> None:
+        """Mark the reply of this node's last call as the verdict it gave at ``place`` (one of its
+        method's ``Method.verdicts``): ``value`` as read, whether it ``says`` success, and a graded
+        place's number in [0, 1]; results list them per run beside the outcome (nodes.verdicts)."""
+        if self.calls:
+            verdict = Verdict(kind=place.kind, value=value, says=says)
+            if graded is not None:
+                verdict["graded"] = min(1.0, max(0.0, graded))
+            self.calls[-1]["verdict"] = verdict
 
     def judge(self, spec: str | None = None) -> CallerJudge:
         """A judge for an env's evaluator: ``spec``'s model (default this run's), asked

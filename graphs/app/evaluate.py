@@ -45,6 +45,7 @@ from nodes.calls import unreadable_replies
 from nodes.context import Context
 from nodes.llm import PACING, RETRY_NOTICE, ModelCallError
 from nodes.usage import Usage, add_usage, dollars, sum_costs
+from nodes.verdicts import verdicts
 
 SETTING_TEXT = 80  # longer settings (a plan) appear in rows as a hash
 
@@ -148,6 +149,7 @@ def row_for(
         "error": error,
     }
     row["unreadable"] = unreadable_replies(state.get("calls") or [])  # replies the method could not read
+    row["verdicts"] = verdicts(state.get("calls") or [])  # the method's own judgements (nodes.verdicts)
     if state.get("evaluation"):
         row["evaluation"] = state["evaluation"]  # the benchmark's own scoring: evaluators, EM/F1, judge
     if caveat := caveat_of(state):

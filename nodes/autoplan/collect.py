@@ -39,7 +39,14 @@ from nodes.environment import (
 from nodes.llm import Caller
 from nodes.node import model_node
 from nodes.usage import empty_usage
+from nodes.verdicts import Place
 
+ANSWERED = Place(
+    "answered",
+    "formalize",
+    "the answer is found: the agent delivers it (the env's answer action, HotpotQA's finish[...]); an env whose "
+    "tasks end through ordinary actions (ALFWorld) has no such verdict",
+)
 _PUT = re.compile(r"put (.+) (in|on) (.+)")
 _LABEL = re.compile(r"^\s*(?:formalized(?: first)? action|action)\s*\d*\s*:\s*", re.IGNORECASE)
 
@@ -175,6 +182,8 @@ async def formalize(
         command = normalize_command(reply, interface)
     if not readable(command, interface):
         llm.unreadable("sent to the env as written: its refusal is the agent's feedback")
+    elif answer_command(interface, command) is not None:
+        llm.verdict(ANSWERED, command, True)
     said = transcript.action_in_chat(env, raw, command, ctx.transcript)
     turns = [Turn(role="user", content=text.render(env, "action")), Turn(role="assistant", content=said)]
     chat = state.get("messages", [])

@@ -21,7 +21,10 @@ from nodes.da.views import plan_text, prompt_name, subtask_text
 from nodes.environment import env_interface
 from nodes.llm import Caller, caller_for
 from nodes.node import model_node
+from nodes.verdicts import Place
 from prompts import render
+
+ALIGNED = Place("aligned", "align", "the action served its subtask (G_align: YES)")
 
 
 @model_node(caller_for)
@@ -37,4 +40,6 @@ async def align(state: DAState, runtime: Runtime[DAContext], config: RunnableCon
         screen_after=shown(state["current"]),
     )
     answer = await ask(llm, prompt, yes_no, reasks=runtime.context.reasks)
+    if answer.value is not None:
+        llm.verdict(ALIGNED, "YES" if answer.value else "NO", answer.value)
     return {"aligned": bool(answer.value)}

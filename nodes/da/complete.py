@@ -35,7 +35,16 @@ from nodes.da.views import (
 from nodes.environment import env_interface, execute, live_env
 from nodes.llm import Caller, caller_for
 from nodes.node import model_node
+from nodes.verdicts import Place
 from prompts import render
+
+TASK_DONE = Place("task_done", "complete", "the task is done (G_completed on the task: YES)")
+SUBTASK_DONE = Place(
+    "subtask_done",
+    "complete",
+    "the current subtask is done (G_completed on the subtask: YES); graded: the share of the plan done after it",
+    graded=True,
+)
 
 
 def _fields(state: DAState) -> dict[str, str]:
@@ -66,6 +75,8 @@ async def complete(state: DAState, runtime: Runtime[DAContext], config: Runnable
     verdict = None
     if answer_action is not None:  # only a task that ends with an answer is asked whether it is done
         verdict = await ask(llm, render(prompt_name(interface, "complete_task"), **fields), yes_no, reasks=reasks)
+        if verdict.value is not None:
+            llm.verdict(TASK_DONE, "YES" if verdict.value else "NO", verdict.value)
     if answer_action is not None and verdict is not None and verdict.value:
         reply = await ask(
             llm,
@@ -91,4 +102,8 @@ async def complete(state: DAState, runtime: Runtime[DAContext], config: Runnable
         reasks=reasks,
     )
     subtask = state.get("subtask", 0) + (1 if subtask_done.value else 0)
+    if subtask_done.value is not None:
+        steps = len(state.get("plan") or [])
+        done = subtask_done.value
+        llm.verdict(SUBTASK_DONE, "YES" if done else "NO", done, graded=subtask / steps if steps else None)
     return {"task_done": False, "subtask": subtask}

@@ -44,10 +44,17 @@ from nodes.laser.space import FINISH, Page, StateSpace, Tool
 from nodes.llm import Caller
 from nodes.node import Update
 from nodes.state import RunState, updated
+from nodes.verdicts import Place
 
 BACKUP_MARGIN = 2  # the backup purchase starts 2 transitions before the cap (13)
 REFUSAL_LIMIT = 3  # consecutive steps whose answer was refused end the exploration
 HISTORY_HEADER = "History:"  # laser_agent.py's history = ['History:'] + its calls
+MATCHES = Place(
+    "matches",
+    "item",
+    "the item perfectly matches the instruction: in the item state the agent buys it (Buy_Now); the purchase's "
+    "outcome is the run's",
+)
 
 
 class BufferItem(TypedDict):
@@ -238,7 +245,16 @@ async def act(state: LaserState, ctx: LaserContext, space: StateSpace, llm: Call
             "history": edit(history, [*history, note]),
         }
     why = choice.rationale or why
+    judged(llm, space, here.name, choice.name)
     return {**update, "call": Call(name=choice.name, args=choice.args, rationale=why, state=here.name)}
+
+
+def judged(llm: Caller, space: StateSpace, here: str, name: str) -> None:
+    """The verdict a finishing call in the item state gives (``MATCHES``: Buy_Now, "if the current
+    item perfectly matches the user instruction"). Leaving an item says it does not match, but the
+    item left is never bought, so no outcome tells whether that was right: it is not recorded."""
+    if here == space.item_state and space.tool(here, name).to == FINISH:
+        llm.verdict(MATCHES, name, True)
 
 
 async def execute_call(

@@ -49,6 +49,14 @@ from nodes.sr.prompting import actions_text, render, sticky_lessons
 from nodes.sr.state import SRState, StepRecord, shown
 from nodes.sr.status import TrialStatus
 from nodes.sr.trial import record
+from nodes.verdicts import Place
+
+STATUS = Place(
+    "status",
+    "reflect",
+    "the trial succeeded (status correct); the status a reflection is asked about says it did not (failed, "
+    "cycle, no change, exception, incomplete, in progress), so these verdicts say failure",
+)
 
 
 def trajectory(steps: list[StepRecord], screen_now: str, first_screen_only: bool) -> str:
@@ -111,6 +119,7 @@ async def reflect(state: SRState, runtime: Runtime[SRContext], config: RunnableC
     interface = await env_interface(ctx)
     prompt, limit = reflection_prompt(state, ctx, interface), token_limit(ctx, interface)
     reply = longest([(await ask(llm, prompt, limit)).strip() for _ in range(ctx.reflection_samples)])
+    llm.verdict(STATUS, state["status"], state["status"] == TrialStatus.CORRECT.value)
     steps, trials = state.get("steps", []), state.get("trials", [])
     update: dict[str, Any] = {}
     past_end = ctx.reflect_past_end and state["status"] == TrialStatus.INCOMPLETE.value

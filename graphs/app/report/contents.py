@@ -5,6 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from graphs import methods
+from graphs.app.report.calibration import calibration_table
+from graphs.app.report.decisions import decisions_table
 from graphs.app.report.tables import (
     comparison_table,
     comparisons,
@@ -31,16 +33,19 @@ def _training(method: Method, training: dict[str, dict[str, Any]]) -> dict[str, 
 def report_tables(configs: list[Config], training: dict[str, dict[str, Any]]) -> list[Table]:
     """The comparison of every configuration, the configurations and their runs, pass@k and
     pass^k (when tasks were repeated), the side-by-side comparisons (several configurations on
-    an env), each method's paper tables (``Method.report``, in the registry's order),
-    WebArena's per-template average, then the failures: by stop reason, and with examples."""
+    an env) and which of their differences are decided (graphs.app.report.decisions), each
+    method's paper tables (``Method.report``, in the registry's order), WebArena's per-template
+    average, the calibration of the methods' own verdicts (graphs.app.report.calibration), then
+    the failures: by stop reason, and with examples."""
     tables = [comparison_table(configs), configurations_table(configs), runs(configs)]
     tables += [t for t in (repeats_table(configs),) if t is not None]
     tables += comparisons(configs)
+    tables += [t for t in (decisions_table(configs),) if t is not None]
     for method in methods():
         mine, records = _mine(method, configs), _training(method, training)
         if mine or records:
             tables += method.report.tables(mine, records)
-    tables += [t for t in (templates(configs),) if t is not None]
+    tables += [t for t in (templates(configs), calibration_table(configs)) if t is not None]
     return [*tables, stop_reasons(configs), failures(configs)]
 
 

@@ -14,6 +14,7 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
+from graphs.app.report import calibration
 from graphs.app.report.contents import method_figures
 from graphs.app.report.frontier import Frontier, frontier
 from graphs.app.report.tables import by_env
@@ -84,7 +85,7 @@ def write(configs: list[Config], training: dict[str, dict[str, Any]], folder: Pa
             out.append(_lines(plt, figure, folder / f"{figure.name}.png"))
         else:
             out.append(_histogram(plt, figure, folder / f"{figure.name}.png"))
-    return out
+    return out + calibration.write_figures(plt, configs, folder)
 
 
 def _named(key: Config | str) -> str:

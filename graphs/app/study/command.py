@@ -16,7 +16,7 @@ from pathlib import Path
 from graphs.app.evaluate import read_rows
 from graphs.app.options import called_models
 from graphs.app.runlock import results_lock
-from graphs.app.study import journal
+from graphs.app.study import journal, power
 from graphs.app.study.budget import BudgetReached
 from graphs.app.study.estimate import against_budgets, estimate
 from graphs.app.study.run import (
@@ -135,6 +135,8 @@ def forecast(study: Study, folder: Path, earlier: list[Path]) -> None:
     say(f"study {study.name}: at most {bounded} model calls; {expected}")
     for line in against_budgets(study, guesses):
         say(f"  {line}")
+    for line in power.lines(study, folder, earlier):
+        say(line)
 
 
 def cmd_status(args: argparse.Namespace) -> int:

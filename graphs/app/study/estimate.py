@@ -84,8 +84,14 @@ def estimate(run: Run, folder: Path, earlier: Iterable[Path] = ()) -> Estimate:
     for repeat in range(1, run.repeats + 1):
         done = {r["task_id"] for r in read_rows(folder / run.results(repeat)) if not r.get("error")}
         todo += sum(1 for t in run.tasks if t not in done)
-    files = [*(folder / "results").glob("*.jsonl"), *Path("results").glob("*.jsonl"), *earlier]
+    files = study_files(folder, earlier)
     return Estimate(todo, bound_of(run, todo), expectation(similar_rows(run, files), todo))
+
+
+def study_files(folder: Path, earlier: Iterable[Path] = ()) -> list[Path]:
+    """The results files earlier rows are read from: the study's own, ``eval``'s ``results/``
+    folder and those given (``--earlier``)."""
+    return [*(folder / "results").glob("*.jsonl"), *Path("results").glob("*.jsonl"), *earlier]
 
 
 def bound_of(run: Run, todo: int) -> Bound | None:

@@ -38,7 +38,7 @@ class StudyError(UserError, ValueError):
 TASK_BUDGETS = ("task_max_cost_usd", "task_max_tokens_total", "task_max_seconds")
 BUDGETS = ("max_cost_usd", "max_tokens_total", "max_seconds")  # the study's, or a run's
 DEFAULTS = ("model", "repeats", "concurrency", *TASK_BUDGETS, "workers", "server")
-TOP = ("name", *BUDGETS, "checkpoint", *DEFAULTS)
+TOP = ("name", *BUDGETS, "checkpoint", "min_detectable", "discordance", *DEFAULTS)
 RUN = ("method", "env", "tasks", "split", "settings", "env_options", "plan", "label", *BUDGETS, *DEFAULTS)
 GRID = ("methods", "envs", "models", *(k for k in RUN if k not in ("method", "env", "model", "label")))
 # keys that decide no outcome: a study may change them between sessions (a higher budget)
@@ -74,6 +74,10 @@ class Study:
     budget: Limits  # max_cost_usd, max_tokens_total, max_seconds of the whole study
     checkpoint: str | None
     text: str  # the file as given
+    # the smallest difference in success rate its comparisons should detect, and the share of tasks
+    # on which two configurations are assumed to disagree (None: measured, else assumed; study.power)
+    min_detectable: float = 0.05
+    discordance: float | None = None
 
 
 def load(path: Path, models: bool = True) -> Study:
@@ -109,6 +113,8 @@ def parse(text: str, where: str, models: bool = True) -> Study:
         budget=_limits(data, "", f"study {where}: "),
         checkpoint=_text(data.get("checkpoint"), f"study {where}: checkpoint"),
         text=text,
+        min_detectable=_share(data.get("min_detectable", 0.05), f"study {where}: min_detectable"),
+        discordance=None if "discordance" not in data else _share(data["discordance"], f"study {where}: discordance"),
     )
 
 
@@ -283,6 +289,13 @@ def _count(value: Any, key: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
         raise StudyError(f"{key} must be a whole number >= 1, got {value!r}")
     return value
+
+
+def _share(value: Any, key: str) -> float:
+    """A share of tasks: a number above 0 and at most 1."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value <= 1:
+        raise StudyError(f"{key} must be a share of tasks above 0 and at most 1, got {value!r}")
+    return float(value)
 
 
 def _budget(value: Any, key: str, unit: str = "dollars") -> float | None:
