@@ -121,7 +121,10 @@ def success_figure(plt: Any, env: str, configs: list[Config]) -> Any:
     values = [100 * s.mean if s else 0.0 for s in spreads]
     errors = [100 * (s.error or 0.0) if s else 0.0 for s in spreads]
     positions = list(range(len(configs)))[::-1]  # the first configuration on top
-    ax.barh(positions, values, xerr=errors, color="#5b6fd6", ecolor="#222", capsize=4)
+    ax.barh(positions, values, color="#5b6fd6")
+    if spread := [(v, y, e) for v, y, e in zip(values, positions, errors) if e]:
+        at, ys, bars = zip(*spread)
+        ax.errorbar(at, ys, xerr=bars, fmt="none", ecolor="#222", capsize=4)
     for y, value, error, c in zip(positions, values, errors, configs):
         shown = f"{value:.1f} ± {error:.1f}%" if error else f"{value:.1f}%"
         ax.text(min(value + error, 100) + 1.5, y, f"{shown} of {counted(c.ran)}", va="center", fontsize=9)
