@@ -40,6 +40,9 @@ class Curves:
     lines: list[tuple[Config | str, list[float]]]
     # a band of +-1 standard deviation around a line, by the line's name (a mean over runs)
     spread: dict[str, list[float]] = field(default_factory=dict)
+    # error bars: the standard error over a configuration's repeats at each x, by its number
+    # (graphs.app.report adds them from the same figure drawn for each repeat alone)
+    errors: dict[int, list[float]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

@@ -22,6 +22,7 @@ DEMOS = Path(__file__).resolve().parents[1] / "graphs" / "app" / "demos"
 HEAT_GAME = json.loads((DEMOS / "autoplan.json").read_text())["task_id"]
 PICK_GAME = "json_2.1.1/valid_unseen/pick_and_place_simple-Pencil-None-Shelf-308/trial_T20190908_122024_052056"
 QUESTIONS = "5a8b57f25542995d1e6f1371,5a8e3ea95542995a26add48d"  # gold "yes", then a place
+ENVS = ("webshop", "miniwob", "webarena", "alfworld", "hotpotqa")  # the envs the files ran on
 
 
 def script(name: str) -> str:
@@ -240,8 +241,8 @@ def test_report_on_every_method_s_paper_env(results, tmp_path):
     ]
 
     # the figures, linked from the Markdown
-    names = ["sr_trials", "da_episodes", "laser_transitions", "autoplan_training", "comparison"]
-    names += [f"cost_success_{env}" for env in ("webshop", "miniwob", "webarena", "alfworld", "hotpotqa")]
+    names = ["sr_trials_miniwob", "da_episodes_webarena", "laser_transitions_webshop", "autoplan_training"]
+    names += [f"{kind}_{env}" for kind in ("comparison", "cost_success") for env in ENVS]  # one env each
     assert sorted(p.stem for p in plots.iterdir()) == sorted(names)
     for name in names:
         width, height = png_size(plots / f"{name}.png")

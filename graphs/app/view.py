@@ -310,6 +310,11 @@ def page_name(thread_id: str) -> str:
     return "".join(c if c.isalnum() or c in "-_." else "_" for c in thread_id) + ".html"
 
 
+def compare_name(a: str, b: str) -> str:
+    """The file the comparison of threads ``a`` and ``b`` is written to (the report links it)."""
+    return "compare-" + page_name(f"{a}-vs-{b}")
+
+
 def _checked(out: Path, recording: str | None) -> Path | None:
     """Refuse an --out that is a file and a --recording that is not one, before anything is written."""
     from graphs.app.options import UsageError
@@ -429,7 +434,7 @@ async def write_compare(a: str, b: str, out: Path, checkpoint: str | None, task:
             f"{threads[1]} ran {ran[1][0]} task {ran[1][1]!r}"
         )
     text = compare_page(left, right, (left_shots, right_shots))
-    target = out / ("compare-" + page_name(f"{threads[0]}-vs-{threads[1]}"))
+    target = out / compare_name(*threads)
     out.mkdir(parents=True, exist_ok=True)
     await asyncio.to_thread(target.write_text, text, encoding="utf-8")
     return target

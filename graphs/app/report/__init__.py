@@ -6,8 +6,9 @@ method's own tables (as its ``Method.report`` declares them), a side-by-side com
 with paired bootstrap intervals when there are several configurations, and the failures with
 their stop reasons; ``--markdown FILE`` writes the same as Markdown and ``--plots DIR`` the
 figures. ``--out DIR`` (``write_report``, which ``introspect study`` calls with a study's results
-files and its ``report/`` folder) writes all of it into one folder: ``report.md``, the PNGs and
-``index.html``, which also links the viewer pages of a sibling ``views/`` folder. Every input
+files and its ``report/`` folder) writes all of it into one folder: ``report.md``, the PNGs,
+``index.html``, which also links the viewer pages of a sibling ``views/`` folder, and the script
+that sorts and filters its tables (``tables.js``). Every input
 is read and checked before anything is printed or written.
 """
 
@@ -62,6 +63,7 @@ def _write_folder(
     written = figures.write(configs, training, out)
     (out / MARKDOWN).write_text(render.markdown(tables, sources, written, out / MARKDOWN), encoding="utf-8")
     page = out / INDEX
+    (out / index.SCRIPT).write_text(index.script(), encoding="utf-8")
     page.write_text(index.page(tables, written, configs, page, out.parent / "views"), encoding="utf-8")
     return page
 

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from graphs import methods
 from graphs.app.report.calibration import calibration_table
 from graphs.app.report.decisions import decisions_table
+from graphs.app.report.repeats import curve_errors
 from graphs.app.report.tables import (
+    by_env,
     comparison_table,
     comparisons,
     configurations_table,
@@ -18,7 +21,7 @@ from graphs.app.report.tables import (
     templates,
 )
 from graphs.method import Method
-from nodes.report import Config, Figure, Table
+from nodes.report import Config, Curves, Figure, Table
 
 
 def _mine(method: Method, configs: list[Config]) -> list[Config]:
@@ -50,10 +53,21 @@ def report_tables(configs: list[Config], training: dict[str, dict[str, Any]]) ->
 
 
 def method_figures(configs: list[Config], training: dict[str, dict[str, Any]]) -> list[Figure]:
-    """Each method's figures (``Method.report``), in the registry's order."""
+    """Each method's figures (``Method.report``), in the registry's order: those of its
+    configurations once per env (``NAME_ENV``: envs share no task, so one figure each), with
+    error bars over each configuration's repeats; those of plan records once."""
     out: list[Figure] = []
     for method in methods():
-        mine, records = _mine(method, configs), _training(method, training)
-        if mine or records:
-            out += method.report.figures(mine, records)
+        for env, group in by_env(_mine(method, configs)).items():
+            for figure in method.report.figures(group, {}):
+                out.append(_on_env(figure, env, method))
+        if records := _training(method, training):
+            out += method.report.figures([], records)
     return out
+
+
+def _on_env(figure: Figure, env: str, method: Method) -> Figure:
+    """``figure`` of one env's configurations, named for the env; a line figure with its error bars."""
+    if isinstance(figure, Curves):
+        figure = replace(figure, errors=curve_errors(figure, lambda one: method.report.figures(one, {})))
+    return replace(figure, name=f"{figure.name}_{env}", title=f"{figure.title} on {env}")

@@ -3,9 +3,11 @@
 Each method's own figures, as it declares them (``Method.report.figures``: completion vs trials
 for Structured Reflection, success by episode for Devil's Advocate, the transitions histogram
 for LASER, batch success per training iteration from AutoPlan's plan records), drawn here from
-their data, then the success rate per configuration and, per env, cost against success with
-the Pareto front (any report). Legends name configurations by their labels, wrapped so that no
-text is cut off.
+their data, then, per env, the success rate per configuration and cost against success with
+the Pareto front (any report). Envs share no task, so every figure of configurations is one
+env's (``NAME_ENV.png``). A configuration run in several repeats carries error bars: the
+standard error over its repeats. Legends name configurations by their labels, wrapped so that
+no text is cut off, and point labels are moved apart until none covers another.
 """
 
 from __future__ import annotations
@@ -17,8 +19,9 @@ from typing import Any
 from graphs.app.report import calibration
 from graphs.app.report.contents import method_figures
 from graphs.app.report.frontier import Frontier, frontier
+from graphs.app.report.repeats import repeated
 from graphs.app.report.tables import by_env
-from nodes.report import Config, Curves, Histogram, rate
+from nodes.report import Config, Curves, Histogram, counted
 
 WRAP = 48  # legend and tick label width, in characters
 
@@ -54,6 +57,9 @@ def _lines(plt: Any, figure: Curves, path: Path) -> Path:
     for key, values in figure.lines:
         xs = list(range(1, len(values) + 1))
         (line,) = ax.plot(xs, [100 * v for v in values], marker="o", label=_named(key))
+        if isinstance(key, Config) and key.number in figure.errors:
+            errors = [100 * e for e in figure.errors[key.number]]
+            ax.errorbar(xs, [100 * v for v in values], yerr=errors, fmt="none", ecolor=line.get_color(), capsize=3)
         if isinstance(key, str) and key in figure.spread:
             sd = figure.spread[key]
             low = [100 * (v - d) for v, d in zip(values, sd)]
@@ -68,18 +74,18 @@ def _lines(plt: Any, figure: Curves, path: Path) -> Path:
 
 
 def write(configs: list[Config], training: dict[str, dict[str, Any]], folder: Path) -> list[Path]:
-    """Every figure the data allows, written into ``folder``; returns their paths: the ones
-    every report has (success per configuration, cost against success per env), then each
+    """Every figure the data allows, written into ``folder``; returns their paths: per env the
+    ones every report has (success per configuration, cost against success), then each
     method's."""
     plt = _pyplot()
     folder.mkdir(parents=True, exist_ok=True)
     out = []
-    if any(c.ran for c in configs):
-        out.append(_bars(plt, [c for c in configs if c.ran], folder / "comparison.png"))
     for env, group in by_env(configs).items():
+        if ran := [c for c in group if c.ran]:
+            out.append(_save(plt, success_figure(plt, env, ran), folder / f"comparison_{env}.png"))
         points = frontier(group)
         if points.points:
-            out.append(_cost_success(plt, env, points, folder / f"cost_success_{env}.png"))
+            out.append(_save(plt, cost_success_figure(plt, env, points), folder / f"cost_success_{env}.png"))
     for figure in method_figures(configs, training):
         if isinstance(figure, Curves):
             out.append(_lines(plt, figure, folder / f"{figure.name}.png"))
@@ -106,23 +112,35 @@ def _histogram(plt: Any, figure: Histogram, path: Path) -> Path:
     return _save(plt, fig, path)
 
 
-def _bars(plt: Any, configs: list[Config], path: Path) -> Path:
-    height = 1.2 + 0.6 * len(configs)
-    fig, ax = plt.subplots(figsize=(8, height))
+def success_figure(plt: Any, env: str, configs: list[Config]) -> Any:
+    """One env's configurations as bars of their success rate, the mean over repeats, with the
+    standard error over the repeats as an error bar (none for a single repeat)."""
     labels = [legend(c) for c in configs]
-    values = [100 * (rate(c.ran) or 0.0) for c in configs]
+    height = 1.3 + sum(max(0.5, 0.22 * (label.count("\n") + 1)) for label in labels)
+    fig, ax = plt.subplots(figsize=(8, height))
+    spreads = [repeated(c).success for c in configs]
+    values = [100 * s.mean if s else 0.0 for s in spreads]
+    errors = [100 * (s.error or 0.0) if s else 0.0 for s in spreads]
     positions = list(range(len(configs)))[::-1]  # the first configuration on top
     ax.barh(positions, values, color="#5b6fd6")
-    for y, value, c in zip(positions, values, configs):
-        ax.text(min(value, 100) + 1, y, f"{value:.1f}% of {len(c.ran)}", va="center", fontsize=9)
+    if spread := [(v, y, e) for v, y, e in zip(values, positions, errors) if e]:
+        at, ys, bars = zip(*spread)
+        ax.errorbar(at, ys, xerr=bars, fmt="none", ecolor="#222", capsize=4)
+    for y, value, error, c in zip(positions, values, errors, configs):
+        shown = f"{value:.1f} ± {error:.1f}%" if error else f"{value:.1f}%"
+        ax.text(min(value + error, 100) + 1.5, y, f"{shown} of {counted(c.ran)}", va="center", fontsize=9)
     ax.set_yticks(positions, labels, fontsize=9)
-    ax.set_xlim(0, 118)
-    ax.set(title="Success rate per configuration", xlabel="success rate (%) over the tasks that ran")
-    return _save(plt, fig, path)
+    ax.set_xlim(0, 130)
+    ax.set(
+        title=f"Success rate per configuration on {env}",
+        xlabel="success rate (%), mean over repeats ± standard error, over the tasks that ran",
+    )
+    return fig
 
 
-def _cost_success(plt: Any, env: str, points: Frontier, path: Path) -> Path:
-    """One point per configuration; the Pareto front's points filled and joined, cheapest first."""
+def cost_success_figure(plt: Any, env: str, points: Frontier) -> Any:
+    """One point per configuration; the Pareto front's points filled and joined, cheapest first;
+    configurations at one point share one label (``#5, #10``)."""
     fig, ax = plt.subplots(figsize=(7, 4.8))
     front = {p.config.number for p in points.front}
     for p in points.points:
@@ -137,7 +155,6 @@ def _cost_success(plt: Any, env: str, points: Frontier, path: Path) -> Path:
             zorder=3,
             label=legend(p.config),
         )
-        ax.annotate(f"#{p.config.number}", (p.cost, 100 * p.success), textcoords="offset points", xytext=(6, 5))
     ax.step(
         [p.cost for p in points.front],
         [100 * p.success for p in points.front],
@@ -152,4 +169,26 @@ def _cost_success(plt: Any, env: str, points: Frontier, path: Path) -> Path:
     ax.set(title=f"Cost against success on {env}", xlabel=points.axis, ylabel="success rate (%)")
     ax.grid(alpha=0.3)
     ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.16), fontsize=9, frameon=False)
-    return _save(plt, fig, path)
+    at: dict[tuple[float, float], list[int]] = {}
+    for p in points.points:
+        at.setdefault((p.cost, 100 * p.success), []).append(p.config.number)
+    _label_apart(fig, ax, [(xy, ", ".join(f"#{n}" for n in sorted(numbers))) for xy, numbers in at.items()])
+    return fig
+
+
+def _label_apart(fig: Any, ax: Any, labels: list[tuple[tuple[float, float], str]]) -> None:
+    """Each label beside its point, moved up (then down) line by line until it covers no label
+    placed before it."""
+    renderer = fig.canvas.get_renderer()
+    placed: list[Any] = []
+    for xy, text in labels:
+        for offset in (5 + 11 * k for k in (0, 1, -2, 2, -3, 3, -4, 4, -5, 5)):
+            note = ax.annotate(text, xy, textcoords="offset points", xytext=(6, offset), fontsize=9)
+            box = note.get_window_extent(renderer)
+            if not any(box.overlaps(other) for other in placed):
+                break
+            note.remove()
+        else:
+            note = ax.annotate(text, xy, textcoords="offset points", xytext=(6, 5), fontsize=9)
+            box = note.get_window_extent(renderer)
+        placed.append(box)

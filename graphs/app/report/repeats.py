@@ -10,10 +10,10 @@ task has.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from graphs.app.report.stats import Spread, over_repeats, pass_at_k, pass_hat_k
-from nodes.report import Config, by_task, mean, rate, repeat_of
+from nodes.report import Config, Curves, Figure, by_task, mean, rate, repeat_of
 
 
 @dataclass(frozen=True)
@@ -48,3 +48,30 @@ def repeated(config: Config) -> Repeated:
 def task_means(config: Config, key: str) -> dict[str, float]:
     """Each task's mean of ``key`` (success as 0/1, reward) over its runs that ran to an outcome."""
     return {task: sum(float(r.get(key) or 0) for r in runs) / len(runs) for task, runs in by_task(config.ran).items()}
+
+
+def one_repeat(config: Config, repeat: int) -> Config:
+    """``config`` with the rows of one of its repeats only."""
+    return replace(config, latest={a: row for a, row in config.latest.items() if a[1] == repeat})
+
+
+def curve_errors(curves: Curves, draw: Callable[[list[Config]], list[Figure]]) -> dict[int, list[float]]:
+    """Error bars for the lines of ``curves``: for each configuration with two or more
+    repeats, the standard error over its repeats at each x, from the same figure drawn
+    (``draw``, the method's own figures) for each repeat alone; 0 where fewer than two repeats
+    reach that x."""
+    out: dict[int, list[float]] = {}
+    for key, values in curves.lines:
+        if not isinstance(key, Config) or len(key.repeats) < 2:
+            continue
+        per_repeat = [
+            figure.lines[0][1]
+            for repeat in key.repeats
+            for figure in draw([one_repeat(key, repeat)])
+            if isinstance(figure, Curves) and figure.name == curves.name and figure.lines
+        ]
+        if len(per_repeat) < 2:
+            continue
+        spreads = [over_repeats([line[x] for line in per_repeat if x < len(line)]) for x in range(len(values))]
+        out[key.number] = [s.error or 0.0 if s is not None else 0.0 for s in spreads]
+    return out

@@ -352,13 +352,17 @@ def write_report(folder: Path) -> Path | None:
 
 
 async def write_viewer(folder: Path, checkpoint: str | None) -> list[Path]:
-    """The viewer's pages of every results file's runs, into ``views/<label>.r<K>/``."""
+    """The viewer's pages of every results file's runs, into ``views/<label>.r<K>/``, and the
+    comparisons the report links (each env's first configuration against each other one, per
+    task: graphs.app.report.tasks), into ``views/compare/``."""
+    from graphs.app.report.tasks import write_comparisons
     from graphs.app.view import write_views
 
     url = checkpoint_url(folder, checkpoint)
     if url.startswith("sqlite:///") and not Path(url.removeprefix("sqlite://")).is_file():
         return []  # tasks that ran on a server keep their checkpoints there
-    return [await write_views(str(path), folder / "views" / path.stem, url) for path in results_files(folder)]
+    pages = [await write_views(str(path), folder / "views" / path.stem, url) for path in results_files(folder)]
+    return pages + await write_comparisons([p for p in results_files(folder) if read_rows(p)], folder / "views", url)
 
 
 def status_lines(folder: Path) -> list[str]:
