@@ -22,7 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from nodes.context import TrainingContext, env, setting, temperature
+from nodes.context import ContextError, TrainingContext, env, setting, temperature
 
 ORIGINAL_JUDGE = "openai:gpt-4-0314"  # AutoPlan's tasks/hotpotqa.py asks this model, at temperature 0
 
@@ -141,6 +141,11 @@ class AutoPlanContext(TrainingContext):
         if isinstance(given, int) and not isinstance(given, bool):
             self.max_actions = dict.fromkeys(default, given)
         elif isinstance(given, dict):
+            if unknown := sorted(set(given) - set(default)):
+                raise ContextError(
+                    f"max_actions names no env of AutoPlan's: {', '.join(map(str, unknown))} "
+                    f"(its envs: {', '.join(default)})"
+                )
             self.max_actions = {**default, **given}
         super().__post_init__()
 

@@ -176,3 +176,9 @@ def test_autoplan_hands_hotpotqa_the_originals_judge_and_no_other_method_does():
     assert LaserContext(env="hotpotqa").env_settings() == {} and DAContext(env="hotpotqa").env_settings() == {}
     with pytest.raises(ContextError, match="judge"):
         AutoPlanContext(env="hotpotqa", judge="gpt4")
+
+
+def test_a_per_env_limit_naming_no_env_of_the_method_is_refused():
+    with pytest.raises(ContextError, match="max_actions names no env of AutoPlan's: nosuchenv"):
+        AutoPlanContext(env="alfworld", max_actions={"nosuchenv": 3})
+    assert AutoPlanContext(env="alfworld", max_actions={"alfworld": 3}).steps() == 3

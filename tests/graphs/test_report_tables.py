@@ -109,7 +109,7 @@ def test_comparison_pairs_the_shared_tasks_of_one_env(tmp_path):
 # --- reading results
 
 
-def test_a_torn_last_line_is_skipped_and_the_latest_row_of_a_task_wins(tmp_path):
+def test_a_torn_last_line_is_skipped_and_the_latest_row_of_a_task_wins(tmp_path, capsys):
     path = tmp_path / "r.jsonl"
     path.write_text(
         json.dumps(row("1", error="ModelCallError: x"))
@@ -121,6 +121,7 @@ def test_a_torn_last_line_is_skipped_and_the_latest_row_of_a_task_wins(tmp_path)
     )
     [config] = configurations([path])
     assert [r["success"] for r in config.rows] == [True] and config.label == "#1 laser webshop"
+    assert f"{path} line 3 is cut short (a write was interrupted): skipped, 2 rows read" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize(
@@ -134,6 +135,11 @@ def test_a_torn_last_line_is_skipped_and_the_latest_row_of_a_task_wins(tmp_path)
             "line 1 is not a results row of `introspect eval` (no task_id",
         ),
         ("[1, 2]\n", "line 1 is not a results row"),
+        (
+            json.dumps(row("1")) + "\n" + json.dumps(row("2", reward="lots")) + "\n",
+            "line 2: reward is 'lots', not a number",
+        ),
+        (json.dumps(row("1", model_calls=True)) + "\n", "line 1: model_calls is True, not a number"),
     ],
 )
 def test_unreadable_results_are_refused(tmp_path, content, message):

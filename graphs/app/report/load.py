@@ -6,13 +6,15 @@ configurations the way ``eval`` itself groups them: method, env, model and setti
 fingerprint, and a study run's ``label`` when the rows carry one; within one, the latest row
 of a task in each repeat (``repeat``, 1 when absent) wins (a re-run after an error appends a
 new row), across every file given, in the order given. A torn last line (an evaluation
-killed mid-write) is skipped, as ``eval`` skips it; any other line that is not a JSON
-object with a ``task_id`` makes the file unreadable as results: one line, exit 2.
+killed mid-write) is skipped, as ``eval`` skips it, and said on stderr with the rows read; any
+other line that is not a JSON object with a ``task_id``, or a row whose counts are not numbers,
+makes the file unreadable as results: one line, exit 2.
 """
 
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +23,8 @@ from nodes.report import Config, repeat_of
 
 ConfigKey = tuple[str, str, str, str, str]  # method, env, model, fingerprint, study run label
 REQUIRED = ("task_id", "method", "env", "model", "success")
+# what the report adds up: a number when present (cost_usd is null for an unpriced model)
+NUMBERS = ("reward", "steps", "model_calls", "input_tokens", "output_tokens", "cost_usd", "seconds")
 
 
 class ReportInputError(UsageError):
@@ -42,6 +46,11 @@ def read_results(path: Path) -> list[dict[str, Any]]:
             row = json.loads(line)
         except json.JSONDecodeError:
             if position == len(numbered) - 1 and rows:  # a torn last line: eval skips it too
+                print(
+                    f"introspect: {path} line {number} is cut short (a write was interrupted): "
+                    f"skipped, {len(rows)} rows read",
+                    file=sys.stderr,
+                )
                 continue
             raise ReportInputError(f"{path} is not JSONL: line {number} is not JSON") from None
         missing = [key for key in REQUIRED if key not in row] if isinstance(row, dict) else list(REQUIRED)
@@ -49,6 +58,10 @@ def read_results(path: Path) -> list[dict[str, Any]]:
             raise ReportInputError(
                 f"{path} line {number} is not a results row of `introspect eval` (no {', '.join(missing)})"
             )
+        for key in NUMBERS:
+            value = row.get(key)
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int | float)):
+                raise ReportInputError(f"{path} line {number}: {key} is {value!r}, not a number")
         rows.append(row)
     if not rows:
         raise ReportInputError(f"{path} holds no results")
