@@ -6,6 +6,8 @@ retry."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 
 import pytest
 
@@ -75,3 +77,36 @@ def test_the_methods_runs_meet_every_kind_of_fault():
         assert faults.injected, method
         met.update(faults.injected)
     assert met == {"429", "500", "503", "timeout", "drop"}
+
+
+def test_a_results_write_error_mid_run_stops_the_run_in_one_line(tmp_path):
+    """A file size limit (RLIMIT_FSIZE: a write error as a full disk gives one) fails the
+    first row's write: the run stops there with one line, exit 2, no traceback."""
+    import resource
+
+    from tests.support.cli import child_env
+    from tests.support.laser_demo import write_demo_script
+
+    script = write_demo_script(tmp_path / "demo.jsonl")
+
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (2000, 2000))
+
+    args = ["eval", "laser", "--concurrency", "1", "--model", script, "--checkpoint", "memory"]
+    env = child_env(PYTHONDONTWRITEBYTECODE="1", INTROSPECT_HOME=str(tmp_path / "home"))
+    warm = [sys.executable, "-m", "graphs.app.cli", *args, "--tasks", "0:1", "--results", "warm.jsonl"]
+    subprocess.run(warm, cwd=tmp_path, env=env, capture_output=True, timeout=300, check=True)  # the env's caches
+    done = subprocess.run(
+        [sys.executable, "-m", "graphs.app.cli", *args, "--tasks", "0:4", "--results", "r.jsonl"],
+        cwd=tmp_path,
+        env=env,
+        preexec_fn=limit,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 2, done.stderr[-2000:]
+    assert "Traceback" not in done.stderr
+    last = done.stderr.split("\n")[-2]
+    assert last.startswith("introspect: cannot write results file r.jsonl: File too large; the run stopped")
+    assert "4 of 4 tasks to run" in done.stderr

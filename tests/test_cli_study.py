@@ -62,6 +62,12 @@ def study(tmp_path: Path, model: str, extra: str = "", run: str = "") -> Path:
         (f'max_cost_usd = nan\n[[runs]]\nmethod = "laser"\nmodel = "{PRICED}"\n', "max_cost_usd must be a positive"),
         (f'[[runs]]\nmethod = "laser"\nmodel = "{PRICED}"\ntask_max_cost_usd = nan\n', "task_max_cost_usd must be"),
         ('checkpoint = 5\n[[runs]]\nmethod = "laser"\n', "checkpoint"),
+        ('[[grid]]\nmethods = ["laser"]\nenvs = ["webshop", "nosuch"]\n', "grid[1]: unknown env 'nosuch'"),
+        (
+            'checkpoint = "postgresql://nobody:pw@127.0.0.1:1/db"\n[[runs]]\nmethod = "laser"\n',
+            "cannot use Postgres checkpointer postgresql://nobody:***@127.0.0.1:1/db",
+        ),
+        ('server = "not a url"\n[[runs]]\nmethod = "laser"\n', "cannot use the LangGraph server at not a url"),
     ],
 )
 def test_a_study_that_cannot_run_is_refused_in_one_line_before_anything_is_written(tmp_path, monkeypatch, body, said):

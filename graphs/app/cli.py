@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import importlib
 import json
 import os
@@ -206,11 +207,15 @@ async def cmd_eval(args: argparse.Namespace) -> int:
     database = "" if args.server else args.checkpoint or default_url()
     if not args.server and args.workers <= 1:
         await start_local_models(context)  # workers and a server start their own; nothing written yet
-    async with run_lock(results, database, eval_thread_id(method, context, "*")):
+    # the bar is closed on the way out, so a line printed after it (an error) starts on its own
+    async with run_lock(results, database, eval_thread_id(method, context, "*")), contextlib.AsyncExitStack() as shown:
         reuse = await reused(method, context, results, tasks, args.keep_stale)
         for line in reuse.notes(f"{method.name} on {context.env} with {context.model}"):
             print(line, file=sys.stderr)
-        bar = tqdm(total=len(tasks), desc=f"{method.name} on {context.env}", unit="task", file=sys.stderr)
+        print(to_run_line(len(tasks), len(reuse.finished)), file=sys.stderr)
+        bar = shown.enter_context(
+            tqdm(total=len(tasks), desc=f"{method.name} on {context.env}", unit="task", file=sys.stderr)
+        )
         bar.update(len(reuse.finished))
         counts = {"errors": 0, "retries": 0}
 
@@ -284,6 +289,12 @@ async def cmd_eval(args: argparse.Namespace) -> int:
             print(errored_line(len(summary.errors), summary.tasks, kept), file=sys.stderr)
             return 1
         return 0
+
+
+def to_run_line(asked: int, finished: int) -> str:
+    """How many tasks will run, said before the first starts."""
+    have = f" ({finished} already have their rows)" if finished else ""
+    return f"{asked - finished} of {asked} tasks to run{have}"
 
 
 def stopped(stop: Stop, written: int, asked: int, memory: bool) -> int:

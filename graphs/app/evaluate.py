@@ -36,6 +36,7 @@ from typing import Any
 from langgraph.checkpoint.base import BaseCheckpointSaver
 
 from envs.base import env_class, make_env
+from errors import UserError
 from graphs.app.pacing import Pacer
 from graphs.app.provenance import Reuse, provenance_of, reuse_of
 from graphs.app.runner import Outcome, drive, outcome_of
@@ -226,6 +227,11 @@ def summarize(rows: list[dict[str, Any]]) -> Summary:
     )
 
 
+class ResultsWriteError(UserError):
+    """The results file could not be written (a full disk, a file size limit): the evaluation
+    stops at once, its threads kept at their checkpoints."""
+
+
 class ResultsFile:
     """Appends whole JSON lines, flushed and fsynced, one writer at a time."""
 
@@ -242,10 +248,16 @@ class ResultsFile:
             await asyncio.to_thread(self._write, row)
 
     def _write(self, row: dict[str, Any]) -> None:
-        with self.path.open("a", encoding="utf-8") as handle:
-            handle.write(json.dumps(row, ensure_ascii=False) + "\n")
-            handle.flush()
-            os.fsync(handle.fileno())
+        try:
+            with self.path.open("a", encoding="utf-8") as handle:
+                handle.write(json.dumps(row, ensure_ascii=False) + "\n")
+                handle.flush()
+                os.fsync(handle.fileno())
+        except OSError as exc:
+            raise ResultsWriteError(
+                f"cannot write results file {self.path}: {exc.strerror}; the run stopped, its tasks kept at their "
+                "checkpoints: run the same command again once the file can be written"
+            ) from None
 
 
 async def run_one(
@@ -367,6 +379,12 @@ async def evaluate(
         if on_row is not None:
             on_row(row)
 
-    await asyncio.gather(*(worker(t) for t in todo))
+    running = [asyncio.ensure_future(worker(t)) for t in todo]
+    try:
+        await asyncio.gather(*running)
+    except BaseException:  # a row that cannot be written stops every task at once, not at the end
+        for task in running:
+            task.cancel()
+        raise
     rows = matching_rows(results_path, method, context)
     return summarize([rows[t] for t in dict.fromkeys(task_ids) if t in rows])

@@ -24,10 +24,12 @@ from graphs.app.study.run import (
     STOPPED,
     Outcome,
     check_continuation,
+    check_stores,
     execute,
     folder_checkpoint,
     folder_of,
     identity,
+    make_folder,
     results_files,
     say,
     status_lines,
@@ -44,6 +46,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     folder = folder_of(study, args.out)
     check_continuation(study, folder)
     earlier = [Path(p) for p in args.earlier or []]
+    for path in earlier:
+        if not path.is_file():
+            raise StudyError(f"--earlier {path}: no such results file")
     if args.dry_run:
         forecast(study, folder, earlier)
         say(f"study {study.name}: nothing was run or written")
@@ -51,8 +56,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     from nodes.served import check_served  # the model stack loads only when a command runs
 
     asyncio.run(check_served(study_models(study)))  # every model of every run, before anything is written
+    asyncio.run(check_stores(study))  # its checkpoint database and servers, before its folder
+    make_folder(folder)  # a folder that cannot be made is refused before a line is printed
     forecast(study, folder, earlier)
-    (folder / "results").mkdir(parents=True, exist_ok=True)
     with results_lock(folder / journal.NAME, "give another --out"):  # one process per study (graphs.app.runlock)
         (folder / SPEC).write_text(study.text, encoding="utf-8")
         journal.append(folder, "session", spec=str(args.spec), argv=sys.argv[1:])
@@ -115,9 +121,6 @@ def _task_budget(error: str) -> str:
 def forecast(study: Study, folder: Path, earlier: list[Path]) -> None:
     """Each run's tasks, the bound and the expectation of what they will spend, and where
     the expectation meets the study's budgets (read only: nothing is written)."""
-    for path in earlier:
-        if not path.is_file():
-            raise StudyError(f"--earlier {path}: no such results file")
     guesses = []
     for run in study.runs:
         shown = ", ".join(run.tasks[:5]) + (f", ... ({len(run.tasks)} tasks)" if len(run.tasks) > 5 else "")

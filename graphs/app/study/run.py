@@ -26,6 +26,7 @@ from typing import Any
 
 from graphs.app.checkpoint import home, open_checkpointer
 from graphs.app.evaluate import (
+    ResultsWriteError,
     Summary,
     eval_thread_id,
     evaluate,
@@ -57,6 +58,30 @@ def folder_of(study: Study, out: str | None) -> Path:
     if folder.exists() and not folder.is_dir():
         raise StudyError(f"{folder} is a file, not a study folder")
     return folder
+
+
+async def check_stores(study: Study) -> None:
+    """The study's own checkpoint database and its servers answer, before its folder is made:
+    one that cannot be used is refused in one line with nothing written (``existing``: a SQLite
+    file that does not exist yet is not created by the check)."""
+    if study.checkpoint and any(not run.server for run in study.runs):
+        async with open_checkpointer(study.checkpoint, existing=True):
+            pass
+    servers = {run.server: run for run in study.runs if run.server}
+    if servers:
+        from graphs.app.remote import ServerEvaluation
+
+        for url, run in servers.items():
+            await ServerEvaluation(url, run.method, run.context).check()
+
+
+def make_folder(folder: Path) -> None:
+    """The study folder and its ``results``; a folder that cannot be made (a read-only home) is
+    refused in one line."""
+    try:
+        (folder / "results").mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise StudyError(f"cannot create the study folder {folder}: {exc.strerror} (--out names another)") from None
 
 
 def identity(run: Run) -> dict[str, Any]:
@@ -192,9 +217,15 @@ async def _execute(study: Study, folder: Path, say: Callable[[str], None], stop:
         await asyncio.to_thread(journal.append, folder, "run", label=run.label, repeat=repeat, provenance=made_by)
         meter = RunMeter(purse, run_purse, run.task_budget, lambda everything: halt(run.label, repeat, everything))
         meters[(run.label, repeat)] = meter
-        summary, reached = await _evaluate(
-            run, repeat, folder, (checkpoint, saver), meter, stop, reuse, gate, progress.row
-        )
+        try:
+            summary, reached = await _evaluate(
+                run, repeat, folder, (checkpoint, saver), meter, stop, reuse, gate, progress.row
+            )
+        except ResultsWriteError:  # a full disk stops the whole study at once
+            for evaluation in evaluations.values():
+                if evaluation is not asyncio.current_task():
+                    evaluation.cancel()
+            raise
         if stop.requested:
             return
         await asyncio.to_thread(

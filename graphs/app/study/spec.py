@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from envs.base import ENV_CLASSES
 from errors import UserError
 from graphs import method_named
 from graphs.app.options import context_from, task_list
@@ -120,7 +121,7 @@ def parse(text: str, where: str, models: bool = True) -> Study:
 
 def expanded(data: dict[str, Any], where: str) -> list[dict[str, Any]]:
     """The run tables: each ``[[runs]]`` as written, then each ``[[grid]]``'s combinations
-    (a method x env pair the method does not run on is left out)."""
+    (a method x env pair the method does not run on is left out; an env no method knows is refused)."""
     tables: list[dict[str, Any]] = []
     for number, table in enumerate(_tables(data, "runs", where), 1):
         _known(table, RUN, f"study {where}: runs[{number}]")
@@ -133,6 +134,11 @@ def expanded(data: dict[str, Any], where: str) -> list[dict[str, Any]]:
         if not methods:
             raise StudyError(f"study {where}: grid[{number}] names no methods")
         envs = _listed(grid, "envs") or [None]
+        for env in envs:
+            if env is not None and env not in ENV_CLASSES:  # never left out unseen, as a cell that does not run is
+                raise StudyError(
+                    f"study {where}: grid[{number}]: unknown env {env!r}; choose from: {', '.join(ENV_CLASSES)}"
+                )
         models = _listed(grid, "models") or [None]
         settings = grid.get("settings", {})
         if not isinstance(settings, dict):
