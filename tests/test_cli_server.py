@@ -18,7 +18,7 @@ from graphs import method_named
 from graphs.app.evaluate import read_rows
 from nodes.laser.context import LaserContext
 from tests.graphs.laser_scripts import ROW_FIELDS, paging_eval, paging_script
-from tests.support.cli import ROOT, child_env, run_main
+from tests.support.cli import ROOT, child_env, output, run_main
 from tests.support.studio import langgraph_dev
 
 TASKS = [f"synthetic-{i}" for i in range(200, 205)]
@@ -98,7 +98,8 @@ def test_a_killed_evaluation_and_a_stopped_thread_are_continued_not_restarted(se
     child.wait(timeout=20)
     assert len(read_rows(results)) < len(TASKS)
 
-    assert run_main(eval_args(spec, results, "--server", url), logs=tmp_path, name="resumed") == 0
+    resumed = run_main(eval_args(spec, results, "--server", url), logs=tmp_path, name="resumed")
+    assert resumed == 0, output(tmp_path, "resumed")
     rows = {r["task_id"]: r for r in read_rows(results)}
     assert sorted(rows) == sorted(TASKS)
     # continued, never started over: each thread's calls and actions happened once

@@ -240,7 +240,7 @@ class WebArenaEnv(Env):
                 scroll = await page.evaluate("[window.scrollX, window.scrollY]")
             except PlaywrightError:
                 pass
-            tab: dict[str, Any] = {"url": page.url, "scroll": scroll}
+            tab: dict[str, Any] = {"url": self._portable(page.url), "scroll": scroll}
             document = await ep.submissions.document(page)
             if document is not None:
                 tab["document"] = document  # what a form submission returned: its URL would ask again
@@ -279,7 +279,7 @@ class WebArenaEnv(Env):
         ep = self._require()
         for i, tab in enumerate(snapshot.get("tabs") or [{"url": "about:blank", "scroll": [0, 0]}]):
             page = ep.session.page if i == 0 else await ep.session.context.new_page()
-            await self._load(page, str(tab["url"]), tab.get("document"))
+            await self._load(page, self._located(str(tab["url"])), tab.get("document"))
             await webarena_forms.apply(page, list(tab.get("fields") or []))
             x, y = (list(tab.get("scroll") or []) + [0, 0])[:2]
             try:
@@ -293,6 +293,24 @@ class WebArenaEnv(Env):
         obs = await self._observe()
         ep.session.take_reports()
         return obs
+
+    def _portable(self, url: str) -> str:
+        """``url`` with a local site's origin written as its placeholder (``__SHOP__/...``): a local
+        site is served on a port picked afresh by each process, so a snapshot resumed by another
+        process (after a crash) would otherwise point at a port no one serves."""
+        for placeholder, site in webarena_tasks.LOCAL_SITES.items():
+            base = self._require().site_urls.get(site)
+            if base and (url == base or url.startswith(base + "/")):
+                return placeholder + url[len(base) :]
+        return url
+
+    def _located(self, url: str) -> str:
+        """A snapshot's URL on the sites this process serves (``_portable`` undone)."""
+        for placeholder, site in webarena_tasks.LOCAL_SITES.items():
+            base = self._require().site_urls.get(site)
+            if base and url.startswith(placeholder):
+                return base + url[len(placeholder) :]
+        return url
 
     async def _snapshot_with_cookies(self) -> dict[str, Any] | None:
         """A snapshot with the context's cookies, for the crash guard alone (it keeps it in

@@ -167,6 +167,8 @@ async def test_snapshot_restore_brings_back_url_scroll_tabs_and_notes_on_a_fresh
     snap = await env.snapshot()
     assert snap["task_id"] == "shop-2" and snap["tabs"][0]["scroll"][1] > 0
     assert snap["notes"] == ["Apr 2022 is on page 2"]
+    # the local shop's port is this process's: a snapshot names the site, so another process resumes it
+    assert snap["tabs"][0]["url"].startswith("__SHOP__/") and not scrolled.observation.url.startswith("__")
     other = make_env("webarena")
     try:
         with pytest.raises(EnvError, match="snapshot"):
