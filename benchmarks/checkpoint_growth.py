@@ -77,7 +77,7 @@ def figures(sizes: dict[int, tuple[int, int]]) -> dict[str, Any]:
 
 
 async def measure(workload: workloads.Workload, folder: Path) -> dict[str, Any]:
-    from graphs.app.checkpoint import open_checkpointer
+    from introspect.checkpoint import open_checkpointer
 
     db = folder / f"{workload.name}.sqlite"
     spec = workload.script(folder)

@@ -1,9 +1,9 @@
 """How long the ``introspect`` command takes to answer before it does any work.
 
-Runs ``introspect --help`` (the installed entry point's code: ``python -m graphs.app.cli``) and,
+Runs ``introspect --help`` (the installed entry point's code: ``python -m introspect.cli``) and,
 for comparison, a bare ``python -c pass``, each many times in fresh processes, alternating;
 reports medians and the difference (what the command itself costs), and which heavy
-packages ``import graphs.app.cli`` pulls in (none should: the graph stack is imported by the
+packages ``import introspect.cli`` pulls in (none should: the graph stack is imported by the
 commands that run graphs).
 
 Usage: .venv/bin/python benchmarks/cold_start.py [--runs 30]
@@ -44,9 +44,9 @@ def main() -> None:
     report: dict[str, object] = {"runs": args.runs, "machine_before": load_report()}
     help_s, bare_s = [], []
     for _ in range(args.runs):
-        help_s.append(timed([sys.executable, "-m", "graphs.app.cli", "--help"]))
+        help_s.append(timed([sys.executable, "-m", "introspect.cli", "--help"]))
         bare_s.append(timed([sys.executable, "-c", "pass"]))
-    probe = f"import sys, graphs.app.cli; print([m for m in {HEAVY!r} if m in sys.modules])"
+    probe = f"import sys, introspect.cli; print([m for m in {HEAVY!r} if m in sys.modules])"
     loaded = subprocess.run(
         [sys.executable, "-c", probe],
         cwd=ROOT,

@@ -6,7 +6,7 @@ each task's replies are keyed by its instruction, which every prompt of the task
 concurrent tasks never take each other's replies. The tasks are LASER runs on WebShop
 synthetic goals, each like the shipped demo: search the goal's product name, open another
 item, read its description, go back, open the goal's item, buy it with the goal's options
-(12 model calls). They run through ``graphs.app.evaluate.evaluate``, as ``introspect eval``
+(12 model calls). They run through ``introspect.evaluate.evaluate``, as ``introspect eval``
 runs them, with the SQLite checkpointer.
 
 Each phase runs in a fresh process, timed from where ``introspect eval`` starts its tasks
@@ -150,9 +150,9 @@ async def evaluate_phase(
 ) -> dict[str, Any]:
     """Evaluate as ``introspect eval`` does; ``measure``, if given, is sampled for its peak."""
     from graphs import method_named
-    from graphs.app.checkpoint import open_checkpointer
-    from graphs.app.evaluate import evaluate
-    from graphs.app.options import check_model, task_list
+    from introspect.checkpoint import open_checkpointer
+    from introspect.evaluate import evaluate
+    from introspect.options import check_model, task_list
 
     # what `introspect eval` does before it starts: the graph, the model client, the tasks
     context = method_named(method).context(model="openai:bench-model", env=env, **settings)

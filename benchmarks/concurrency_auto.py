@@ -4,7 +4,7 @@ The model is the OpenAI-compatible stub (tests/support/openai_stub.py) in its ow
 answering after ``--latency`` seconds and at most ``--rate`` requests a second, refusing the
 others at once with a 429 and a Retry-After of when a place frees up, as a provider's rate
 limit does. The tasks are benchmarks/concurrency.py's LASER runs on WebShop synthetic goals (12
-model calls each) through ``graphs.app.evaluate.evaluate`` with the real ``ChatOpenAI`` client,
+model calls each) through ``introspect.evaluate.evaluate`` with the real ``ChatOpenAI`` client,
 which waits and sends a refused request again itself. Every phase allows ``--retries`` retries
 per request (more than the default four, so that no phase ends a task early by giving up: the
 times compare like for like; errors are reported all the same).
@@ -44,10 +44,10 @@ async def phase(setting: str, args: argparse.Namespace) -> dict[str, Any]:
     from langgraph.checkpoint.memory import InMemorySaver
 
     from graphs import method_named
-    from graphs.app.evaluate import evaluate
-    from graphs.app.options import check_model
-    from graphs.app.pacing import Listener, Pacer
-    from nodes.llm import PACING
+    from introspect.evaluate import evaluate
+    from introspect.options import check_model
+    from introspect.pacing import Listener, Pacer
+    from nodes.runtime.llm import PACING
 
     found = dict(list(json.loads(Path(args.tasks_file).read_text(encoding="utf-8")).items())[: args.tasks])
     heard = {"ok": 0, "429": 0, "timeout": 0}

@@ -36,7 +36,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.machine import load_report, write_report  # noqa: E402
-from graphs.app.evaluate import read_rows  # noqa: E402
+from introspect.evaluate import read_rows  # noqa: E402
 from tests.graphs.laser_scripts import paging_script  # noqa: E402
 from tests.support.deployment import Deployment, deployment  # noqa: E402
 from tests.support.studio import langgraph_dev  # noqa: E402
@@ -46,7 +46,7 @@ def eval_command(spec: str, tasks: list[str], results: Path, concurrency: int, w
     return [
         sys.executable,
         "-m",
-        "graphs.app.cli",
+        "introspect.cli",
         "eval",
         "laser",
         "--tasks",

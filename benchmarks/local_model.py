@@ -45,8 +45,8 @@ async def episodes(slots: int, max_actions: int, max_tokens: int) -> dict[str, A
     from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
     from graphs.laser import LaserContext, build_graph
-    from nodes.calls import tokens
-    from nodes.local import local_model
+    from nodes.runtime.calls import tokens
+    from nodes.runtime.local import local_model
 
     started = time.perf_counter()
     await local_model("local").start()

@@ -9,8 +9,8 @@ machine hits every variant alike):
 - ``loop_env``: the recorded env calls, answered by the canned env, nothing else;
 - ``loop``: the same with the recorded model calls made through the same Caller and the
   same scripted model, in the recorded order (the baseline);
-- ``graph_memory``: the run as users start it (``graphs.app.runner.drive``; AutoPlan training:
-  ``graphs.app.training.train``), on the canned env, with the in-memory checkpointer;
+- ``graph_memory``: the run as users start it (``introspect.runner.drive``; AutoPlan training:
+  ``introspect.training.train``), on the canned env, with the in-memory checkpointer;
 - ``graph_sqlite``: the same with the SQLite checkpointer (one file for all runs).
 
 The env is canned in all four: MiniWoB's and WebArena's browsers, ALFWorld's engine and
@@ -90,8 +90,8 @@ async def alternate(
 async def measure(workload: workloads.Workload, runs: int, folder: Path, real_env: bool = False) -> dict[str, Any]:
     from langgraph.checkpoint.memory import InMemorySaver
 
-    from graphs.app.checkpoint import open_checkpointer
-    from nodes.llm import model_for
+    from introspect.checkpoint import open_checkpointer
+    from nodes.runtime.llm import model_for
 
     spec = workload.script(folder)
     with replay.recording(workload.env) as log:

@@ -2,7 +2,7 @@
 
 ``recording(env_name)`` wraps the env a graph creates so that every call to it (reset,
 step, snapshot, restore, set_disabled_ids, close) is logged with its result, and logs
-every model call the nodes make (``nodes.llm.Caller._call``: the messages, tools, stop
+every model call the nodes make (``nodes.runtime.llm.Caller._call``: the messages, tools, stop
 sequences and script position). With the log:
 
 - ``CannedEnv`` answers the same calls with the recorded results, in the same order, in
@@ -25,7 +25,7 @@ from typing import Any
 
 from envs import base
 from envs.base import Env, Observation
-from nodes import llm
+from nodes.runtime import llm
 
 ENV_METHODS = ("reset", "step", "snapshot", "restore", "set_disabled_ids", "close")
 

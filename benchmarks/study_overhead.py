@@ -46,7 +46,7 @@ def child(args: list[str], home: Path, program: list[str] | None = None) -> tupl
     env = {**os.environ, "PYTHONPATH": str(ROOT), "INTROSPECT_HOME": str(home)}
     started = time.perf_counter()
     process = subprocess.Popen(
-        [*(program or [sys.executable, "-m", "graphs.app.cli"]), *args],
+        [*(program or [sys.executable, "-m", "introspect.cli"]), *args],
         cwd=ROOT,
         env=env,
         stdout=subprocess.DEVNULL,
@@ -63,7 +63,7 @@ def child(args: list[str], home: Path, program: list[str] | None = None) -> tupl
 
 def eval_commands(folder: Path) -> list[list[str]]:
     """The study's runs as ``eval`` commands, each into its own results file."""
-    from graphs.app.study.spec import load
+    from introspect.study.spec import load
 
     commands = []
     for run in load(MATRIX).runs:
@@ -114,9 +114,9 @@ def child_python(args: list[str], home: Path) -> tuple[float, int]:
 
 async def evaluate_inline(folder: Path) -> None:
     """The matrix's runs through ``evaluate`` alone, as the study runs them, without the study."""
-    from graphs.app.checkpoint import open_checkpointer
-    from graphs.app.evaluate import evaluate
-    from graphs.app.study.spec import load
+    from introspect.checkpoint import open_checkpointer
+    from introspect.evaluate import evaluate
+    from introspect.study.spec import load
 
     folder.mkdir(parents=True)
     async with open_checkpointer(f"sqlite:///{folder / 'checkpoints.sqlite'}") as saver:

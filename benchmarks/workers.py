@@ -52,7 +52,7 @@ def measure(workload: Workload, tasks: list[str], folder: Path, label: str, extr
     command = [
         sys.executable,
         "-m",
-        "graphs.app.cli",
+        "introspect.cli",
         "eval",
         workload.method,
         "--env",

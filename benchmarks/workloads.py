@@ -221,11 +221,11 @@ async def run(workload: Workload, spec: str, saver: Any, thread_id: str, folder:
     """Run ``workload`` as users do (``drive``, or ``train`` for AutoPlan training) on
     ``saver``; returns the final state (the training record for training)."""
     from graphs import method_named
-    from graphs.app.runner import drive
+    from introspect.runner import drive
 
     context = method_named(workload.method).context(model=spec, env=workload.env, **workload.settings)
     if workload.pool:
-        from graphs.app.training import train
+        from introspect.training import train
 
         return await train(
             method_named(workload.method),

@@ -145,7 +145,7 @@ class Interface(abc.ABC):
     def irreversible(self, action: str, observation: str) -> bool:
         """Whether ``action`` (in the env's grammar), taken on the screen ``observation``, cannot
         be undone: it buys, sends a form, delivers the answer. A run with ``Context.confirm``
-        asks a person before such an action (nodes.confirm). Default: nothing is irreversible."""
+        asks a person before such an action (nodes.runtime.confirm). Default: nothing is irreversible."""
         return False
 
 

@@ -3,7 +3,7 @@
 Only samples ship with the project (``envs/data/``). The full data is declared here, one
 ``Dataset`` per name, from the benchmarks' own download scripts and READMEs:
 ``introspect data`` lists these entries and ``introspect data get NAME`` installs one
-(``graphs.app.data``: download, verify, install) into ``data/NAME/`` of introspect's home (``home()``). An env
+(``introspect.data``: download, verify, install) into ``data/NAME/`` of introspect's home (``home()``). An env
 given no data option reads ``installed(NAME)`` when it is there, else its sample; an explicit
 option still wins.
 

@@ -19,7 +19,7 @@ Training (paper 3.2, B = Context.batch_size, I = Context.iterations, seeded by C
 ``collect`` is the collection graph itself, one Send branch per task instance, each in
 its own env session; ``reflect`` is SIR (Summary, flaw Identification, Revision) per
 experience; ``plan`` rewrites the plan from the whole batch (Upd-prompt). Every plan is
-kept in ``plans``; the app's training driver (graphs.app.training) runs the loop and writes
+kept in ``plans``; the app's training driver (introspect.training) runs the loop and writes
 them (``training_record``) to a file that ``introspect eval autoplan --plan FILE`` reads back.
 
 Scripted models and parallel branches: every branch of a fan-out reads the script from
@@ -64,8 +64,8 @@ from nodes.autoplan.plan import next_iteration, plan
 from nodes.autoplan.reflect import reflect
 from nodes.autoplan.state import Collected, CollectState, Reflection, TrainState
 from nodes.autoplan.variants import variant
-from nodes.channels import added, length
-from nodes.usage import add_usage, empty_usage
+from nodes.runtime.channels import added, length
+from nodes.runtime.usage import add_usage, empty_usage
 from prompts import SHIPPED
 
 NODES_PER_STEP = 4  # think, act, formalize, execute
@@ -149,7 +149,7 @@ def result(state: CollectState) -> dict[str, Any]:
 
 
 def training_record(state: TrainState, context: AutoPlanContext) -> dict[str, Any]:
-    """What training writes (graphs.app.training): every plan, the final one, and what each
+    """What training writes (introspect.training): every plan, the final one, and what each
     iteration saw."""
     plans = list(state.get("plans") or [context.plan])
     experiences = state.get("experiences") or []

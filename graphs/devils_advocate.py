@@ -39,7 +39,6 @@ from langgraph.runtime import Runtime
 
 from graphs.edges import add_nodes, inline
 from graphs.method import Method, Report, View, grown, without_pages
-from nodes.channels import added
 from nodes.da import bound as da_bound
 from nodes.da import report
 from nodes.da.act import act
@@ -55,7 +54,8 @@ from nodes.da.reflect import reflect
 from nodes.da.remedy import remedy
 from nodes.da.stack import backtrack, differs, needs_mapping, pop, push
 from nodes.da.state import DAState
-from nodes.environment import env_interface
+from nodes.runtime.channels import added
+from nodes.runtime.environment import env_interface
 from prompts import SHIPPED
 
 

@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING, Any, Self, TypeVar
 
 from langgraph.typing import ContextT, NodeInputT, StateT
 
-from nodes.channels import check_edits, edited_lists
-from nodes.node import Node, Update
+from nodes.runtime.channels import check_edits, edited_lists
+from nodes.runtime.node import Node, Update
 
 if TYPE_CHECKING:
     from langgraph.graph import StateGraph
@@ -20,7 +20,7 @@ T = TypeVar("T")
 
 def add_nodes(builder: StateGraph[StateT, ContextT, Any, Any], nodes: Mapping[str, Node[StateT, ContextT]]) -> None:
     """Add ``nodes`` (name -> node function) to ``builder``, in order. The type checker holds
-    each to being a ``Node`` of the graph's state and Context (nodes.node); at run time its
+    each to being a ``Node`` of the graph's state and Context (nodes.runtime.node); at run time its
     updates are checked for lists written whole (``writing_edits``).
 
     A node taking (state, runtime, config), as the model-calling nodes do, is one LangGraph
@@ -43,7 +43,7 @@ def _add(builder: StateGraph[Any, Any, Any, Any], name: str, node: Any) -> None:
 
 
 def writing_edits(name: str, node: Callable[..., Awaitable[Update]], lists: frozenset[str]) -> Any:
-    """``node``, its updates checked for lists written whole (nodes.channels.check_edits).
+    """``node``, its updates checked for lists written whole (nodes.runtime.channels.check_edits).
 
     ``functools.wraps`` shows LangGraph the node's own signature (it passes ``runtime`` and
     ``config`` by the names there) and annotations (a Send target's input type)."""

@@ -34,7 +34,6 @@ from langgraph.runtime import Runtime
 
 from graphs.edges import add_nodes, inline, path_map
 from graphs.method import Method, Report, View, without_pages
-from nodes.channels import added
 from nodes.laser import bound as laser_bound
 from nodes.laser import report
 from nodes.laser.backup import backup
@@ -52,8 +51,9 @@ from nodes.laser.states import (
     finish,
     start,
 )
-from nodes.llm import Caller, caller_for
-from nodes.node import Node, Update, model_node
+from nodes.runtime.channels import added
+from nodes.runtime.llm import Caller, caller_for
+from nodes.runtime.node import Node, Update, model_node
 from prompts import SHIPPED
 
 

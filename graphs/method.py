@@ -17,10 +17,10 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, TypeAlias, TypeVar
 
-from nodes.bound import CallBound
-from nodes.context import Context, TrainingContext
 from nodes.report import Config, Figure, Table
-from nodes.verdicts import Place
+from nodes.runtime.bound import CallBound
+from nodes.runtime.context import Context, TrainingContext
+from nodes.runtime.verdicts import Place
 
 if TYPE_CHECKING:  # annotations only: langgraph loads with a method's graph module, not with the registry
     from langgraph.graph.state import CompiledStateGraph
@@ -82,8 +82,8 @@ def _no_introspection(states: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
 
 @dataclass(frozen=True)
 class View:
-    """What ``introspect view`` (graphs.app.view) shows of a method besides its steps, and what
-    ``introspect export --format steps`` (graphs.app.export) writes of it with each step.
+    """What ``introspect view`` (introspect.view) shows of a method besides its steps, and what
+    ``introspect export --format steps`` (introspect.export) writes of it with each step.
 
     ``structures`` gets the thread's states so far, oldest first (the checkpoint after the step
     shown is the last), and returns the method's structures as they stood then: (title, value)
@@ -110,7 +110,7 @@ def _no_figures(mine: list[Config], training: Mapping[str, dict[str, Any]] | Non
 
 @dataclass(frozen=True)
 class Report:
-    """What ``introspect report`` (graphs.app.report) shows of a method: its paper's tables and
+    """What ``introspect report`` (introspect.report) shows of a method: its paper's tables and
     figures, from its own configurations in the results files (``mine``, at least one unless
     plan records were given) and, for a method with a training phase, the plan records of
     ``introspect train`` (``training``: file name -> record; empty for the others)."""
@@ -123,7 +123,7 @@ class Report:
 class Training(Generic[S, T]):
     """A method's training phase (AutoPlan): what the app's training driver needs from it.
 
-    The driver (graphs.app.training) runs ``graph`` (``build_graph()`` compiled once per
+    The driver (introspect.training) runs ``graph`` (``build_graph()`` compiled once per
     process) on the tasks ``pool`` draws from the env's training splits, streams every update
     to ``narrate``, writes what ``record`` makes of the final state, and calls ``release`` with
     the latest state when a run stops early; ``introspect view`` shows a training thread as
@@ -173,9 +173,9 @@ class Method(Generic[S, C]):
     report: Report = Report()  # its paper's tables and figures in `introspect report`
     prompts: Templates | None = None  # its prompt folder (prompts.SHIPPED.folder(name) for the shipped methods)
     # its cost structure: the most model calls one task can make under a configuration's limits
-    # (nodes.bound; None: it declares none, and a dry run gives no bound)
+    # (nodes.runtime.bound; None: it declares none, and a dry run gives no bound)
     bound: Callable[[C], CallBound | None] = _no_bound
-    # the places where it judges its own progress (nodes.verdicts): its results rows list the
+    # the places where it judges its own progress (nodes.runtime.verdicts): its results rows list the
     # verdicts given there beside the outcome, and the report shows how far they can be trusted
     verdicts: tuple[Place, ...] = ()
 

@@ -52,7 +52,7 @@ from langgraph.runtime import Runtime
 
 from graphs.edges import add_nodes, inline
 from graphs.method import Method, Report, View, grown, without_pages
-from nodes.channels import added
+from nodes.runtime.channels import added
 from nodes.sr import bound as sr_bound
 from nodes.sr import report
 from nodes.sr.context import SRContext

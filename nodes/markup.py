@@ -1,7 +1,7 @@
 """The HTML pieces every ``introspect view`` page shares: its style sheet and how a method's
 structures (plans, reflections, experiences) are drawn as tables.
 
-Kept below the app and the method graphs so that the trajectory page (graphs.app.view) and a
+Kept below the app and the method graphs so that the trajectory page (introspect.view) and a
 method's own page of its training threads (``Training.page``: AutoPlan's in
 nodes.autoplan.training_view) draw with the same pieces, and a method never imports the app.
 """

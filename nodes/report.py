@@ -3,7 +3,7 @@ tables of text cells (``Table``), figures as data (``Curves``, ``Histogram``) an
 formats every table shares.
 
 A method declares its report (``graphs.method.Report``) as functions of these, in its own
-package (``nodes.<method>.report``), so ``introspect report`` (graphs.app.report) shows a new
+package (``nodes.<method>.report``), so ``introspect report`` (introspect.report) shows a new
 method's paper tables without naming it. They live down here, below the method graphs and the
 app, because both build on them: a method's package may not import the app.
 """
@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from nodes.usage import sum_costs
+from nodes.runtime.usage import sum_costs
 
 NONE = "-"  # a cell with nothing to show (no task of that kind)
 
@@ -41,7 +41,7 @@ class Curves:
     # a band of +-1 standard deviation around a line, by the line's name (a mean over runs)
     spread: dict[str, list[float]] = field(default_factory=dict)
     # error bars: the standard error over a configuration's repeats at each x, by its number
-    # (graphs.app.report adds them from the same figure drawn for each repeat alone)
+    # (introspect.report adds them from the same figure drawn for each repeat alone)
     errors: dict[int, list[float]] = field(default_factory=dict)
 
 
@@ -88,7 +88,7 @@ class Config:
 
     @property
     def ran(self) -> list[dict[str, Any]]:
-        """Rows that ran to an outcome: an error row is not a failure (graphs.app.evaluate)."""
+        """Rows that ran to an outcome: an error row is not a failure (introspect.evaluate)."""
         return [r for r in self.latest.values() if not r.get("error")]
 
     @property

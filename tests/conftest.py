@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from nodes import llm
+from nodes.runtime import llm
 from tests.support.openai_stub import OpenAIStub
 
 STUB_KEY = "sk-introspect-test-4b1d9e7c2a"  # distinctive, so a leak is found by grepping for it
@@ -51,8 +51,8 @@ def write_script(tmp_path: Path) -> Callable[..., str]:
 def run_graph(write_script):
     """Run a graph of langgraph.json to its end with a script: ``await run_graph(graph,
     graph_input, replies, env=..., checkpointer=..., thread=..., **context)`` returns the
-    ``graphs.app.runner.Outcome``. ``replies`` are scripted-model lines (or pass ``model=`` a
-    spec). Method graphs go through ``graphs.app.runner.drive``, the CLI's own path (thread
+    ``introspect.runner.Outcome``. ``replies`` are scripted-model lines (or pass ``model=`` a
+    spec). Method graphs go through ``introspect.runner.drive``, the CLI's own path (thread
     metadata, env sessions released at the end; ``on_update(node, update)`` hears each
     step); ``autoplan_training`` through its compiled graph. The checkpointer defaults to
     a fresh in-memory one."""
@@ -60,7 +60,7 @@ def run_graph(write_script):
 
     from envs.sessions import SESSIONS
     from graphs import compiled, studio_graphs
-    from graphs.app.runner import Outcome, drive
+    from introspect.runner import Outcome, drive
 
     async def run(
         graph: str,

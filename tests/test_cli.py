@@ -11,7 +11,7 @@ import sys
 import pytest
 
 from graphs import METHODS
-from graphs.app.cli import main
+from introspect.cli import main
 from tests.support.laser_demo import DEMO, REPLIES, ROOT, demo_replies
 from tests.support.openai_stub import OpenAIStub
 
@@ -29,7 +29,7 @@ def run_cli(capsys, *args: str) -> tuple[int, str, str]:
         (["run", "laser"], "run needs --task ID"),
         (["run", "laser", "--env", "miniwob", "--task", "1"], "laser runs on webshop"),
         (
-            ["run", "laser", "--task", "99999", "--model", "scripted:graphs/app/demos/laser.jsonl"],
+            ["run", "laser", "--task", "99999", "--model", "scripted:introspect/demos/laser.jsonl"],
             "unknown webshop task '99999'",
         ),
         (["run", "laser", "--task", "1", "--model", "gpt-4o"], "malformed model spec"),
@@ -49,12 +49,12 @@ def run_cli(capsys, *args: str) -> tuple[int, str, str]:
                 "--checkpoint",
                 "redis://x",
                 "--model",
-                "scripted:graphs/app/demos/laser.jsonl",
+                "scripted:introspect/demos/laser.jsonl",
             ],
             "unknown checkpointer",
         ),
         (
-            ["eval", "laser", "--tasks", "1,nope", "--model", "scripted:graphs/app/demos/laser.jsonl"],
+            ["eval", "laser", "--tasks", "1,nope", "--model", "scripted:introspect/demos/laser.jsonl"],
             "unknown webshop task 'nope'",
         ),
         (
@@ -64,7 +64,7 @@ def run_cli(capsys, *args: str) -> tuple[int, str, str]:
                 "--split",
                 "paper-43@5:2",
                 "--model",
-                "scripted:graphs/app/demos/structured_reflection.jsonl",
+                "scripted:introspect/demos/structured_reflection.jsonl",
             ],
             "bad seed range in miniwob split 'paper-43@5:2'",
         ),
@@ -75,7 +75,7 @@ def run_cli(capsys, *args: str) -> tuple[int, str, str]:
                 "--split",
                 "paper-43@0:x",
                 "--model",
-                "scripted:graphs/app/demos/structured_reflection.jsonl",
+                "scripted:introspect/demos/structured_reflection.jsonl",
             ],
             "bad seed range",
         ),
@@ -103,12 +103,13 @@ def test_the_command_loads_without_the_graph_stack():
     """`introspect --help` must not import langchain or langgraph (most of a second, 41% of
     it langsmith): the commands import the graph stack when they run."""
     probe = (
-        "import sys, graphs.app.cli; "
-        "print(sorted(m for m in ('langchain_core', 'langgraph', 'langsmith', 'nodes.llm') if m in sys.modules))"
+        "import sys, introspect.cli; "
+        "heavy = ('langchain_core', 'langgraph', 'langsmith', 'nodes.runtime.llm'); "
+        "print(sorted(m for m in heavy if m in sys.modules))"
     )
     done = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]", done.stdout
-    shown = subprocess.run([sys.executable, "-m", "graphs.app.cli", "--help"], cwd=ROOT, capture_output=True, text=True)
+    shown = subprocess.run([sys.executable, "-m", "introspect.cli", "--help"], cwd=ROOT, capture_output=True, text=True)
     assert shown.returncode == 0 and "run" in shown.stdout and "eval" in shown.stdout
 
 
@@ -150,7 +151,7 @@ def test_every_demo_runs_offline_and_succeeds(capsys, monkeypatch, name, shown):
     code, out, _ = run_cli(capsys, "demo", name)
     assert code == 0
     assert shown in out
-    recorded = (ROOT / "graphs/app/demos" / f"{name}.jsonl").read_text().splitlines()
+    recorded = (ROOT / "introspect/demos" / f"{name}.jsonl").read_text().splitlines()
     assert "finished: success=True reward=1.000 " in out and f" model_calls={len(recorded)} " in out
 
 
@@ -159,14 +160,14 @@ def test_the_devils_advocate_demo_backtracks_and_remaps_on_the_changed_page(caps
     """The shipped script names plain element ids: they hold because ids follow the page's tree. The
     first click is wrong, the remedy is tried after going back home, where the shop now lists the
     viewed frame first, so the remedy's element is remapped with the paper's prompt."""
-    from nodes.llm import model_for
+    from nodes.runtime.llm import model_for
 
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     code, out, _ = run_cli(capsys, "demo", "devils_advocate")
     assert code == 0 and "finished: success=True reward=1.000 steps=2 model_calls=11" in out
     assert "-> click [36]  reward=0.00" in out and "not aligned: backtrack" in out
     assert re.search(r"backtrack +back to http://127\.0\.0\.1:\d+/ to try click \[39\]", out)
-    recording = ROOT / "graphs/app/demos/devils_advocate.jsonl"
+    recording = ROOT / "introspect/demos/devils_advocate.jsonl"
     [mapping] = [
         c["request"]["messages"][0]["content"]
         for c in model_for(f"replay:{recording}", 1.0, 512).calls
@@ -255,7 +256,7 @@ def test_train_crash_resume_and_eval_with_the_plan(capsys, tmp_path, monkeypatch
     """AutoPlan through the CLI on the local HotpotQA corpus: training stops when the model
     fails before the plan update, `introspect resume` finishes it and writes the plans, and
     `eval --plan` runs with the learned plan."""
-    from nodes import llm
+    from nodes.runtime import llm
 
     script = tmp_path / "train.jsonl"
     # both branches of the batch read the script in lockstep: thought, action, formalized
@@ -417,3 +418,17 @@ def test_fork_tells_its_checkpoint_id_from_the_checkpoint_database(capsys):
         main(["fork", "--help"])
     shown = " ".join(capsys.readouterr().out.split())
     assert "--at CHECKPOINT_ID" in shown and "--checkpoint names the database the thread is in" in shown
+
+
+def test_a_reader_that_goes_away_ends_the_command_without_a_traceback():
+    """`introspect graphs --mermaid | head -0`: the pipe is closed before the command prints."""
+    child = subprocess.Popen(
+        [sys.executable, "-m", "introspect.cli", "graphs", "--mermaid"],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert child.stdout is not None and child.stderr is not None
+    child.stdout.close()  # long before the child has imported what it needs to print
+    err = child.stderr.read().decode()
+    assert child.wait(timeout=60) == 141 and "Traceback" not in err, err

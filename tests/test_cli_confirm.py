@@ -26,7 +26,7 @@ def _script(tmp_path: Path) -> str:
 def _start(args: list[str], out: Path) -> subprocess.Popen:
     with out.open("wb") as sink:
         return subprocess.Popen(
-            [sys.executable, "-m", "graphs.app.cli", *args],
+            [sys.executable, "-m", "introspect.cli", *args],
             cwd=ROOT,
             env=child_env(),
             stdin=subprocess.PIPE,
@@ -107,7 +107,7 @@ def test_closed_input_leaves_the_run_paused(tmp_path):
 
 
 def test_eval_refuses_confirm(tmp_path):
-    from graphs.app.cli import main
+    from introspect.cli import main
 
     assert (
         main(

@@ -33,8 +33,8 @@ from langgraph.checkpoint.memory import InMemorySaver
 from envs.sites.serve import SiteServer
 from envs.webarena.journal import Journal
 from graphs import method_named
-from graphs.app.checkpoint import open_checkpointer
-from graphs.app.runner import drive, outcome_of
+from introspect.checkpoint import open_checkpointer
+from introspect.runner import drive, outcome_of
 from tests.support.cli import child_env, output, run_main, spawn, wait_for_lines
 from tests.support.scenarios import CHECKBOXES, CONTACT, SCENARIOS, Scenario
 

@@ -29,8 +29,8 @@ from envs.hotpotqa.questions import SHIPPED_QUESTIONS
 from envs.webshop import WebShopEnv
 from envs.webshop.catalogue import DATA_DIR
 from graphs import method_named
-from graphs.app.cli import main
-from graphs.app.evaluate import evaluate, read_rows
+from introspect.cli import main
+from introspect.evaluate import evaluate, read_rows
 from nodes.laser.context import LaserContext
 
 

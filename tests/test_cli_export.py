@@ -48,7 +48,7 @@ def study(tmp_path_factory):
 
 
 def _main(args: list[str]) -> int:
-    from graphs.app.cli import main
+    from introspect.cli import main
 
     return main(args)
 

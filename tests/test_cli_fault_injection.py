@@ -3,7 +3,7 @@ interrupted in turn by a SIGKILL of the evaluating process, of one of its worker
 a LangGraph server stopped and started again, and by Chromium killed under a browser env, each at
 a seeded point (tests.support.fault_injection). After continuing, by running the same command
 again, the rows equal an uninterrupted run's and the stub has answered exactly as many requests:
-every reply answered before the fault is taken from the reply journal (nodes.journal), never
+every reply answered before the fault is taken from the reply journal (nodes.runtime.journal), never
 asked again. The requests in flight at the fault are the only ones asked twice, and only when
 their process died before the reply came (a server stopped with SIGTERM waits for them)."""
 

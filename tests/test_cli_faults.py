@@ -12,7 +12,7 @@ import sys
 import pytest
 
 from graphs import METHODS
-from graphs.app.cli import main
+from introspect.cli import main
 from tests.support.openai_stub import Faults
 from tests.support.scenarios import SCENARIOS
 
@@ -94,10 +94,10 @@ def test_a_results_write_error_mid_run_stops_the_run_in_one_line(tmp_path):
 
     args = ["eval", "laser", "--concurrency", "1", "--model", script, "--checkpoint", "memory"]
     env = child_env(PYTHONDONTWRITEBYTECODE="1", INTROSPECT_HOME=str(tmp_path / "home"))
-    warm = [sys.executable, "-m", "graphs.app.cli", *args, "--tasks", "0:1", "--results", "warm.jsonl"]
+    warm = [sys.executable, "-m", "introspect.cli", *args, "--tasks", "0:1", "--results", "warm.jsonl"]
     subprocess.run(warm, cwd=tmp_path, env=env, capture_output=True, timeout=300, check=True)  # the env's caches
     done = subprocess.run(
-        [sys.executable, "-m", "graphs.app.cli", *args, "--tasks", "0:4", "--results", "r.jsonl"],
+        [sys.executable, "-m", "introspect.cli", *args, "--tasks", "0:4", "--results", "r.jsonl"],
         cwd=tmp_path,
         env=env,
         preexec_fn=limit,

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from envs.datasets import home
-from graphs.app.evaluate import read_rows
-from graphs.app.trajectory import Card, Trajectory
-from graphs.app.view import first_difference
+from introspect.evaluate import read_rows
+from introspect.trajectory import Card, Trajectory
+from introspect.view import first_difference
 from tests.support.cli import output, run_main
 from tests.support.laser_demo import DEMO, write_demo_script
 from tests.support.pages import opened

@@ -16,11 +16,11 @@ import pytest
 
 from envs.webarena.login import LoginFailed
 from errors import IntrospectError, UserError
-from graphs.app import cli
-from graphs.app.cli import main
-from graphs.app.gaveup import GaveUp
-from nodes.llm import ModelCallError
-from nodes.parse import ParseError
+from introspect import cli
+from introspect.cli import main
+from introspect.gaveup import GaveUp
+from nodes.runtime.llm import ModelCallError
+from nodes.runtime.parse import ParseError
 from prompts import PromptError
 from tests.support.laser_demo import DEMO, ROOT, write_demo_script
 
@@ -141,7 +141,7 @@ def test_bad_input_as_a_user_meets_it(workdir, name):
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     before = tree(workdir)
     done = subprocess.run(
-        [sys.executable, "-m", "graphs.app.cli", *args],
+        [sys.executable, "-m", "introspect.cli", *args],
         cwd=workdir,
         env=env,
         capture_output=True,
@@ -157,12 +157,12 @@ def test_bad_input_as_a_user_meets_it(workdir, name):
 def project_exceptions() -> list[type[BaseException]]:
     """Every exception class the project's packages define (each of their modules imported)."""
     found: dict[str, type[BaseException]] = {}
-    for package in ("errors", "prompts", "envs", "nodes", "graphs"):
+    for package in ("errors", "prompts", "envs", "nodes", "graphs", "introspect"):
         root = importlib.import_module(package)
         for module in pkgutil.walk_packages(root.__path__, f"{package}."):
             if not module.name.startswith("envs.data") and ".static" not in module.name:
                 importlib.import_module(module.name)
-    for package in ("errors", "prompts", "envs", "nodes", "graphs"):
+    for package in ("errors", "prompts", "envs", "nodes", "graphs", "introspect"):
         for name, module in list(sys.modules.items()):
             if name == package or name.startswith(f"{package}."):
                 for value in vars(module).values():

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from nodes import local
+from nodes.runtime import local
 from tests.support.cli import ROOT, child_env, output, spawn
 
 # a real model on two shared cores: a call takes seconds, a task minutes when the machine is busy
@@ -52,7 +52,7 @@ def without_openai(**extra: str) -> dict[str, str]:
 
 def run_command(args: list[str], *, cwd: Path, env: dict[str, str], timeout: float = 600) -> tuple[int, str, str]:
     done = subprocess.run(
-        [sys.executable, "-m", "graphs.app.cli", *args],
+        [sys.executable, "-m", "introspect.cli", *args],
         cwd=cwd,
         env=env,
         capture_output=True,
@@ -129,7 +129,7 @@ def _serving_child(parent: int, timeout: float = 300) -> int:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         for pid in _children(parent):
-            if b"nodes.llama_server" in Path(f"/proc/{pid}/cmdline").read_bytes() and _answers(pid):
+            if b"nodes.runtime.llama_server" in Path(f"/proc/{pid}/cmdline").read_bytes() and _answers(pid):
                 time.sleep(2)
                 return pid
         time.sleep(0.1)

@@ -18,7 +18,7 @@ import pytest
 from tests.support.cli import output, run_main
 from tests.support.report import row_of, table
 
-DEMOS = Path(__file__).resolve().parents[1] / "graphs" / "app" / "demos"
+DEMOS = Path(__file__).resolve().parents[1] / "introspect" / "demos"
 HEAT_GAME = json.loads((DEMOS / "autoplan.json").read_text())["task_id"]
 PICK_GAME = "json_2.1.1/valid_unseen/pick_and_place_simple-Pencil-None-Shelf-308/trial_T20190908_122024_052056"
 QUESTIONS = "5a8b57f25542995d1e6f1371,5a8e3ea95542995a26add48d"  # gold "yes", then a place

@@ -1,4 +1,4 @@
-"""One process per run (graphs.app.runlock): while one ``introspect eval`` executes a run, a second
+"""One process per run (introspect.runlock): while one ``introspect eval`` executes a run, a second
 process started on it (the same command, ``--workers 2`` beside it, or on another machine sharing
 its Postgres) refuses in one line naming the first's pid and host, with exit 2 and nothing
 written; the first ends with one row per task, each model call made once. A holder that was
@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from graphs.app.evaluate import read_rows
+from introspect.evaluate import read_rows
 from tests.graphs.laser_scripts import paging_eval, paging_script
 from tests.support.cli import child_env, output, spawn
 

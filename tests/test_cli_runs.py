@@ -11,9 +11,9 @@ import re
 import pytest
 
 from graphs import method_named
-from graphs.app.checkpoint import open_checkpointer
-from graphs.app.cli import main
-from graphs.app.runner import outcome_of
+from introspect.checkpoint import open_checkpointer
+from introspect.cli import main
+from introspect.runner import outcome_of
 from tests.support.laser_demo import DEMO, REPLIES, demo_replies, write_demo_script
 from tests.support.openai_stub import OpenAIStub, Reply
 
@@ -84,7 +84,7 @@ async def test_a_model_that_gives_up_names_the_resume_command_and_fork_continues
     assert (await state_of(db, "t2")).state == interrupted.state  # the original is as it was
 
     write_demo_script(tmp_path / "short.jsonl")  # the model is back: the printed command continues t2
-    from nodes import llm
+    from nodes.runtime import llm
 
     llm.clear_models()
     code, out, err = await _run(capsys, *command)

@@ -1,5 +1,5 @@
 """Every model a run will call is served, asked before ``eval`` or ``study run`` writes anything
-(nodes.served), against the local OpenAI-compatible stub and its model list."""
+(nodes.runtime.served), against the local OpenAI-compatible stub and its model list."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from graphs.app.cli import main
-from nodes import served
-from nodes.served import Serving, check_served, serving
+from introspect.cli import main
+from nodes.runtime import served
+from nodes.runtime.served import Serving, check_served, serving
 from tests.support.cli import run_main
 
 AGENT = "openai:gpt-4o-mini"  # the stub lists it; AutoPlan's default judge, gpt-4-0314, it does not

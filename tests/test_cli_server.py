@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from graphs import method_named
-from graphs.app.evaluate import read_rows
+from introspect.evaluate import read_rows
 from nodes.laser.context import LaserContext
 from tests.graphs.laser_scripts import ROW_FIELDS, paging_eval, paging_script
 from tests.support.cli import ROOT, child_env, output, run_main
@@ -58,7 +58,7 @@ async def _stop_midway(url: str, context: LaserContext, task_id: str) -> str:
     """Start the task's run on the server and cancel it after its first model calls."""
     from langgraph_sdk import get_client
 
-    from graphs.app.remote import server_thread_id
+    from introspect.remote import server_thread_id
 
     client = get_client(url=url)
     thread = server_thread_id(method_named("laser"), context, task_id)
@@ -87,7 +87,7 @@ def test_a_killed_evaluation_and_a_stopped_thread_are_continued_not_restarted(se
     out = tmp_path / "killed.out"
     with out.open("wb") as sink:
         child = subprocess.Popen(
-            [sys.executable, "-m", "graphs.app.cli", *eval_args(spec, results, "--server", url)],
+            [sys.executable, "-m", "introspect.cli", *eval_args(spec, results, "--server", url)],
             cwd=ROOT,
             env=child_env(),
             stdout=sink,

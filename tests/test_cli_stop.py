@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from graphs.app.evaluate import read_rows
+from introspect.evaluate import read_rows
 from tests.graphs.laser_scripts import ROW_FIELDS, paging_eval, paging_script
 from tests.support.cli import ROOT, child_env, output, run_main, spawn
 

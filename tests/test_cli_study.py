@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 from graphs import method_named
-from graphs.app.checkpoint import open_checkpointer
-from graphs.app.evaluate import eval_thread_id, read_rows
-from graphs.app.runner import outcome_of
+from introspect.checkpoint import open_checkpointer
+from introspect.evaluate import eval_thread_id, read_rows
+from introspect.runner import outcome_of
 from nodes.laser.context import LaserContext
 from tests.support.cli import ROOT, child_env, output, run_main, spawn
 from tests.support.laser_demo import DEMO, REPLIES, demo_replies, write_demo_script
@@ -82,7 +82,7 @@ def test_a_study_that_cannot_run_is_refused_in_one_line_before_anything_is_writt
 
 
 def test_a_grid_expands_into_runs_with_unique_labels_and_leaves_out_cells_that_do_not_run(tmp_path):
-    from graphs.app.study.spec import parse
+    from introspect.study.spec import parse
 
     model = write_demo_script(tmp_path / "demo.jsonl")
     text = (
@@ -294,7 +294,7 @@ def test_the_study_budget_stops_cleanly_and_a_higher_one_continues(tmp_path, mon
         made = calls_checkpointed(out, PRICED)
         assert 0 < made < 4  # checkpointed at its last finished step: the step in flight runs again
 
-        # the four answered calls were journaled (nodes.journal): the step run again takes theirs from
+        # the four answered calls were journaled (nodes.runtime.journal): the step run again takes theirs from
         # the journal, and the stub is asked only from the fifth call on, each call paid once
         stub.replies[:] = expensive(demo_replies()[4:])
         study(tmp_path, PRICED, "max_cost_usd = 1.0")  # a budget may change between sessions
@@ -328,7 +328,7 @@ def matrix_slice(path: Path) -> tuple[Path, list[tuple[str, int]]]:
     """studies/matrix.toml's WebShop and HotpotQA cells, at ``path``; with each run's label and
     task count (the slice of the matrix CI runs, killed and continued; the benchmark
     benchmarks/study_overhead.py runs it whole)."""
-    from graphs.app.study.spec import parse
+    from introspect.study.spec import parse
 
     text = (ROOT / "studies" / "matrix.toml").read_text(encoding="utf-8")
     head, *blocks = text.split("[[runs]]")
@@ -377,7 +377,7 @@ def test_the_matrix_study_continues_after_a_kill_with_complete_rows_a_report_and
 
 
 def events_of(folder: Path, kind: str) -> list[dict]:
-    from graphs.app.study import journal
+    from introspect.study import journal
 
     return [e for e in journal.events(folder) if e["event"] == kind]
 

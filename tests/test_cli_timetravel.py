@@ -10,9 +10,9 @@ import asyncio
 
 import pytest
 
-from graphs.app.checkpoint import open_checkpointer
-from graphs.app.cli import main
-from graphs.app.runner import thread_context
+from introspect.checkpoint import open_checkpointer
+from introspect.cli import main
+from introspect.runner import thread_context
 from tests.support.laser_demo import DEMO, write_demo_script
 
 

@@ -13,9 +13,9 @@ import json
 import pytest
 
 from graphs import method_named
-from graphs.app.checkpoint import open_checkpointer
-from graphs.app.cli import main
-from graphs.app.runner import outcome_of
+from introspect.checkpoint import open_checkpointer
+from introspect.cli import main
+from introspect.runner import outcome_of
 from tests.support.laser_demo import write_demo_script
 from tests.support.pages import opened
 from tests.support.scenarios import SCENARIOS

@@ -12,8 +12,8 @@ import shutil
 
 import pytest
 
-from graphs.app.checkpoint import open_checkpointer
-from graphs.app.runner import thread_metadata
+from introspect.checkpoint import open_checkpointer
+from introspect.runner import thread_metadata
 from tests.nodes.test_checkpoint_format import CALLS_WRITTEN, FILE, THREAD
 from tests.support.laser_demo import write_demo_script
 from tests.support.pages import opened

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from graphs import method_named
-from graphs.app.evaluate import evaluate, read_rows
-from graphs.app.workers import WorkerPool
+from introspect.evaluate import evaluate, read_rows
+from introspect.workers import WorkerPool
 from nodes.laser.context import LaserContext
 from tests.graphs.laser_scripts import ROW_FIELDS, paging_eval, paging_script
 from tests.support.cli import run_main

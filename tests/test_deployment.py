@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from graphs.app.evaluate import read_rows
+from introspect.evaluate import read_rows
 from tests.graphs.laser_scripts import ROW_FIELDS, paging_eval, paging_script
 from tests.support.cli import ROOT, child_env, run_main, spawn
 from tests.support.deployment import Deployment, deployment

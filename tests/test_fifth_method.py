@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 
 from graphs import METHODS, registry
-from graphs.app import generated, reference
-from graphs.app.cli import main
+from introspect import generated, reference
+from introspect.cli import main
 from tests.support.cli import ROOT, child_env
 from tests.support.entry_points import install_methods
 
@@ -53,7 +53,7 @@ def test_a_fifth_method_runs_views_and_reports_without_app_code(react, capsys, t
     db, model = f"sqlite:///{tmp_path / 'runs.sqlite'}", script(tmp_path)
     run = ["run", "react", "--env", "webshop", "--task", "synthetic-0", "--model", model, "--thread", "r1"]
     child = subprocess.run(  # the entry point reaches a child process: its distribution is on its path
-        [sys.executable, "-m", "graphs.app.cli", *run, "--checkpoint", db],
+        [sys.executable, "-m", "introspect.cli", *run, "--checkpoint", db],
         cwd=tmp_path,
         env=child_env(),
         capture_output=True,

@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 from matplotlib.container import ErrorbarContainer
 
-from graphs.app.report import plots
-from graphs.app.report.frontier import frontier
-from graphs.app.report.load import configurations
+from introspect.report import plots
+from introspect.report.frontier import frontier
+from introspect.report.load import configurations
 from nodes.report import Config, Curves
 
 MODEL = "scripted:giveup.jsonl"
@@ -115,7 +115,7 @@ def test_a_single_repeat_has_no_error_bar(rows, tmp_path):
 
 
 def test_trial_curves_stop_at_each_run_s_limit_with_error_bars_over_repeats(rows, tmp_path):
-    from graphs.app.report.contents import method_figures
+    from introspect.report.contents import method_figures
 
     (curves,) = [f for f in method_figures(configs_of(rows, tmp_path), {}) if f.name == "sr_trials_miniwob"]
     assert isinstance(curves, Curves)

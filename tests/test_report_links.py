@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from graphs.app.evaluate import read_rows
-from graphs.app.view import compare_name, page_name
+from introspect.evaluate import read_rows
+from introspect.view import compare_name, page_name
 from tests.support.cli import ROOT, output, run_main
 from tests.support.laser_demo import DEMO, write_demo_script
 from tests.support.pages import opened
@@ -58,7 +58,7 @@ def test_the_table_script_is_shipped_beside_the_page_and_every_table_uses_it(stu
     text = study["index"].read_text(encoding="utf-8")
     script = study["index"].parent / "tables.js"
     assert "<script src='tables.js'></script>" in text
-    assert script.read_text(encoding="utf-8") == (ROOT / "graphs" / "app" / "report" / "tables.js").read_text()
+    assert script.read_text(encoding="utf-8") == (ROOT / "introspect" / "report" / "tables.js").read_text()
     tables = re.findall(r"<table[^>]*>", text)
     assert len(tables) > 3 and all("sortable" in t for t in tables)
     assert "http://" not in script.read_text() and "https://" not in script.read_text()

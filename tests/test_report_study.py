@@ -226,7 +226,7 @@ def test_an_evaluated_webarena_row_carries_its_task_s_intent_template(tmp_path):
     path a row takes (here a row made elsewhere, as a server's or a worker's)."""
     from envs.webarena.tasks import config
     from graphs import method_named
-    from graphs.app.evaluate import evaluate, row_for
+    from introspect.evaluate import evaluate, row_for
     from nodes.da.context import DAContext
 
     method = method_named("da")

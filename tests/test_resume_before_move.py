@@ -1,7 +1,7 @@
 """A thread checkpointed by an older layout of the code resumes with this one.
 
 ``tests/data/before-move/checkpoints.sqlite`` was written at commit ad3da9d, when the command
-line and the runtime still lived in ``graphs/app`` and ``nodes``: each shipped demo (its
+line and the runtime still lived in ``introspect`` and ``nodes``: each shipped demo (its
 recording copied beside the database, named by a path relative to the checkout) was started
 and stopped after a few steps, one thread per method (``before-move-<method>``). Checkpoints
 hold plain data and the graphs' node names, never module paths, so the code may move; this
@@ -32,9 +32,7 @@ def finished_line(text: str) -> str:
         pytest.param("devils_advocate", marks=pytest.mark.browser),
     ],
 )
-def test_a_thread_checkpointed_before_the_move_resumes_to_the_end_a_whole_run_reaches(
-    method, tmp_path, monkeypatch
-):
+def test_a_thread_checkpointed_before_the_move_resumes_to_the_end_a_whole_run_reaches(method, tmp_path, monkeypatch):
     monkeypatch.chdir(ROOT)  # the threads name their recordings relative to the checkout
     database = tmp_path / "checkpoints.sqlite"
     shutil.copy(DATA / "checkpoints.sqlite", database)

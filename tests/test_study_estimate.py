@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from graphs.app.evaluate import read_rows
-from graphs.app.study.estimate import estimate
-from graphs.app.study.spec import load
+from introspect.evaluate import read_rows
+from introspect.study.estimate import estimate
+from introspect.study.spec import load
 from tests.support.cli import ROOT, output, run_main
 
 MATRIX = ROOT / "studies" / "matrix.toml"

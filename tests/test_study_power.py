@@ -1,4 +1,4 @@
-"""Enough tasks to decide (graphs.app.study.power): the sample size of a paired comparison against
+"""Enough tasks to decide (introspect.study.power): the sample size of a paired comparison against
 hand-computed values, the discordance measured on earlier rows, and the dry run's lines."""
 
 from __future__ import annotations
@@ -8,9 +8,9 @@ import math
 
 import pytest
 
-from graphs.app.evaluate import fingerprint
-from graphs.app.study.power import discordance_of, tasks_needed
-from graphs.app.study.spec import StudyError, load, parse
+from introspect.evaluate import fingerprint
+from introspect.study.power import discordance_of, tasks_needed
+from introspect.study.spec import StudyError, load, parse
 from tests.support.cli import output, run_main
 
 Z_975, Z_80 = 1.959964, 0.841621  # the normal quantiles at 0.975 and 0.8, from a table

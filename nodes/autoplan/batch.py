@@ -12,7 +12,7 @@ smaller than B gives batches of the whole pool. Every branch plays its task in i
 session, ``f"{thread}/{iteration}/{task_id}"``, so parallel games never share an env.
 
 Model-call positions (what a scripted model answers from) derive from model-call counters
-in state, as in every node (nodes.llm.caller_for): a Caller starts at its state's
+in state, as in every node (nodes.runtime.llm.caller_for): a Caller starts at its state's
 ``usage["model_calls"]``. In parallel phases every branch's counter starts at the same
 count, the run's calls before the phase counted in lockstep: a collection is sent with its
 ``usage`` counter at that count (``counted_from``; calls only, its tokens and cost are its
@@ -26,7 +26,7 @@ each plan update's calls: ``plan_calls``, more than one when a person rejected a
 nothing but counters is kept for them, and a resumed run reads the same lines as an
 uninterrupted one. Real models ignore positions; ``score_batch`` counts each collection's
 own calls (its counter less its start) into the run's usage. The Callers are made here for
-that reason: each model-calling node of a branch is a ``nodes.node.model_node`` over one of
+that reason: each model-calling node of a branch is a ``nodes.runtime.node.model_node`` over one of
 these factories, which adds its own calls to the branch's counter as any node adds them to
 the run's; how each call decodes is nodes.autoplan.decoding's.
 """
@@ -53,10 +53,10 @@ from nodes.autoplan.state import (
     ReflectInput,
     TrainState,
 )
-from nodes.channels import edit
-from nodes.environment import release_session, session_key, training_splits
-from nodes.llm import Caller
-from nodes.usage import Usage, add_usage, empty_usage
+from nodes.runtime.channels import edit
+from nodes.runtime.environment import release_session, session_key, training_splits
+from nodes.runtime.llm import Caller
+from nodes.runtime.usage import Usage, add_usage, empty_usage
 
 T = TypeVar("T", bound=Mapping[str, Any])
 

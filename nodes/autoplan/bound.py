@@ -1,4 +1,4 @@
-"""AutoPlan's cost structure: the most model calls one task can make (nodes.bound).
+"""AutoPlan's cost structure: the most model calls one task can make (nodes.runtime.bound).
 
 Inference is one episode: each of its ``max_actions`` steps (this env's) costs a thought, an
 action and its formalisation (three calls), and the original transcript asks one thought
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from nodes.autoplan.context import AutoPlanContext
 from nodes.autoplan.decoding import LIMITS
-from nodes.bound import CallBound
+from nodes.runtime.bound import CallBound
 
 
 def bound(context: AutoPlanContext) -> CallBound:

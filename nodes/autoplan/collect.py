@@ -27,8 +27,8 @@ from nodes.autoplan.batch import acting_caller, branch_caller, formalizer_caller
 from nodes.autoplan.context import AutoPlanContext
 from nodes.autoplan.state import CollectState, Experience, Turn
 from nodes.autoplan.variants import variant
-from nodes.channels import edit
-from nodes.environment import (
+from nodes.runtime.channels import edit
+from nodes.runtime.environment import (
     env_interface,
     execute,
     live_env,
@@ -36,10 +36,10 @@ from nodes.environment import (
     release,
     start_task,
 )
-from nodes.llm import Caller
-from nodes.node import model_node
-from nodes.usage import empty_usage
-from nodes.verdicts import Place
+from nodes.runtime.llm import Caller
+from nodes.runtime.node import model_node
+from nodes.runtime.usage import empty_usage
+from nodes.runtime.verdicts import Place
 
 ANSWERED = Place(
     "answered",

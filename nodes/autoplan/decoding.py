@@ -17,7 +17,7 @@ newline (and so do every other env's: ``GENERIC_LIMITS``). Context.max_tokens (d
 the original's ``--max-token``) is the limit of every call the original leaves at that
 setting: ALFWorld's opening thought, formalizer, reflection and plan update, and every
 HotpotQA call. Stop sequences go to the model with
-the request and are applied to the reply as well (nodes.llm.Caller).
+the request and are applied to the reply as well (nodes.runtime.llm.Caller).
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from typing import Literal
 from langchain_core.messages import BaseMessage
 
 from nodes.autoplan.context import AutoPlanContext
-from nodes.llm import Caller
+from nodes.runtime.llm import Caller
 
 GREEDY = 0.0  # the reflection and the plan update, whatever the acting calls do
 

@@ -17,16 +17,16 @@ from langgraph.graph import END
 from langgraph.runtime import Runtime
 
 from envs.base import Interface
-from nodes import confirm as confirmation
 from nodes.autoplan import prompting as text
 from nodes.autoplan.batch import calls, iteration_of, of_iteration, update_caller
 from nodes.autoplan.context import AutoPlanContext
 from nodes.autoplan.decoding import ask
 from nodes.autoplan.state import TrainState
-from nodes.channels import edit
-from nodes.environment import env_interface
-from nodes.llm import Caller
-from nodes.node import model_node
+from nodes.runtime import confirm as confirmation
+from nodes.runtime.channels import edit
+from nodes.runtime.environment import env_interface
+from nodes.runtime.llm import Caller
+from nodes.runtime.node import model_node
 
 NO_PLAN = "None"  # how an empty plan X_0 is shown to the updater
 _HEADER = re.compile(r"^\s*(?:#+\s*)?\**\s*new (?:game |task )?plan\s*:?\s*\**\s*\n?", re.IGNORECASE)
@@ -62,7 +62,7 @@ def update_prompt(env: str, interface: Interface, state: TrainState, wording: st
 async def plan(state: TrainState, runtime: Runtime[AutoPlanContext], config: RunnableConfig, llm: Caller) -> dict:
     """Rewrite the plan from the whole batch and its reflections (greedy).
 
-    With Context.confirm a person approves, edits or rejects the new plan (nodes.confirm); a
+    With Context.confirm a person approves, edits or rejects the new plan (nodes.runtime.confirm); a
     rejection's reason goes back to the updater, which writes the plan again."""
     env = runtime.context.env
     iteration = iteration_of(state)

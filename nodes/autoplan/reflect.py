@@ -19,8 +19,8 @@ from nodes.autoplan.batch import reflect_caller
 from nodes.autoplan.context import AutoPlanContext
 from nodes.autoplan.decoding import ask
 from nodes.autoplan.state import ReflectInput, Reflection, Turn
-from nodes.llm import Caller
-from nodes.node import model_node
+from nodes.runtime.llm import Caller
+from nodes.runtime.node import model_node
 
 
 async def _answer(llm: Caller, env: str, turns: list[Turn], prompt: str) -> tuple[list[Turn], str]:

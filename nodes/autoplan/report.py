@@ -20,7 +20,7 @@ from statistics import fmean, stdev
 from typing import Any
 
 from nodes.report import NONE, Config, Curves, Figure, Table, counted, mean, number, percent, rate, total_cost
-from nodes.usage import dollars
+from nodes.runtime.usage import dollars
 
 TYPE_LABELS = ("Pick", "Light", "Clean", "Heat", "Cool", "Pick Two")  # in ALFWorld's type order, as Table 3a
 

@@ -13,9 +13,9 @@ from typing import Annotated, Literal
 
 from typing_extensions import TypedDict  # pydantic (Studio's schemas) reads only this one below Python 3.12
 
-from nodes.channels import log, record
-from nodes.state import RunState
-from nodes.usage import Usage, add_usage
+from nodes.runtime.channels import log, record
+from nodes.runtime.state import RunState
+from nodes.runtime.usage import Usage, add_usage
 
 
 class Turn(TypedDict):

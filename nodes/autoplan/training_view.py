@@ -1,6 +1,6 @@
 """``introspect view`` of a training thread (``introspect train autoplan``): one page, a card
 per iteration of AutoPlan's loop (paper 3.2). AutoPlan declares it as its ``Training.page``;
-``introspect view`` (graphs.app.view) calls it for a thread its training wrote.
+``introspect view`` (introspect.view) calls it for a thread its training wrote.
 
 An iteration shows the batch as ``sample_batch`` drew it, the plan the batch was played
 with, each experience's outcome (with its whole interaction, folded), each SIR reflection
@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from nodes.autoplan.batch import of_iteration
-from nodes.context import TrainingContext
 from nodes.markup import STYLE, structure_html
+from nodes.runtime.context import TrainingContext
 
 EXPERIENCE = ("task_id", "success", "reward", "steps", "stop_reason", "outcome")
 REFLECTION = ("task_id", "summary", "flaw", "revision")

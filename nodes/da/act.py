@@ -26,9 +26,9 @@ from nodes.da.views import (
     prompt_name,
     subtask_text,
 )
-from nodes.environment import env_interface
-from nodes.llm import Caller, caller_for
-from nodes.node import model_node
+from nodes.runtime.environment import env_interface
+from nodes.runtime.llm import Caller, caller_for
+from nodes.runtime.node import model_node
 from prompts import render
 
 

@@ -18,10 +18,10 @@ from nodes.da.describe import last_step_refused
 from nodes.da.state import DAState
 from nodes.da.summarise import shown
 from nodes.da.views import plan_text, prompt_name, subtask_text
-from nodes.environment import env_interface
-from nodes.llm import Caller, caller_for
-from nodes.node import model_node
-from nodes.verdicts import Place
+from nodes.runtime.environment import env_interface
+from nodes.runtime.llm import Caller, caller_for
+from nodes.runtime.node import model_node
+from nodes.runtime.verdicts import Place
 from prompts import render
 
 ALIGNED = Place("aligned", "align", "the action served its subtask (G_align: YES)")

@@ -17,8 +17,8 @@ from typing import Generic, TypeVar
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 
 from envs.base import ActionParseError
-from nodes.llm import Caller
-from nodes.parse import ParseError, numbered_list
+from nodes.runtime.llm import Caller
+from nodes.runtime.parse import ParseError, numbered_list
 from prompts import render
 
 T = TypeVar("T")

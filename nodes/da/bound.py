@@ -1,4 +1,4 @@
-"""Devil's Advocate's cost structure: the most model calls one task can make (nodes.bound).
+"""Devil's Advocate's cost structure: the most model calls one task can make (nodes.runtime.bound).
 
 Every question (plan, revision, action, remedy, alignment, completion, element mapping) is
 asked up to ``reasks`` + 1 times. A screen over ``observation_budget`` is summarised in at
@@ -13,9 +13,9 @@ an element mapped). Each of ``max_episodes`` episodes starts with a plan or its 
 
 from __future__ import annotations
 
-from nodes.bound import CallBound
 from nodes.da.context import DAContext
 from nodes.da.summarise import MAX_CHUNKS
+from nodes.runtime.bound import CallBound
 
 
 def bound(context: DAContext) -> CallBound:

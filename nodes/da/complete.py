@@ -19,7 +19,6 @@ from typing import Any
 from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 
-from nodes.channels import edit
 from nodes.da.ask import ask, final_answer, yes_no
 from nodes.da.context import DAContext
 from nodes.da.describe import refusal
@@ -32,10 +31,11 @@ from nodes.da.views import (
     prompt_name,
     subtask_text,
 )
-from nodes.environment import env_interface, execute, live_env
-from nodes.llm import Caller, caller_for
-from nodes.node import model_node
-from nodes.verdicts import Place
+from nodes.runtime.channels import edit
+from nodes.runtime.environment import env_interface, execute, live_env
+from nodes.runtime.llm import Caller, caller_for
+from nodes.runtime.node import model_node
+from nodes.runtime.verdicts import Place
 from prompts import render
 
 TASK_DONE = Place("task_done", "complete", "the task is done (G_completed on the task: YES)")

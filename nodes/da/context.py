@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from nodes.context import Context, env, setting, temperature
+from nodes.runtime.context import Context, env, setting, temperature
 
 
 @dataclass(kw_only=True)

@@ -14,14 +14,14 @@ from langchain_core.messages import HumanMessage
 from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 
-from nodes.channels import edit
 from nodes.da.context import DAContext
 from nodes.da.state import DAState, HistoryItem
 from nodes.da.summarise import shown
 from nodes.da.views import prompt_name
-from nodes.environment import env_interface
-from nodes.llm import Caller, caller_for
-from nodes.node import model_node
+from nodes.runtime.channels import edit
+from nodes.runtime.environment import env_interface
+from nodes.runtime.llm import Caller, caller_for
+from nodes.runtime.node import model_node
 from prompts import render
 
 

@@ -16,14 +16,14 @@ from typing import Any
 from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 
-from nodes.channels import edit
 from nodes.da.context import DAContext
 from nodes.da.state import DAState, StackEntry
 from nodes.da.summarise import look
 from nodes.da.views import site_of
-from nodes.environment import env_interface, execute, live_env, release, start_task
-from nodes.llm import Caller, caller_for
-from nodes.node import model_node
+from nodes.runtime.channels import edit
+from nodes.runtime.environment import env_interface, execute, live_env, release, start_task
+from nodes.runtime.llm import Caller, caller_for
+from nodes.runtime.node import model_node
 
 
 @model_node(caller_for)

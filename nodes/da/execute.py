@@ -19,14 +19,14 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 
 from envs.base import Env
-from nodes.channels import edit
 from nodes.da.context import DAContext
 from nodes.da.map_element import mapped_action, same_element
 from nodes.da.state import DAState, Screen
 from nodes.da.summarise import look
-from nodes.environment import env_interface, execute, sync_env
-from nodes.llm import Caller, caller_for
-from nodes.node import model_node
+from nodes.runtime.channels import edit
+from nodes.runtime.environment import env_interface, execute, sync_env
+from nodes.runtime.llm import Caller, caller_for
+from nodes.runtime.node import model_node
 
 
 async def _rebuilt_env(

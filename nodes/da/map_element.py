@@ -17,15 +17,15 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 
 from envs.base import Interface
-from nodes.channels import edit
 from nodes.da.ask import ask
 from nodes.da.context import DAContext
 from nodes.da.state import DAState, Screen
 from nodes.da.summarise import shown
-from nodes.environment import env_interface
-from nodes.llm import Caller, caller_for
-from nodes.node import model_node
-from nodes.parse import ParseError
+from nodes.runtime.channels import edit
+from nodes.runtime.environment import env_interface
+from nodes.runtime.llm import Caller, caller_for
+from nodes.runtime.node import model_node
+from nodes.runtime.parse import ParseError
 from prompts import render
 
 

@@ -15,15 +15,15 @@ from typing import Any
 from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 
-from nodes.channels import edit
 from nodes.da.ask import ask, plan_steps
 from nodes.da.context import DAContext
 from nodes.da.state import DAState
 from nodes.da.summarise import shown
 from nodes.da.views import experience_text, notes_text, plan_text, prompt_name
-from nodes.environment import env_interface
-from nodes.llm import Caller, caller_for
-from nodes.node import model_node
+from nodes.runtime.channels import edit
+from nodes.runtime.environment import env_interface
+from nodes.runtime.llm import Caller, caller_for
+from nodes.runtime.node import model_node
 from prompts import render
 
 

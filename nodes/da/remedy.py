@@ -22,10 +22,10 @@ from nodes.da.act import action_prompt
 from nodes.da.ask import ask
 from nodes.da.context import DAContext
 from nodes.da.state import DAState
-from nodes.environment import env_interface
-from nodes.llm import Caller, caller_for
-from nodes.node import model_node
-from nodes.parse import ParseError
+from nodes.runtime.environment import env_interface
+from nodes.runtime.llm import Caller, caller_for
+from nodes.runtime.node import model_node
+from nodes.runtime.parse import ParseError
 from prompts import render
 
 

@@ -16,14 +16,14 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 
 from envs.base import EnvError, Interface
-from nodes.channels import edit
 from nodes.da.context import DAContext
 from nodes.da.map_element import same_element
 from nodes.da.state import Backtrack, DAState, HistoryItem, Screen, StackEntry
 from nodes.da.summarise import look
-from nodes.environment import restore
-from nodes.llm import Caller, caller_for
-from nodes.node import model_node
+from nodes.runtime.channels import edit
+from nodes.runtime.environment import restore
+from nodes.runtime.llm import Caller, caller_for
+from nodes.runtime.node import model_node
 
 
 def _fingerprint(screen: Screen) -> str:

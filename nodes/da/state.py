@@ -13,8 +13,8 @@ from typing import Annotated, Any, Literal
 
 from typing_extensions import TypedDict  # pydantic (Studio's schemas) reads only this one below Python 3.12
 
-from nodes.channels import current, record
-from nodes.state import RunState
+from nodes.runtime.channels import current, record
+from nodes.runtime.state import RunState
 
 
 class Screen(TypedDict):

@@ -14,7 +14,7 @@ from langchain_core.messages import HumanMessage
 
 from envs.base import Observation
 from nodes.da.state import Screen
-from nodes.llm import Caller
+from nodes.runtime.llm import Caller
 from prompts import render
 
 MAX_CHUNKS = 8

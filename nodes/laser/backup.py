@@ -22,8 +22,6 @@ from typing import Any
 
 from langchain_core.runnables import RunnableConfig
 
-from nodes.channels import edit
-from nodes.environment import sync_env
 from nodes.laser.choose import ATTEMPTS, choose_function, observed, rationale, state_prompt
 from nodes.laser.context import LaserContext
 from nodes.laser.customise import finish_choice
@@ -35,8 +33,10 @@ from nodes.laser.states import (
     candidates,
     run_actions,
 )
-from nodes.llm import Caller
-from nodes.node import Update
+from nodes.runtime.channels import edit
+from nodes.runtime.environment import sync_env
+from nodes.runtime.llm import Caller
+from nodes.runtime.node import Update
 
 
 async def backup(

@@ -1,4 +1,4 @@
-"""LASER's cost structure: the most model calls one task can make (nodes.bound).
+"""LASER's cost structure: the most model calls one task can make (nodes.runtime.bound).
 
 A visit to a state asks a rationale (one call), then its function call (up to ``ATTEMPTS``
 answers, each refusal re-asked), once more when the item chosen was examined before (the
@@ -12,11 +12,11 @@ the backup strategy adds one choice of item and one customisation.
 
 from __future__ import annotations
 
-from nodes.bound import CallBound
 from nodes.laser.choose import ATTEMPTS, RATIONALE_MAX_TOKENS
 from nodes.laser.context import LaserContext
 from nodes.laser.spaces import space_for
 from nodes.laser.states import REFUSAL_LIMIT
+from nodes.runtime.bound import CallBound
 
 
 def bound(context: LaserContext) -> CallBound:

@@ -31,8 +31,8 @@ from langchain_core.messages import (
 
 import prompts
 from nodes.laser.space import free_strings, names
-from nodes.llm import Caller
-from nodes.parse import ParseError, json_object
+from nodes.runtime.llm import Caller
+from nodes.runtime.parse import ParseError, json_object
 
 ATTEMPTS = 3
 RATIONALE_MAX_TOKENS = 200  # laser_agent.py's OpenAIModel(max_length=200, quote="\n\n")

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from nodes.context import Context, env, setting, temperature
+from nodes.runtime.context import Context, env, setting, temperature
 
 
 @dataclass(kw_only=True)

@@ -15,7 +15,7 @@ from typing import Literal
 
 from nodes.laser.choose import Choice, ask, choose_function, rationale, state_prompt, system_prompt
 from nodes.laser.space import Customise, Page, Tool, function_schema
-from nodes.llm import Caller
+from nodes.runtime.llm import Caller
 
 
 def parse_types(reply: str) -> list[str]:

@@ -6,10 +6,10 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from envs.base import EnvError
-from nodes.context import Context
 from nodes.laser.shop import LOCAL_SHOP
 from nodes.laser.space import StateSpace
 from nodes.laser.webshop import WEBSHOP
+from nodes.runtime.context import Context
 
 SPACES: dict[str, StateSpace] = {"webshop": WEBSHOP, "webarena": LOCAL_SHOP}
 

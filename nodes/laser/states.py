@@ -29,8 +29,6 @@ from typing_extensions import TypedDict  # pydantic (Studio's schemas) reads onl
 
 import prompts
 from envs.base import Env
-from nodes.channels import current, edit, record
-from nodes.environment import execute, live_env, release, start_task
 from nodes.laser.choose import Choice, choose_function, observed, rationale, state_prompt
 from nodes.laser.context import LaserContext
 from nodes.laser.customise import customised
@@ -41,10 +39,12 @@ from nodes.laser.observe import (
     page_observation,
 )
 from nodes.laser.space import FINISH, Page, StateSpace, Tool
-from nodes.llm import Caller
-from nodes.node import Update
-from nodes.state import RunState, updated
-from nodes.verdicts import Place
+from nodes.runtime.channels import current, edit, record
+from nodes.runtime.environment import execute, live_env, release, start_task
+from nodes.runtime.llm import Caller
+from nodes.runtime.node import Update
+from nodes.runtime.state import RunState, updated
+from nodes.runtime.verdicts import Place
 
 BACKUP_MARGIN = 2  # the backup purchase starts 2 transitions before the cap (13)
 REFUSAL_LIMIT = 3  # consecutive steps whose answer was refused end the exploration

@@ -1,4 +1,4 @@
-"""Structured Reflection's cost structure: the most model calls one task can make (nodes.bound).
+"""Structured Reflection's cost structure: the most model calls one task can make (nodes.runtime.bound).
 
 Each of ``max_trials`` trials takes at most ``max_actions`` actions; a planning call either
 plans at least one of them or ends the trial (so at most ``max_actions`` + 1 planning calls),
@@ -8,7 +8,7 @@ each executed action is paraphrased once (describe), and a trial ends with one r
 
 from __future__ import annotations
 
-from nodes.bound import CallBound
+from nodes.runtime.bound import CallBound
 from nodes.sr.context import SRContext
 
 

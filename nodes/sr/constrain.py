@@ -27,7 +27,7 @@ from typing import Any
 
 from langchain_core.runnables import RunnableConfig
 
-from nodes.environment import disable_elements
+from nodes.runtime.environment import disable_elements
 from nodes.sr.context import SRContext
 from nodes.sr.memory import disabled_ids
 from nodes.sr.state import SRState

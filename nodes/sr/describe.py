@@ -20,10 +20,10 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 
 from envs.base import Interface
-from nodes.channels import edit
-from nodes.environment import env_interface
-from nodes.llm import Caller, caller_for
-from nodes.node import model_node
+from nodes.runtime.channels import edit
+from nodes.runtime.environment import env_interface
+from nodes.runtime.llm import Caller, caller_for
+from nodes.runtime.node import model_node
 from nodes.sr.context import SRContext
 from nodes.sr.model import ask, token_limit
 from nodes.sr.prompting import render

@@ -28,10 +28,11 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 
 import prompts
-from nodes.channels import edit
-from nodes.environment import env_interface, execute, live_env
-from nodes.llm import Caller, caller_for
-from nodes.node import model_node
+from nodes.runtime.channels import edit
+from nodes.runtime.environment import env_interface, execute, live_env
+from nodes.runtime.llm import Caller, caller_for
+from nodes.runtime.node import model_node
+from nodes.runtime.state import Step, updated
 from nodes.sr.actions import kind, original_click
 from nodes.sr.constrain import constrain_step
 from nodes.sr.context import SRContext
@@ -39,7 +40,6 @@ from nodes.sr.model import ask, token_limit
 from nodes.sr.prompting import render
 from nodes.sr.stage import status
 from nodes.sr.state import PlannedAction, SRState, StepRecord
-from nodes.state import Step, updated
 
 SELF_DESCRIBING = ("press",)  # key presses (MiniWoB's verb) need no paraphrase (the paper's code)
 

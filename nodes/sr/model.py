@@ -1,7 +1,7 @@
 """One prompt in, the reply's text out: how every SR node talks to the model.
 
 The paper's prompts are single text prompts (Appendices A-E), so each call is one human
-message, asked through the Caller ``caller`` makes for the node (nodes.node.model_node).
+message, asked through the Caller ``caller`` makes for the node (nodes.runtime.node.model_node).
 
 Length: on an env the paper wrote its prompts for (MiniWoB), every call is limited to
 ``SRContext.paper_max_tokens`` (128, the original code's ``llm_max_step``, which it passes to
@@ -13,7 +13,7 @@ from __future__ import annotations
 from langchain_core.messages import HumanMessage
 
 from envs.base import Interface
-from nodes.llm import Caller
+from nodes.runtime.llm import Caller
 from nodes.sr.context import SRContext
 from nodes.sr.prompting import paper_view
 

@@ -25,9 +25,9 @@ from langgraph.runtime import Runtime
 
 import prompts
 from envs.base import Interface
-from nodes.environment import env_interface
-from nodes.llm import Caller, caller_for
-from nodes.node import model_node
+from nodes.runtime.environment import env_interface
+from nodes.runtime.llm import Caller, caller_for
+from nodes.runtime.node import model_node
 from nodes.sr.actions import ParsedLine, read_plan, read_plan_as_code
 from nodes.sr.context import SRContext
 from nodes.sr.memory import entry_at

@@ -37,10 +37,11 @@ from langgraph.runtime import Runtime
 
 import prompts
 from envs.base import Interface
-from nodes.channels import edit
-from nodes.environment import env_interface
-from nodes.llm import Caller, caller_for
-from nodes.node import model_node
+from nodes.runtime.channels import edit
+from nodes.runtime.environment import env_interface
+from nodes.runtime.llm import Caller, caller_for
+from nodes.runtime.node import model_node
+from nodes.runtime.verdicts import Place
 from nodes.sr import memory as mem
 from nodes.sr.constrain import constrains, constrains_planning
 from nodes.sr.context import SRContext
@@ -49,7 +50,6 @@ from nodes.sr.prompting import actions_text, render, sticky_lessons
 from nodes.sr.state import SRState, StepRecord, shown
 from nodes.sr.status import TrialStatus
 from nodes.sr.trial import record
-from nodes.verdicts import Place
 
 STATUS = Place(
     "status",

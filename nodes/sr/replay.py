@@ -23,8 +23,8 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 
 from envs.base import Interface
-from nodes.channels import edit
-from nodes.environment import env_interface
+from nodes.runtime.channels import edit
+from nodes.runtime.environment import env_interface
 from nodes.sr.constrain import constrain_step, constrains_planning
 from nodes.sr.context import SRContext
 from nodes.sr.memory import enforced_action

@@ -15,8 +15,8 @@ from typing import Annotated
 
 from typing_extensions import TypedDict  # pydantic (Studio's schemas) reads only this one below Python 3.12
 
-from nodes.channels import record
-from nodes.state import RunState
+from nodes.runtime.channels import record
+from nodes.runtime.state import RunState
 
 
 class StepRecord(TypedDict, total=False):

@@ -22,8 +22,8 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 
 from envs.base import Observation
-from nodes.channels import edit
-from nodes.environment import env_interface, release, start_task
+from nodes.runtime.channels import edit
+from nodes.runtime.environment import env_interface, release, start_task
 from nodes.sr.context import SRContext
 from nodes.sr.state import Reflected, SRState, TrialRecord, empty_memory
 

@@ -22,7 +22,7 @@ from envs.hotpotqa.score import (
     judged_correct,
     normalize_answer,
 )
-from nodes.llm import JUDGE_MAX_TOKENS, Caller, model_for
+from nodes.runtime.llm import JUDGE_MAX_TOKENS, Caller, model_for
 
 FIRST = "5a8b57f25542995d1e6f1371"  # Were Scott Derrickson and Ed Wood of the same nationality? -> yes
 

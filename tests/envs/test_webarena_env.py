@@ -17,7 +17,7 @@ from envs.base import Env, StepResult
 from envs.sites.serve import shared_site
 from envs.webarena import login as webarena_login
 from envs.webarena import tasks as webarena_tasks
-from nodes.llm import Caller
+from nodes.runtime.llm import Caller
 
 pytestmark = pytest.mark.browser
 LINE = re.compile(r"^\t*\[-?\d+\] \S+ (?:'[^\n]*'|\"[^\n]*\")(?: .*)?$")

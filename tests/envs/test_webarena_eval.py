@@ -13,7 +13,7 @@ from envs.webarena import evaluate as ev
 from envs.webarena import helpers
 from envs.webarena import login as webarena_login
 from envs.webarena import tasks as webarena_tasks
-from nodes.llm import JUDGE_MAX_TOKENS, Caller, CallerJudge, model_for
+from nodes.runtime.llm import JUDGE_MAX_TOKENS, Caller, CallerJudge, model_for
 
 
 def cfg(eval_part: dict[str, Any], intent: str = "What colour is the frame?") -> dict[str, Any]:

@@ -11,7 +11,7 @@ import pytest
 from envs import EnvError, make_env
 from envs.sites.shop import session
 from envs.webarena import login as webarena_login
-from graphs.app.cli import main
+from introspect.cli import main
 
 ACCOUNT = {"WEBARENA_SHOP_USER": "emma.lopez@example.com", "WEBARENA_SHOP_PASSWORD": "Password.123"}
 

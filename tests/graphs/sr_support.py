@@ -19,7 +19,7 @@ import envs.base
 from envs.base import Env, Observation, StepResult, invalid
 from envs.miniwob.interface import INTERFACE as MINIWOB
 from graphs.structured_reflection import build_graph
-from nodes.llm import model_for
+from nodes.runtime.llm import model_for
 from nodes.sr.context import SRContext
 
 

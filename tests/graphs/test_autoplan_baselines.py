@@ -11,11 +11,11 @@ from langgraph.checkpoint.memory import InMemorySaver
 
 from envs.base import EnvError
 from graphs import autoplan
-from graphs.app.cli import main
-from graphs.app.training import train
+from introspect.cli import main
+from introspect.training import train
 from nodes.autoplan import few_shot
 from nodes.autoplan.context import AutoPlanContext
-from nodes.llm import model_for
+from nodes.runtime.llm import model_for
 from tests.graphs.test_autoplan_kit import reply, step_replies, toy_alfworld  # noqa: F401 (fixture)
 
 REACT = few_shot.DATA

@@ -12,8 +12,8 @@ import pytest
 
 from envs import make_env
 from envs.hotpotqa.questions import FULL_TRAIN, SHIPPED_SPLIT
-from graphs.app.cli import main
-from nodes.llm import model_for
+from introspect.cli import main
+from nodes.runtime.llm import model_for
 from tests.envs.test_hotpotqa import install_hotpotqa, question
 from tests.support.openai_stub import Reply
 

@@ -9,9 +9,9 @@ from langgraph.checkpoint.memory import InMemorySaver
 
 from envs.base import EnvError
 from graphs import autoplan
-from graphs.app.training import load_plan
+from introspect.training import load_plan
 from nodes.autoplan.context import AutoPlanContext
-from nodes.llm import model_for
+from nodes.runtime.llm import model_for
 from tests.graphs.test_autoplan_kit import reply, step_replies, toy_alfworld  # noqa: F401 (fixture)
 
 WIN = [

@@ -11,7 +11,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 from envs import make_env
 from graphs import autoplan
 from nodes.autoplan.context import AutoPlanContext
-from nodes.llm import model_for
+from nodes.runtime.llm import model_for
 from tests.graphs.test_autoplan_kit import reply, step_replies
 from tests.support.openai_stub import Reply
 

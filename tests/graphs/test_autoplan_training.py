@@ -11,10 +11,10 @@ from langgraph.checkpoint.memory import InMemorySaver
 
 from envs.sessions import SESSIONS
 from graphs import autoplan
-from graphs.app.training import load_plan, train
+from introspect.training import load_plan, train
 from nodes.autoplan.batch import send_collections
 from nodes.autoplan.context import AutoPlanContext
-from nodes.llm import clear_models, model_for
+from nodes.runtime.llm import clear_models, model_for
 from tests.graphs.test_autoplan_kit import reply, step_replies, toy_alfworld  # noqa: F401 (fixture)
 
 PLAN_1 = "PLAN-1: heat egg 1 with microwave 1, then put it in/on the target countertop."

@@ -12,9 +12,9 @@ from langgraph.checkpoint.memory import InMemorySaver
 
 from envs import make_env
 from graphs import autoplan
-from graphs.app.cli import main
+from introspect.cli import main
 from nodes.autoplan.context import AutoPlanContext
-from nodes.llm import model_for
+from nodes.runtime.llm import model_for
 from tests.graphs.test_autoplan_kit import reply, step_replies
 from tests.graphs.test_autoplan_real_envs import HEAT_GAME, QUESTION
 

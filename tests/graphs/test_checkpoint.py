@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from graphs import method_named
-from graphs.app.checkpoint import CheckpointConfigError, open_checkpointer, sqlite_path
+from introspect.checkpoint import CheckpointConfigError, open_checkpointer, sqlite_path
 
 
 async def _roundtrip(saver):
@@ -83,8 +83,8 @@ def savers(tmp_path) -> list[str]:
 
 
 async def test_copy_thread_carries_the_whole_chain(tmp_path):
-    from graphs.app.checkpoint import copy_thread
-    from graphs.app.runner import drive, outcome_of
+    from introspect.checkpoint import copy_thread
+    from introspect.runner import drive, outcome_of
     from nodes.laser.context import LaserContext
     from tests.support.laser_demo import DEMO, write_demo_script
 
@@ -104,7 +104,7 @@ async def test_copy_thread_carries_the_whole_chain(tmp_path):
 async def test_sqlite_stores_a_step_in_one_trip_to_its_thread_and_langgraphs_saver_reads_it(tmp_path):
     from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
-    from graphs.app.runner import drive, graph_for
+    from introspect.runner import drive, graph_for
     from nodes.laser.context import LaserContext
     from tests.support.laser_demo import DEMO, write_demo_script
 

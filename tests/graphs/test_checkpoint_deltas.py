@@ -1,4 +1,4 @@
-"""Growing state is checkpointed as each step's change (nodes.channels), and every way of
+"""Growing state is checkpointed as each step's change (nodes.runtime.channels), and every way of
 reading a thread back still sees whole values: the end state, every step of the history
 (Studio's time travel), a state edited by hand, a run continued from an old checkpoint,
 a copied thread; in SQLite, in memory and (INTROSPECT_TEST_POSTGRES) Postgres."""
@@ -14,8 +14,8 @@ from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 from langgraph.checkpoint.serde.types import _DeltaSnapshot
 
 from graphs import autoplan, compiled, method_named, studio_graphs
-from graphs.app.checkpoint import copy_thread, open_checkpointer
-from graphs.app.runner import drive, graph_for, outcome_of
+from introspect.checkpoint import copy_thread, open_checkpointer
+from introspect.runner import drive, graph_for, outcome_of
 from nodes.autoplan.context import AutoPlanContext
 from nodes.laser.context import LaserContext
 from tests.graphs.test_autoplan_kit import toy_alfworld  # noqa: F401 (fixture)

@@ -12,9 +12,9 @@ import uuid
 import pytest
 
 from graphs import method_named
-from graphs.app.checkpoint import open_checkpointer
-from graphs.app.evaluate import evaluate, read_rows
-from graphs.app.runner import drive, fork, outcome_of, resume
+from introspect.checkpoint import open_checkpointer
+from introspect.evaluate import evaluate, read_rows
+from introspect.runner import drive, fork, outcome_of, resume
 from nodes.laser.context import LaserContext
 from tests.graphs.laser_scripts import call, think
 from tests.support.laser_demo import DEMO, REPLIES, write_demo_script

@@ -15,10 +15,10 @@ from envs.webarena.interface import INTERFACE as WEBARENA
 from envs.webshop.interface import INTERFACE as WEBSHOP
 from graphs import method_named
 from nodes.autoplan.context import AutoPlanContext
-from nodes.confirm import Verdict, read_answer
-from nodes.context import Context
 from nodes.da.complete import delivered
 from nodes.laser.context import LaserContext
+from nodes.runtime.confirm import Verdict, read_answer
+from nodes.runtime.context import Context
 from tests.support.laser_demo import BUY_REPLIES
 from tests.support.scenarios import NEW_PLAN, SCENARIOS
 

@@ -9,11 +9,11 @@ from dataclasses import fields
 import pytest
 
 from graphs import method_named, methods
-from graphs.app.evaluate import changed_settings, fingerprint
+from introspect.evaluate import changed_settings, fingerprint
 from nodes.autoplan.context import AutoPlanContext
-from nodes.context import Context, ContextError
 from nodes.da.context import DAContext
 from nodes.laser.context import LaserContext
+from nodes.runtime.context import Context, ContextError
 from nodes.sr.context import SRContext
 
 LASER, AUTOPLAN = method_named("laser"), method_named("autoplan")

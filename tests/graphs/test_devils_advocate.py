@@ -22,7 +22,7 @@ from envs.webarena.interface import site_intro
 from graphs.devils_advocate import build_graph, result
 from nodes.da.context import DAContext
 from nodes.da.summarise import chunks
-from nodes.llm import model_for
+from nodes.runtime.llm import model_for
 
 ORIGIN = "http://shop.test"
 GOAL = "What is the color configuration of the picture frame I bought in Nov 2022?"

@@ -18,7 +18,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 from envs.webarena.env import _warn_run_judge
 from graphs.devils_advocate import build_graph, result
 from nodes.da.context import DAContext
-from nodes.llm import ModelConfigError, model_for
+from nodes.runtime.llm import ModelConfigError, model_for
 from tests.support.openai_stub import Reply
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]

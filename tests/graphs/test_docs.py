@@ -1,4 +1,4 @@
-"""The documentation site's generated parts (graphs.app.generated, graphs.app.reference) are
+"""The documentation site's generated parts (introspect.generated, introspect.reference) are
 current, and a stale one is found: a method page's diagram, its prompts, the CLI reference, the
 architecture page's node table, the home page's method x env matrix."""
 
@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from graphs import METHODS
-from graphs.app import generated, reference
-from graphs.app.cli import build_parser
+from introspect import generated, reference
+from introspect.cli import build_parser
 
 ROOT = Path(__file__).resolve().parents[2]
 

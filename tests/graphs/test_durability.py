@@ -1,4 +1,4 @@
-"""Every step is on disk before the next one acts (graphs.app.runner.DURABILITY): when a node
+"""Every step is on disk before the next one acts (introspect.runner.DURABILITY): when a node
 steps the env, the SQLite file, read through a connection of its own, already holds the
 checkpoint of the step before. LangGraph's default durability ("async") saves that
 checkpoint while the next step runs, and this test then fails."""
@@ -12,10 +12,10 @@ from typing import Any
 
 from langgraph.config import get_config
 
-import nodes.environment
+import nodes.runtime.environment
 from graphs import method_named
-from graphs.app.checkpoint import open_checkpointer
-from graphs.app.runner import drive
+from introspect.checkpoint import open_checkpointer
+from introspect.runner import drive
 from tests.support.scenarios import SCENARIOS
 
 
@@ -30,14 +30,14 @@ async def test_each_step_is_committed_before_the_next_step_acts(tmp_path, monkey
     scenario = SCENARIOS["laser"]
     db = tmp_path / "runs.sqlite"
     seen: list[tuple[int, int]] = []  # (the acting step, the last step on disk)
-    original = nodes.environment._step
+    original = nodes.runtime.environment._step
 
     async def step(*args: Any, **kwargs: Any) -> Any:
         acting = int(get_config()["metadata"]["langgraph_step"])
         seen.append((acting, last_step_on_disk(db, "durable")))
         return await original(*args, **kwargs)
 
-    monkeypatch.setattr(nodes.environment, "_step", step)
+    monkeypatch.setattr(nodes.runtime.environment, "_step", step)
     context = scenario.settings(scenario.write_script(tmp_path / "script.jsonl"))
     async with open_checkpointer(f"sqlite:///{db}") as saver:
         outcome = await drive(method_named(scenario.method), context, "durable", saver, scenario.graph_input)

@@ -20,7 +20,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 
 from envs import browser
 from graphs import method_named
-from graphs.app.evaluate import evaluate, read_rows
+from introspect.evaluate import evaluate, read_rows
 from nodes.sr.context import SRContext
 from tests.support.chromium import kill_chromium
 

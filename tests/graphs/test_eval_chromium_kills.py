@@ -20,8 +20,8 @@ from langgraph.checkpoint.memory import InMemorySaver
 from envs import browser
 from envs.base import env_class
 from graphs import method_named
-from graphs.app.evaluate import evaluate, read_rows
-from nodes.screenshots import SCREENSHOTS
+from introspect.evaluate import evaluate, read_rows
+from nodes.runtime.screenshots import SCREENSHOTS
 from tests.support.chromium import RandomKills
 from tests.support.scenarios import CHECKBOXES, SCENARIOS, Scenario
 

@@ -11,9 +11,9 @@ from langgraph.checkpoint.memory import InMemorySaver
 
 import graphs.laser
 from graphs import method_named
-from graphs.app.evaluate import evaluate, fingerprint, read_rows, results_name
-from nodes import llm
+from introspect.evaluate import evaluate, fingerprint, read_rows, results_name
 from nodes.laser.context import LaserContext
+from nodes.runtime import llm
 from tests.support.laser_demo import DEMO, REPLIES, demo_replies, write_demo_script
 from tests.support.openai_stub import OpenAIStub, Reply
 

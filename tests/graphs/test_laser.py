@@ -8,7 +8,7 @@ import json
 import pytest
 
 from nodes.laser.webshop import WEBSHOP
-from nodes.llm import model_for
+from nodes.runtime.llm import model_for
 from tests.graphs.laser_scripts import (
     buy,
     buy_call,

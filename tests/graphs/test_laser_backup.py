@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from envs.webshop.catalogue import load_catalogue
-from nodes.llm import model_for
+from nodes.runtime.llm import model_for
 from tests.graphs.laser_scripts import buy_call, call, goal_with_options, options_step, run, think
 
 

@@ -10,7 +10,7 @@ from nodes.laser.customise import parse_types
 from nodes.laser.observe import detail_text
 from nodes.laser.space import Page
 from nodes.laser.webshop import named_parameters
-from nodes.llm import model_for
+from nodes.runtime.llm import model_for
 from tests.graphs.laser_scripts import buy, call, goal_with_options, options_step, run, think
 
 

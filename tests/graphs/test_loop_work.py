@@ -10,9 +10,9 @@ import functools
 from langgraph.checkpoint.memory import InMemorySaver
 
 from graphs import compiled, method_named, studio_graphs
-from graphs.app.runner import drive
+from introspect.runner import drive
 from nodes.laser.context import LaserContext
-from nodes.scripted import ScriptedChatModel
+from nodes.runtime.scripted import ScriptedChatModel
 from tests.support.laser_demo import DEMO, write_demo_script
 
 

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from nodes.calls import unreadable_replies
+from nodes.runtime.calls import unreadable_replies
 from tests.support.openai_stub import Reply
 from tests.support.scenarios import SCENARIOS
 

@@ -13,8 +13,8 @@ import pytest
 from envs.miniwob import MiniWoBEnv
 from envs.webarena.interface import GRAMMAR as WEBARENA_GRAMMAR
 from envs.webshop.interface import GRAMMAR as WEBSHOP_GRAMMAR
-from graphs.app.cli import main
-from nodes.llm import model_for
+from introspect.cli import main
+from nodes.runtime.llm import model_for
 from tests.graphs.laser_scripts import goal_with_options
 from tests.graphs.test_autoplan_kit import step_replies
 from tests.graphs.test_autoplan_real_envs import HEAT_GAME, HEAT_WIN, QUESTION

@@ -20,9 +20,9 @@ import pytest
 from envs import make_env
 from envs.alfworld.interface import GRAMMAR as ALFWORLD_GRAMMAR
 from envs.hotpotqa.interface import GRAMMAR as HOTPOTQA_GRAMMAR
-from graphs.app.cli import main
 from graphs.devils_advocate import METHOD
-from nodes.llm import model_for
+from introspect.cli import main
+from nodes.runtime.llm import model_for
 from tests.graphs.test_devils_advocate_shop import PICTURE_FRAME
 
 HEAT_GAME = (

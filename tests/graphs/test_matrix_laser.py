@@ -20,11 +20,11 @@ from typing import Any
 import pytest
 
 from envs.base import Observation
-from graphs.app.cli import main
 from graphs.laser import build_graph
+from introspect.cli import main
 from nodes.laser.shop import LOCAL_SHOP
 from nodes.laser.space import FINISH, Page, State, StateSpace, Tool
-from nodes.llm import model_for
+from nodes.runtime.llm import model_for
 from tests.graphs.laser_scripts import call, goal_with_options, think, tour_script
 
 SHOP_TASK = "shop-14"  # "Show me the product page of the picture frame that comes with a hanging template"

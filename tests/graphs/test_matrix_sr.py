@@ -17,8 +17,8 @@ import pytest
 
 from envs.miniwob import MiniWoBEnv
 from envs.webshop import WebShopEnv
-from graphs.app.cli import main
-from nodes.llm import model_for
+from introspect.cli import main
+from nodes.runtime.llm import model_for
 from nodes.sr.context import SRContext
 from tests.graphs.sr_support import id_of
 

@@ -1,4 +1,4 @@
-"""``--concurrency auto`` (graphs.app.pacing): tasks in flight rise while the model's requests
+"""``--concurrency auto`` (introspect.pacing): tasks in flight rise while the model's requests
 are answered and fall back when the provider refuses them (429s, timeouts), within a ceiling;
 against the local OpenAI-compatible stub serving a rate limit, every task still completes."""
 
@@ -10,9 +10,9 @@ import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 
 from graphs import method_named
-from graphs.app.cli import main
-from graphs.app.evaluate import evaluate
-from graphs.app.pacing import Pacer
+from introspect.cli import main
+from introspect.evaluate import evaluate
+from introspect.pacing import Pacer
 from tests.support.entry_points import install_methods
 from tests.support.openai_stub import OpenAIStub, Reply
 from tests.test_fifth_method import MODULE, script

@@ -1,4 +1,4 @@
-"""Every results row says what produced it (graphs.app.provenance), and a finished row written
+"""Every results row says what produced it (introspect.provenance), and a finished row written
 by other prompts or other code is not reused: ``eval`` says it is stale and runs its task again,
 unless ``--keep-stale``. The method is a temporary copy of the ReAct method of
 tests/support/react_method, installed by an ``introspect.methods`` entry point, whose prompt files and
@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from graphs.app.cli import main
-from graphs.app.provenance import PACKAGES, git_state
+from introspect.cli import main
+from introspect.provenance import PACKAGES, git_state
 from tests.support.cli import ROOT
 from tests.support.entry_points import install_methods
 from tests.support.openai_stub import Reply
@@ -116,7 +116,7 @@ def test_rows_written_before_provenance_are_reused_with_a_note(react, capsys, tm
 
 
 def test_outside_a_git_checkout_the_commit_is_unknown(monkeypatch, tmp_path):
-    from graphs.app import provenance
+    from introspect import provenance
 
     inside = tmp_path / "repo" / "site-packages"  # an installed copy inside another repository
     inside.mkdir(parents=True)
@@ -131,7 +131,7 @@ def test_a_browser_env_records_the_chromium_it_launches():
     import asyncio
 
     from graphs import method_named
-    from graphs.app.provenance import provenance_of
+    from introspect.provenance import provenance_of
 
     method = method_named("structured_reflection")
     recorded = asyncio.run(provenance_of(method, method.context(model="openai:gpt-4o-mini", env="miniwob")))

@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 
 from graphs import compiled, studio_graphs
-from nodes.recording import recording
-from nodes.screenshots import SCREENSHOTS
+from nodes.runtime.recording import recording
+from nodes.runtime.screenshots import SCREENSHOTS
 from tests.support.blocking import no_blocking
 from tests.support.scenarios import SCENARIOS
 

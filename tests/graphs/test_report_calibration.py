@@ -1,4 +1,4 @@
-"""The calibration of the methods' own verdicts (graphs.app.report.calibration) on hand-built
+"""The calibration of the methods' own verdicts (introspect.report.calibration) on hand-built
 rows, each figure computed here by hand: agreement, the Brier score, the reliability bins, the
 report's table and its reliability diagram."""
 
@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from graphs.app.report import write_report
-from graphs.app.report.calibration import Judged, agreement, brier, calibration_table, judged, reliability
-from graphs.app.report.load import configurations
+from introspect.report import write_report
+from introspect.report.calibration import Judged, agreement, brier, calibration_table, judged, reliability
+from introspect.report.load import configurations
 from tests.graphs.test_report_tables import cells, row, write
 
 

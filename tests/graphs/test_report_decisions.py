@@ -1,12 +1,12 @@
-"""Which differences are decided (graphs.app.report.decisions): the paired test against McNemar's
+"""Which differences are decided (introspect.report.decisions): the paired test against McNemar's
 exact test computed by hand, Holm's adjustment of known p-values, and the report's table."""
 
 from __future__ import annotations
 
 import pytest
 
-from graphs.app.report.decisions import decisions_table, holm, paired_p
-from graphs.app.report.load import configurations
+from introspect.report.decisions import decisions_table, holm, paired_p
+from introspect.report.load import configurations
 from tests.graphs.test_report_tables import cells, row, write
 
 

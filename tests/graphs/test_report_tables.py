@@ -13,14 +13,14 @@ from typing import Any
 
 import pytest
 
-from graphs.app.report.load import (
+from introspect.report.load import (
     ReportInputError,
     configurations,
     read_results,
     read_training,
 )
-from graphs.app.report.stats import paired_bootstrap
-from graphs.app.report.tables import comparisons, configurations_table, failures, runs
+from introspect.report.stats import paired_bootstrap
+from introspect.report.tables import comparisons, configurations_table, failures, runs
 from nodes.autoplan import report as autoplan
 from nodes.da import report as da
 from nodes.laser import report as laser

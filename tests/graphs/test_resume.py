@@ -14,19 +14,19 @@ from pathlib import Path
 from langgraph.checkpoint.memory import InMemorySaver
 
 from graphs import method_named
-from graphs.app.checkpoint import open_checkpointer
-from graphs.app.runner import drive, outcome_of
 from graphs.laser import build_graph
+from introspect.checkpoint import open_checkpointer
+from introspect.runner import drive, outcome_of
 from nodes.laser.context import LaserContext
 
 ROOT = Path(__file__).resolve().parents[2]
-DEMO = json.loads((ROOT / "graphs/app/demos/laser.json").read_text())
-SCRIPT = ROOT / "graphs/app/demos" / DEMO["recording"]  # replies carry a delay, like a real model
+DEMO = json.loads((ROOT / "introspect/demos/laser.json").read_text())
+SCRIPT = ROOT / "introspect/demos" / DEMO["recording"]  # replies carry a delay, like a real model
 
 
 def introspect(*args: str, env: dict[str, str]) -> subprocess.Popen:
     return subprocess.Popen(
-        [sys.executable, "-m", "graphs.app.cli", *args],
+        [sys.executable, "-m", "introspect.cli", *args],
         cwd=ROOT,
         env=env,
         stdout=subprocess.PIPE,
@@ -94,7 +94,7 @@ async def test_a_kill_between_a_nodes_writes_and_the_next_checkpoint_leaves_the_
     no next node. The thread is still unfinished, and resume carries it to the same end."""
     import sqlite3
 
-    from graphs.app.runner import outcome_of, resume
+    from introspect.runner import outcome_of, resume
 
     script = tmp_path / "script.jsonl"
     script.write_text(

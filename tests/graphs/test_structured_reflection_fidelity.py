@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from nodes.llm import model_for
+from nodes.runtime.llm import model_for
 from nodes.sr.context import SRContext
 from tests.graphs.sr_support import fake_env, prompts_seen, run_sr, screen_in, scripted  # noqa: F401 (fixture)
 

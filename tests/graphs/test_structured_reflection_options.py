@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from nodes.context import ContextError
+from nodes.runtime.context import ContextError
 from nodes.sr.context import SRContext
 from tests.graphs.sr_support import (  # noqa: F401
     FakePageEnv,

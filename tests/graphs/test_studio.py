@@ -14,7 +14,7 @@ import pytest
 from langgraph.graph.state import CompiledStateGraph
 
 from graphs import studio_graphs
-from graphs.app import generated
+from introspect import generated
 from tests.support.deployment import deployment
 from tests.support.laser_demo import BUY_REPLIES
 from tests.support.scenarios import SCENARIOS
@@ -25,7 +25,7 @@ CONFIG = json.loads((ROOT / "langgraph.json").read_text())
 
 
 def test_langgraph_json_and_the_generated_tables_are_current():
-    """Run ``python -m graphs.app.generated`` after changing a Method or a graph."""
+    """Run ``python -m introspect.generated`` after changing a Method or a graph."""
     assert generated.stale() == []
     assert set(CONFIG["graphs"]) == {
         "laser",

@@ -1,4 +1,4 @@
-"""Each method's verdicts on its own progress (nodes.verdicts) are recorded on the call whose reply
+"""Each method's verdicts on its own progress (nodes.runtime.verdicts) are recorded on the call whose reply
 gave them and listed in the results row beside the outcome: scripted runs of the four methods on
 real envs (no browser), each verdict checked against the script that gave it."""
 
@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from graphs import method_named
-from graphs.app.cli import main
-from nodes.verdicts import verdicts
+from introspect.cli import main
+from nodes.runtime.verdicts import verdicts
 from tests.graphs.laser_scripts import goal_with_options, tour_script
 from tests.graphs.test_autoplan_real_envs import QUESTION
 from tests.graphs.test_matrix_autoplan import PLAN, steps

@@ -11,7 +11,7 @@ import pytest
 from langgraph.graph import END, START, StateGraph
 
 from graphs.edges import add_nodes
-from nodes.channels import (
+from nodes.runtime.channels import (
     WholeListWritten,
     added,
     appended,

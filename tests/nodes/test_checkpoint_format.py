@@ -1,4 +1,4 @@
-"""The stored format of the fields kept through LangGraph's DeltaChannel (nodes.channels), pinned:
+"""The stored format of the fields kept through LangGraph's DeltaChannel (nodes.runtime.channels), pinned:
 a SQLite checkpoint file written by an earlier version still reads back and resumes.
 
 DeltaChannel is a beta API whose stored format may change. ``data/laser_checkpoint.sqlite`` is
@@ -7,7 +7,7 @@ eight replies), checkpointed as it then was; ``data/laser_checkpoint.json`` hold
 growing fields read back as when it was written, and ``data/laser_checkpoint.jsonl`` the whole
 script. The test reads the file with the code of today and continues the run to its end with
 the whole script, which must end as an uninterrupted run of that script ends. The file
-predates the state's log of model calls (nodes.calls): it stands for the threads on disk
+predates the state's log of model calls (nodes.runtime.calls): it stands for the threads on disk
 without one, which read back with an empty log and log the calls made after they resume.
 
 A failure after upgrading LangGraph means threads that users have on disk no longer read back:
@@ -29,17 +29,17 @@ from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 from langgraph.checkpoint.serde.types import _DeltaSnapshot
 
 from graphs import method_named
-from graphs.app.checkpoint import open_checkpointer
-from graphs.app.runner import drive, outcome_of
+from introspect.checkpoint import open_checkpointer
+from introspect.runner import drive, outcome_of
 from nodes.laser.context import LaserContext
-from nodes.llm import ModelCallError, clear_models
+from nodes.runtime.llm import ModelCallError, clear_models
 
 DATA = Path(__file__).parent / "data"
 FILE, EXPECTED, SCRIPT = (DATA / f"laser_checkpoint.{ext}" for ext in ("sqlite", "json", "jsonl"))
 THREAD = "pinned"
 TASK = "synthetic-0"
 CALLS_WRITTEN = 8  # the model calls the stored run made before its model failed
-# LASER's fields stored as each step's change (nodes.laser.states, nodes.state)
+# LASER's fields stored as each step's change (nodes.laser.states, nodes.runtime.state)
 DELTA_FIELDS = ("trajectory", "history", "buffer", "details", "page", "observation", "env_snapshot")
 
 LASER = method_named("laser")
@@ -73,7 +73,7 @@ async def test_a_checkpoint_file_written_by_an_earlier_version_reads_back_and_re
         reference = await drive(LASER, context(SCRIPT), "reference", memory, {"task_id": TASK})
     clear_models()
     assert resumed.finished and resumed.state["success"]
-    # the file was written before the call log (nodes.calls) and before LASER's pending history: the
+    # the file was written before the call log (nodes.runtime.calls) and before LASER's pending history: the
     # resumed run logs only the calls it made, and what the earlier version sent (its prompts' tokens) differs
     later = ("usage", "pending_history", "calls")
     assert without(resumed.state, later) == without({**reference.state, "run_id": THREAD}, later)

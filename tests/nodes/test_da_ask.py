@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from nodes.da.ask import ask, final_answer, plan_steps, yes_no
-from nodes.llm import Caller, model_for
-from nodes.parse import ParseError
+from nodes.runtime.llm import Caller, model_for
+from nodes.runtime.parse import ParseError
 
 
 @pytest.mark.parametrize(

@@ -7,7 +7,7 @@ import pytest
 
 from envs.webarena.interface import INTERFACE as WEBARENA
 from nodes.da.map_element import parse_element_id, same_element
-from nodes.parse import ParseError
+from nodes.runtime.parse import ParseError
 from tests.support.screens import MY_ORDERS
 
 BEFORE = MY_ORDERS

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from nodes.da.summarise import CUT, MAX_CHUNKS, chunks, fit, model_view
-from nodes.llm import Caller, model_for
+from nodes.runtime.llm import Caller, model_for
 
 SCREEN = "\n".join(f"\t[{i}] link 'Product {i}'" for i in range(100))
 

@@ -1,4 +1,4 @@
-"""nodes.environment, the one door to live envs: executing an action, handing judging envs the run's
+"""nodes.runtime.environment, the one door to live envs: executing an action, handing judging envs the run's
 model, the optional capabilities, and going back to a snapshot."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import pytest
 from envs import make_env
 from envs.base import DisablesElements, Env, EnvError, HasReferences, Observation, StepResult, TrainingSplits, invalid
 from envs.sessions import SESSIONS
-from nodes.environment import (
+from nodes.runtime.environment import (
     disable_elements,
     execute,
     live_env,
@@ -20,7 +20,7 @@ from nodes.environment import (
     start_task,
     training_splits,
 )
-from nodes.llm import JUDGE_MAX_TOKENS, Caller, model_for
+from nodes.runtime.llm import JUDGE_MAX_TOKENS, Caller, model_for
 
 
 def config(thread: str) -> dict[str, Any]:

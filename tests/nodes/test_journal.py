@@ -1,4 +1,4 @@
-"""Each model reply is kept in the checkpointer the moment it arrives (nodes.journal): a step that
+"""Each model reply is kept in the checkpointer the moment it arrives (nodes.runtime.journal): a step that
 did not finish (it failed after its replies came back, or was cancelled with a call under way)
 and runs again takes its replies from there, so the model server is asked exactly as often as
 in an uninterrupted run. The server is the local OpenAI stub, through the real client; the
@@ -18,12 +18,12 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 
-from graphs.app.checkpoint import open_checkpointer
-from nodes.context import Context
-from nodes.journal import CHANNEL
-from nodes.llm import Caller, caller_for, clear_models
-from nodes.node import model_node
-from nodes.usage import Usage
+from introspect.checkpoint import open_checkpointer
+from nodes.runtime.context import Context
+from nodes.runtime.journal import CHANNEL
+from nodes.runtime.llm import Caller, caller_for, clear_models
+from nodes.runtime.node import model_node
+from nodes.runtime.usage import Usage
 from tests.support.openai_stub import Reply
 
 

@@ -9,9 +9,9 @@ import time
 import pytest
 from langchain_core.messages import HumanMessage
 
-from nodes import llm
-from nodes.scripted import ScriptError
-from nodes.usage import add_usage, cost, dollars, usage_of_call
+from nodes.runtime import llm
+from nodes.runtime.scripted import ScriptError
+from nodes.runtime.usage import add_usage, cost, dollars, usage_of_call
 from tests.support.openai_stub import OpenAIStub, Reply
 
 TOOL = {

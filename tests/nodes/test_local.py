@@ -1,4 +1,4 @@
-"""The embedded model (nodes.local) answers through llama.cpp's real OpenAI-compatible server:
+"""The embedded model (nodes.runtime.local) answers through llama.cpp's real OpenAI-compatible server:
 forced tool calls, stop sequences, token limits and usage arrive as from any such server, a
 prompt longer than the context is refused in a line naming the setting, and the servers end
 with the process that started them, also when it is SIGKILLed."""
@@ -16,8 +16,8 @@ import pytest
 from langchain_core.messages import HumanMessage
 from langchain_core.tools import tool
 
-from nodes import local
-from nodes.llm import Caller, ModelCallError, ModelConfigError
+from nodes.runtime import local
+from nodes.runtime.llm import Caller, ModelCallError, ModelConfigError
 from tests.support.cli import child_env
 
 pytestmark = [pytest.mark.slow, pytest.mark.local, pytest.mark.timeout(900)]  # a real model on shared cores
@@ -102,7 +102,7 @@ def test_a_port_in_use_is_refused_naming_the_setting(monkeypatch):
 def test_the_servers_end_with_their_parent_even_after_sigkill(tmp_path: Path):
     script = (
         "import asyncio\n"
-        "from nodes import local\n"
+        "from nodes.runtime import local\n"
         "served = local.local_model('local')\n"
         "asyncio.run(served.start())\n"
         "print(' '.join(str(slot.process.pid) for slot in served.slots), flush=True)\n"
@@ -160,7 +160,7 @@ def test_the_prefix_cache_counts_the_logits_each_state_keeps():
     import numpy as np
     from llama_cpp.llama import LlamaState
 
-    from nodes.llama_server import StateCache
+    from nodes.runtime.llama_server import StateCache
 
     def state(token: int) -> LlamaState:
         scores = np.zeros((4, 1000), dtype=np.single)  # 16 kB beside a 10-byte KV state

@@ -14,12 +14,12 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 
 from graphs.edges import add_nodes, add_sent_node
-from nodes import llm
-from nodes.channels import log
-from nodes.context import Context
-from nodes.llm import Caller, ModelCallError, caller_for
-from nodes.node import UsageWritten, model_node
-from nodes.state import RunState
+from nodes.runtime import llm
+from nodes.runtime.channels import log
+from nodes.runtime.context import Context
+from nodes.runtime.llm import Caller, ModelCallError, caller_for
+from nodes.runtime.node import UsageWritten, model_node
+from nodes.runtime.state import RunState
 
 
 class AskState(RunState, total=False):
@@ -80,7 +80,7 @@ async def test_each_model_node_reads_the_next_reply_though_none_returns_usage(sc
 
 
 async def test_every_call_is_logged_in_state_as_made(script):
-    """The state's call log (nodes.calls) holds each call: its node and position, the messages
+    """The state's call log (nodes.runtime.calls) holds each call: its node and position, the messages
     sent, the reply, its tokens, time and retries."""
     state = await graph(("first", asking(2)), ("second", asking(0)), ("third", asking(1))).ainvoke(
         {"task_id": "t"}, context=script

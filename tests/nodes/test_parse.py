@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from nodes.parse import ParseError, after_label, json_object, numbered_list
+from nodes.runtime.parse import ParseError, after_label, json_object, numbered_list
 
 
 def test_json_object_fenced_bare_and_missing():

@@ -15,7 +15,7 @@ from contextlib import contextmanager
 
 from blockbuster import BlockBuster
 
-PACKAGES = ["envs", "nodes", "graphs", "prompts"]
+PACKAGES = ["envs", "nodes", "graphs", "introspect", "prompts"]
 
 
 @contextmanager

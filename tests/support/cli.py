@@ -25,14 +25,14 @@ def spawn(args: list[str], *, cwd: Path, env: dict[str, str], logs: Path, name: 
     logs.mkdir(parents=True, exist_ok=True)
     with (logs / f"{name}.out").open("wb") as out, (logs / f"{name}.err").open("wb") as err:
         return subprocess.Popen(
-            [sys.executable, "-m", "graphs.app.cli", *args], cwd=cwd, env=env, stdout=out, stderr=err
+            [sys.executable, "-m", "introspect.cli", *args], cwd=cwd, env=env, stdout=out, stderr=err
         )
 
 
 def run_main(args: list[str], *, logs: Path, name: str) -> int:
     """``introspect ARGS`` in this process (faster than a child), its stdout and stderr
     written to ``logs/NAME.out`` and ``logs/NAME.err`` as a child's would be."""
-    from graphs.app.cli import main
+    from introspect.cli import main
 
     logs.mkdir(parents=True, exist_ok=True)
     with (

@@ -116,7 +116,7 @@ class Deployment:
         command = [
             sys.executable,
             "-m",
-            "graphs.app.cli",
+            "introspect.cli",
             "serve",
             "--database-uri",
             self.database_uri,

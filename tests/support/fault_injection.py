@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from envs import make_env
-from graphs.app.evaluate import read_rows
+from introspect.evaluate import read_rows
 from tests.graphs.laser_scripts import PAGING, paging_eval
 from tests.support.openai_stub import OpenAIStub, Reply
 

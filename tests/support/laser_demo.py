@@ -9,8 +9,8 @@ from pathlib import Path
 from tests.support.openai_stub import Reply
 
 ROOT = Path(__file__).resolve().parents[2]
-DEMO = json.loads((ROOT / "graphs/app/demos/laser.json").read_text())
-SCRIPT = ROOT / "graphs/app/demos" / DEMO["recording"]
+DEMO = json.loads((ROOT / "introspect/demos/laser.json").read_text())
+SCRIPT = ROOT / "introspect/demos" / DEMO["recording"]
 REPLIES = [json.loads(line) for line in SCRIPT.read_text().splitlines() if line.strip()]
 # The demo's last replies: the item state's Buy_Now (rationale, call) and its options step (the
 # customisation types, the values' rationale, the forced call). A test repeats them to buy again.

@@ -19,7 +19,7 @@ from typing import Any
 from tests.support.openai_stub import Reply
 
 ROOT = Path(__file__).resolve().parents[2]
-DEMOS = ROOT / "graphs" / "app" / "demos"
+DEMOS = ROOT / "introspect" / "demos"
 GRAPH_IDS = tuple(json.loads((ROOT / "langgraph.json").read_text())["graphs"])
 
 

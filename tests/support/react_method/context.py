@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from nodes.context import Context, env, setting
+from nodes.runtime.context import Context, env, setting
 
 
 @dataclass(kw_only=True)

@@ -16,10 +16,10 @@ from langgraph.runtime import Runtime
 from envs.base import ActionParseError
 from graphs.edges import inline
 from graphs.method import Method, Report, View
-from nodes.environment import env_interface, execute, live_env, release, start_task
-from nodes.llm import Caller, caller_for
-from nodes.node import Update, model_node
-from nodes.state import RunState
+from nodes.runtime.environment import env_interface, execute, live_env, release, start_task
+from nodes.runtime.llm import Caller, caller_for
+from nodes.runtime.node import Update, model_node
+from nodes.runtime.state import RunState
 from prompts import Templates
 from tests.support.react_method import report
 from tests.support.react_method.context import ReactContext

@@ -1,0 +1,122 @@
+"""``introspect report``: what an evaluation found, as the papers report it.
+
+From results files of ``introspect eval`` (and optionally plan records of ``introspect
+train``) it prints the runs (model, settings, tasks, success, tokens, cost, time), each
+method's own tables (as its ``Method.report`` declares them), a side-by-side comparison
+with paired bootstrap intervals when there are several configurations, and the failures with
+their stop reasons; ``--markdown FILE`` writes the same as Markdown and ``--plots DIR`` the
+figures. ``--out DIR`` (``write_report``, which ``introspect study`` calls with a study's results
+files and its ``report/`` folder) writes all of it into one folder: ``report.md``, the PNGs,
+``index.html``, which also links the viewer pages of a sibling ``views/`` folder, and the script
+that sorts and filters its tables (``tables.js``). Every input
+is read and checked before anything is printed or written.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from introspect.report.load import ReportInputError
+
+if TYPE_CHECKING:
+    from nodes.report import Config, Table
+
+# The tables, numpy, rich and matplotlib are imported by the command, not here: the CLI imports
+# this package to register ``report``, and `introspect --help` stays light.
+
+
+def _check_targets(markdown: Path | None, plots: Path | None, out: Path | None = None) -> None:
+    if markdown is not None and (markdown.is_dir() or (markdown.parent.exists() and not markdown.parent.is_dir())):
+        raise ReportInputError(f"--markdown {markdown} is a directory, or its folder is a file")
+    for option, folder in (("--plots", plots), ("--out", out)):
+        if folder is not None and folder.exists() and not folder.is_dir():
+            raise ReportInputError(f"{option} {folder} is a file, not a folder")
+
+
+MARKDOWN, INDEX = "report.md", "index.html"
+
+
+def write_report(results: Sequence[Path], out: Path, training: dict[str, dict[str, Any]] | None = None) -> Path:
+    """The whole report of ``results`` in folder ``out``: ``report.md``, the PNG figures and
+    ``index.html`` (linking the viewer pages of ``out``'s sibling ``views/`` when there is one);
+    returns the index page. Raises ReportInputError, having written nothing, when a file is not
+    results or ``out`` is a file."""
+    from introspect.report.contents import report_tables
+    from introspect.report.load import configurations
+
+    _check_targets(None, None, out)
+    configs = configurations(list(results))
+    tables = report_tables(configs, training or {})
+    return _write_folder(configs, tables, training or {}, [str(p) for p in results], out)
+
+
+def _write_folder(
+    configs: list[Config], tables: list[Table], training: dict[str, dict[str, Any]], sources: list[str], out: Path
+) -> Path:
+    from introspect.report import index, render
+    from introspect.report import plots as figures
+
+    out.mkdir(parents=True, exist_ok=True)
+    written = figures.write(configs, training, out)
+    (out / MARKDOWN).write_text(render.markdown(tables, sources, written, out / MARKDOWN), encoding="utf-8")
+    page = out / INDEX
+    (out / index.SCRIPT).write_text(index.script(), encoding="utf-8")
+    page.write_text(index.page(tables, written, configs, page, out.parent / "views"), encoding="utf-8")
+    return page
+
+
+def command(args: argparse.Namespace) -> int:
+    """The ``report`` subcommand (introspect.cli registers it)."""
+    from introspect.report import plots as figures
+    from introspect.report import render
+    from introspect.report.contents import report_tables
+    from introspect.report.load import configurations, read_training
+
+    markdown = Path(args.markdown) if args.markdown else None
+    folder = Path(args.plots) if args.plots else None
+    out = Path(args.out) if args.out else None
+    _check_targets(markdown, folder, out)
+    from introspect.finding import results_in
+
+    results = results_in([Path(p) for p in args.results])
+    configs = configurations(results)
+    training = {Path(p).name: read_training(Path(p)) for p in args.training or []}
+    tables = report_tables(configs, training)
+    render.terminal(tables)
+    written = figures.write(configs, training, folder) if folder is not None else []
+    for path in written:
+        print(f"plot: {path}")
+    if markdown is not None:
+        markdown.parent.mkdir(parents=True, exist_ok=True)
+        markdown.write_text(render.markdown(tables, [str(p) for p in results], written, markdown), encoding="utf-8")
+        print(f"markdown: {markdown}")
+    if out is not None:
+        print(f"report: {_write_folder(configs, tables, training, [str(p) for p in results], out)}")
+    return 0
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    """``introspect report RESULTS.jsonl [MORE.jsonl ...] [--out DIR] [--markdown FILE] [--plots DIR]
+    [--training PLANS.json]``."""
+    rp = sub.add_parser("report", help="each method's paper tables, comparisons and plots from eval results")
+    rp.add_argument(
+        "results",
+        nargs="+",
+        metavar="RESULTS.jsonl|STUDY",
+        help="results files written by `introspect eval`, or study folders (their results/*.jsonl)",
+    )
+    rp.add_argument(
+        "--out", metavar="DIR", help="write the whole report into this folder: report.md, the PNGs and index.html"
+    )
+    rp.add_argument("--markdown", metavar="FILE", help="also write the report as Markdown")
+    rp.add_argument("--plots", metavar="DIR", help="write PNG figures into this folder")
+    rp.add_argument(
+        "--training",
+        action="append",
+        metavar="PLANS.json",
+        help="a plan record of `introspect train` (--plan-out): AutoPlan's success per iteration",
+    )
+    rp.set_defaults(handler=command)

@@ -1,0 +1,138 @@
+"""``introspect serve``: LangGraph's own API server over PostgreSQL and Redis, one process.
+
+The server is the stock ``langgraph-api`` (what ``langgraph dev`` and LangSmith Deployments run)
+with the MIT Postgres+Redis runtime ``langgraph-runtime-pg`` in place of the in-memory one:
+threads, checkpoints and the run queue live in Postgres, run signals and streams in Redis. Any
+number of these processes, on any number of machines, pointed at the same two services, form
+one deployment: each process takes runs from the shared queue (``--jobs`` at a time), and a
+process that dies stops renewing its runs' heartbeats in Redis, so another process sweeps them
+back into the queue and continues them from their last checkpoint.
+
+This command checks what it is given, then runs the server in this process under uvicorn (whose
+SIGINT/SIGTERM handling stops it gracefully), with the log format ``langgraph dev`` uses. It
+serves every graph of the project's langgraph.json, as ``langgraph dev`` does.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import math
+import os
+import socket
+import sys
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from errors import UserError
+
+ROOT = Path(__file__).resolve().parents[1]  # the checkout: langgraph.json and the graphs it names
+DEFAULT_PORT = 2024
+
+
+class ServeError(UserError):
+    """The server cannot start with what it was given (a missing package, a bad or unreachable URI)."""
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    serve = sub.add_parser(
+        "serve",
+        help="serve the graphs with LangGraph's API server on PostgreSQL and Redis (one worker process)",
+    )
+    serve.add_argument(
+        "--database-uri",
+        default=os.environ.get("DATABASE_URI"),
+        metavar="URI",
+        help="postgresql://... holding threads, checkpoints and the run queue (default $DATABASE_URI)",
+    )
+    serve.add_argument(
+        "--redis-uri",
+        default=os.environ.get("REDIS_URI"),
+        metavar="URI",
+        help="redis://... for run signals, streams and heartbeats (default $REDIS_URI)",
+    )
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    serve.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT})")
+    serve.add_argument("--jobs", type=int, default=10, help="runs this process executes at once (default 10)")
+    serve.add_argument(
+        "--heartbeat",
+        type=float,
+        default=120.0,
+        metavar="SECONDS",
+        help="the run heartbeat's interval; a dead process's runs are taken up 1.5 to 4 of these later "
+        "by a process with a free job slot (default 120, the server's own)",
+    )
+    serve.set_defaults(handler=command)
+
+
+def server_environment(database_uri: str, redis_uri: str, jobs: int, heartbeat: float) -> dict[str, str]:
+    """The environment the server reads at import: the runtime, the services, the graphs."""
+    graphs = json.loads((ROOT / "langgraph.json").read_text(encoding="utf-8"))["graphs"]
+    return {
+        "LANGGRAPH_RUNTIME_EDITION": "pg",
+        "DATABASE_URI": database_uri,
+        "REDIS_URI": redis_uri,
+        "N_JOBS_PER_WORKER": str(jobs),
+        "LG_BG_JOB_HEARTBEAT": str(heartbeat),
+        # every graph of langgraph.json, by absolute path: the server may start in any folder
+        "LANGSERVE_GRAPHS": json.dumps({name: str(ROOT / spec) for name, spec in graphs.items()}),
+        "LANGGRAPH_ALLOW_BLOCKING": "false",  # a blocking call in a node fails loudly, as under Studio
+        "LANGGRAPH_NO_VERSION_CHECK": "true",
+        "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
+    }
+
+
+def check_service(uri: str | None, schemes: tuple[str, ...], option: str, default_port: int) -> str:
+    """``uri`` names a service of one of ``schemes`` that accepts a connection; ServeError otherwise."""
+    if not uri:
+        raise ServeError(f"give {option} URI (or set ${option[2:].upper().replace('-', '_')})")
+    parts = urlsplit(uri)
+    if parts.scheme not in schemes or not parts.hostname:
+        raise ServeError(f"{option} must be a {schemes[0]}://HOST[:PORT]/... URI, not {uri!r}")
+    try:
+        with socket.create_connection((parts.hostname, parts.port or default_port), timeout=5):
+            pass
+    except OSError as exc:
+        raise ServeError(f"cannot reach {parts.hostname}:{parts.port or default_port} ({option}): {exc}") from None
+    return uri
+
+
+def check_port(host: str, port: int) -> None:
+    """``port`` is one this process can listen on at ``host`` (uvicorn would exit 3 on a taken one)."""
+    try:
+        with socket.create_server((host, port)):
+            pass
+    except OSError as exc:
+        raise ServeError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+
+
+def command(args: argparse.Namespace) -> int:
+    if importlib.util.find_spec("langgraph_runtime_pg") is None:
+        raise ServeError("the Postgres runtime is not installed: pip install -e '.[server]'")
+    if args.jobs < 1 or not 1 <= args.heartbeat < math.inf:  # nan too
+        raise ServeError(f"--jobs must be at least 1 and --heartbeat at least 1 second, got {args.heartbeat}")
+    if not 0 < args.port < 65536:
+        raise ServeError(f"--port must be between 1 and 65535, got {args.port}")
+    database = check_service(args.database_uri, ("postgresql", "postgres"), "--database-uri", 5432)
+    redis = check_service(args.redis_uri, ("redis", "rediss"), "--redis-uri", 6379)
+    check_port(args.host, args.port)
+    # langgraph_api reads its configuration when first imported: set it before uvicorn imports the app
+    os.environ.update(server_environment(database, redis, args.jobs, args.heartbeat))
+    sys.path.insert(0, str(ROOT))
+    import uvicorn
+
+    where = f"http://{args.host}:{args.port}"
+    print(f"introspect: serving the graphs of {ROOT / 'langgraph.json'} at {where}", file=sys.stderr, flush=True)
+    uvicorn.run("langgraph_api.server:app", host=args.host, port=args.port, access_log=False, log_config=LOG_CONFIG)
+    return 0
+
+
+LOG_CONFIG = {  # langgraph dev's: the server's own records, one line each, on standard output
+    "version": 1,
+    "incremental": False,
+    "disable_existing_loggers": False,
+    "formatters": {"simple": {"class": "langgraph_api.logging.Formatter"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "simple", "stream": "ext://sys.stdout"}},
+    "root": {"handlers": ["console"]},
+}
