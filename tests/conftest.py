@@ -25,6 +25,29 @@ def _cache_in_tmp(tmp_path_factory):
     os.environ["INTROSPECT_HOME"] = str(tmp_path_factory.mktemp("home"))
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _own_postgres_database():
+    """Under pytest-xdist each worker gets a database of its own on the test PostgreSQL
+    (INTROSPECT_TEST_POSTGRES), so that two workers' evaluations never meet in one checkpointer
+    (the same task's thread, a run lock); the database is dropped when the worker ends."""
+    base, worker = os.environ.get("INTROSPECT_TEST_POSTGRES"), os.environ.get("PYTEST_XDIST_WORKER")
+    if not base or not worker:
+        yield
+        return
+    import psycopg
+
+    name = f"introspect_test_{worker}_{os.getpid()}"
+    with psycopg.connect(base, autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{name}"')
+    os.environ["INTROSPECT_TEST_POSTGRES"] = base.rsplit("/", 1)[0] + "/" + name
+    try:
+        yield
+    finally:
+        os.environ["INTROSPECT_TEST_POSTGRES"] = base
+        with psycopg.connect(base, autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
 @pytest.fixture(autouse=True)
 def _fresh_models():
     """Each test builds its own models (scripted models record their calls)."""

@@ -19,18 +19,17 @@ from nodes.laser.context import LaserContext
 from tests.graphs.laser_scripts import call, think
 from tests.support.laser_demo import DEMO, REPLIES, write_demo_script
 
-POSTGRES = os.environ.get("INTROSPECT_TEST_POSTGRES")
-
 
 @pytest.fixture(params=["sqlite", "postgres"])
 def checkpoint_url(request, tmp_path) -> str:
     if request.param == "postgres":
-        if not POSTGRES:
+        postgres = os.environ.get("INTROSPECT_TEST_POSTGRES")  # read late: each xdist worker has its own
+        if not postgres:
             pytest.skip(
                 "INTROSPECT_TEST_POSTGRES is unset: no PostgreSQL server to test against "
                 "(.ci/setup starts one and sets it)"
             )
-        return POSTGRES
+        return postgres
     return f"sqlite:///{tmp_path / 'runs.sqlite'}"
 
 

@@ -32,9 +32,21 @@ def post(url: str, body: dict) -> object:
         return json.loads(response.read())
 
 
+def served_here(folder: Path) -> Path:
+    """The checkout's langgraph.json, written into ``folder`` with absolute paths: ``langgraph
+    dev`` keeps its state in the folder it runs in, and reads graph paths from there too."""
+    config = json.loads((ROOT / "langgraph.json").read_text(encoding="utf-8"))
+    config["dependencies"] = [str(ROOT)]
+    config["graphs"] = {name: str(ROOT / path) for name, path in config["graphs"].items()}
+    written = folder / "langgraph.json"
+    written.write_text(json.dumps(config), encoding="utf-8")
+    return written
+
+
 @contextmanager
 def langgraph_dev(folder: Path, **env_extra: str) -> Iterator[tuple[str, Path]]:
-    """Serve the graphs with ``langgraph dev``; yields its URL and log file (in ``folder``)."""
+    """Serve the graphs with ``langgraph dev``; yields its URL and log file (in ``folder``, where
+    the server also keeps its state: servers started at once, or by earlier runs, share nothing)."""
     cli = Path(sys.executable).with_name("langgraph")
     if not cli.exists():
         pytest.skip("langgraph-cli is not installed (pip install -e '.[studio]')")
@@ -49,8 +61,17 @@ def langgraph_dev(folder: Path, **env_extra: str) -> Iterator[tuple[str, Path]]:
     }
     with log.open("wb") as sink:
         server = subprocess.Popen(
-            [str(cli), "dev", "--no-browser", "--no-reload", "--port", str(port)],
-            cwd=ROOT,
+            [
+                str(cli),
+                "dev",
+                "--no-browser",
+                "--no-reload",
+                "--port",
+                str(port),
+                "--config",
+                str(served_here(folder)),
+            ],
+            cwd=folder,  # its state (.langgraph_api) is this server's own, not shared with others
             env=env,
             stdout=sink,
             stderr=subprocess.STDOUT,
