@@ -32,11 +32,11 @@ ALFWORLD_GAME = (
 # one short task of each method on its paper's benchmark (Devil's Advocate's: the local shop
 # WebArena tasks run on, since WebArena's own sites are not here), at small limits
 SHORT_TASKS = {
-    "laser": ["--env", "webshop", "--task", "12", "--set", "max_actions=3"],
+    "laser": ["--env", "webshop", "--task", "12", "--set", "max_actions=1"],
     "structured_reflection": ["--env", "miniwob", "--task", "click-button/1", "--set", "max_trials=1"],
     "devils_advocate": [
         *("--env", "webarena", "--task", "shop-0"),
-        *("--set", "max_episodes=1", "--set", "max_actions=2"),
+        *("--set", "max_episodes=1", "--set", "max_actions=1"),
     ],
     "autoplan": ["--env", "alfworld", "--task", ALFWORLD_GAME, "--set", 'max_actions={"alfworld": 3}'],
 }

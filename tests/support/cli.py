@@ -57,7 +57,7 @@ def ended(child: subprocess.Popen[bytes], logs: Path, name: str, timeout: float 
         raise AssertionError(f"{name} did not end in {timeout} s: {output(logs, name)}") from None
 
 
-def wait_for_lines(process: subprocess.Popen, path: Path, lines: int, timeout: float = 120.0) -> int:
+def wait_for_lines(process: subprocess.Popen, path: Path, lines: int, timeout: float = 200.0) -> int:
     """Wait until ``path`` holds at least ``lines`` lines (or the process ended); returns the
     count seen."""
     deadline = time.monotonic() + timeout
