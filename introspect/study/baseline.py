@@ -4,11 +4,13 @@ For each task the introspective run finished (its row without an error), the arm
 method's base agent (``Method.base_agent``: its act loop with the introspective steps switched
 off by settings) from a fresh start, again and again, until it has spent what the introspective
 run spent on that task, counted as the study's ``baseline_spend`` says (model calls, tokens, or
-dollars for a priced model). An attempt that would spend past that is refused its next model
-call (``BudgetReached``: it ends there as a failure, its spend kept), so the arm never spends
-more than the run it is compared with. The task succeeds when any attempt succeeds (best-of-k
-at equal cost, with the benchmark's own reward as the judge, as pass@k has it); after a success
-no further attempt is made, since it could not change the outcome.
+dollars for a priced model). Once the arm has spent that, its attempt is refused its next model
+call (``BudgetReached``: it ends there as a failure, its spend kept): counted in model calls the
+arm spends exactly what the run did at most; in tokens or dollars a call's size is known only
+after it, so the arm's last call may take it past the run's spend by that call. The task
+succeeds when any attempt succeeds (best-of-k at equal cost, with the benchmark's own reward as
+the judge, as pass@k has it); after a success no further attempt is made, since it could not
+change the outcome.
 
 Attempt k of a task is its own thread (the base agent's thread id with ``-aK``), checkpointed
 in the study's database, so an arm cut short resumes where it stopped: finished attempts are
@@ -31,7 +33,7 @@ from introspect.evaluate import Summary, eval_thread_id, evaluate, read_rows, re
 from introspect.runner import outcome_of
 from introspect.stopping import Stop
 from introspect.study.budget import BudgetReached
-from introspect.study.spec import Run
+from introspect.study.spec import Baseline, Run
 from nodes.runtime.usage import METER, Meter, Usage, sum_costs
 
 SUFFIX = ".baseline"  # a baseline arm's label and results file: the run's, with this added
@@ -44,6 +46,15 @@ def label_of(run: Run) -> str:
 def results_of(run: Run, repeat: int) -> Path:
     """The arm's results file for ``repeat``, inside the study folder."""
     return Path("results") / f"{label_of(run)}.r{repeat}.jsonl"
+
+
+def forecast_line(baseline: Baseline) -> str:
+    """What a dry run says of an arm: its spending follows the run's, so no bound of its own."""
+    most = "at most as much again" if baseline.spend == "model_calls" else "as much again, its last call maybe past it"
+    return (
+        f"baseline arm: the base agent retried until it has spent what the run spent on each task in "
+        f"{baseline.spend}: {most} (not in the figures above)"
+    )
 
 
 def spend_of(usage: Mapping[str, Any], measure: str) -> float:
