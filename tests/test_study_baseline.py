@@ -70,6 +70,9 @@ def test_the_arm_stops_at_the_runs_spend_and_continues_without_asking_again(tmp_
     assert "Introspection against equal-cost retrying" in report
     assert "| laser | webshop | laser-webshop | 1 | 100.0 | 0.0 | 2.0 | 15.0 / 15.0 model_calls | +100.0" in report
 
+    assert run_main(["study", "status", str(out)], logs=tmp_path, name="status") == 0
+    assert "laser-webshop.baseline r1: 1/1 finished, 0 errored, 0 not run" in output(tmp_path, "status")[0]
+
     # lost rows are rebuilt from the attempts' threads, without a call: the cut one is not run on
     (out / "results" / "laser-webshop.baseline.r1.jsonl").unlink()
     assert run_main(["study", "run", str(spec(tmp_path)), "--out", str(out)], logs=tmp_path, name="again") == 0

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from introspect.evaluate import Summary, eval_thread_id, evaluate, read_rows, reused, row_for, run_one
+from introspect.evaluate import Summary, eval_thread_id, evaluate, read_rows, reused, run_one
 from introspect.runner import outcome_of
 from introspect.stopping import Stop
 from introspect.study.budget import BudgetReached
@@ -92,8 +92,8 @@ def cut(row: Mapping[str, Any]) -> bool:
 async def run_arm(
     run: Run, repeat: int, folder: Path, saver: Any, gate: asyncio.Semaphore, stop: Stop, outer: Meter | None
 ) -> Summary | None:
-    """The arm of ``run``'s ``repeat``, on the tasks its results file holds finished rows of;
-    None when it has none (nothing to match)."""
+    """The arm of ``run``'s ``repeat``, on the tasks its results file holds finished rows of that
+    spent something; None when it has none (nothing to match)."""
     assert run.baseline is not None
     method, base, measure = run.method, run.baseline.context, run.baseline.spend
     spent_by = {
@@ -101,7 +101,7 @@ async def run_arm(
         for r in read_rows(folder / run.results(repeat))
         if r.get("label") == run.label and not r.get("error")
     }
-    tasks = [t for t in run.tasks if t in spent_by]
+    tasks = [t for t in run.tasks if spent_by.get(t, 0) > 0]  # a task the run spent nothing on has no match
     if not tasks:
         return None
     path = folder / results_of(run, repeat)
@@ -127,19 +127,17 @@ async def run_arm(
                 return row  # an error row: the task is tried again when the study continues
             rows.append({**row, "spent": allowance.spent})
             spent += allowance.spent
-        return combined(task_id, target, spent, rows)
+        return combined(target, spent, rows)
 
-    def combined(task_id: str, target: float, spent: float, rows: list[dict[str, Any]]) -> dict[str, Any]:
+    def combined(target: float, spent: float, rows: list[dict[str, Any]]) -> dict[str, Any]:
         """The arm's row of a task: its best attempt's, with the attempts' spending added up."""
-        best = next((r for r in rows if r["success"]), rows[-1] if rows else None)
-        if best is None:  # the run spent nothing on it: no attempt fits in the budget
-            best = row_for(method, base, task_id, thread(task_id, 1), {}, 0.0)
+        best = next((r for r in rows if r["success"]), rows[-1])  # the first attempt always runs
         row = {k: v for k, v in best.items() if k != "spent"}
         row.update(
             success=any(r["success"] for r in rows),
-            reward=max((float(r.get("reward") or 0) for r in rows), default=0.0),
+            reward=max(float(r.get("reward") or 0) for r in rows),
             error="",
-            cost_usd=sum_costs(r.get("cost_usd") for r in rows) if rows else 0.0,
+            cost_usd=sum_costs(r.get("cost_usd") for r in rows),
             baseline={
                 "kind": "equal_cost",
                 "of": run.label,

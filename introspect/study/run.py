@@ -44,9 +44,9 @@ from introspect.runlock import database_lock
 from introspect.runner import outcome_of
 from introspect.stopping import Stop, stopping_on_signals
 from introspect.study import journal
+from introspect.study.baseline import SUFFIX, run_arm
 from introspect.study.baseline import label_of as baseline_label
 from introspect.study.baseline import results_of as baseline_results
-from introspect.study.baseline import run_arm
 from introspect.study.budget import Purse, RunMeter, spending
 from introspect.study.progress import Progress
 from introspect.study.spec import FREE, Run, Study, StudyError
@@ -420,10 +420,13 @@ def status_lines(folder: Path) -> list[str]:
         raise StudyError(f"{folder} is not a study folder (no {SPEC} and journal)")
     lines = []
     total_cost: list[float | None] = []
-    for run in plan:
+    arms = [(f"{r['label']}{SUFFIX}", r) for r in plan]  # a run's equal-cost arm, shown when it has rows
+    for label, run in [(r["label"], r) for r in plan] + arms:
         for repeat in range(1, int(run["repeats"]) + 1):
-            path = folder / "results" / f"{run['label']}.r{repeat}.jsonl"
-            latest = {str(r["task_id"]): r for r in read_rows(path) if r.get("label") == run["label"]}
+            path = folder / "results" / f"{label}.r{repeat}.jsonl"
+            if label != run["label"] and not path.is_file():
+                continue
+            latest = {str(r["task_id"]): r for r in read_rows(path) if r.get("label") == label}
             rows = [latest[t] for t in run["tasks"] if t in latest]
             done = sum(1 for r in rows if not r.get("error"))
             errors = len(rows) - done
@@ -431,7 +434,7 @@ def status_lines(folder: Path) -> list[str]:
             total_cost.append(cost)
             state = "done" if done == len(run["tasks"]) else "unfinished"
             lines.append(
-                f"{run['label']} r{repeat}: {done}/{len(run['tasks'])} finished, {errors} errored, "
+                f"{label} r{repeat}: {done}/{len(run['tasks'])} finished, {errors} errored, "
                 f"{len(run['tasks']) - len(rows)} not run; {dollars(cost)}  [{state}]"
             )
     stops = [e for e in journal.events(folder) if e.get("event") in ("stopped", "finished", "session")]
