@@ -130,3 +130,18 @@ def test_a_baseline_the_study_cannot_keep_is_refused_in_one_line(tmp_path, monke
     _, err = output(tmp_path, "bad")
     assert said in err and len(err.strip().splitlines()) == 1 and "Traceback" not in err
     assert not out.exists()
+
+
+def test_a_dry_run_names_the_arm_and_writes_nothing(tmp_path, monkeypatch):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    path = tmp_path / "dry.toml"
+    path.write_text(
+        f'name = "dry"\nmodel = "{MODEL}"\nbaseline_spend = "tokens"\n[[runs]]\nmethod = "laser"\n'
+        f'env = "webshop"\ntasks = "{TASK}"\nbaseline = "equal_cost"\n',
+        encoding="utf-8",
+    )
+    out = tmp_path / "out"
+    assert run_main(["study", "run", str(path), "--out", str(out), "--dry-run"], logs=tmp_path, name="dry") == 0
+    said, _ = output(tmp_path, "dry")
+    assert "baseline arm: the base agent retried until it has spent what the run spent on each task in tokens" in said
+    assert not out.exists()
