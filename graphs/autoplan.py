@@ -36,7 +36,7 @@ from typing import Any
 from langgraph.graph import END, START, StateGraph
 
 from graphs.edges import add_nodes, add_sent_node, inline
-from graphs.method import Method, Report, Training, View
+from graphs.method import BaseAgent, Method, Report, Training, View
 from nodes.autoplan import bound as autoplan_bound
 from nodes.autoplan import few_shot, report, training_view
 from nodes.autoplan.batch import (
@@ -285,4 +285,5 @@ METHOD = Method(
     prompts=SHIPPED.folder("autoplan"),
     bound=autoplan_bound.bound,
     verdicts=(ANSWERED,),
+    base_agent=BaseAgent({"plan": ""}, "the learned plan (ReAct zero-shot)"),
 )

@@ -38,7 +38,7 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 
 from graphs.edges import add_nodes, inline
-from graphs.method import Method, Report, View, grown, without_pages
+from graphs.method import BaseAgent, Method, Report, View, grown, without_pages
 from nodes.da import bound as da_bound
 from nodes.da import report
 from nodes.da.act import act
@@ -293,4 +293,8 @@ METHOD = Method(
     prompts=SHIPPED.folder("devils_advocate"),
     bound=da_bound.bound,
     verdicts=(TASK_DONE, SUBTASK_DONE, ALIGNED),
+    base_agent=BaseAgent(
+        {"remedies": 0, "backtracking": False, "plan_revision": False, "max_episodes": 1},
+        "remedies, backtracking, plan revision and further episodes (Plan+Act, one episode)",
+    ),
 )

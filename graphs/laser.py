@@ -33,7 +33,7 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 
 from graphs.edges import add_nodes, inline, path_map
-from graphs.method import Method, Report, View, without_pages
+from graphs.method import BaseAgent, Method, Report, View, without_pages
 from nodes.laser import bound as laser_bound
 from nodes.laser import report
 from nodes.laser.backup import backup
@@ -226,4 +226,5 @@ METHOD = Method(
     prompts=SHIPPED.folder("laser"),
     bound=laser_bound.bound,
     verdicts=(MATCHES,),
+    base_agent=BaseAgent({"backup": False}, "the backup (buy the best examined item when the steps run out)"),
 )

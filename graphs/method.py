@@ -142,6 +142,17 @@ class Training(Generic[S, T]):
 
 
 @dataclass(frozen=True)
+class BaseAgent:
+    """A method's plain act loop: its graph with every introspective step switched off by
+    settings. A study's equal-cost baseline arm (introspect.study.baseline) retries it from a
+    fresh start until it has spent what the introspective run spent on the task, so the app
+    learns from here, not from its own knowledge of a method, what "without introspection" is."""
+
+    settings: Mapping[str, Any]  # setting -> value, each a field of the method's Context
+    summary: str  # what those settings switch off, in a few words (the docs, the report)
+
+
+@dataclass(frozen=True)
 class Method(Generic[S, C]):
     """One introspective method as the framework sees it."""
 
@@ -178,6 +189,8 @@ class Method(Generic[S, C]):
     # the places where it judges its own progress (nodes.runtime.verdicts): its results rows list the
     # verdicts given there beside the outcome, and the report shows how far they can be trusted
     verdicts: tuple[Place, ...] = ()
+    # its base agent, retried at equal cost by a study's baseline arm (None: it has none)
+    base_agent: BaseAgent | None = None
 
     @property
     def default_env(self) -> str:

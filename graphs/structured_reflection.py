@@ -51,7 +51,7 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 
 from graphs.edges import add_nodes, inline
-from graphs.method import Method, Report, View, grown, without_pages
+from graphs.method import BaseAgent, Method, Report, View, grown, without_pages
 from nodes.runtime.channels import added
 from nodes.sr import bound as sr_bound
 from nodes.sr import report
@@ -235,4 +235,5 @@ METHOD = Method(
     prompts=SHIPPED.folder("structured_reflection"),
     bound=sr_bound.bound,
     verdicts=(STATUS,),
+    base_agent=BaseAgent({"max_trials": 1}, "reflection and further trials (one trial)"),
 )

@@ -267,11 +267,13 @@ async def run_one(
     checkpointer: BaseCheckpointSaver,
     repeat: int = 1,
     stop: Stop | None = None,
+    thread: str | None = None,
 ) -> dict[str, Any] | None:
     """The row of one task: a finished thread is reported from its final state, an
     unfinished one resumed, a new one started (errors become rows too). None when ``stop``
-    drained the run before its end: no row, the thread waits at its checkpoint."""
-    thread_id = eval_thread_id(method, context, task_id, repeat)
+    drained the run before its end: no row, the thread waits at its checkpoint. ``thread``:
+    another thread than the configuration's own (a baseline arm's attempt, introspect.study.baseline)."""
+    thread_id = thread or eval_thread_id(method, context, task_id, repeat)
     existing = await outcome_of(method, thread_id, checkpointer)
     if existing.finished:
         return {**row_for(method, context, task_id, thread_id, existing.state, 0.0), "from_checkpoint": True}

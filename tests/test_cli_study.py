@@ -374,6 +374,13 @@ def test_the_matrix_study_continues_after_a_kill_with_complete_rows_a_report_and
     assert demo["success"] and demo["model_calls"] == len(REPLIES)  # resumed, every replayed request as recorded
     assert "laser-webshop-demo" in (out / "report" / "report.md").read_text()
     assert len(events_of(out, "session")) == 2 and events_of(out, "finished")
+    for label in ("devils_advocate-webshop", "devils_advocate-hotpotqa"):  # their equal-cost arms ran too
+        arms = read_rows(out / "results" / f"{label}.baseline.r1.jsonl")
+        assert sorted(r["task_id"] for r in arms) == sorted(
+            r["task_id"] for r in read_rows(out / "results" / f"{label}.r1.jsonl")
+        )
+        assert all(not r["error"] and 0 < r["baseline"]["spent"] <= r["baseline"]["target"] for r in arms), label
+    assert "Introspection against equal-cost retrying" in (out / "report" / "report.md").read_text()
 
 
 def events_of(folder: Path, kind: str) -> list[dict]:

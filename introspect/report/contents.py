@@ -7,6 +7,7 @@ from typing import Any
 
 from graphs import methods
 from graphs.method import Method
+from introspect.report.baselines import baselines_table
 from introspect.report.calibration import calibration_table
 from introspect.report.decisions import decisions_table
 from introspect.report.repeats import curve_errors
@@ -36,14 +37,15 @@ def _training(method: Method, training: dict[str, dict[str, Any]]) -> dict[str, 
 def report_tables(configs: list[Config], training: dict[str, dict[str, Any]]) -> list[Table]:
     """The comparison of every configuration, the configurations and their runs, pass@k and
     pass^k (when tasks were repeated), the side-by-side comparisons (several configurations on
-    an env) and which of their differences are decided (introspect.report.decisions), each
+    an env) and which of their differences are decided (introspect.report.decisions), each study
+    run against its equal-cost baseline arm (introspect.report.baselines), each
     method's paper tables (``Method.report``, in the registry's order), WebArena's per-template
     average, the calibration of the methods' own verdicts (introspect.report.calibration), then
     the failures: by stop reason, and with examples."""
     tables = [comparison_table(configs), configurations_table(configs), runs(configs)]
     tables += [t for t in (repeats_table(configs),) if t is not None]
     tables += comparisons(configs)
-    tables += [t for t in (decisions_table(configs),) if t is not None]
+    tables += [t for t in (decisions_table(configs), baselines_table(configs)) if t is not None]
     for method in methods():
         mine, records = _mine(method, configs), _training(method, training)
         if mine or records:

@@ -17,6 +17,7 @@ from introspect.evaluate import read_rows
 from introspect.options import called_models
 from introspect.runlock import results_lock
 from introspect.study import journal, power
+from introspect.study.baseline import forecast_line
 from introspect.study.budget import BudgetReached
 from introspect.study.estimate import against_budgets, estimate
 from introspect.study.run import (
@@ -128,6 +129,8 @@ def forecast(study: Study, folder: Path, earlier: list[Path]) -> None:
         guess = estimate(run, folder, earlier)
         for line in guess.lines(run.concurrency if isinstance(run.concurrency, int) else 1):
             say(f"  {line}")
+        if run.baseline:
+            say(f"  {forecast_line(run.baseline)}")
         guesses.append(guess)
     known = [g.expected for g in guesses if g.expected]
     bounded = sum(g.bound.calls for g in guesses if g.bound)

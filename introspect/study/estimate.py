@@ -143,6 +143,7 @@ def similar_rows(run: Run, files: list[Path]) -> list[dict[str, Any]]:
         if (row.get("method"), row.get("env"), row.get("model"), row.get("fingerprint")) == want
         and not row.get("error")
         and not row.get("from_checkpoint")  # reported from a finished thread: its seconds are not its own
+        and not row.get("baseline")  # a baseline arm's: its attempts added up, not one run of the configuration
     ]
 
 

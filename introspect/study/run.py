@@ -4,7 +4,9 @@ The folder holds the spec as given (``spec.toml``), one results file per run and
 (``results/<label>.r<K>.jsonl``), the journal, the runs' checkpoints (``checkpoints.sqlite``,
 unless the spec names a ``checkpoint``), the report (``report/``) and the viewer's pages
 (``views/<label>.r<K>/``). Running a study again continues it: the evaluation skips finished
-tasks, resumes unfinished threads and tries errored tasks again. A spec changed since the
+tasks, resumes unfinished threads and tries errored tasks again. A run with ``baseline``
+runs its equal-cost baseline arm after each repeat (introspect.study.baseline), into
+``results/<label>.baseline.r<K>.jsonl``. A spec changed since the
 folder's last session is refused unless it only adds runs (or changes what decides no
 outcome: repeats, concurrency, budgets, workers, server).
 
@@ -42,6 +44,9 @@ from introspect.runlock import database_lock
 from introspect.runner import outcome_of
 from introspect.stopping import Stop, stopping_on_signals
 from introspect.study import journal
+from introspect.study.baseline import SUFFIX, run_arm
+from introspect.study.baseline import label_of as baseline_label
+from introspect.study.baseline import results_of as baseline_results
 from introspect.study.budget import Purse, RunMeter, spending
 from introspect.study.progress import Progress
 from introspect.study.spec import FREE, Run, Study, StudyError
@@ -126,9 +131,11 @@ def spent_before(study: Study, folder: Path) -> dict[str, dict[str, float]]:
     for run in study.runs:
         total = Purse(run.budget)
         for repeat in range(1, run.repeats + 1):
-            latest = {str(r["task_id"]): r for r in read_rows(folder / run.results(repeat))}
-            for row in latest.values():
-                total.add(spending(row))
+            files = [run.results(repeat), *([baseline_results(run, repeat)] if run.baseline else [])]
+            for path in files:
+                latest = {str(r["task_id"]): r for r in read_rows(folder / path)}
+                for row in latest.values():
+                    total.add(spending(row))
         spent[run.label] = total.spent
     return spent
 
@@ -235,8 +242,18 @@ async def _execute(study: Study, folder: Path, say: Callable[[str], None], stop:
         for task, error in summary.errors:  # each failed task's reason, as eval prints it
             progress.write(f"  error  task {task}: {error}")
         summaries.append((run.label, repeat, summary))
-        if reached:
-            stopped.append(reached)
+        if run.baseline is not None and not reached:
+            try:
+                arm = await run_arm(run, repeat, folder, saver, gate, stop, meter)
+            except asyncio.CancelledError:  # a budget its spending reached: the rows written stand
+                if not meter.reached:
+                    raise
+                arm = None
+            if arm is not None and not stop.requested:
+                progress.write(f"{baseline_label(run)} r{repeat}: {_summary_line(arm)}")
+                summaries.append((baseline_label(run), repeat, arm))
+        if reached or meter.reached:
+            stopped.append(reached or meter.reached)
 
     try:
         async with contextlib.AsyncExitStack() as stack:
@@ -403,10 +420,13 @@ def status_lines(folder: Path) -> list[str]:
         raise StudyError(f"{folder} is not a study folder (no {SPEC} and journal)")
     lines = []
     total_cost: list[float | None] = []
-    for run in plan:
+    arms = [(f"{r['label']}{SUFFIX}", r) for r in plan]  # a run's equal-cost arm, shown when it has rows
+    for label, run in [(r["label"], r) for r in plan] + arms:
         for repeat in range(1, int(run["repeats"]) + 1):
-            path = folder / "results" / f"{run['label']}.r{repeat}.jsonl"
-            latest = {str(r["task_id"]): r for r in read_rows(path) if r.get("label") == run["label"]}
+            path = folder / "results" / f"{label}.r{repeat}.jsonl"
+            if label != run["label"] and not path.is_file():
+                continue
+            latest = {str(r["task_id"]): r for r in read_rows(path) if r.get("label") == label}
             rows = [latest[t] for t in run["tasks"] if t in latest]
             done = sum(1 for r in rows if not r.get("error"))
             errors = len(rows) - done
@@ -414,7 +434,7 @@ def status_lines(folder: Path) -> list[str]:
             total_cost.append(cost)
             state = "done" if done == len(run["tasks"]) else "unfinished"
             lines.append(
-                f"{run['label']} r{repeat}: {done}/{len(run['tasks'])} finished, {errors} errored, "
+                f"{label} r{repeat}: {done}/{len(run['tasks'])} finished, {errors} errored, "
                 f"{len(run['tasks']) - len(rows)} not run; {dollars(cost)}  [{state}]"
             )
     stops = [e for e in journal.events(folder) if e.get("event") in ("stopped", "finished", "session")]

@@ -38,13 +38,27 @@ class StudyError(UserError, ValueError):
 # defaults a run inherits from the top of the study file
 TASK_BUDGETS = ("task_max_cost_usd", "task_max_tokens_total", "task_max_seconds")
 BUDGETS = ("max_cost_usd", "max_tokens_total", "max_seconds")  # the study's, or a run's
-DEFAULTS = ("model", "repeats", "concurrency", *TASK_BUDGETS, "workers", "server")
+DEFAULTS = ("model", "repeats", "concurrency", *TASK_BUDGETS, "workers", "server", "baseline_spend")
 TOP = ("name", *BUDGETS, "checkpoint", "min_detectable", "discordance", *DEFAULTS)
-RUN = ("method", "env", "tasks", "split", "settings", "env_options", "plan", "label", *BUDGETS, *DEFAULTS)
+RUN = ("method", "env", "tasks", "split", "settings", "env_options", "plan", "label", "baseline", *BUDGETS, *DEFAULTS)
 GRID = ("methods", "envs", "models", *(k for k in RUN if k not in ("method", "env", "model", "label")))
 # keys that decide no outcome: a study may change them between sessions (a higher budget)
 LABEL = r"[A-Za-z0-9][A-Za-z0-9._=,-]*"  # a label names files
 FREE = ("repeats", "concurrency", *BUDGETS, *TASK_BUDGETS, "workers", "server")
+BASELINES = ("equal_cost",)  # the baseline arms a run may add
+# what "the same budget" of an equal-cost arm counts: a row's model calls, its tokens (input plus
+# output), or its dollars
+SPENDS = ("model_calls", "tokens", "cost_usd")
+
+
+@dataclass(frozen=True)
+class Baseline:
+    """A run's equal-cost baseline arm: the method's base agent (``Method.base_agent``'s settings
+    over the run's own: ``context``) retried from a fresh start until it has spent, as ``spend``
+    counts, what the run spent on the task (introspect.study.baseline)."""
+
+    spend: str  # one of SPENDS
+    context: Context
 
 
 @dataclass
@@ -62,6 +76,7 @@ class Run:
     workers: int
     server: str | None
     given: dict[str, Any]  # the run's table as expanded from the file (what changes a run)
+    baseline: Baseline | None = None  # its equal-cost baseline arm, when the spec adds one
 
     def results(self, repeat: int) -> Path:
         """Its results file for ``repeat``, inside the study folder."""
@@ -226,6 +241,7 @@ def _run(table: dict[str, Any], label: str, top: dict[str, Any], where: str, mod
             server=_text(value("server", None), "server"),
             given={**table, "label": label},
         )
+        run.baseline = _baseline(table, value("baseline_spend", "model_calls"), run, args, models)
     except UserError as exc:
         raise StudyError(f"{where}: {exc}") from None
     dollars = bool(top.get("max_cost_usd") or run.budget.cost_usd or run.task_budget.cost_usd)
@@ -241,9 +257,33 @@ def _run(table: dict[str, Any], label: str, top: dict[str, Any], where: str, mod
         raise StudyError(f"{where}: budgets are kept call by call here only (drop workers and server, or the budgets)")
     if run.workers > 1 and run.server:
         raise StudyError(f"{where}: workers and server exclude each other")
+    if run.baseline and (run.workers > 1 or run.server):
+        raise StudyError(f"{where}: a baseline arm runs here only (drop workers and server, or baseline)")
+    if run.baseline and run.baseline.spend == "cost_usd" and not priced(run.context.model):
+        raise StudyError(
+            f'{where}: the model {run.context.model} has no known price, so baseline_spend = "cost_usd" cannot be '
+            'kept: count "model_calls" or "tokens" instead'
+        )
     if run.concurrency == "auto" and (run.workers > 1 or run.server):
         raise StudyError(f'{where}: concurrency = "auto" paces the calls made here only (drop workers and server)')
     return run
+
+
+def _baseline(table: dict[str, Any], spend: Any, run: Run, args: argparse.Namespace, models: bool) -> Baseline | None:
+    """The run's baseline arm (``baseline`` names its kind), its base agent's settings checked as
+    the run's are; None when the run adds none."""
+    kind = table.get("baseline")
+    if spend not in SPENDS:
+        raise StudyError(f"baseline_spend must be one of {', '.join(map(repr, SPENDS))}, got {spend!r}")
+    if kind is None:
+        return None
+    if kind not in BASELINES:
+        raise StudyError(f"baseline must be one of {', '.join(map(repr, BASELINES))}, got {kind!r}")
+    agent = run.method.base_agent
+    if agent is None:
+        raise StudyError(f"{run.method.name} declares no base agent to retry at equal cost: leave baseline out")
+    base = argparse.Namespace(set=[f"{k}={json.dumps(v)}" for k, v in agent.settings.items()])
+    return Baseline(spend, context_from(base, run.method, base=run.context, models=models))
 
 
 def _concurrency(value: Any) -> int | Literal["auto"]:
