@@ -33,7 +33,7 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 
 from graphs.edges import add_nodes, inline, path_map
-from graphs.method import Method, Report, View, without_pages
+from graphs.method import Intervention, Method, Report, View, without_pages
 from nodes.laser import bound as laser_bound
 from nodes.laser import report
 from nodes.laser.backup import backup
@@ -226,4 +226,12 @@ METHOD = Method(
     prompts=SHIPPED.folder("laser"),
     bound=laser_bound.bound,
     verdicts=(MATCHES,),
+    interventions=(
+        Intervention(
+            "backup",
+            "backup",
+            {"backup": False},
+            "out of steps, buy the best item examined (the run without it stops unbought at the cap)",
+        ),
+    ),
 )

@@ -1,5 +1,5 @@
 """The ``introspect`` command: run, resume, evaluate, train, study, serve, list graphs, history,
-fork, view, report, export, data, demo.
+fork, ablate, view, report, export, data, demo.
 
 Exit status: 0 when the command did its work; 2 for bad input (unknown method, env or
 task, a malformed or unknown model, a missing key, a setting out of range, an unusable
@@ -600,6 +600,11 @@ def build_parser(method: Method | None = None) -> Parser:
     from introspect.data import add_parser as add_data
 
     add_data(sub)
+
+    # `introspect ablate` (introspect/ablation/)
+    from introspect.ablation.command import add_parser as add_ablate
+
+    add_ablate(sub)
 
     # `introspect serve` (introspect/serve.py)
     from introspect.serve import add_parser as add_serve

@@ -1,0 +1,56 @@
+"""The ``introspect ablate`` command (introspect.cli registers it with ``add_parser``)."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from introspect.options import UsageError, positive
+
+
+async def cmd_ablate(args: argparse.Namespace) -> int:
+    from introspect.ablation.forks import ablate, default_out, line, runs_of
+
+    paths = [Path(p) for p in args.runs]
+    runs = runs_of(paths, args.checkpoint)  # every input read and checked before anything runs
+    out = Path(args.out) if args.out else default_out(paths)
+    if out.is_dir():
+        raise UsageError(f"--out {out} is a folder: name the ablation results file (JSONL)")
+    kinds = set(args.intervention or []) or None
+    print(f"ablating the interventions of {len(runs)} run(s) into {out}", flush=True)
+    tally = await ablate(
+        runs, out, args.concurrency, kinds, first_only=not args.each, on_row=lambda row: print(line(row), flush=True)
+    )
+    print(f"ablations written: {tally.written}  already there: {tally.skipped}")
+    if tally.missing:
+        print(f"runs whose thread is not in their checkpointer (left out): {tally.missing}")
+    if tally.without_interventions:
+        print(f"methods that declare no interventions: {', '.join(sorted(tally.without_interventions))}")
+    print(f"see them in: introspect report {' '.join(args.runs)} --ablations {out}")
+    return 0
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    """``introspect ablate RUNS... [--out FILE] [--intervention KIND] [--each] [--concurrency N]``."""
+    ab = sub.add_parser(
+        "ablate",
+        help="fork finished runs before each introspective intervention, run on without it, record both outcomes",
+    )
+    ab.add_argument("runs", nargs="+", metavar="RESULTS.jsonl|STUDY", help="results files or study folders")
+    ab.add_argument(
+        "--out",
+        metavar="FILE",
+        help="the ablation results (default: a study's ablations.jsonl, else beside the results)",
+    )
+    ab.add_argument(
+        "--intervention", action="append", metavar="KIND", help="only this kind (repeatable; default: every kind)"
+    )
+    ab.add_argument(
+        "--each",
+        action="store_true",
+        help="fork before every time an intervention happened (default: its first time in each run, which "
+        "gives the run without it)",
+    )
+    ab.add_argument("--concurrency", type=positive, default=4, help="forks in flight (default 4)")
+    ab.add_argument("--checkpoint", help="the checkpointer of the runs (default: a study's own, else introspect's)")
+    ab.set_defaults(handler=cmd_ablate)

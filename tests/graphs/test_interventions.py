@@ -1,0 +1,29 @@
+"""Every method's declared interventions (``Method.interventions``, what ``introspect ablate``
+switches off): each names a node of the method's graph, and its off-settings are fields of the
+method's settings that take the values given, which differ from the defaults (a setting that
+switched nothing off would make an ablation that changes nothing)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from graphs import method_named, registry
+
+
+@pytest.mark.parametrize("name", list(registry()))
+def test_each_intervention_is_switched_off_by_a_real_setting(name):
+    method = method_named(name)
+    nodes = set(method.graph.get_graph().nodes)
+    kinds = [i.kind for i in method.interventions]
+    assert len(kinds) == len(set(kinds))
+    for intervention in method.interventions:
+        assert intervention.node in nodes, intervention
+        assert set(intervention.off) <= set(method.context.field_names()), intervention
+        context = dataclasses.replace(method.context(), **intervention.off)  # validated
+        assert any(getattr(context, k) != method.context.default(k) for k in intervention.off), intervention
+
+
+def test_laser_declares_its_backup():
+    assert {i.kind: dict(i.off) for i in method_named("laser").interventions}["backup"] == {"backup": False}

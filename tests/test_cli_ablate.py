@@ -1,0 +1,109 @@
+"""``introspect ablate``: a finished run is forked before each introspective intervention it made
+(the method declares them, ``Method.interventions``), the fork runs to its end with that
+intervention switched off, and a row records the outcome with and without it. The runs are
+scripted: LASER's backup buys the goal item once the transitions run out; without it the run
+stops unbought."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+
+from graphs import method_named
+from introspect.checkpoint import open_checkpointer
+from introspect.cli import main
+from introspect.runner import graph_for
+from tests.graphs.laser_scripts import buy_call, call, goal_with_options, think
+from tests.graphs.test_laser_backup import wander
+
+
+def cli(capsys, *args: str) -> tuple[int, str, str]:
+    try:
+        code = main(list(args))
+    except SystemExit as exc:  # argparse's usage errors
+        code = int(exc.code)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture(scope="module")
+async def shop_goal():
+    return await goal_with_options()
+
+
+def backup_script(goal: dict, ids: list[str]) -> list[dict]:
+    """13 transitions, the 13th opening the goal item; the backup then picks it and buys it with
+    the goal's options. Replies to spare let a fork without the backup run to its own end."""
+    backup = [
+        think("the goal item is the best"),
+        call("select_item", item_id=goal["asin"]),
+        {"content": ", ".join(goal["goal_options"])},
+        think("choose its options"),
+        buy_call(goal),
+    ]
+    return wander(goal, ids, end_on_goal=True) + backup + [think("nothing more to do")] * 12
+
+
+async def nodes_of(db: str, thread: str) -> list[str]:
+    """The nodes a thread ran, in order."""
+    async with open_checkpointer(db, existing=True) as saver:
+        graph = graph_for(method_named("laser"), saver)
+        history = [s async for s in graph.aget_state_history({"configurable": {"thread_id": thread}})][::-1]
+    return [",".join(s.next) for s in history if s.next]
+
+
+def test_a_run_without_its_backup_is_forked_and_recorded(capsys, tmp_path, shop_goal, write_script):
+    task_id, goal, ids = shop_goal
+    db, results = f"sqlite:///{tmp_path / 'runs.sqlite'}", tmp_path / "results.jsonl"
+    model = write_script(backup_script(goal, ids))
+    code, _, err = cli(
+        capsys, "eval", "laser", "--tasks", task_id, "--model", model, "--set", "backup_check=each_transition",
+        "--results", str(results), "--checkpoint", db, "--concurrency", "1",
+    )  # fmt: skip
+    assert code == 0, err
+    [original] = [json.loads(line) for line in results.read_text().splitlines()]
+    assert original["success"] is True and original["backup_used"] is True
+
+    out_file = tmp_path / "ablations.jsonl"
+    code, out, err = cli(capsys, "ablate", str(results), "--checkpoint", db, "--out", str(out_file))
+    assert code == 0, err
+    [row] = [json.loads(line) for line in out_file.read_text().splitlines()]
+    assert (row["thread_id"], row["intervention"], row["count"], row["off"]) == (
+        original["thread_id"], "backup", 1, {"backup": False},
+    )  # fmt: skip
+    assert row["error"] == "" and row["with"]["success"] is True and row["with"]["reward"] == original["reward"]
+    assert row["without"]["success"] is False and row["without"]["reward"] < original["reward"]
+    assert "without backup #1: success true -> false" in out
+
+    ran = asyncio.run(nodes_of(db, original["thread_id"]))
+    forked = asyncio.run(nodes_of(db, row["fork"]))
+    assert "backup" in ran and "backup" not in forked
+    shared = ran.index("backup") - 1  # the fork starts before the step that led to the backup
+    assert forked[:shared] == ran[:shared] and forked != ran
+
+    # run again: the ablation is there, nothing runs twice
+    code, out, err = cli(capsys, "ablate", str(results), "--checkpoint", db, "--out", str(out_file))
+    assert code == 0 and "ablations written: 0  already there: 1" in out
+    assert len(out_file.read_text().splitlines()) == 1
+
+
+@pytest.mark.parametrize(
+    "content,message",
+    [
+        ('{"a": 1}\n', "is not a results row of `introspect eval`"),
+        ("not json\n", "is not JSONL: line 1 is not JSON"),
+        (
+            '{"task_id": "1", "method": "laser", "env": "webshop", "model": "m", "success": true}\n',
+            "names no thread_id",
+        ),
+    ],
+)
+def test_a_file_that_is_not_results_is_refused_in_one_line(capsys, tmp_path, content, message):
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(content)
+    out_file = tmp_path / "ablations.jsonl"
+    code, out, err = cli(capsys, "ablate", str(bad), "--out", str(out_file))
+    assert code == 2 and message in err and len(err.strip().splitlines()) == 1
+    assert not out_file.exists() and out == ""
