@@ -83,6 +83,18 @@ def test_a_run_without_its_backup_is_forked_and_recorded(capsys, tmp_path, shop_
     shared = ran.index("backup") - 1  # the fork starts before the step that led to the backup
     assert forked[:shared] == ran[:shared] and forked != ran
 
+    # the report: LASER's table, the backup earned the run its success
+    code, out, err = cli(
+        capsys, "report", str(results), "--ablations", str(out_file), "--markdown", str(tmp_path / "r.md")
+    )
+    assert code == 0, err
+    report = (tmp_path / "r.md").read_text()
+    assert "LASER: what each intervention earned" in report
+    [line] = [line for line in report.splitlines() if line.startswith("| webshop | backup |")]
+    assert [c.strip() for c in line.split("|")[3:7]] == ["1", "1.0", "100.0", "0.0"]
+    code, _, err = cli(capsys, "report", str(results), "--ablations", str(results))
+    assert code == 2 and "is not a row of `introspect ablate`" in err and len(err.strip().splitlines()) == 1
+
     # run again: the ablation is there, nothing runs twice
     code, out, err = cli(capsys, "ablate", str(results), "--checkpoint", db, "--out", str(out_file))
     assert code == 0 and "ablations written: 0  already there: 1" in out

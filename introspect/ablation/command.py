@@ -42,15 +42,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         metavar="FILE",
         help="the ablation results (default: a study's ablations.jsonl, else beside the results)",
     )
-    ab.add_argument(
-        "--intervention", action="append", metavar="KIND", help="only this kind (repeatable; default: every kind)"
-    )
+    ab.add_argument("--intervention", action="append", metavar="KIND", help="only this kind (default: every kind)")
     ab.add_argument(
         "--each",
         action="store_true",
         help="fork before every time an intervention happened (default: its first time in each run, which "
         "gives the run without it)",
     )
-    ab.add_argument("--concurrency", type=positive, default=4, help="forks in flight (default 4)")
+    ab.add_argument("--concurrency", type=positive, default=4, metavar="N", help="forks in flight (default 4)")
     ab.add_argument("--checkpoint", help="the checkpointer of the runs (default: a study's own, else introspect's)")
     ab.set_defaults(handler=cmd_ablate)

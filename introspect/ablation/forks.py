@@ -8,7 +8,8 @@ crash finds its forks as ``eval`` finds its threads: a row already written is sk
 finished is reported from its final state, an unfinished one continues from its checkpoint.
 
 A row names the original run (thread, task, method, env, model, fingerprint, a study's label and
-repeat), the intervention (``intervention``, ``count``, ``checkpoint``: where the fork started,
+repeat), the intervention (``intervention``, ``count``, ``fired``: how often it happened in the run,
+``checkpoint``: where the fork started,
 ``off``: the settings the fork ran with) and the fork (``fork``), and gives the outcome ``with``
 the intervention (the run as it was) and ``without`` it (the fork: its prefix, shared with the
 run, and what it did from there): success, reward, model calls, tokens and cost. The fork's
@@ -22,6 +23,7 @@ import asyncio
 import dataclasses
 import json
 import time
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,10 +36,10 @@ from introspect.checkpoint import open_checkpointer, thread_exists
 from introspect.evaluate import ResultsFile, read_rows, row_for
 from introspect.finding import checkpoint_of, results_in, study_holding
 from introspect.options import UsageError
+from introspect.report.ablation import ABLATIONS
 from introspect.report.load import read_results
 from introspect.runner import drive, fork, outcome_of, thread_context
 
-ABLATIONS = "ablations.jsonl"  # a study's ablation results, beside its spec.toml
 OUTCOME = ("success", "reward", "model_calls", "input_tokens", "output_tokens", "cost_usd")
 IDENTITY = ("task_id", "method", "env", "model", "fingerprint", "label", "repeat")
 
@@ -86,7 +88,7 @@ def done(path: Path) -> set[tuple[str, str, int]]:
 
 
 def ablation_row(
-    run: Run, intervention: Intervention, firing: Firing, fork_id: str, fork_row: dict[str, Any]
+    run: Run, intervention: Intervention, firing: Firing, fired: int, fork_id: str, fork_row: dict[str, Any]
 ) -> dict[str, Any]:
     original = run.row
     row: dict[str, Any] = {"thread_id": original["thread_id"]}
@@ -94,6 +96,7 @@ def ablation_row(
     row.update(
         intervention=intervention.kind,
         count=firing.count,
+        fired=fired,
         checkpoint=firing.checkpoint_id,
         step=firing.step,
         off=dict(intervention.off),
@@ -106,9 +109,10 @@ def ablation_row(
     return row
 
 
-async def ablate_firing(method: Method, saver: Any, run: Run, firing: Firing) -> dict[str, Any]:
+async def ablate_firing(method: Method, saver: Any, run: Run, firing: Firing, fired: int) -> dict[str, Any]:
     """Fork the run before ``firing`` (unless an earlier ablation did), run the fork to its end
-    with the intervention switched off, and give its row (an error becomes the row's ``error``)."""
+    with the intervention switched off, and give its row (an error becomes the row's ``error``);
+    ``fired``: how often the intervention happened in the run."""
     thread_id, task_id = str(run.row["thread_id"]), str(run.row["task_id"])
     intervention = next(i for i in method.interventions if i.kind == firing.kind)
     fork_id = fork_thread(thread_id, firing)
@@ -125,7 +129,7 @@ async def ablate_firing(method: Method, saver: Any, run: Run, firing: Firing) ->
         except Exception as exc:  # noqa: BLE001 - one fork's failure must not end the ablation
             reached, error = await outcome_of(method, fork_id, saver), f"{type(exc).__name__}: {exc}"
     fork_row = row_for(method, context, task_id, fork_id, reached.state, time.monotonic() - started, error)
-    return ablation_row(run, intervention, firing, fork_id, fork_row)
+    return ablation_row(run, intervention, firing, fired, fork_id, fork_row)
 
 
 @dataclass
@@ -156,9 +160,9 @@ async def ablate(
     for run in runs:
         by_store.setdefault(run.checkpoint, []).append(run)
 
-    async def one(method: Method, saver: Any, run: Run, firing: Firing) -> None:
+    async def one(method: Method, saver: Any, run: Run, firing: Firing, fired: int) -> None:
         async with gate:
-            row = await ablate_firing(method, saver, run, firing)
+            row = await ablate_firing(method, saver, run, firing, fired)
         await results.append(row)
         tally.written += 1
         if on_row is not None:
@@ -175,13 +179,15 @@ async def ablate(
                 if not await thread_exists(saver, str(run.row["thread_id"])):
                     tally.missing += 1
                     continue
-                for firing in await firings(method, saver, str(run.row["thread_id"])):
+                found = await firings(method, saver, str(run.row["thread_id"]))
+                fired = Counter(firing.kind for firing in found)
+                for firing in found:
                     if (kinds and firing.kind not in kinds) or (first_only and firing.count > 1):
                         continue
                     if (str(run.row["thread_id"]), firing.kind, firing.count) in skip:
                         tally.skipped += 1
                         continue
-                    jobs.append(one(method, saver, run, firing))
+                    jobs.append(one(method, saver, run, firing, fired[firing.kind]))
             await asyncio.gather(*jobs)
     return tally
 
