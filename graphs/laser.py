@@ -201,6 +201,17 @@ def introspection(states: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     }
 
 
+def backtracked(before: Mapping[str, Any], after: Mapping[str, Any]) -> bool:
+    """The step executed a call that goes back to an earlier state (a tool that ``backtracks``)."""
+    name = (before.get("call") or {}).get("name")
+    return any(
+        tool.name == name and tool.backtracks
+        for space in SPACES.values()
+        for here in space.states
+        for tool in here.tools
+    )
+
+
 graph = build_graph()
 
 METHOD = Method(
@@ -227,6 +238,13 @@ METHOD = Method(
     bound=laser_bound.bound,
     verdicts=(MATCHES,),
     interventions=(
+        Intervention(
+            "backtrack",
+            "execute",
+            {"backtracking": False},
+            "go back to an earlier state (Prev, Back_to_Search) to recover (without it they are not offered)",
+            fired=backtracked,
+        ),
         Intervention(
             "backup",
             "backup",

@@ -15,7 +15,7 @@ from graphs import method_named
 from introspect.checkpoint import open_checkpointer
 from introspect.cli import main
 from introspect.runner import graph_for
-from tests.graphs.laser_scripts import buy_call, call, goal_with_options, think
+from tests.graphs.laser_scripts import buy_call, call, goal_with_options, think, tour_script
 from tests.graphs.test_laser_backup import wander
 
 
@@ -67,7 +67,9 @@ def test_a_run_without_its_backup_is_forked_and_recorded(capsys, tmp_path, shop_
     assert original["success"] is True and original["backup_used"] is True
 
     out_file = tmp_path / "ablations.jsonl"
-    code, out, err = cli(capsys, "ablate", str(results), "--checkpoint", db, "--out", str(out_file))
+    code, out, err = cli(
+        capsys, "ablate", str(results), "--checkpoint", db, "--out", str(out_file), "--intervention", "backup"
+    )
     assert code == 0, err
     [row] = [json.loads(line) for line in out_file.read_text().splitlines()]
     assert (row["thread_id"], row["intervention"], row["count"], row["off"]) == (
@@ -96,9 +98,54 @@ def test_a_run_without_its_backup_is_forked_and_recorded(capsys, tmp_path, shop_
     assert code == 2 and "is not a row of `introspect ablate`" in err and len(err.strip().splitlines()) == 1
 
     # run again: the ablation is there, nothing runs twice
-    code, out, err = cli(capsys, "ablate", str(results), "--checkpoint", db, "--out", str(out_file))
+    code, out, err = cli(
+        capsys, "ablate", str(results), "--checkpoint", db, "--out", str(out_file), "--intervention", "backup"
+    )
     assert code == 0 and "ablations written: 0  already there: 1" in out
     assert len(out_file.read_text().splitlines()) == 1
+
+
+def test_each_backtrack_of_a_run_is_ablated_without_the_functions_that_go_back(
+    capsys, tmp_path, shop_goal, write_script
+):
+    """The tour goes back twice (Prev, then Back_to_Search) before it buys; each fork starts
+    before the state that chose to go back, and that state is not offered the way back."""
+    task_id, goal, ids = shop_goal
+    db, results = f"sqlite:///{tmp_path / 'runs.sqlite'}", tmp_path / "results.jsonl"
+    model = write_script(tour_script(goal, ids) + [think("nothing more to do")] * 12)
+    code, _, err = cli(
+        capsys, "eval", "laser", "--tasks", task_id, "--model", model, "--results", str(results), "--checkpoint", db,
+    )  # fmt: skip
+    assert code == 0, err
+    [original] = [json.loads(line) for line in results.read_text().splitlines()]
+    assert original["success"] is True
+
+    out_file = tmp_path / "ablations.jsonl"
+    code, out, err = cli(capsys, "ablate", str(results), "--checkpoint", db, "--out", str(out_file), "--each")
+    assert code == 0, err
+    rows = [json.loads(line) for line in out_file.read_text().splitlines()]
+    assert sorted((r["intervention"], r["count"], r["fired"]) for r in rows) == [
+        ("backtrack", 1, 2),
+        ("backtrack", 2, 2),
+    ]
+    ran = asyncio.run(nodes_of(db, original["thread_id"]))
+    assert ran.count("search") == 2 and "results" in ran[ran.index("item") :]  # Prev, then Back_to_Search
+    for row in rows:
+        assert row["error"] == "" and row["off"] == {"backtracking": False}
+        forked = asyncio.run(nodes_of(db, row["fork"]))
+        assert forked != ran
+        if row["count"] == 1:  # from the first item it cannot go back to the results (Prev)
+            assert "results" not in forked[forked.index("item") :]
+        else:  # from the second results page it cannot go back to search (Back_to_Search)
+            assert forked.count("search") == 1 and "results" in forked[forked.index("item") :]
+    first = next(r for r in rows if r["count"] == 1)
+    assert first["without"]["success"] is False  # the tour's script cannot buy without going back
+
+
+async def final_state(db: str, thread: str) -> dict:
+    async with open_checkpointer(db, existing=True) as saver:
+        graph = graph_for(method_named("laser"), saver)
+        return (await graph.aget_state({"configurable": {"thread_id": thread}})).values
 
 
 @pytest.mark.parametrize(
