@@ -101,8 +101,48 @@ def test_a_run_without_its_backup_is_forked_and_recorded(capsys, tmp_path, shop_
     code, out, err = cli(
         capsys, "ablate", str(results), "--checkpoint", db, "--out", str(out_file), "--intervention", "backup"
     )
-    assert code == 0 and "ablations written: 0  already there: 1" in out
+    assert code == 0 and "ablations written: 0  already there: 1  errors: 0" in out
     assert len(out_file.read_text().splitlines()) == 1
+
+
+def test_a_fork_that_failed_continues_from_its_checkpoint_the_next_time(capsys, tmp_path, shop_goal, write_script):
+    """The script runs out in the fork (an error row); given more replies, the same command
+    continues that fork where it stopped and writes its row."""
+    from nodes.runtime.llm import clear_models
+
+    task_id, goal, ids = shop_goal
+    db, results = f"sqlite:///{tmp_path / 'runs.sqlite'}", tmp_path / "results.jsonl"
+    replies = backup_script(goal, ids)[:-12]  # nothing to spare
+    model = write_script(replies, name="script.jsonl")
+    code, _, err = cli(
+        capsys, "eval", "laser", "--tasks", task_id, "--model", model, "--set", "backup_check=each_transition",
+        "--results", str(results), "--checkpoint", db,
+    )  # fmt: skip
+    assert code == 0, err
+    out_file = tmp_path / "ablations.jsonl"
+    ablate = ["ablate", str(results), "--checkpoint", db, "--out", str(out_file), "--intervention", "backup"]
+    code, out, err = cli(capsys, *ablate)
+    assert code == 1, err  # a fork that ended in an error, as eval's tasks
+    [failed] = [json.loads(line) for line in out_file.read_text().splitlines()]
+    assert "has 31 replies; call 32 asked for more" in failed["error"] and "without backup #1: error: " in out
+    stopped = asyncio.run(checkpoint_ids(db, failed["fork"]))
+
+    write_script(replies + [think("nothing more to do")] * 12, name="script.jsonl")
+    clear_models()
+    code, out, err = cli(capsys, *ablate)
+    assert code == 0 and "ablations written: 1  already there: 0  errors: 0" in out, err
+    rows = [json.loads(line) for line in out_file.read_text().splitlines()]
+    assert len(rows) == 2 and rows[1]["error"] == "" and rows[1]["without"]["success"] is False
+    assert rows[1]["fork"] == failed["fork"]
+    finished = asyncio.run(checkpoint_ids(db, failed["fork"]))
+    assert finished[: len(stopped)] == stopped and len(finished) > len(stopped)  # continued, not forked again
+
+
+async def checkpoint_ids(db: str, thread: str) -> list[str]:
+    async with open_checkpointer(db, existing=True) as saver:
+        graph = graph_for(method_named("laser"), saver)
+        history = [s async for s in graph.aget_state_history({"configurable": {"thread_id": thread}})][::-1]
+    return [s.config["configurable"]["checkpoint_id"] for s in history]
 
 
 def test_each_backtrack_of_a_run_is_ablated_without_the_functions_that_go_back(

@@ -1,4 +1,6 @@
-"""The ``introspect ablate`` command (introspect.cli registers it with ``add_parser``)."""
+"""The ``introspect ablate`` command (introspect.cli registers it with ``add_parser``): exit 0 when
+every fork ran to an outcome, 1 when one ended in an error (its row says which; the same command
+continues it), 2 for bad input, refused before anything runs."""
 
 from __future__ import annotations
 
@@ -21,13 +23,13 @@ async def cmd_ablate(args: argparse.Namespace) -> int:
     tally = await ablate(
         runs, out, args.concurrency, kinds, first_only=not args.each, on_row=lambda row: print(line(row), flush=True)
     )
-    print(f"ablations written: {tally.written}  already there: {tally.skipped}")
+    print(f"ablations written: {tally.written}  already there: {tally.skipped}  errors: {tally.errors}")
     if tally.missing:
         print(f"runs whose thread is not in their checkpointer (left out): {tally.missing}")
     if tally.without_interventions:
         print(f"methods that declare no interventions: {', '.join(sorted(tally.without_interventions))}")
     print(f"see them in: introspect report {' '.join(args.runs)} --ablations {out}")
-    return 0
+    return 1 if tally.errors else 0  # as eval: a fork that errored runs again with the same command
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:

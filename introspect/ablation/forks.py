@@ -138,6 +138,7 @@ class Tally:
 
     written: int = 0
     skipped: int = 0  # ablations already in the results
+    errors: int = 0  # forks that ended in an error (their rows say which; they run again next time)
     missing: int = 0  # runs whose thread is not in their checkpointer
     without_interventions: set[str] = dataclasses.field(default_factory=set)  # methods that declare none
 
@@ -165,6 +166,7 @@ async def ablate(
             row = await ablate_firing(method, saver, run, firing, fired)
         await results.append(row)
         tally.written += 1
+        tally.errors += bool(row["error"])
         if on_row is not None:
             on_row(row)
 
