@@ -67,10 +67,17 @@ def test_a_run_without_its_backup_is_forked_and_recorded(capsys, tmp_path, shop_
     assert original["success"] is True and original["backup_used"] is True
 
     out_file = tmp_path / "ablations.jsonl"
+    views = tmp_path / "views"
     code, out, err = cli(
-        capsys, "ablate", str(results), "--checkpoint", db, "--out", str(out_file), "--intervention", "backup"
-    )
+        capsys, "ablate", str(results), "--checkpoint", db, "--out", str(out_file), "--intervention", "backup",
+        "--views", str(views),
+    )  # fmt: skip
     assert code == 0, err
+    [page] = views.glob("compare-*.html")
+    assert f"view: {page}" in out
+    html = page.read_text()  # the fork beside its original, the first step where they differ marked
+    assert "First difference: <a href='#difference'>step 14</a> (run B has no step 14)" in html
+    assert "settings backup=false, backup_check" in html
     [row] = [json.loads(line) for line in out_file.read_text().splitlines()]
     assert (row["thread_id"], row["intervention"], row["count"], row["off"]) == (
         original["thread_id"], "backup", 1, {"backup": False},

@@ -6,8 +6,12 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from introspect.options import UsageError, positive
+
+if TYPE_CHECKING:
+    from introspect.ablation.forks import Run
 
 
 async def cmd_ablate(args: argparse.Namespace) -> int:
@@ -19,10 +23,19 @@ async def cmd_ablate(args: argparse.Namespace) -> int:
     if out.is_dir():
         raise UsageError(f"--out {out} is a folder: name the ablation results file (JSONL)")
     kinds = set(args.intervention or []) or None
+    views = Path(args.views) if args.views else None
+    if views is not None and views.exists() and not views.is_dir():
+        raise UsageError(f"--views {views} is a file, not a folder")
     print(f"ablating the interventions of {len(runs)} run(s) into {out}", flush=True)
-    tally = await ablate(
-        runs, out, args.concurrency, kinds, first_only=not args.each, on_row=lambda row: print(line(row), flush=True)
-    )
+    written: list[dict[str, Any]] = []
+
+    def heard(row: dict[str, Any]) -> None:
+        print(line(row), flush=True)
+        written.append(row)
+
+    tally = await ablate(runs, out, args.concurrency, kinds, first_only=not args.each, on_row=heard)
+    if views is not None:
+        await write_views(runs, written, views)
     print(f"ablations written: {tally.written}  already there: {tally.skipped}  errors: {tally.errors}")
     if tally.missing:
         print(f"runs whose thread is not in their checkpointer (left out): {tally.missing}")
@@ -32,8 +45,20 @@ async def cmd_ablate(args: argparse.Namespace) -> int:
     return 1 if tally.errors else 0  # as eval: a fork that errored runs again with the same command
 
 
+async def write_views(runs: list[Run], rows: list[dict[str, Any]], folder: Path) -> None:
+    """Each fork that ran to an outcome beside its original, step by step: ``introspect view
+    --compare``'s page, which marks the first step where they differ."""
+    from introspect.view import write_compare
+
+    stores = {str(run.row["thread_id"]): run.checkpoint for run in runs}
+    for row in rows:
+        if not row["error"]:
+            page = await write_compare(row["thread_id"], row["fork"], folder, stores.get(row["thread_id"]))
+            print(f"view: {page}", flush=True)
+
+
 def add_parser(sub: argparse._SubParsersAction) -> None:
-    """``introspect ablate RUNS... [--out FILE] [--intervention KIND] [--each] [--concurrency N]``."""
+    """``introspect ablate RUNS... [--out FILE] [--intervention KIND] [--each] [--concurrency N] [--views DIR]``."""
     ab = sub.add_parser(
         "ablate",
         help="fork finished runs before each introspective intervention, run on without it, record both outcomes",
@@ -52,5 +77,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "gives the run without it)",
     )
     ab.add_argument("--concurrency", type=positive, default=4, metavar="N", help="forks in flight (default 4)")
+    ab.add_argument(
+        "--views",
+        metavar="DIR",
+        help="also write each fork beside its original as a viewer page (view --compare) into DIR",
+    )
     ab.add_argument("--checkpoint", help="the checkpointer of the runs (default: a study's own, else introspect's)")
     ab.set_defaults(handler=cmd_ablate)
