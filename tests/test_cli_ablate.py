@@ -112,6 +112,27 @@ def test_a_run_without_its_backup_is_forked_and_recorded(capsys, tmp_path, shop_
     assert len(out_file.read_text().splitlines()) == 1
 
 
+def test_a_study_is_ablated_into_its_folder_and_its_report_shows_the_table(capsys, tmp_path, shop_goal, write_script):
+    task_id, goal, ids = shop_goal
+    model = write_script(backup_script(goal, ids))
+    spec = tmp_path / "study.toml"
+    spec.write_text(
+        f'name = "s"\nmodel = "{model}"\n[[runs]]\nmethod = "laser"\nenv = "webshop"\ntasks = "{task_id}"\n'
+        'settings = {backup_check = "each_transition"}\n',
+        encoding="utf-8",
+    )
+    folder = tmp_path / "study"
+    code, _, err = cli(capsys, "study", "run", str(spec), "--out", str(folder))
+    assert code == 0, err
+    code, out, err = cli(capsys, "ablate", str(folder), "--intervention", "backup")  # its own checkpoints
+    assert code == 0, err
+    [row] = [json.loads(line) for line in (folder / "ablations.jsonl").read_text().splitlines()]
+    assert row["label"] and row["repeat"] == 1 and row["without"]["success"] is False
+    code, _, err = cli(capsys, "study", "report", str(folder))
+    assert code == 0, err
+    assert "LASER: what each intervention earned" in (folder / "report" / "report.md").read_text()
+
+
 def test_a_fork_that_failed_continues_from_its_checkpoint_the_next_time(capsys, tmp_path, shop_goal, write_script):
     """The script runs out in the fork (an error row); given more replies, the same command
     continues that fork where it stopped and writes its row."""
