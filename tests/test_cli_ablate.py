@@ -216,21 +216,31 @@ async def final_state(db: str, thread: str) -> dict:
         return (await graph.aget_state({"configurable": {"thread_id": thread}})).values
 
 
+ROW = {"task_id": "1", "env": "webshop", "model": "m", "success": True, "thread_id": "t"}
+
+
 @pytest.mark.parametrize(
-    "content,message",
+    "content,message,more",
     [
-        ('{"a": 1}\n', "is not a results row of `introspect eval`"),
-        ("not json\n", "is not JSONL: line 1 is not JSON"),
+        ('{"a": 1}\n', "is not a results row of `introspect eval`", []),
+        ("not json\n", "is not JSONL: line 1 is not JSON", []),
+        (json.dumps({**ROW, "method": "nosuch"}) + "\n", "unknown method 'nosuch'", []),
+        (
+            json.dumps({**ROW, "method": "laser"}) + "\n",
+            "declares the intervention 'bakup': they declare",
+            ["--intervention", "bakup"],
+        ),
         (
             '{"task_id": "1", "method": "laser", "env": "webshop", "model": "m", "success": true}\n',
             "names no thread_id",
+            [],
         ),
     ],
 )
-def test_a_file_that_is_not_results_is_refused_in_one_line(capsys, tmp_path, content, message):
+def test_a_file_that_is_not_results_is_refused_in_one_line(capsys, tmp_path, content, message, more):
     bad = tmp_path / "bad.jsonl"
     bad.write_text(content)
     out_file = tmp_path / "ablations.jsonl"
-    code, out, err = cli(capsys, "ablate", str(bad), "--out", str(out_file))
+    code, out, err = cli(capsys, "ablate", str(bad), "--out", str(out_file), *more)
     assert code == 2 and message in err and len(err.strip().splitlines()) == 1
     assert not out_file.exists() and out == ""

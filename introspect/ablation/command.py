@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 
 
 async def cmd_ablate(args: argparse.Namespace) -> int:
-    from introspect.ablation.forks import ablate, default_out, line, runs_of
+    from introspect.ablation.forks import ablate, check_kinds, default_out, line, runs_of
 
     paths = [Path(p) for p in args.runs]
     runs = runs_of(paths, args.checkpoint)  # every input read and checked before anything runs
@@ -23,6 +23,8 @@ async def cmd_ablate(args: argparse.Namespace) -> int:
     if out.is_dir():
         raise UsageError(f"--out {out} is a folder: name the ablation results file (JSONL)")
     kinds = set(args.intervention or []) or None
+    if kinds:
+        check_kinds(runs, kinds)
     views = Path(args.views) if args.views else None
     if views is not None and views.exists() and not views.is_dir():
         raise UsageError(f"--views {views} is a file, not a folder")

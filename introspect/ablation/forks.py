@@ -62,8 +62,19 @@ def runs_of(paths: list[Path], checkpoint: str | None) -> list[Run]:
         for number, row in enumerate(read_results(path), 1):
             if not row.get("thread_id"):
                 raise UsageError(f"{path} row {number} names no thread_id: ablations fork a run's checkpointed thread")
+            method_named(str(row["method"]))  # a method not registered here is refused now
             latest[(where, str(row["thread_id"]))] = Run(row, where)
     return [run for run in latest.values() if not run.row.get("error")]
+
+
+def check_kinds(runs: list[Run], kinds: set[str]) -> None:
+    """Refuse a kind no method of ``runs`` declares (a typo would ablate nothing, silently)."""
+    known = {i.kind for name in {str(r.row["method"]) for r in runs} for i in method_named(name).interventions}
+    if unknown := sorted(kinds - known):
+        raise UsageError(
+            f"no method of these runs declares the intervention {', '.join(map(repr, unknown))}: "
+            f"they declare {', '.join(sorted(known)) or 'none'}"
+        )
 
 
 def default_out(paths: list[Path]) -> Path:
