@@ -101,6 +101,7 @@ def done(path: Path) -> set[tuple[str, str, int]]:
 def ablation_row(
     run: Run, intervention: Intervention, firing: Firing, fired: int, fork_id: str, fork_row: dict[str, Any]
 ) -> dict[str, Any]:
+    """The ablation row of ``firing`` in ``run`` (the module docstring lists its fields)."""
     original = run.row
     row: dict[str, Any] = {"thread_id": original["thread_id"]}
     row.update({key: original[key] for key in IDENTITY if key in original})

@@ -32,16 +32,18 @@ ABLATION_KEYS = ("thread_id", "method", "env", "intervention", "count", "with", 
 
 def read_ablations(path: Path) -> list[dict[str, Any]]:
     """The rows of an ablation results file; ReportInputError when it is not one (the latest row
-    of each thread, kind and count wins, as a re-run after an error appends one)."""
+    of each thread, kind and count wins, as a re-run after an error appends one; a torn last line,
+    an ablation killed mid-write, is skipped)."""
     if not path.is_file():
         raise ReportInputError(f"ablation results not found: {path}")
     latest: dict[tuple[str, str, int], dict[str, Any]] = {}
-    for number_, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip():
-            continue
+    lines = [(n, line) for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1) if line.strip()]
+    for position, (number_, line) in enumerate(lines):
         try:
             row = json.loads(line)
         except json.JSONDecodeError:
+            if position == len(lines) - 1 and latest:  # a torn last line: ablate skips it too
+                continue
             raise ReportInputError(f"{path} is not JSONL: line {number_} is not JSON") from None
         if not isinstance(row, dict) or any(key not in row for key in ABLATION_KEYS):
             raise ReportInputError(f"{path} line {number_} is not a row of `introspect ablate`")
