@@ -40,7 +40,7 @@ async def firings(method: Method, saver: Any, thread_id: str) -> list[Firing]:
             if intervention.node not in before.next or not intervention.fired(before.values, after.values):
                 continue
             counts[intervention.kind] = counts.get(intervention.kind, 0) + 1
-            start = snapshots[max(i - 2, 0)]
+            start = snapshots[max(i - 2, 1)]  # never before the checkpoint that holds the run's input
             found.append(
                 Firing(
                     intervention.kind,
