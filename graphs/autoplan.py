@@ -36,7 +36,7 @@ from typing import Any
 from langgraph.graph import END, START, StateGraph
 
 from graphs.edges import add_nodes, add_sent_node, inline
-from graphs.method import BaseAgent, Method, Report, Training, View
+from graphs.method import BaseAgent, Intervention, Method, Report, Training, View
 from nodes.autoplan import bound as autoplan_bound
 from nodes.autoplan import few_shot, report, training_view
 from nodes.autoplan.batch import (
@@ -253,6 +253,11 @@ def introspection(states: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     }
 
 
+def planned(before: Mapping[str, Any], after: Mapping[str, Any]) -> bool:
+    """The run started with a plan to follow (its first start; a restart keeps it)."""
+    return not before.get("plan") and bool(after.get("plan"))
+
+
 METHOD = Method(
     name="autoplan",
     title="AutoPlan",
@@ -286,4 +291,14 @@ METHOD = Method(
     bound=autoplan_bound.bound,
     verdicts=(ANSWERED,),
     base_agent=BaseAgent({"plan": ""}, "the learned plan (ReAct zero-shot)"),
+    # its plan revision happens while it trains; what a run can be ablated of is the plan it learned
+    interventions=(
+        Intervention(
+            "plan",
+            "start",
+            {"plan": ""},
+            "follow the plan it learned (without it: ReAct zero-shot, the paper's baseline)",
+            fired=planned,
+        ),
+    ),
 )

@@ -38,7 +38,7 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 
 from graphs.edges import add_nodes, inline
-from graphs.method import BaseAgent, Method, Report, View, grown, without_pages
+from graphs.method import BaseAgent, Intervention, Method, Report, View, grown, without_pages
 from nodes.da import bound as da_bound
 from nodes.da import report
 from nodes.da.act import act
@@ -69,7 +69,9 @@ def _run_popped(state: DAState, settings: DAContext) -> str:
 
 def after_pop(state: DAState, runtime: Runtime[DAContext]) -> str:
     settings = runtime.context
-    if not state.get("popped"):  # the stack is empty: the plan failed
+    # the stack is empty: the plan failed; so has it when an alternative saved in another state is
+    # popped without backtracking (only a run that turned it off midway has one: introspect ablate)
+    if not state.get("popped") or (differs(state) and not settings.backtracking):
         another = (
             settings.plan_revision
             and state.get("episode", 1) < settings.max_episodes
@@ -272,6 +274,14 @@ def introspection(states: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     }
 
 
+def misjudged(before: Mapping[str, Any], after: Mapping[str, Any]) -> bool:
+    """The alignment intervened: its call answered NO (a refused action is not aligned without one)."""
+    return any(
+        call.get("node") == "align" and (call.get("verdict") or {}).get("says") is False
+        for call in grown(before, after, "calls")
+    )
+
+
 METHOD = Method(
     name="devils_advocate",
     title="Devil's Advocate",
@@ -294,7 +304,29 @@ METHOD = Method(
     bound=da_bound.bound,
     verdicts=(TASK_DONE, SUBTASK_DONE, ALIGNED),
     base_agent=BaseAgent(
-        {"remedies": 0, "backtracking": False, "plan_revision": False, "max_episodes": 1},
-        "remedies, backtracking, plan revision and further episodes (Plan+Act, one episode)",
+        {"remedies": 0, "alignment": False, "backtracking": False, "plan_revision": False, "max_episodes": 1},
+        "remedies, alignment, backtracking, plan revision and further episodes (Plan+Act, one episode)",
+    ),
+    interventions=(
+        Intervention("remedy", "remedy", {"remedies": 0}, "propose alternatives to each action before it runs"),
+        Intervention(
+            "alignment",
+            "align",
+            {"alignment": False},
+            "judge an executed action against its subtask; a NO sends the agent to the next alternative",
+            fired=misjudged,
+        ),
+        Intervention(
+            "backtrack",
+            "backtrack",
+            {"backtracking": False},
+            "restore the state an alternative was saved in (without it the episode ends there)",
+        ),
+        Intervention(
+            "plan revision",
+            "reflect",
+            {"plan_revision": False},
+            "revise the plan after a failed episode and start another (without it the run ends)",
+        ),
     ),
 )

@@ -33,7 +33,7 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 
 from graphs.edges import add_nodes, inline, path_map
-from graphs.method import BaseAgent, Method, Report, View, without_pages
+from graphs.method import BaseAgent, Intervention, Method, Report, View, without_pages
 from nodes.laser import bound as laser_bound
 from nodes.laser import report
 from nodes.laser.backup import backup
@@ -201,6 +201,17 @@ def introspection(states: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     }
 
 
+def backtracked(before: Mapping[str, Any], after: Mapping[str, Any]) -> bool:
+    """The step executed a call that goes back to an earlier state (a tool that ``backtracks``)."""
+    name = (before.get("call") or {}).get("name")
+    return any(
+        tool.name == name and tool.backtracks
+        for space in SPACES.values()
+        for here in space.states
+        for tool in here.tools
+    )
+
+
 graph = build_graph()
 
 METHOD = Method(
@@ -227,4 +238,19 @@ METHOD = Method(
     bound=laser_bound.bound,
     verdicts=(MATCHES,),
     base_agent=BaseAgent({"backup": False}, "the backup (buy the best examined item when the steps run out)"),
+    interventions=(
+        Intervention(
+            "backtrack",
+            "execute",
+            {"backtracking": False},
+            "go back to an earlier state (Prev, Back_to_Search) to recover (without it they are not offered)",
+            fired=backtracked,
+        ),
+        Intervention(
+            "backup",
+            "backup",
+            {"backup": False},
+            "out of steps, buy the best item examined (the run without it stops unbought at the cap)",
+        ),
+    ),
 )

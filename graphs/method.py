@@ -141,6 +141,31 @@ class Training(Generic[S, T]):
     envs: tuple[str, ...] = ()  # the envs it trains on: those with training splits (envs.base.TrainingSplits)
 
 
+def _fired_when_run(before: Mapping[str, Any], after: Mapping[str, Any]) -> bool:
+    return True
+
+
+@dataclass(frozen=True)
+class Intervention:
+    """One introspective intervention of a method, and the settings that switch it off, for
+    ``introspect ablate`` (introspect.ablation): a run's thread is forked before each place the
+    intervention happened, the fork runs on with ``off`` over the run's settings, and its outcome
+    says what the intervention earned.
+
+    It happens when ``node`` runs and ``fired`` holds of the states before and after that step (by
+    default: whenever the node runs; LASER's backtracking is an ``execute`` step that goes back).
+    The decision to intervene is taken in that node or by the edge into it, so the fork starts
+    at the checkpoint before the step that led to ``node``: that step runs again with ``off``
+    in force, and its edge (or the node) decides without the intervention. Every key of ``off``
+    is a field of the method's ``context`` (tests/graphs/test_interventions.py holds it)."""
+
+    kind: str  # the name rows and the report give it: "backup", "remedy", "reflection", ...
+    node: str  # the node it happens in
+    off: Mapping[str, Any]  # the settings that switch it off: {"backup": False}
+    what: str  # what it does, in words (the report's and the docs' text)
+    fired: Callable[[Mapping[str, Any], Mapping[str, Any]], bool] = _fired_when_run
+
+
 @dataclass(frozen=True)
 class BaseAgent:
     """A method's plain act loop: its graph with every introspective step switched off by
@@ -191,6 +216,8 @@ class Method(Generic[S, C]):
     verdicts: tuple[Place, ...] = ()
     # its base agent, retried at equal cost by a study's baseline arm (None: it has none)
     base_agent: BaseAgent | None = None
+    # its introspective interventions and the settings that switch each off (``introspect ablate``)
+    interventions: tuple[Intervention, ...] = ()
 
     @property
     def default_env(self) -> str:

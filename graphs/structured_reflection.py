@@ -51,7 +51,7 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 
 from graphs.edges import add_nodes, inline
-from graphs.method import BaseAgent, Method, Report, View, grown, without_pages
+from graphs.method import BaseAgent, Intervention, Method, Report, View, grown, without_pages
 from nodes.runtime.channels import added
 from nodes.sr import bound as sr_bound
 from nodes.sr import report
@@ -213,6 +213,11 @@ def introspection(states: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     }
 
 
+def replayed(before: Mapping[str, Any], after: Mapping[str, Any]) -> bool:
+    """The memory queued this stage's actions (replayed steps, or B enforced at A)."""
+    return bool(after.get("pending"))
+
+
 METHOD = Method(
     name="structured_reflection",
     title="Structured Reflection",
@@ -235,5 +240,20 @@ METHOD = Method(
     prompts=SHIPPED.folder("structured_reflection"),
     bound=sr_bound.bound,
     verdicts=(STATUS,),
-    base_agent=BaseAgent({"max_trials": 1}, "reflection and further trials (one trial)"),
+    base_agent=BaseAgent({"max_trials": 1, "replay": False}, "reflection, its replay and further trials (one trial)"),
+    interventions=(
+        Intervention(
+            "reflection",
+            "reflect",
+            {"max_trials": 1},
+            "after a failed trial, reflect on it and try again (without it the run ends with that trial)",
+        ),
+        Intervention(
+            "replay",
+            "replay",
+            {"replay": False},
+            "replay the steps before the reflection's A and enforce its B at A (without it the planner plans them)",
+            fired=replayed,
+        ),
+    ),
 )

@@ -1,11 +1,11 @@
 """The ``introspect`` command: run, resume, evaluate, train, study, serve, list graphs, history,
-fork, view, report, export, data, demo.
+fork, ablate, view, report, export, data, demo.
 
 Exit status: 0 when the command did its work; 2 for bad input (unknown method, env or
 task, a malformed or unknown model, a missing key, a setting out of range, an unusable
 checkpointer or results path, an existing thread id, a refused ``data get``), reported in one
 line before anything runs or is written; 1 when a model gave up (the run is checkpointed and
-the line says how to resume it) or, for ``eval`` and ``study run``, when any task errored; 3 when
+the line says how to resume it) or, for ``eval``, ``study run`` and ``ablate``, when any task (fork) errored; 3 when
 a budget stopped a study (introspect.study.command). Which errors are
 which is the errors' own say (``errors.IntrospectError.exit_status``: every ``UserError`` is
 exit 2); only an error that means a bug is shown with its traceback.
@@ -600,6 +600,11 @@ def build_parser(method: Method | None = None) -> Parser:
     from introspect.data import add_parser as add_data
 
     add_data(sub)
+
+    # `introspect ablate` (introspect/ablation/)
+    from introspect.ablation.command import add_parser as add_ablate
+
+    add_ablate(sub)
 
     # `introspect serve` (introspect/serve.py)
     from introspect.serve import add_parser as add_serve

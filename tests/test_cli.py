@@ -37,7 +37,7 @@ def run_cli(capsys, *args: str) -> tuple[int, str, str]:
         (["run", "laser", "--task", "1", "--model", "openai:gpt-4o-mini"], "no OpenAI key"),
         (
             ["run", "laser", "--task", "1", "--set", "colour=red"],
-            "laser has no setting 'colour'; its settings: argument_enums, backup, backup_check, customise, detail_text",
+            "laser has no setting 'colour'; its settings: argument_enums, backtracking, backup, backup_check",
         ),
         (["resume", "no-such-thread", "--checkpoint", "memory"], "no checkpointed thread"),
         (

@@ -62,7 +62,7 @@ CASES = {
     "set below the minimum": (RUN + ["--set", "max_actions=-3"], "max_actions=-3 is not allowed"),
     "set of another method": (
         EVAL + ["--set", "remedies=3", "--set", "planning=iterative"],
-        "laser has no setting 'remedies'; its settings: argument_enums, backup, backup_check, customise, "
+        "laser has no setting 'remedies'; its settings: argument_enums, backtracking, backup, backup_check, customise, "
         "detail_text, history_shown, max_actions, tool_mode; shared: model,",
     ),
     "set not a choice": (

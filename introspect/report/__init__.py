@@ -39,17 +39,23 @@ def _check_targets(markdown: Path | None, plots: Path | None, out: Path | None =
 MARKDOWN, INDEX = "report.md", "index.html"
 
 
-def write_report(results: Sequence[Path], out: Path, training: dict[str, dict[str, Any]] | None = None) -> Path:
-    """The whole report of ``results`` in folder ``out``: ``report.md``, the PNG figures and
-    ``index.html`` (linking the viewer pages of ``out``'s sibling ``views/`` when there is one);
-    returns the index page. Raises ReportInputError, having written nothing, when a file is not
-    results or ``out`` is a file."""
+def write_report(
+    results: Sequence[Path],
+    out: Path,
+    training: dict[str, dict[str, Any]] | None = None,
+    ablations: Sequence[Path] = (),
+) -> Path:
+    """The whole report of ``results`` (and of the ablation results ``ablations``) in folder
+    ``out``: ``report.md``, the PNG figures and ``index.html`` (linking the viewer pages of
+    ``out``'s sibling ``views/`` when there is one); returns the index page. Raises
+    ReportInputError, having written nothing, when a file is not results or ``out`` is a file."""
+    from introspect.report.ablation import ablations_in
     from introspect.report.contents import report_tables
     from introspect.report.load import configurations
 
     _check_targets(None, None, out)
     configs = configurations(list(results))
-    tables = report_tables(configs, training or {})
+    tables = report_tables(configs, training or {}, ablations_in([], list(ablations)))
     return _write_folder(configs, tables, training or {}, [str(p) for p in results], out)
 
 
@@ -80,11 +86,13 @@ def command(args: argparse.Namespace) -> int:
     out = Path(args.out) if args.out else None
     _check_targets(markdown, folder, out)
     from introspect.finding import results_in
+    from introspect.report.ablation import ablations_in
 
     results = results_in([Path(p) for p in args.results])
     configs = configurations(results)
     training = {Path(p).name: read_training(Path(p)) for p in args.training or []}
-    tables = report_tables(configs, training)
+    ablations = ablations_in([Path(p) for p in args.results], [Path(p) for p in args.ablations or []])
+    tables = report_tables(configs, training, ablations)
     render.terminal(tables)
     written = figures.write(configs, training, folder) if folder is not None else []
     for path in written:
@@ -100,7 +108,7 @@ def command(args: argparse.Namespace) -> int:
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     """``introspect report RESULTS.jsonl [MORE.jsonl ...] [--out DIR] [--markdown FILE] [--plots DIR]
-    [--training PLANS.json]``."""
+    [--training PLANS.json] [--ablations ABLATIONS.jsonl]``."""
     rp = sub.add_parser("report", help="each method's paper tables, comparisons and plots from eval results")
     rp.add_argument(
         "results",
@@ -118,5 +126,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         action="append",
         metavar="PLANS.json",
         help="a plan record of `introspect train` (--plan-out): AutoPlan's success per iteration",
+    )
+    rp.add_argument(
+        "--ablations",
+        action="append",
+        metavar="ABLATIONS.jsonl",
+        help="the rows of `introspect ablate`: what each intervention earned (a study folder's own are read)",
     )
     rp.set_defaults(handler=command)

@@ -14,7 +14,7 @@ from typing import Any
 
 from introspect.report.decisions import ALPHA, holm, paired_p
 from introspect.report.stats import RESAMPLES, SEED, paired_bootstrap
-from introspect.report.tables import _interval, shared_values
+from introspect.report.tables import interval, shared_values
 from nodes.report import NONE, Config, Table, mean, number, percent
 
 
@@ -82,7 +82,7 @@ def baselines_table(configs: list[Config]) -> Table | None:
                 percent(mean(retries)),
                 number(mean([float(len(s.get("attempts") or [])) for s in said]), 1),
                 f"{number(target, 1)} / {number(spent, 1)} {measure}" if said else NONE,
-                _interval(gain, 100, ""),
+                interval(gain, 100, ""),
                 f"{p:.4f}",
                 f"{adjusted:.4f}",
                 "yes" if adjusted < ALPHA else "no",

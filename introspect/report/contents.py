@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
 from graphs import methods
 from graphs.method import Method
+from introspect.report.ablation import ablation_tables
 from introspect.report.baselines import baselines_table
 from introspect.report.calibration import calibration_table
 from introspect.report.decisions import decisions_table
@@ -34,14 +36,17 @@ def _training(method: Method, training: dict[str, dict[str, Any]]) -> dict[str, 
     return training if method.training is not None else {}
 
 
-def report_tables(configs: list[Config], training: dict[str, dict[str, Any]]) -> list[Table]:
+def report_tables(
+    configs: list[Config], training: dict[str, dict[str, Any]], ablations: Sequence[dict[str, Any]] = ()
+) -> list[Table]:
     """The comparison of every configuration, the configurations and their runs, pass@k and
     pass^k (when tasks were repeated), the side-by-side comparisons (several configurations on
     an env) and which of their differences are decided (introspect.report.decisions), each study
     run against its equal-cost baseline arm (introspect.report.baselines), each
     method's paper tables (``Method.report``, in the registry's order), WebArena's per-template
-    average, the calibration of the methods' own verdicts (introspect.report.calibration), then
-    the failures: by stop reason, and with examples."""
+    average, the calibration of the methods' own verdicts (introspect.report.calibration), what
+    each intervention earned (``ablations``: rows of ``introspect ablate``, introspect.report.ablation),
+    then the failures: by stop reason, and with examples."""
     tables = [comparison_table(configs), configurations_table(configs), runs(configs)]
     tables += [t for t in (repeats_table(configs),) if t is not None]
     tables += comparisons(configs)
@@ -51,6 +56,7 @@ def report_tables(configs: list[Config], training: dict[str, dict[str, Any]]) ->
         if mine or records:
             tables += method.report.tables(mine, records)
     tables += [t for t in (templates(configs), calibration_table(configs)) if t is not None]
+    tables += ablation_tables(list(ablations))
     return [*tables, stop_reasons(configs), failures(configs)]
 
 

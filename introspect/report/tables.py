@@ -112,7 +112,7 @@ def shared_values(a: Config, b: Config, key: str) -> tuple[list[float], list[flo
     return [means_a[t] for t in shared], [means_b[t] for t in shared]
 
 
-def _interval(d: Difference | None, scale: float, unit: str) -> str:
+def interval(d: Difference | None, scale: float, unit: str) -> str:
     if d is None:
         return NONE
     return f"{scale * d.mean:+.1f}{unit} [{scale * d.low:+.1f}, {scale * d.high:+.1f}]"
@@ -151,7 +151,7 @@ def comparison(configs: list[Config]) -> Table:
         success = paired_bootstrap(*shared_values(base, c, "success"))
         reward = paired_bootstrap(*shared_values(base, c, "reward"))
         shared = str(success.n) if success else "0"
-        table.rows.append([*row, shared, _interval(success, 100, ""), _interval(reward, 100, "")])
+        table.rows.append([*row, shared, interval(success, 100, ""), interval(reward, 100, "")])
     return table
 
 

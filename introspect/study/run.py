@@ -391,11 +391,12 @@ def write_report(folder: Path) -> Path | None:
     --out``'s own code: Markdown, figures and an index page linking the pages in ``views/``);
     None while the study has no rows."""
     from introspect.report import write_report as write_folder
+    from introspect.report.ablation import ABLATIONS
 
     files = [p for p in results_files(folder) if read_rows(p)]
     if not files:
         return None
-    write_folder(files, folder / "report")
+    write_folder(files, folder / "report", ablations=[p for p in (folder / ABLATIONS,) if p.is_file()])
     return folder / "report"
 
 

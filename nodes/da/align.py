@@ -3,6 +3,7 @@
 A NO sends the agent back to the stack, i.e. to the next remedy, possibly in an
 earlier state (backtracking). A refused action is not aligned without asking, and an
 answer that never says YES or NO counts as NO: trying an alternative is the safe side.
+``alignment=False`` (an ablation, introspect ablate) takes every accepted action as aligned.
 """
 
 from __future__ import annotations
@@ -31,6 +32,8 @@ ALIGNED = Place("aligned", "align", "the action served its subtask (G_align: YES
 async def align(state: DAState, runtime: Runtime[DAContext], config: RunnableConfig, llm: Caller) -> dict[str, Any]:
     if last_step_refused(state) is not None:
         return {"aligned": False}
+    if not runtime.context.alignment:  # the ablation without the judgement
+        return {"aligned": True}
     prompt = render(
         prompt_name(await env_interface(runtime.context), "align"),
         step=subtask_text(state),

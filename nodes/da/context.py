@@ -40,6 +40,11 @@ class DAContext(Context):
     )
     plan_revision: bool = setting(True, "revise the plan after a failed episode")
     backtracking: bool = setting(True, "backtrack to pushed alternatives (false: remedies are never tried)")
+    alignment: bool = setting(
+        True,
+        "judge each executed action against its subtask (G_align); false, an ablation the paper does not run "
+        "(introspect ablate): an action the env accepted is taken as aligned, without a call",
+    )
     site_instructions: str = setting(
         "",
         "the plan prompt's {INSTRUCTION} (specific instructions to solve tasks); the paper leaves its "

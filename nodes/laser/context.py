@@ -26,6 +26,11 @@ class LaserContext(Context):
         15, "state transitions per task; the backup strategy starts 2 before it (paper 003: 15)", min=1
     )
     backup: bool = setting(True, "buy the best examined item when the step budget runs out (the paper's backup)")
+    backtracking: bool = setting(
+        True,
+        "offer the functions that go back to an earlier state (Prev, Back_to_Search: the paper's backtracking); "
+        "false, an ablation the paper does not run (introspect ablate), leaves them out",
+    )
     detail_text: Literal["full", "first_line"] = setting(
         "first_line",
         "what a Description/Features/Reviews page adds to the item state: first_line, its first line "

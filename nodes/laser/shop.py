@@ -120,12 +120,14 @@ BACK_TO_SEARCH = Tool(
     "items match the user instruction.",
     "search",
     lambda args, page: [f"click [{_control(page, 'home')}]"],
+    backtracks=True,
 )
 PREV = Tool(
     "Prev",
     "Use this function to go back to the list of items, if the current item does not match the user instruction",
     "results",
     lambda args, page: ["go_back"],
+    backtracks=True,
 )
 
 LOCAL_SHOP = StateSpace(

@@ -111,6 +111,8 @@ class Tool:
     ``tolerates_refusals``: an action before the last that the env refuses is passed over, as the
     env ignores it (laser_agent.py clicks each option value it was given, then Buy Now; WebShop
     ignores a click it cannot make); only the last action's refusal refuses the call.
+    ``backtracks``: the call goes back to an earlier state (WebShop's Prev and Back_to_Search), the
+    paper's backtracking, which ``backtracking=false`` (an ablation) does not offer.
     """
 
     name: str
@@ -124,6 +126,7 @@ class Tool:
     logged: Callable[[dict[str, Any]], str] | None = None
     customise: Customise | None = None
     tolerates_refusals: bool = False
+    backtracks: bool = False
 
     def schema(self, page: Page, bare: bool = False) -> dict[str, Any]:
         """The function schema offered to the model on ``page`` (``bare``: without arguments)."""
@@ -197,16 +200,17 @@ class StateSpace:
         return {state.name: {tool.name: tool.to for tool in state.tools} for state in self.states}
 
     def tools_for(
-        self, state: str, page: Page, read: Iterable[str] = (), customise: bool = True
+        self, state: str, page: Page, read: Iterable[str] = (), customise: bool = True, backtracking: bool = True
     ) -> list[dict[str, Any]]:
         """The function schemas the model may call in ``state`` on ``page``; ``read`` names the
         detail pages already read for the current item (not offered again). With ``customise`` a
-        tool with a customisation step is offered without arguments (they are asked after)."""
+        tool with a customisation step is offered without arguments (they are asked after);
+        without ``backtracking`` the tools that go back are not offered."""
         done = set(read)
         return [
             tool.schema(page, bare=customise and tool.customise is not None)
             for tool in self.state(state).tools
-            if not (tool.reads_then and tool.name in done)
+            if not (tool.reads_then and tool.name in done) and (backtracking or not tool.backtracks)
         ]
 
 

@@ -225,7 +225,9 @@ async def act(state: LaserState, ctx: LaserContext, space: StateSpace, llm: Call
     page = state.get("page", {})
     user, observation, update = with_history(state, space, ctx, observation_for(state, space))
     own_step = ctx.customise == "own_step"
-    tools = space.tools_for(here.name, page, read=state.get("details", {}), customise=own_step)
+    tools = space.tools_for(
+        here.name, page, read=state.get("details", {}), customise=own_step, backtracking=ctx.backtracking
+    )
     why = await rationale(llm, state_prompt(here.instruction, here.layout), user)
     enums = ctx.argument_enums
     choice = await choose_function(llm, observation, why, tools, ctx.tool_mode, here.layout, enums=enums)

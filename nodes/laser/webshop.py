@@ -170,7 +170,13 @@ WEBSHOP = StateSpace(
             (
                 SELECT,
                 _tool("Next", "results", _click("Next >"), logged=_logged("next_page()")),
-                _tool("Back_to_Search", "search", _click("Back to Search"), logged=_logged("back_to_search()")),
+                _tool(
+                    "Back_to_Search",
+                    "search",
+                    _click("Back to Search"),
+                    logged=_logged("back_to_search()"),
+                    backtracks=True,
+                ),
             ),
             layout="laser/results_layout",
         ),
@@ -180,7 +186,7 @@ WEBSHOP = StateSpace(
             (
                 *(_tool(name, "item", _click(name), reads_then=("click[< Prev]",)) for name in DETAIL_PAGES),
                 BUY,
-                _tool("Prev", "results", _click("< Prev"), logged=_logged("previous_page()")),
+                _tool("Prev", "results", _click("< Prev"), logged=_logged("previous_page()"), backtracks=True),
             ),
             layout="laser/item_layout",
         ),

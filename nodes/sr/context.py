@@ -49,6 +49,11 @@ class SRContext(Context):
     action_constraint: bool = setting(
         True, "Figure 7's ablation when false: failed click ids stay on the screen (section 7.2)"
     )
+    replay: bool = setting(
+        True,
+        "a trial after a reflection replays the steps before A and enforces B at A (section 5.1); false, an "
+        "ablation the paper does not run (introspect ablate): the planner is asked at every stage, with the lessons",
+    )
     budget_status: Literal["in_progress", "failed"] = setting(
         "failed",
         "the status of a trial that runs out of actions (max_actions, max_stage_actions): failed, as the "

@@ -33,7 +33,10 @@ from nodes.sr.state import PlannedAction, SRState
 
 
 def queued_from_memory(state: SRState, interface: Interface, context: SRContext) -> list[PlannedAction]:
-    """What the memory prescribes for the stage starting at the current step (maybe nothing)."""
+    """What the memory prescribes for the stage starting at the current step (maybe nothing;
+    nothing at all in the ablation without replay, ``replay=False``)."""
+    if not context.replay:
+        return []
     memory = state["memory"]
     step = len(state.get("steps", []))
     prefix = memory["replay"][step:]
