@@ -93,7 +93,7 @@ def build_parser(method: Method | None = None) -> Parser:
     return parser
 
 
-def register(sub: Any, command: Command, method: Method | None) -> None:
+def register(sub: argparse._SubParsersAction[Parser], command: Command, method: Method | None) -> None:
     """Add ``command`` (and its actions, under ``dest="action"``) to the subparsers ``sub``."""
     listed: dict[str, Any] = {}
     if method is not None and command.method_help:
@@ -109,7 +109,8 @@ def register(sub: Any, command: Command, method: Method | None) -> None:
 
 
 def _helped_method(argv: list[str]) -> Method | None:
-    """The method of ``introspect run|eval|train METHOD ... --help``, if one is named."""
+    """The method of ``introspect NAME METHOD ... --help`` for a command with ``method_help``
+    (run, eval, train), if one is named."""
     argv = argv[2:] if argv[:1] == ["--home"] else argv[1:] if argv[:1] and argv[0].startswith("--home=") else argv
     if len(argv) < 3 or argv[0] not in {c.name for c in COMMANDS if c.method_help} or not {"-h", "--help"} & set(argv):
         return None

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from graphs import method_named
 from introspect.checkpoint import default_url, open_checkpointer
@@ -24,12 +25,16 @@ from introspect.options import (
 )
 from introspect.stopping import Stop, stopping_on_signals
 
+if TYPE_CHECKING:
+    from tqdm import tqdm
+
+    from introspect.pacing import Pacer
+
 
 async def cmd_eval(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
     from introspect.evaluate import eval_thread_id, evaluate, reused
-    from introspect.pacing import DEFAULT_CEILING, Pacer
     from introspect.runlock import run_lock
     from nodes.runtime.served import check_served  # the model stack loads only when a command runs
 
@@ -40,22 +45,12 @@ async def cmd_eval(args: argparse.Namespace) -> int:
     tasks = task_list(context, args.split, args.tasks)
     results = results_path(args.results, method, context)
     await check_served(called_models(context))  # every model the run will call, before anything runs
-    if args.max_concurrency and args.concurrency != "auto":
-        raise UsageError("--max-concurrency is the ceiling of --concurrency auto: add --concurrency auto")
-    pacer = Pacer(args.max_concurrency or DEFAULT_CEILING) if args.concurrency == "auto" else None
+    pacer = checked_pacing(args)
     concurrency = pacer or args.concurrency
-    if args.workers > 1 and (args.checkpoint or default_url()) == "memory":
-        raise UsageError("--workers share one checkpoint database: in-memory checkpoints are per process")
     if args.server:
         from introspect.remote import ServerEvaluation
 
-        if args.checkpoint or args.workers > 1:
-            raise UsageError(
-                "--server runs the tasks and keeps their checkpoints on the server: drop --checkpoint and --workers"
-            )
-        if pacer:
-            raise UsageError("--concurrency auto paces by the model's answers, which --server does not show here")
-        server = ServerEvaluation(args.server, method, context, on_step=lambda task_id, node: on_step())
+        server = ServerEvaluation(args.server, method, context, on_step=lambda task_id, node: progress.step())
         await server.check()  # reachable, serving the graph: before the bar or any row
     # one process per run: refused here, before a row, a bar or a checkpoint (introspect.runlock)
     database = "" if args.server else args.checkpoint or default_url()
@@ -71,39 +66,11 @@ async def cmd_eval(args: argparse.Namespace) -> int:
             tqdm(total=len(tasks), desc=f"{method.name} on {context.env}", unit="task", file=sys.stderr)
         )
         bar.update(len(reuse.finished))
-        counts = {"errors": 0, "retries": 0}
-
-        def on_row(row: dict[str, Any]) -> None:
-            counts["errors"] += bool(row.get("error"))
-            bar.update(1)
-            bar.set_postfix(
-                success=row["success"],
-                reward=f"{row['reward']:.2f}",
-                errors=counts["errors"],
-                retries=counts["retries"],
-            )
-
-        def on_step() -> None:  # a graph step of a task on the server (the local path shows rows only)
-            counts["steps"] = counts.get("steps", 0) + 1
-            bar.set_postfix(steps=counts["steps"], errors=counts["errors"], refresh=False)
-
-        def on_retry(task_id: str, notice: str) -> None:
-            counts["retries"] += 1
-            bar.write(f"  task {task_id}: {notice}", file=sys.stderr)
-
+        progress = Progress(bar)
+        # every path evaluates these tasks into these results, showing each row on the bar
+        tasks_into = functools.partial(evaluate, method, context, tasks, results, on_row=progress.row, reuse=reuse)
         if args.server:
-            summary = await evaluate(
-                method,
-                context,
-                tasks,
-                results,
-                None,
-                concurrency,
-                on_row,
-                run=server.run_one,
-                reuse=reuse,
-                forget=server.forget,
-            )
+            summary = await tasks_into(None, concurrency, run=server.run_one, forget=server.forget)
         elif args.workers > 1:
             from introspect.workers import WorkerPool
 
@@ -111,25 +78,13 @@ async def cmd_eval(args: argparse.Namespace) -> int:
             # checked (and created) once, before the workers; a stale task's thread is deleted through it
             async with open_checkpointer(args.checkpoint) as saver:
                 async with WorkerPool(
-                    args.workers, slots, method, context, args.checkpoint or default_url(), on_retry, pacer
+                    args.workers, slots, method, context, args.checkpoint or default_url(), progress.retry, pacer
                 ) as pool:
-                    summary = await evaluate(
-                        method,
-                        context,
-                        tasks,
-                        results,
-                        saver,
-                        pacer or args.workers * slots,
-                        on_row,
-                        run=pool.run_one,
-                        reuse=reuse,
-                    )
+                    summary = await tasks_into(saver, pacer or args.workers * slots, run=pool.run_one)
         else:
             async with open_checkpointer(args.checkpoint) as saver:
                 with stopping_on_signals() as stop:
-                    summary = await evaluate(
-                        method, context, tasks, results, saver, concurrency, on_row, on_retry, reuse=reuse, stop=stop
-                    )
+                    summary = await tasks_into(saver, concurrency, on_retry=progress.retry, stop=stop)
             if stop.requested:
                 bar.close()
                 return stopped(stop, summary.tasks, len(tasks), in_memory(args.checkpoint))
@@ -143,6 +98,52 @@ async def cmd_eval(args: argparse.Namespace) -> int:
             print(errored_line(len(summary.errors), summary.tasks, kept), file=sys.stderr)
             return 1
         return 0
+
+
+def checked_pacing(args: argparse.Namespace) -> Pacer | None:
+    """The pacer of ``--concurrency auto`` (None for a fixed number), once the options that
+    go with it and with ``--workers`` and ``--server`` agree."""
+    from introspect.pacing import DEFAULT_CEILING, Pacer
+
+    if args.max_concurrency and args.concurrency != "auto":
+        raise UsageError("--max-concurrency is the ceiling of --concurrency auto: add --concurrency auto")
+    pacer = Pacer(args.max_concurrency or DEFAULT_CEILING) if args.concurrency == "auto" else None
+    if args.workers > 1 and (args.checkpoint or default_url()) == "memory":
+        raise UsageError("--workers share one checkpoint database: in-memory checkpoints are per process")
+    if args.server:
+        if args.checkpoint or args.workers > 1:
+            raise UsageError(
+                "--server runs the tasks and keeps their checkpoints on the server: drop --checkpoint and --workers"
+            )
+        if pacer:
+            raise UsageError("--concurrency auto paces by the model's answers, which --server does not show here")
+    return pacer
+
+
+class Progress:
+    """The evaluation's bar: each row, retry and (on a server) graph step moves or annotates it."""
+
+    def __init__(self, bar: tqdm) -> None:
+        self.bar = bar
+        self.errors = 0
+        self.retries = 0
+        self.steps = 0
+
+    def row(self, row: dict[str, Any]) -> None:
+        self.errors += bool(row.get("error"))
+        self.bar.update(1)
+        self.bar.set_postfix(
+            success=row["success"], reward=f"{row['reward']:.2f}", errors=self.errors, retries=self.retries
+        )
+
+    def step(self) -> None:
+        """A graph step of a task on the server (the local path shows rows only)."""
+        self.steps += 1
+        self.bar.set_postfix(steps=self.steps, errors=self.errors, refresh=False)
+
+    def retry(self, task_id: str, notice: str) -> None:
+        self.retries += 1
+        self.bar.write(f"  task {task_id}: {notice}", file=sys.stderr)
 
 
 def to_run_line(asked: int, finished: int) -> str:
