@@ -43,21 +43,6 @@ class DataError(UserError):
     """A download refused: the one line the command prints (exit 2, as every UserError)."""
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:
-    """``introspect data`` and ``introspect data get NAME [--mirror URL]``."""
-    data = sub.add_parser("data", help="the benchmarks' full data: list it; `data get NAME` installs one")
-    actions = data.add_subparsers(dest="action", parser_class=type(data))
-    actions.add_parser("list", help="each benchmark's full data: source, size, licence, what it enables (the default)")
-    get = actions.add_parser("get", help="download NAME from its official source, verify it, install it")
-    get.add_argument("name", help=f"one of: {', '.join(DATASETS)}")
-    get.add_argument(
-        "--mirror",
-        metavar="URL",
-        help=f"download the same file names from URL instead (default ${MIRROR_VARIABLE})",
-    )
-    data.set_defaults(handler=command)
-
-
 def command(args: argparse.Namespace) -> int:
     if args.action != "get":
         print(listing())

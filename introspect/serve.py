@@ -35,37 +35,6 @@ class ServeError(UserError):
     """The server cannot start with what it was given (a missing package, a bad or unreachable URI)."""
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:
-    serve = sub.add_parser(
-        "serve",
-        help="serve the graphs with LangGraph's API server on PostgreSQL and Redis (one worker process)",
-    )
-    serve.add_argument(
-        "--database-uri",
-        default=os.environ.get("DATABASE_URI"),
-        metavar="URI",
-        help="postgresql://... holding threads, checkpoints and the run queue (default $DATABASE_URI)",
-    )
-    serve.add_argument(
-        "--redis-uri",
-        default=os.environ.get("REDIS_URI"),
-        metavar="URI",
-        help="redis://... for run signals, streams and heartbeats (default $REDIS_URI)",
-    )
-    serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
-    serve.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT})")
-    serve.add_argument("--jobs", type=int, default=10, help="runs this process executes at once (default 10)")
-    serve.add_argument(
-        "--heartbeat",
-        type=float,
-        default=120.0,
-        metavar="SECONDS",
-        help="the run heartbeat's interval; a dead process's runs are taken up 1.5 to 4 of these later "
-        "by a process with a free job slot (default 120, the server's own)",
-    )
-    serve.set_defaults(handler=command)
-
-
 def server_environment(database_uri: str, redis_uri: str, jobs: int, heartbeat: float) -> dict[str, str]:
     """The environment the server reads at import: the runtime, the services, the graphs."""
     graphs = json.loads((ROOT / "langgraph.json").read_text(encoding="utf-8"))["graphs"]

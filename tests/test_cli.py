@@ -3,14 +3,19 @@ and an evaluation through the real ChatOpenAI client that resumes and never leak
 
 from __future__ import annotations
 
+import argparse
+import importlib
 import json
+import pkgutil
 import re
 import subprocess
 import sys
 
 import pytest
 
+import introspect.commands
 from graphs import METHODS
+from introspect import cli
 from introspect.cli import main
 from tests.support.laser_demo import DEMO, REPLIES, ROOT, demo_replies
 from tests.support.openai_stub import OpenAIStub
@@ -97,6 +102,27 @@ def test_usage_errors_are_one_line_too(capsys):
     assert exit_info.value.code == 2
     err = capsys.readouterr().err
     assert "method" in err and len(err.strip().splitlines()) == 1
+
+
+def test_every_command_is_one_module_registered_from_one_list():
+    """One way to add a command: a module of introspect/commands named for it declares COMMAND,
+    cli.COMMANDS lists it once, and nothing else adds a subcommand."""
+    helpers = {"arguments", "command"}  # the shared options and the Command type, not commands
+    modules = sorted(m.name for m in pkgutil.iter_modules(introspect.commands.__path__) if m.name not in helpers)
+    declared = {m: importlib.import_module(f"introspect.commands.{m}").COMMAND for m in modules}
+    assert [m for m, command in declared.items() if command.name != m] == []
+    listed = [command.name for command in cli.COMMANDS]
+    assert sorted(listed) == modules and len(set(listed)) == len(listed)
+    assert all(command is declared[command.name] for command in cli.COMMANDS)
+    sub = next(a for a in cli.build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    assert list(sub.choices) == listed
+    app = ROOT / "introspect"
+    strays = [
+        str(path.relative_to(ROOT))
+        for path in app.rglob("*.py")
+        if ".add_parser(" in path.read_text(encoding="utf-8") and path != app / "cli.py"
+    ]
+    assert strays == []
 
 
 def test_the_command_loads_without_the_graph_stack():

@@ -10,6 +10,7 @@ import os
 import pkgutil
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -185,12 +186,13 @@ def test_every_exception_of_the_project_is_an_introspect_error():
 
 
 def raising(monkeypatch, error: BaseException) -> None:
-    """``introspect graphs`` raises ``error`` (its handler is looked up when the parser is built)."""
+    """``introspect graphs`` raises ``error`` (the commands are registered from COMMANDS when the parser is built)."""
 
     def handler(args):
         raise error
 
-    monkeypatch.setattr(cli, "cmd_graphs", handler)
+    commands = tuple(replace(c, run=handler) if c.name == "graphs" else c for c in cli.COMMANDS)
+    monkeypatch.setattr(cli, "COMMANDS", commands)
 
 
 @pytest.mark.parametrize("cls", USER_ERRORS, ids=lambda cls: f"{cls.__module__}.{cls.__name__}")

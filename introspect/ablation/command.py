@@ -1,4 +1,4 @@
-"""The ``introspect ablate`` command (introspect.cli registers it with ``add_parser``): exit 0 when
+"""What ``introspect ablate`` does (introspect.commands.ablate declares it): exit 0 when
 every fork ran to an outcome, 1 when one ended in an error (its row says which; the same command
 continues it), 2 for bad input, refused before anything runs."""
 
@@ -8,7 +8,7 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from introspect.options import UsageError, positive
+from introspect.options import UsageError
 
 if TYPE_CHECKING:
     from introspect.ablation.forks import Run
@@ -57,32 +57,3 @@ async def write_views(runs: list[Run], rows: list[dict[str, Any]], folder: Path)
         if not row["error"]:
             page = await write_compare(row["thread_id"], row["fork"], folder, stores.get(row["thread_id"]))
             print(f"view: {page}", flush=True)
-
-
-def add_parser(sub: argparse._SubParsersAction) -> None:
-    """``introspect ablate RUNS... [--out FILE] [--intervention KIND] [--each] [--concurrency N] [--views DIR]``."""
-    ab = sub.add_parser(
-        "ablate",
-        help="fork finished runs before each introspective intervention, run on without it, record both outcomes",
-    )
-    ab.add_argument("runs", nargs="+", metavar="RESULTS.jsonl|STUDY", help="results files or study folders")
-    ab.add_argument(
-        "--out",
-        metavar="FILE",
-        help="the ablation results (default: a study's ablations.jsonl, else beside the results)",
-    )
-    ab.add_argument("--intervention", action="append", metavar="KIND", help="only this kind (default: every kind)")
-    ab.add_argument(
-        "--each",
-        action="store_true",
-        help="fork before every time an intervention happened (default: its first time in each run, which "
-        "gives the run without it)",
-    )
-    ab.add_argument("--concurrency", type=positive, default=4, metavar="N", help="forks in flight (default 4)")
-    ab.add_argument(
-        "--views",
-        metavar="DIR",
-        help="also write each fork beside its original as a viewer page (view --compare) into DIR",
-    )
-    ab.add_argument("--checkpoint", help="the checkpointer of the runs (default: a study's own, else introspect's)")
-    ab.set_defaults(handler=cmd_ablate)

@@ -104,33 +104,3 @@ def command(args: argparse.Namespace) -> int:
     if out is not None:
         print(f"report: {_write_folder(configs, tables, training, [str(p) for p in results], out)}")
     return 0
-
-
-def add_parser(sub: argparse._SubParsersAction) -> None:
-    """``introspect report RESULTS.jsonl [MORE.jsonl ...] [--out DIR] [--markdown FILE] [--plots DIR]
-    [--training PLANS.json] [--ablations ABLATIONS.jsonl]``."""
-    rp = sub.add_parser("report", help="each method's paper tables, comparisons and plots from eval results")
-    rp.add_argument(
-        "results",
-        nargs="+",
-        metavar="RESULTS.jsonl|STUDY",
-        help="results files written by `introspect eval`, or study folders (their results/*.jsonl)",
-    )
-    rp.add_argument(
-        "--out", metavar="DIR", help="write the whole report into this folder: report.md, the PNGs and index.html"
-    )
-    rp.add_argument("--markdown", metavar="FILE", help="also write the report as Markdown")
-    rp.add_argument("--plots", metavar="DIR", help="write PNG figures into this folder")
-    rp.add_argument(
-        "--training",
-        action="append",
-        metavar="PLANS.json",
-        help="a plan record of `introspect train` (--plan-out): AutoPlan's success per iteration",
-    )
-    rp.add_argument(
-        "--ablations",
-        action="append",
-        metavar="ABLATIONS.jsonl",
-        help="the rows of `introspect ablate`: what each intervention earned (a study folder's own are read)",
-    )
-    rp.set_defaults(handler=command)

@@ -1,4 +1,4 @@
-"""``introspect study run|status|report``: the command's three actions (introspect.cli registers them).
+"""``introspect study run|status|report``: the command's three actions (introspect.commands.study declares them).
 
 Exit status of ``study run``: 0 when every task of every run and repeat ran to an outcome;
 1 when some task errored (a model that gave up: running the study again tries it again);

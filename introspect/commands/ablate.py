@@ -1,0 +1,41 @@
+"""``introspect ablate``: finished runs forked before each introspective intervention and run on
+without it (the work is in ``introspect.ablation``)."""
+
+from __future__ import annotations
+
+import argparse
+
+from introspect.commands.command import Command, lazy
+from introspect.options import positive
+
+
+def arguments(parser: argparse.ArgumentParser) -> None:
+    """``introspect ablate RUNS... [--out FILE] [--intervention KIND] [--each] [--concurrency N] [--views DIR]``."""
+    parser.add_argument("runs", nargs="+", metavar="RESULTS.jsonl|STUDY", help="results files or study folders")
+    parser.add_argument(
+        "--out",
+        metavar="FILE",
+        help="the ablation results (default: a study's ablations.jsonl, else beside the results)",
+    )
+    parser.add_argument("--intervention", action="append", metavar="KIND", help="only this kind (default: every kind)")
+    parser.add_argument(
+        "--each",
+        action="store_true",
+        help="fork before every time an intervention happened (default: its first time in each run, which "
+        "gives the run without it)",
+    )
+    parser.add_argument("--concurrency", type=positive, default=4, metavar="N", help="forks in flight (default 4)")
+    parser.add_argument(
+        "--views",
+        metavar="DIR",
+        help="also write each fork beside its original as a viewer page (view --compare) into DIR",
+    )
+    parser.add_argument("--checkpoint", help="the checkpointer of the runs (default: a study's own, else introspect's)")
+
+
+COMMAND = Command(
+    "ablate",
+    "fork finished runs before each introspective intervention, run on without it, record both outcomes",
+    arguments,
+    lazy("introspect.ablation.command", "cmd_ablate"),
+)
