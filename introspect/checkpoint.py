@@ -76,8 +76,8 @@ def screenshot_folder(url: str | None) -> Path:
 
 
 def redact(url: str) -> str:
-    """``url`` without its password, for messages."""
-    return re.sub(r"(://[^:/@]+:)[^@]*@", r"\1***@", url)
+    """``url`` without its password, for messages (``redis://:PASSWORD@host`` has no user)."""
+    return re.sub(r"(://[^:/@]*:)[^@]*@", r"\1***@", url)
 
 
 @asynccontextmanager
