@@ -26,7 +26,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from errors import UserError
-from introspect.checkpoint import CONNECT_TIMEOUT, redact
+from introspect.checkpoint import CONNECT_TIMEOUT, one_line, redact, timed_conninfo
 
 ROOT = Path(__file__).resolve().parents[1]  # the checkout: langgraph.json and the graphs it names
 DEFAULT_PORT = 2024
@@ -99,17 +99,12 @@ def check_database(uri: str) -> None:
     or a server that is not Postgres (one that never answers the handshake, as Redis does), is a
     ServeError now, not a traceback or a hang once the server starts."""
     import psycopg
-    from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
     try:
-        settings = conninfo_to_dict(uri)
-        conninfo = uri if "connect_timeout" in settings else make_conninfo(uri, connect_timeout=CONNECT_TIMEOUT)
-        psycopg.connect(conninfo).close()
+        psycopg.connect(timed_conninfo(uri)).close()
     except psycopg.Error as exc:
-        reason = " ".join(str(exc).split()) or type(exc).__name__
-        if isinstance(exc, psycopg.errors.ConnectionTimeout):
-            reason += " (is it a PostgreSQL server?)"
-        raise ServeError(f"cannot use --database-uri {redact(uri)}: {reason}") from None
+        hint = " (is it a PostgreSQL server?)" if isinstance(exc, psycopg.errors.ConnectionTimeout) else ""
+        raise ServeError(f"cannot use --database-uri {redact(uri)}: {one_line(exc)}{hint}") from None
 
 
 def check_redis(uri: str) -> None:
@@ -121,8 +116,7 @@ def check_redis(uri: str) -> None:
     try:
         client.ping()
     except redis.RedisError as exc:
-        reason = " ".join(str(exc).split()) or type(exc).__name__
-        raise ServeError(f"cannot use --redis-uri {redact(uri)}: {reason}") from None
+        raise ServeError(f"cannot use --redis-uri {redact(uri)}: {one_line(exc)}") from None
     finally:
         client.close()
 
