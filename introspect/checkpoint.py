@@ -76,8 +76,8 @@ def screenshot_folder(url: str | None) -> Path:
 
 
 def redact(url: str) -> str:
-    """``url`` without its password, for messages."""
-    return re.sub(r"(://[^:/@]+:)[^@]*@", r"\1***@", url)
+    """``url`` without its password, for messages (``redis://:PASSWORD@host`` has no user)."""
+    return re.sub(r"(://[^:/@]*:)[^@]*@", r"\1***@", url)
 
 
 @asynccontextmanager
@@ -138,17 +138,26 @@ async def _open_sqlite(path: Path, stack: AsyncExitStack, default: bool) -> Base
 async def _open_postgres(url: str, stack: AsyncExitStack) -> BaseCheckpointSaver:
     import psycopg
     from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
-    from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
     try:
-        settings = conninfo_to_dict(url)
-        conninfo = url if "connect_timeout" in settings else make_conninfo(url, connect_timeout=CONNECT_TIMEOUT)
-        saver = await stack.enter_async_context(AsyncPostgresSaver.from_conn_string(conninfo))
+        saver = await stack.enter_async_context(AsyncPostgresSaver.from_conn_string(timed_conninfo(url)))
         await saver.setup()
     except psycopg.Error as exc:
-        reason = " ".join(str(exc).split()) or type(exc).__name__
-        raise CheckpointConfigError(f"cannot use Postgres checkpointer {redact(url)}: {reason}") from None
+        raise CheckpointConfigError(f"cannot use Postgres checkpointer {redact(url)}: {one_line(exc)}") from None
     return saver
+
+
+def timed_conninfo(url: str) -> str:
+    """Postgres ``url`` with a connect timeout (CONNECT_TIMEOUT unless it sets one): a server that
+    never answers the handshake is refused, not waited for. A malformed URL raises psycopg.Error."""
+    from psycopg.conninfo import conninfo_to_dict, make_conninfo
+
+    return url if "connect_timeout" in conninfo_to_dict(url) else make_conninfo(url, connect_timeout=CONNECT_TIMEOUT)
+
+
+def one_line(exc: BaseException) -> str:
+    """A driver's error message on one line (psycopg's span several)."""
+    return " ".join(str(exc).split()) or type(exc).__name__
 
 
 async def thread_exists(saver: BaseCheckpointSaver, thread_id: str) -> bool:

@@ -131,10 +131,11 @@ def download(url: str, path: Path, hint: str = "") -> str:
 
     part = path.with_name(path.name + ".part")
     digest, size = hashlib.sha256(), 0
-    print(f"downloading {url}", flush=True)  # stdout: stderr holds only a refusal
     try:
         request = urllib.request.Request(url, headers={"User-Agent": "introspect-data"})
         with urllib.request.urlopen(request, timeout=TIMEOUT) as response, part.open("wb") as out:
+            # only once the source answered: a refusal is then the command's one line
+            print(f"downloading {url}", flush=True)  # stdout: stderr holds only a refusal
             expected = response.headers.get("Content-Length")
             for chunk in iter(lambda: response.read(CHUNK), b""):
                 digest.update(chunk)

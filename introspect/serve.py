@@ -26,6 +26,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from errors import UserError
+from introspect.checkpoint import CONNECT_TIMEOUT, one_line, redact, timed_conninfo
 
 ROOT = Path(__file__).resolve().parents[1]  # the checkout: langgraph.json and the graphs it names
 DEFAULT_PORT = 2024
@@ -52,19 +53,41 @@ def server_environment(database_uri: str, redis_uri: str, jobs: int, heartbeat: 
     }
 
 
-def check_service(uri: str | None, schemes: tuple[str, ...], option: str, default_port: int) -> str:
-    """``uri`` names a service of one of ``schemes`` that accepts a connection; ServeError otherwise."""
+def check_uri(uri: str | None, schemes: tuple[str, ...], option: str) -> str:
+    """``uri`` is given and has one of ``schemes`` and a host; ServeError otherwise."""
     if not uri:
         raise ServeError(f"give {option} URI (or set ${option[2:].upper().replace('-', '_')})")
     parts = urlsplit(uri)
     if parts.scheme not in schemes or not parts.hostname:
-        raise ServeError(f"{option} must be a {schemes[0]}://HOST[:PORT]/... URI, not {uri!r}")
-    try:
-        with socket.create_connection((parts.hostname, parts.port or default_port), timeout=5):
-            pass
-    except OSError as exc:
-        raise ServeError(f"cannot reach {parts.hostname}:{parts.port or default_port} ({option}): {exc}") from None
+        raise ServeError(f"{option} must be a {schemes[0]}://HOST[:PORT]/... URI, not {redact(uri)!r}")
     return uri
+
+
+def check_database(uri: str) -> None:
+    """``uri`` names a PostgreSQL database that accepts this connection: one that does not exist,
+    or a server that is not Postgres (one that never answers the handshake, as Redis does), is a
+    ServeError now, not a traceback or a hang once the server starts."""
+    import psycopg
+
+    try:
+        psycopg.connect(timed_conninfo(uri)).close()
+    except psycopg.Error as exc:
+        hint = " (is it a PostgreSQL server?)" if isinstance(exc, psycopg.errors.ConnectionTimeout) else ""
+        raise ServeError(f"cannot use --database-uri {redact(uri)}: {one_line(exc)}{hint}") from None
+
+
+def check_redis(uri: str) -> None:
+    """``uri`` names a Redis server that answers PING (a Postgres server there closes the
+    connection: a ServeError now, not a traceback once the server starts)."""
+    import redis
+
+    client = redis.Redis.from_url(uri, socket_connect_timeout=CONNECT_TIMEOUT, socket_timeout=CONNECT_TIMEOUT)
+    try:
+        client.ping()
+    except redis.RedisError as exc:
+        raise ServeError(f"cannot use --redis-uri {redact(uri)}: {one_line(exc)}") from None
+    finally:
+        client.close()
 
 
 def check_port(host: str, port: int) -> None:
@@ -83,9 +106,11 @@ def command(args: argparse.Namespace) -> int:
         raise ServeError(f"--jobs must be at least 1 and --heartbeat at least 1 second, got {args.heartbeat}")
     if not 0 < args.port < 65536:
         raise ServeError(f"--port must be between 1 and 65535, got {args.port}")
-    database = check_service(args.database_uri, ("postgresql", "postgres"), "--database-uri", 5432)
-    redis = check_service(args.redis_uri, ("redis", "rediss"), "--redis-uri", 6379)
+    database = check_uri(args.database_uri, ("postgresql", "postgres"), "--database-uri")
+    redis = check_uri(args.redis_uri, ("redis", "rediss"), "--redis-uri")
     check_port(args.host, args.port)
+    check_database(database)
+    check_redis(redis)
     # langgraph_api reads its configuration when first imported: set it before uvicorn imports the app
     os.environ.update(server_environment(database, redis, args.jobs, args.heartbeat))
     sys.path.insert(0, str(ROOT))

@@ -157,6 +157,18 @@ def test_an_unreachable_source_names_the_mirror(capsys, monkeypatch, home):
     assert len(err.splitlines()) == 1 and files_under(home) == []
 
 
+@pytest.mark.parametrize("mirror", ["http://127.0.0.1:UNUSED", "file:///etc", "file:///etc/"])
+def test_an_unusable_mirror_is_refused_in_one_line(mirror, capsys, monkeypatch, home):
+    """A mirror that does not answer (nothing listens, a folder without the files) is one line
+    in all: nothing says "downloading" before the source has answered."""
+    from tests.support.studio import free_port
+
+    assert main(["data", "get", "webshop", "--mirror", mirror.replace("UNUSED", str(free_port()))]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.startswith("introspect: cannot download ") and len(err.strip().splitlines()) == 1
+    assert files_under(home) == []
+
+
 def test_get_webshop_installs_it_and_the_env_serves_it(capsys, monkeypatch, home, server):
     files = small_webshop(monkeypatch, server)
     published = hashlib.sha256(files["items_ins_v2.json"]).hexdigest()

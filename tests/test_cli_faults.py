@@ -107,6 +107,8 @@ def test_a_results_write_error_mid_run_stops_the_run_in_one_line(tmp_path):
     )
     assert done.returncode == 2, done.stderr[-2000:]
     assert "Traceback" not in done.stderr
-    last = done.stderr.split("\n")[-2]
+    *_, bar, last, end = done.stderr.split("\n")
     assert last.startswith("introspect: cannot write results file r.jsonl: File too large; the run stopped")
+    # the error has a line of its own: the bar's line (tqdm redraws it after "\r") ended before it
+    assert "laser on " in bar and "%|" in bar and "\r" not in last and end == "", done.stderr[-2000:]
     assert "4 of 4 tasks to run" in done.stderr

@@ -136,6 +136,31 @@ def test_bad_input_is_one_line_exit_2_and_writes_nothing(capsys, monkeypatch, wo
     assert tree(workdir) == before
 
 
+UNWRITABLE_HOME = "/proc/introspect"  # nobody, not even root, can create a folder in /proc
+STUDY = f'name = "s"\nmodel = "scripted:script.jsonl"\n[[runs]]\nmethod = "laser"\nenv = "webshop"\ntasks = "{TASK}"\n'
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (RUN, f"cannot create checkpoint directory {UNWRITABLE_HOME}"),
+        (EVAL, f"cannot create checkpoint directory {UNWRITABLE_HOME}"),
+        (["study", "run", "study.toml"], f"cannot create the study folder {UNWRITABLE_HOME}/studies/s"),
+    ],
+    ids=["run", "eval", "study run"],
+)
+def test_a_home_that_cannot_be_written_is_one_line_exit_2(args, message, capsys, monkeypatch, workdir):
+    """INTROSPECT_HOME where no folder can be made: refused before anything runs or is printed
+    (eval said how many tasks would run and drew its bar first, three lines in all)."""
+    (workdir / "study.toml").write_text(STUDY, encoding="utf-8")
+    monkeypatch.setenv("INTROSPECT_HOME", UNWRITABLE_HOME)
+    before = tree(workdir)
+    code, out, err = run_main(capsys, args)
+    assert code == 2, (out, err)
+    assert message in err and len(err.strip().splitlines()) == 1 and "Traceback" not in err, err
+    assert out == "" and tree(workdir) == before and not Path(UNWRITABLE_HOME).exists()
+
+
 @pytest.mark.parametrize("name", ["set not an integer", "unknown provider", "corrupt sqlite", "unreachable postgres"])
 def test_bad_input_as_a_user_meets_it(workdir, name):
     args, message = CASES[name]

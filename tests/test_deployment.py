@@ -14,13 +14,15 @@ import threading
 import time
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 
 from introspect.evaluate import read_rows
 from tests.graphs.laser_scripts import ROW_FIELDS, paging_eval, paging_script
-from tests.support.cli import ROOT, child_env, run_main, spawn
-from tests.support.deployment import Deployment, deployment
+from tests.support.cli import ROOT, child_env, ended, output, run_main, spawn
+from tests.support.deployment import Deployment, deployment, need_deployment, redis_server
+from tests.support.studio import free_port
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(600)]
 
@@ -153,7 +155,10 @@ def test_a_deployment_stopped_and_started_again_is_continued(served: Deployment,
     [
         (["--redis-uri", "redis://127.0.0.1:1"], "give --database-uri URI (or set $DATABASE_URI)"),
         (["--database-uri", "mysql://h/db", "--redis-uri", "redis://h"], "--database-uri must be a postgresql://"),
-        (["--database-uri", "postgresql://127.0.0.1:1/db", "--redis-uri", "redis://h"], "cannot reach 127.0.0.1:1"),
+        (
+            ["--database-uri", "postgresql://127.0.0.1:1/db", "--redis-uri", "redis://h", "--port", "FREE"],
+            "cannot use --database-uri postgresql://127.0.0.1:1/db: connection failed",
+        ),
         (["--jobs", "0"], "--jobs must be at least 1"),
         (["--heartbeat", "nan"], "--heartbeat at least 1 second, got nan"),
         (["--port", "99999"], "--port must be between 1 and 65535, got 99999"),
@@ -179,11 +184,46 @@ def test_serve_refuses_bad_input_in_one_line(options, says, tmp_path, monkeypatc
     monkeypatch.delenv("DATABASE_URI", raising=False)
     monkeypatch.delenv("REDIS_URI", raising=False)
     taken = socket.create_server(("127.0.0.1", 0))  # a port another process listens on
-    options = [o.replace("TAKEN", str(taken.getsockname()[1])) for o in options]
+    free = str(free_port())
+    options = [o.replace("TAKEN", str(taken.getsockname()[1])).replace("FREE", free) for o in options]
     with taken:
         assert run_main(["serve", *options], logs=tmp_path, name="serve") == 2
     err = (tmp_path / "serve.err").read_text()
     assert says in err and len(err.strip().splitlines()) == 1, err
+
+
+@pytest.mark.parametrize(
+    ("database", "redis", "says"),
+    [
+        ("NOSUCH", "REDIS", 'database "introspect_nosuch" does not exist'),
+        ("POSTGRES", "redis://POSTGRES_HOST", "cannot use --redis-uri redis://127.0.0.1:"),
+        ("postgresql://REDIS_HOST/db", "REDIS", "cannot use --database-uri postgresql://127.0.0.1:"),
+    ],
+    ids=["a database that does not exist", "a Redis URI at Postgres", "a database URI at Redis"],
+)
+def test_serve_refuses_services_of_the_wrong_kind_in_one_line(database, redis, says, tmp_path):
+    """Services that accept connections but are not what the option names: refused in one line
+    and exit 2 before the server starts (a traceback and exit 3, or a hang, before), and the
+    port is not taken (the server never listened)."""
+    need_deployment()
+    postgres = os.environ["INTROSPECT_TEST_POSTGRES"]
+    with redis_server(tmp_path) as redis_uri:
+        names = {
+            "NOSUCH": postgres.rsplit("/", 1)[0] + "/introspect_nosuch",
+            "POSTGRES_HOST": urlsplit(postgres).netloc.rsplit("@", 1)[-1],
+            "POSTGRES": postgres,
+            "REDIS_HOST": urlsplit(redis_uri).netloc,
+            "REDIS": redis_uri,
+        }
+        for key, value in names.items():
+            database, redis = database.replace(key, value), redis.replace(key, value)
+        port = free_port()
+        args = ["serve", "--database-uri", database, "--redis-uri", redis, "--port", str(port)]
+        child = spawn(args, cwd=tmp_path, env=child_env(), logs=tmp_path, name="serve")
+        assert ended(child, tmp_path, "serve", timeout=90) == 2
+    out, err = output(tmp_path, "serve")
+    assert says in err and len(err.strip().splitlines()) == 1 and not out, err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["redis.log", "serve.err", "serve.out"]
 
 
 TAKEOVER_HEARTBEAT = float(os.environ.get("INTROSPECT_TAKEOVER_HEARTBEAT", "2"))

@@ -57,7 +57,10 @@ async def cmd_eval(args: argparse.Namespace) -> int:
     if not args.server and args.workers <= 1:
         await start_local_models(context)  # workers and a server start their own; nothing written yet
     # the bar is closed on the way out, so a line printed after it (an error) starts on its own
-    async with run_lock(results, database, eval_thread_id(method, context, "*")), contextlib.AsyncExitStack() as shown:
+    async with contextlib.AsyncExitStack() as shown:
+        # opened first: a checkpoint home that cannot be written is the command's one line, nothing made
+        saver = None if args.server else await shown.enter_async_context(open_checkpointer(args.checkpoint))
+        await shown.enter_async_context(run_lock(results, database, eval_thread_id(method, context, "*")))
         reuse = await reused(method, context, results, tasks, args.keep_stale)
         for line in reuse.notes(f"{method.name} on {context.env} with {context.model}"):
             print(line, file=sys.stderr)
@@ -75,16 +78,14 @@ async def cmd_eval(args: argparse.Namespace) -> int:
             from introspect.workers import WorkerPool
 
             slots = pacer.ceiling if pacer else args.concurrency  # per worker; the pacer admits fewer
-            # checked (and created) once, before the workers; a stale task's thread is deleted through it
-            async with open_checkpointer(args.checkpoint) as saver:
-                async with WorkerPool(
-                    args.workers, slots, method, context, args.checkpoint or default_url(), progress.retry, pacer
-                ) as pool:
-                    summary = await tasks_into(saver, pacer or args.workers * slots, run=pool.run_one)
+            # the saver (checked and created once, before the workers) deletes a stale task's thread
+            async with WorkerPool(
+                args.workers, slots, method, context, args.checkpoint or default_url(), progress.retry, pacer
+            ) as pool:
+                summary = await tasks_into(saver, pacer or args.workers * slots, run=pool.run_one)
         else:
-            async with open_checkpointer(args.checkpoint) as saver:
-                with stopping_on_signals() as stop:
-                    summary = await tasks_into(saver, concurrency, on_retry=progress.retry, stop=stop)
+            with stopping_on_signals() as stop:
+                summary = await tasks_into(saver, concurrency, on_retry=progress.retry, stop=stop)
             if stop.requested:
                 bar.close()
                 return stopped(stop, summary.tasks, len(tasks), in_memory(args.checkpoint))
