@@ -11,7 +11,7 @@ runs them, with the SQLite checkpointer.
 
 Each phase runs in a fresh process, timed from where ``introspect eval`` starts its tasks
 (after it has checked the options: method, model client, task list): ``--sequential``
-tasks one at a time, 16 tasks 16 at a time, 64 tasks 64 at a time. CPU seconds (the
+tasks one at a time, then for each count of ``--concurrent`` (16 and 64) that many tasks at once. CPU seconds (the
 process and its threads) are reported beside wall seconds: on a shared machine a run that
 needs more CPU than it gets waits for it. Speedup = tasks x (sequential seconds per task) / concurrent
 seconds. Peak memory: the process's largest RSS (the kernel's count). For browser tasks, Structured
@@ -20,7 +20,8 @@ every task's page open for the model's second): peak of the process's RSS plus C
 PSS (sampled every 250 ms), minus the same figure with the browser started and no task
 open, per task.
 
-Usage: .venv/bin/python benchmarks/concurrency.py [--latency 1] [--sequential 16] [--browser-tasks 16]
+Usage: .venv/bin/python benchmarks/concurrency.py [--latency 1] [--sequential 16] [--concurrent 16,64]
+       [--browser-tasks 16] [--small]
 Writes benchmarks/results/concurrency.json.
 """
 
@@ -41,7 +42,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.machine import load_report, write_report  # noqa: E402
+from benchmarks.machine import load_report, parse_args, write_report  # noqa: E402
 
 
 def _say(text: str) -> dict[str, Any]:
@@ -244,22 +245,24 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--latency", type=float, default=1.0)
     parser.add_argument("--sequential", type=int, default=16, help="tasks run one at a time")
+    parser.add_argument("--concurrent", default="16,64", help="task counts run all at once, comma-separated")
     parser.add_argument("--browser-tasks", type=int, default=16)
     parser.add_argument("--phase", help=argparse.SUPPRESS)
     parser.add_argument("--count", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--tasks-file", help=argparse.SUPPRESS)
-    args = parser.parse_args()
+    args = parse_args(parser, small={"latency": 0.05, "sequential": 1, "concurrent": "2", "browser_tasks": 1})
     if args.phase:
         print(json.dumps(asyncio.run(phase(args.phase, args.count, args.latency, args.tasks_file))))
         return
     report: dict[str, Any] = {"latency_s": args.latency, "machine_before": load_report()}
     tasks_file = Path(tempfile.mkdtemp()) / "tasks.json"  # found here, so that no phase starts warm
-    tasks_file.write_text(json.dumps(asyncio.run(laser_tasks(max(64, args.sequential)))), encoding="utf-8")
+    counts = [int(count) for count in args.concurrent.split(",")]
+    tasks_file.write_text(json.dumps(asyncio.run(laser_tasks(max(*counts, args.sequential)))), encoding="utf-8")
     sequential = run_phase("sequential", args.sequential, args.latency, tasks_file)
     per_task = sequential["seconds"] / sequential["tasks"]
     report["sequential"] = {**sequential, "seconds_per_task": round(per_task, 2)}
     print(f"sequential  {report['sequential']}", flush=True)
-    for count in (16, 64):
+    for count in counts:
         result = run_phase("concurrent", count, args.latency, tasks_file)
         result["speedup"] = round(count * per_task / result["seconds"], 1)
         report[f"concurrent_{count}"] = result
@@ -267,7 +270,7 @@ def main() -> None:
     if args.browser_tasks:
         report["browser"] = run_phase("browser", args.browser_tasks, args.latency, tasks_file)
         print(f"browser     {report['browser']}", flush=True)
-    write_report("concurrency", report)
+    write_report("concurrency", report, args.small)
 
 
 if __name__ == "__main__":
