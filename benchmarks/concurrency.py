@@ -6,8 +6,9 @@ each task's replies are keyed by its instruction, which every prompt of the task
 concurrent tasks never take each other's replies. The tasks are LASER runs on WebShop
 synthetic goals, each like the shipped demo: search the goal's product name, open another
 item, read its description, go back, open the goal's item, buy it with the goal's options
-(12 model calls). They run through ``introspect.evaluate.evaluate``, as ``introspect eval``
-runs them, with the SQLite checkpointer.
+(15 model calls: buying asks LASER's customisation step, three calls, for the options). They
+run through ``introspect.evaluate.evaluate``, as ``introspect eval`` runs them, with the SQLite
+checkpointer.
 
 Each phase runs in a fresh process, timed from where ``introspect eval`` starts its tasks
 (after it has checked the options: method, model client, task list): ``--sequential``
@@ -49,13 +50,17 @@ def _say(text: str) -> dict[str, Any]:
     return {"content": f"Rationale: {text}"}
 
 
+def _say_types(options: dict[str, str]) -> dict[str, Any]:
+    return {"content": "Customization types: " + (", ".join(options) or "None")}
+
+
 def _call(name: str, **args: Any) -> dict[str, Any]:
     return {"content": "", "tool_calls": [{"name": name, "args": args}]}
 
 
 async def laser_tasks(count: int) -> dict[str, tuple[str, list[dict[str, Any]]]]:
     """``count`` synthetic goals whose product shows on the first results page of a search
-    for its name: task id -> (instruction, the 12 replies of its run)."""
+    for its name: task id -> (instruction, the 15 replies of its run)."""
     from envs import make_env
 
     env = make_env("webshop")
@@ -83,6 +88,10 @@ async def laser_tasks(count: int) -> dict[str, tuple[str, list[dict[str, Any]]]]
                 _call("Prev"),
                 _say("this one matches"),
                 _call("select_item", item_id=goal["asin"]),
+                _say("buy it with the options asked for"),
+                _call("Buy_Now", **goal["goal_options"]),
+                # LASER's customisation step: the option types, the rationale, the call with the values
+                _say_types(goal["goal_options"]),
                 _say("buy it with the options asked for"),
                 _call("Buy_Now", **goal["goal_options"]),
             ],
@@ -238,7 +247,10 @@ def run_phase(kind: str, count: int, latency: float, tasks_file: Path) -> dict[s
     )
     if done.returncode:
         raise RuntimeError(f"phase {kind} failed: {done.stderr[-2000:]}")
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    out = json.loads(done.stdout.strip().splitlines()[-1])
+    if out["errors"]:  # a task that failed ends early: its phase's time is no figure
+        raise SystemExit(f"phase {kind}: {out['errors']} of {out['tasks']} tasks ended in an error")
+    return out
 
 
 def main() -> None:

@@ -3,7 +3,7 @@
 The model is the OpenAI-compatible stub (tests/support/openai_stub.py) in its own process,
 answering after ``--latency`` seconds and at most ``--rate`` requests a second, refusing the
 others at once with a 429 and a Retry-After of when a place frees up, as a provider's rate
-limit does. The tasks are benchmarks/concurrency.py's LASER runs on WebShop synthetic goals (12
+limit does. The tasks are benchmarks/concurrency.py's LASER runs on WebShop synthetic goals (15
 model calls each) through ``introspect.evaluate.evaluate`` with the real ``ChatOpenAI`` client,
 which waits and sends a refused request again itself. Every phase allows ``--retries`` retries
 per request (more than the default four, so that no phase ends a task early by giving up: the
@@ -100,7 +100,10 @@ def run_phase(setting: str, args: argparse.Namespace) -> dict[str, Any]:
     )
     if done.returncode:
         raise RuntimeError(f"phase {setting} failed: {done.stderr[-2000:]}")
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    out = json.loads(done.stdout.strip().splitlines()[-1])
+    if out["errors"] == out["tasks"]:  # not the provider's limit (some would get through): the tasks are broken
+        raise SystemExit(f"phase {setting}: every task ended in an error")
+    return out
 
 
 def main() -> None:
@@ -120,7 +123,7 @@ def main() -> None:
         "rate_per_s": args.rate,
         "latency_s": args.latency,
         "retries": args.retries,
-        "model_calls_per_task": 12,
+        "model_calls_per_task": 15,
         "machine_before": load_report(),
         "phases": [],
     }

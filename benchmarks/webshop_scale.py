@@ -166,7 +166,7 @@ def main(n_products: int) -> dict:
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--products", type=int, default=100_000)
-    args = parse_args(parser, small={"products": 200})
+    args = parse_args(parser, small={"products": 1000})  # the shipped catalogue, once
     result = main(args.products)
     print(json.dumps(result, indent=2))
     write_report("webshop_scale", result, args.small)
