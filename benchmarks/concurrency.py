@@ -182,6 +182,7 @@ async def evaluate_phase(
         "cpu_seconds": round(cpu, 2),
         "success_rate": summary.success_rate,
         "errors": len(summary.errors),
+        "first_error": summary.errors[0][1][-500:] if summary.errors else None,
         "peak": await sampler if sampler else peak_rss_bytes(),
     }
 
@@ -249,7 +250,9 @@ def run_phase(kind: str, count: int, latency: float, tasks_file: Path) -> dict[s
         raise RuntimeError(f"phase {kind} failed: {done.stderr[-2000:]}")
     out = json.loads(done.stdout.strip().splitlines()[-1])
     if out["errors"]:  # a task that failed ends early: its phase's time is no figure
-        raise SystemExit(f"phase {kind}: {out['errors']} of {out['tasks']} tasks ended in an error")
+        raise SystemExit(
+            f"phase {kind}: {out['errors']} of {out['tasks']} tasks ended in an error: {out['first_error']}"
+        )
     return out
 
 
