@@ -89,7 +89,7 @@ async def laser_tasks(count: int) -> dict[str, tuple[str, list[dict[str, Any]]]]
                 _say("this one matches"),
                 _call("select_item", item_id=goal["asin"]),
                 _say("buy it with the options asked for"),
-                _call("Buy_Now", **goal["goal_options"]),
+                _call("Buy_Now"),  # the options are the customisation step's to choose
                 # LASER's customisation step: the option types, the rationale, the call with the values
                 _say_types(goal["goal_options"]),
                 _say("buy it with the options asked for"),
