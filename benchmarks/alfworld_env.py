@@ -7,7 +7,7 @@ feedback from the game facts) and a restore of a 10-action snapshot on a fresh e
 replay). The process's peak RSS is read at the end (each env keeps a private copy of
 fast-downward's library mapped), with the machine's load average before and after, since
 other work on the machine slows every figure.
-Usage: .venv/bin/python benchmarks/alfworld_env.py [--games 30]
+Usage: .venv/bin/python benchmarks/alfworld_env.py [--games 30] [--small]
 Writes benchmarks/results/alfworld_env.json.
 """
 
@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import os
 import resource
 import statistics
@@ -26,6 +25,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.machine import parse_args, write_report  # noqa: E402
 from envs import make_env  # noqa: E402
 
 
@@ -59,7 +59,7 @@ def summary(values: list[float]) -> dict[str, float]:
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=30)
-    args = parser.parse_args()
+    args = parse_args(parser, small={"games": 1})
     tasks = make_env("alfworld").task_ids("valid_unseen")[: args.games]
     load_before = os.getloadavg()[0]
     rows = [await measure(task) for task in tasks]
@@ -70,10 +70,9 @@ async def main() -> None:
         **{key: summary([row[key] for row in rows]) for key in rows[0]},
         "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
     }
-    print(json.dumps(result, indent=2))
-    out = ROOT / "benchmarks" / "results" / "alfworld_env.json"
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    for key, value in result.items():
+        print(f"{key:<30} {value}")
+    write_report("alfworld_env", result, args.small)
 
 
 if __name__ == "__main__":

@@ -12,7 +12,7 @@ file size (with its WAL) after the run. AutoPlan training is reported for its ow
 (the loop: sample, collect, score, reflect, plan) and, apart, for its collections (each
 a subgraph with its own checkpoints).
 
-Usage: .venv/bin/python benchmarks/checkpoint_growth.py [--only laser,devils_advocate]
+Usage: .venv/bin/python benchmarks/checkpoint_growth.py [--only laser,devils_advocate] [--small]
 Writes benchmarks/results/checkpoint_growth.json.
 """
 
@@ -31,7 +31,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from benchmarks import workloads  # noqa: E402
-from benchmarks.machine import load_report, write_report  # noqa: E402
+from benchmarks.machine import load_report, parse_args, write_report  # noqa: E402
 
 STEPS = (1, 10, 30)
 
@@ -100,7 +100,7 @@ async def measure(workload: workloads.Workload, folder: Path) -> dict[str, Any]:
 async def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--only", help="comma-separated workload names")
-    args = parser.parse_args()
+    args = parse_args(parser, small={})  # one run of each workload already
     wanted = set(args.only.split(",")) if args.only else None
     report: dict[str, Any] = {"machine_before": load_report()}
     with tempfile.TemporaryDirectory() as tmp:
@@ -112,7 +112,7 @@ async def main() -> None:
     from envs.browser import close_browser
 
     await close_browser()
-    write_report("checkpoint_growth", report)
+    write_report("checkpoint_growth", report, args.small)
 
 
 if __name__ == "__main__":

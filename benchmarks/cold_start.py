@@ -6,7 +6,7 @@ reports medians and the difference (what the command itself costs), and which he
 packages ``import introspect.cli`` pulls in (none should: the graph stack is imported by the
 commands that run graphs).
 
-Usage: .venv/bin/python benchmarks/cold_start.py [--runs 30]
+Usage: .venv/bin/python benchmarks/cold_start.py [--runs 30] [--small]
 Writes benchmarks/results/cold_start.json.
 """
 
@@ -24,7 +24,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.machine import load_report, write_report  # noqa: E402
+from benchmarks.machine import load_report, parse_args, write_report  # noqa: E402
 
 HEAVY = ("langchain_core", "langgraph", "langsmith", "pydantic", "numpy", "openai")
 
@@ -40,7 +40,7 @@ def timed(command: list[str]) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=30)
-    args = parser.parse_args()
+    args = parse_args(parser, small={"runs": 1})
     report: dict[str, object] = {"runs": args.runs, "machine_before": load_report()}
     help_s, bare_s = [], []
     for _ in range(args.runs):
@@ -65,7 +65,7 @@ def main() -> None:
     report["machine_after"] = load_report()
     for key, value in report.items():
         print(f"{key:<24} {value}")
-    write_report("cold_start", report)
+    write_report("cold_start", report, args.small)
 
 
 if __name__ == "__main__":

@@ -6,12 +6,13 @@ each task's replies are keyed by its instruction, which every prompt of the task
 concurrent tasks never take each other's replies. The tasks are LASER runs on WebShop
 synthetic goals, each like the shipped demo: search the goal's product name, open another
 item, read its description, go back, open the goal's item, buy it with the goal's options
-(12 model calls). They run through ``introspect.evaluate.evaluate``, as ``introspect eval``
-runs them, with the SQLite checkpointer.
+(15 model calls: buying asks LASER's customisation step, three calls, for the options). They
+run through ``introspect.evaluate.evaluate``, as ``introspect eval`` runs them, with the SQLite
+checkpointer.
 
 Each phase runs in a fresh process, timed from where ``introspect eval`` starts its tasks
 (after it has checked the options: method, model client, task list): ``--sequential``
-tasks one at a time, 16 tasks 16 at a time, 64 tasks 64 at a time. CPU seconds (the
+tasks one at a time, then for each count of ``--concurrent`` (16 and 64) that many tasks at once. CPU seconds (the
 process and its threads) are reported beside wall seconds: on a shared machine a run that
 needs more CPU than it gets waits for it. Speedup = tasks x (sequential seconds per task) / concurrent
 seconds. Peak memory: the process's largest RSS (the kernel's count). For browser tasks, Structured
@@ -20,7 +21,8 @@ every task's page open for the model's second): peak of the process's RSS plus C
 PSS (sampled every 250 ms), minus the same figure with the browser started and no task
 open, per task.
 
-Usage: .venv/bin/python benchmarks/concurrency.py [--latency 1] [--sequential 16] [--browser-tasks 16]
+Usage: .venv/bin/python benchmarks/concurrency.py [--latency 1] [--sequential 16] [--concurrent 16,64]
+       [--browser-tasks 16] [--small]
 Writes benchmarks/results/concurrency.json.
 """
 
@@ -41,11 +43,15 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.machine import load_report, write_report  # noqa: E402
+from benchmarks.machine import load_report, parse_args, write_report  # noqa: E402
 
 
 def _say(text: str) -> dict[str, Any]:
     return {"content": f"Rationale: {text}"}
+
+
+def _say_types(options: dict[str, str]) -> dict[str, Any]:
+    return {"content": "Customization types: " + (", ".join(options) or "None")}
 
 
 def _call(name: str, **args: Any) -> dict[str, Any]:
@@ -54,7 +60,7 @@ def _call(name: str, **args: Any) -> dict[str, Any]:
 
 async def laser_tasks(count: int) -> dict[str, tuple[str, list[dict[str, Any]]]]:
     """``count`` synthetic goals whose product shows on the first results page of a search
-    for its name: task id -> (instruction, the 12 replies of its run)."""
+    for its name: task id -> (instruction, the 15 replies of its run)."""
     from envs import make_env
 
     env = make_env("webshop")
@@ -82,6 +88,10 @@ async def laser_tasks(count: int) -> dict[str, tuple[str, list[dict[str, Any]]]]
                 _call("Prev"),
                 _say("this one matches"),
                 _call("select_item", item_id=goal["asin"]),
+                _say("buy it with the options asked for"),
+                _call("Buy_Now"),  # the options are the customisation step's to choose
+                # LASER's customisation step: the option types, the rationale, the call with the values
+                _say_types(goal["goal_options"]),
                 _say("buy it with the options asked for"),
                 _call("Buy_Now", **goal["goal_options"]),
             ],
@@ -172,6 +182,7 @@ async def evaluate_phase(
         "cpu_seconds": round(cpu, 2),
         "success_rate": summary.success_rate,
         "errors": len(summary.errors),
+        "first_error": summary.errors[0][1][-500:] if summary.errors else None,
         "peak": await sampler if sampler else peak_rss_bytes(),
     }
 
@@ -237,29 +248,36 @@ def run_phase(kind: str, count: int, latency: float, tasks_file: Path) -> dict[s
     )
     if done.returncode:
         raise RuntimeError(f"phase {kind} failed: {done.stderr[-2000:]}")
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    out = json.loads(done.stdout.strip().splitlines()[-1])
+    if out["errors"]:  # a task that failed ends early: its phase's time is no figure
+        raise SystemExit(
+            f"phase {kind}: {out['errors']} of {out['tasks']} tasks ended in an error: {out['first_error']}"
+        )
+    return out
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--latency", type=float, default=1.0)
     parser.add_argument("--sequential", type=int, default=16, help="tasks run one at a time")
+    parser.add_argument("--concurrent", default="16,64", help="task counts run all at once, comma-separated")
     parser.add_argument("--browser-tasks", type=int, default=16)
     parser.add_argument("--phase", help=argparse.SUPPRESS)
     parser.add_argument("--count", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--tasks-file", help=argparse.SUPPRESS)
-    args = parser.parse_args()
+    args = parse_args(parser, small={"latency": 0.05, "sequential": 1, "concurrent": "2", "browser_tasks": 1})
     if args.phase:
         print(json.dumps(asyncio.run(phase(args.phase, args.count, args.latency, args.tasks_file))))
         return
     report: dict[str, Any] = {"latency_s": args.latency, "machine_before": load_report()}
     tasks_file = Path(tempfile.mkdtemp()) / "tasks.json"  # found here, so that no phase starts warm
-    tasks_file.write_text(json.dumps(asyncio.run(laser_tasks(max(64, args.sequential)))), encoding="utf-8")
+    counts = [int(count) for count in args.concurrent.split(",")]
+    tasks_file.write_text(json.dumps(asyncio.run(laser_tasks(max(*counts, args.sequential)))), encoding="utf-8")
     sequential = run_phase("sequential", args.sequential, args.latency, tasks_file)
     per_task = sequential["seconds"] / sequential["tasks"]
     report["sequential"] = {**sequential, "seconds_per_task": round(per_task, 2)}
     print(f"sequential  {report['sequential']}", flush=True)
-    for count in (16, 64):
+    for count in counts:
         result = run_phase("concurrent", count, args.latency, tasks_file)
         result["speedup"] = round(count * per_task / result["seconds"], 1)
         report[f"concurrent_{count}"] = result
@@ -267,7 +285,7 @@ def main() -> None:
     if args.browser_tasks:
         report["browser"] = run_phase("browser", args.browser_tasks, args.latency, tasks_file)
         print(f"browser     {report['browser']}", flush=True)
-    write_report("concurrency", report)
+    write_report("concurrency", report, args.small)
 
 
 if __name__ == "__main__":

@@ -3,7 +3,7 @@
 The model is the OpenAI-compatible stub (tests/support/openai_stub.py) in its own process,
 answering after ``--latency`` seconds and at most ``--rate`` requests a second, refusing the
 others at once with a 429 and a Retry-After of when a place frees up, as a provider's rate
-limit does. The tasks are benchmarks/concurrency.py's LASER runs on WebShop synthetic goals (12
+limit does. The tasks are benchmarks/concurrency.py's LASER runs on WebShop synthetic goals (15
 model calls each) through ``introspect.evaluate.evaluate`` with the real ``ChatOpenAI`` client,
 which waits and sends a refused request again itself. Every phase allows ``--retries`` retries
 per request (more than the default four, so that no phase ends a task early by giving up: the
@@ -15,7 +15,7 @@ the share of HTTP attempts refused with a 429 (as the client's hooks saw them: a
 timed out), errors, and for ``auto`` the most tasks it had in flight and how often it cut. The
 best fixed setting is the fastest whose tasks all finished without an error.
 
-Usage: .venv/bin/python benchmarks/concurrency_auto.py [--tasks 16] [--rate 10] [--latency 0.5]
+Usage: .venv/bin/python benchmarks/concurrency_auto.py [--tasks 16] [--rate 10] [--latency 0.5] [--small]
 Writes benchmarks/results/concurrency_auto.json.
 """
 
@@ -36,7 +36,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.concurrency import Stub, laser_tasks  # noqa: E402
-from benchmarks.machine import load_report, write_report  # noqa: E402
+from benchmarks.machine import load_report, parse_args, write_report  # noqa: E402
 
 
 async def phase(setting: str, args: argparse.Namespace) -> dict[str, Any]:
@@ -100,7 +100,10 @@ def run_phase(setting: str, args: argparse.Namespace) -> dict[str, Any]:
     )
     if done.returncode:
         raise RuntimeError(f"phase {setting} failed: {done.stderr[-2000:]}")
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    out = json.loads(done.stdout.strip().splitlines()[-1])
+    if out["errors"] == out["tasks"]:  # not the provider's limit (some would get through): the tasks are broken
+        raise SystemExit(f"phase {setting}: every task ended in an error")
+    return out
 
 
 def main() -> None:
@@ -112,7 +115,7 @@ def main() -> None:
     parser.add_argument("--fixed", default="2,4,8,16", help="fixed --concurrency settings to compare")
     parser.add_argument("--phase", help=argparse.SUPPRESS)
     parser.add_argument("--tasks-file", help=argparse.SUPPRESS)
-    args = parser.parse_args()
+    args = parse_args(parser, small={"tasks": 2, "latency": 0.05, "fixed": "2"})
     if args.phase:
         print(json.dumps(asyncio.run(phase(args.phase, args))))
         return
@@ -120,7 +123,7 @@ def main() -> None:
         "rate_per_s": args.rate,
         "latency_s": args.latency,
         "retries": args.retries,
-        "model_calls_per_task": 12,
+        "model_calls_per_task": 15,
         "machine_before": load_report(),
         "phases": [],
     }
@@ -137,7 +140,7 @@ def main() -> None:
     report["best_fixed"] = best["concurrency"]
     report["auto_vs_best_fixed"] = round(auto["seconds"] / best["seconds"], 2)
     print(f"best fixed: {best['concurrency']} ({best['seconds']} s); auto: {auto['seconds']} s", flush=True)
-    write_report("concurrency_auto", report)
+    write_report("concurrency_auto", report, args.small)
 
 
 if __name__ == "__main__":

@@ -7,7 +7,7 @@ and ends itself after ``--burn-limit`` seconds whatever happens), then runs pyte
 ids ``--runs`` times in a row, each in a fresh process, and reports each run's outcome and
 wall time with the load average. Nothing is timed in the tests themselves.
 
-Usage: .venv/bin/python benchmarks/crash_under_load.py [--runs 5] [--burners 4] [TEST_ID ...]
+Usage: .venv/bin/python benchmarks/crash_under_load.py [--runs 5] [--burners 4] [--small] [TEST_ID ...]
 (default test: the evaluation that Chromium dies under twice). Writes
 benchmarks/results/crash_under_load.json; exits 1 if a run failed.
 """
@@ -24,7 +24,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.machine import load_report, write_report  # noqa: E402
+from benchmarks.machine import load_report, parse_args, write_report  # noqa: E402
 
 DEFAULT_TESTS = ["tests/graphs/test_eval_chromium_crashes.py::test_an_evaluation_outlives_chromium_dying_twice"]
 
@@ -35,7 +35,7 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--burners", type=int, default=4, help="CPU-bound processes competing meanwhile")
     parser.add_argument("--burn-limit", type=float, default=1800.0, help="seconds after which a burner ends itself")
-    args = parser.parse_args()
+    args = parse_args(parser, small={"runs": 1, "burners": 1, "burn_limit": 120.0})
     burn = f"import time\nend = time.monotonic() + {args.burn_limit}\nwhile time.monotonic() < end: pass"
     burners = [subprocess.Popen([sys.executable, "-c", burn]) for _ in range(args.burners)]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
@@ -65,7 +65,9 @@ def main() -> int:
             burner.wait()
     passed = all(r["passed"] for r in runs)
     write_report(
-        "crash_under_load", {"command": " ".join(command), "burners": args.burners, "runs": runs, "all_passed": passed}
+        "crash_under_load",
+        {"command": " ".join(command), "burners": args.burners, "runs": runs, "all_passed": passed},
+        args.small,
     )
     return 0 if passed else 1
 

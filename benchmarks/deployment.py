@@ -17,6 +17,7 @@ Needs INTROSPECT_TEST_POSTGRES (a Postgres the benchmark may create databases in
 and the server extra. The machine is shared: load averages are written with the figures.
 
 Usage: .venv/bin/python benchmarks/deployment.py [--tasks 24] [--concurrency 8] [--delay 1.0] [--heartbeat 2]
+       [--take-up-tasks 12] [--small]
 Writes benchmarks/results/deployment.json.
 """
 
@@ -35,7 +36,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.machine import load_report, write_report  # noqa: E402
+from benchmarks.machine import load_report, parse_args, write_report  # noqa: E402
 from introspect.evaluate import read_rows  # noqa: E402
 from tests.graphs.laser_scripts import paging_script  # noqa: E402
 from tests.support.deployment import Deployment, deployment  # noqa: E402
@@ -111,7 +112,9 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=8)
     parser.add_argument("--delay", type=float, default=1.0, help="seconds per scripted model call")
     parser.add_argument("--heartbeat", type=float, default=2.0)
-    args = parser.parse_args()
+    parser.add_argument("--take-up-tasks", type=int, default=12, help="tasks in flight when a worker is killed")
+    # small: the model's delay stays, so that runs are in flight when the worker is killed
+    args = parse_args(parser, small={"tasks": 2, "concurrency": 2, "take_up_tasks": 2})
     report: dict[str, Any] = {"before": load_report(), "delay_s": args.delay, "concurrency": args.concurrency}
     figures = []
     with ExitStack() as stack:
@@ -134,9 +137,10 @@ def main() -> None:
             ) as d:
                 run(f"introspect serve x{workers} (Postgres+Redis)", ["--server", d.url], offset)
                 if workers == 2:
-                    report["take_up"] = take_up(d, spec, [f"synthetic-{i}" for i in range(2000, 2012)], folder, 12)
+                    orphans = [f"synthetic-{i}" for i in range(2000, 2000 + args.take_up_tasks)]
+                    report["take_up"] = take_up(d, spec, orphans, folder, args.take_up_tasks)
     report["figures"] = figures
-    write_report("deployment", report)
+    write_report("deployment", report, args.small)
 
 
 if __name__ == "__main__":

@@ -1,10 +1,11 @@
 """How fast the embedded model (``--model local``: SmolLM2-135M-Instruct on llama.cpp) runs LASER.
 
-For each configuration, with the prefix cache on and off (``INTROSPECT_LOCAL_PREFIX_CACHE``) at 1,
-2 and 4 slots (``INTROSPECT_LOCAL_SLOTS``), a fresh subprocess (the servers are process-wide and
-read their settings when they start) starts the servers, then runs as many LASER WebShop episodes
-at once as there are slots, through the documented Python API (``build_graph`` with a SQLite
-checkpointer, ``LaserContext(model="local")``). From the episodes' ``calls`` logs it reports:
+For each configuration, with the prefix cache on and off (``INTROSPECT_LOCAL_PREFIX_CACHE``,
+``--prefix-cache``) at 1, 2 and 4 slots (``INTROSPECT_LOCAL_SLOTS``), a fresh subprocess (the
+servers are process-wide and read their settings when they start) starts the servers, then runs
+as many LASER WebShop episodes at once as there are slots, through the documented Python API
+(``build_graph`` with a SQLite checkpointer, ``LaserContext(model="local")``). From the
+episodes' ``calls`` logs it reports:
 
 - calls/s, prompt tokens/s and generated tokens/s over the wall time of the episodes together
   (prompt tokens as the server counts them: those its prefix cache resumed count too);
@@ -17,7 +18,7 @@ what matters here is time. ``--max-actions`` keeps the episodes short.
 
 Usage: .venv/bin/python benchmarks/local_model.py [--max-actions 4] [--slots 1,2,4] [--small]
 ``--small`` (for CI): one configuration (1 slot, prefix cache on), one action, short replies.
-Writes benchmarks/results/local_model.json (local_model_small.json with ``--small``).
+Writes benchmarks/results/local_model.json.
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.machine import load_report, write_report  # noqa: E402
+from benchmarks.machine import load_report, parse_args, write_report  # noqa: E402
 
 
 async def episodes(slots: int, max_actions: int, max_tokens: int) -> dict[str, Any]:
@@ -133,16 +134,14 @@ def main() -> None:
     parser.add_argument("--max-actions", type=int, default=4, help="LASER's step limit per episode")
     parser.add_argument("--max-tokens", type=int, default=512, help="the longest reply per call")
     parser.add_argument("--timeout", type=float, default=1800.0, help="seconds per configuration")
-    parser.add_argument("--small", action="store_true", help="one short configuration (CI)")
+    parser.add_argument("--prefix-cache", default="on,off", help="the prefix cache's settings, comma-separated")
     parser.add_argument("--child", type=int, help=argparse.SUPPRESS)  # run one configuration here
-    args = parser.parse_args()
+    args = parse_args(parser, small={"slots": "1", "prefix_cache": "on", "max_actions": 1, "max_tokens": 64})
     if args.child:
         print(json.dumps(asyncio.run(episodes(args.child, args.max_actions, args.max_tokens))))
         return
-    if args.small:
-        plan, args.max_actions, args.max_tokens = [(1, True)], 1, 64
-    else:
-        plan = [(int(slots), cache) for cache in (True, False) for slots in args.slots.split(",")]
+    caches = [setting.strip() == "on" for setting in args.prefix_cache.split(",")]
+    plan = [(int(slots), cache) for cache in caches for slots in args.slots.split(",")]
     report: dict[str, Any] = {
         "max_actions": args.max_actions,
         "max_tokens": args.max_tokens,
@@ -159,7 +158,7 @@ def main() -> None:
         else:
             print("  ".join(f"{row[name]!s:>{widths[name]}}" for name in COLUMNS))
         report["machine_after"] = load_report()
-        write_report("local_model_small" if args.small else "local_model", report)  # a stopped run keeps its rows
+        write_report("local_model", report, args.small)  # a stopped run keeps its rows
 
 
 if __name__ == "__main__":

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 from pathlib import Path
@@ -18,12 +19,27 @@ def load_report() -> dict[str, Any]:
     return {"cpus": os.cpu_count(), "load_1m": round(one, 2), "load_5m": round(five, 2), "load_15m": round(fifteen, 2)}
 
 
-def write_report(name: str, report: dict[str, Any]) -> Path:
-    """Write ``report`` to benchmarks/results/NAME.json, with the load after the run (unless
-    the benchmark already took it)."""
+def parse_args(parser: argparse.ArgumentParser, small: dict[str, Any]) -> argparse.Namespace:
+    """The command line, with every benchmark's ``--small``: the same code on the smallest
+    counts (``small``, the options' values in small mode; options given still win), so that CI
+    runs each benchmark in seconds and a benchmark the code broke fails there (its figures mean
+    nothing)."""
+    parser.add_argument("--small", action="store_true", help="seconds, not minutes: the smallest counts (CI)")
+    args = parser.parse_args()
+    if args.small:
+        parser.set_defaults(**small)
+        args = parser.parse_args()
+    return args
+
+
+def write_report(name: str, report: dict[str, Any], small: bool = False) -> Path:
+    """Write ``report`` to benchmarks/results/NAME.json (NAME_small.json for a ``--small`` run,
+    which leaves a real run's figures alone), with the load after the run (unless the
+    benchmark already took it)."""
     report.setdefault("machine_after", load_report())
-    out = RESULTS / f"{name}.json"
+    report["small"] = small
+    out = RESULTS / f"{name}{'_small' if small else ''}.json"
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(report, indent=2) + "\n")
-    print(f"wrote benchmarks/results/{out.name}")
+    print(f"wrote {out}")
     return out

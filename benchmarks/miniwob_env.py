@@ -13,14 +13,13 @@ browser launch is timed once.
 Wall-clock figures on a shared machine are noisy: ``--rounds`` repeats the sweep and the figures
 are medians and 95th percentiles over every round. Everything is printed and written to
 benchmarks/results/miniwob_env.json with the machine's load average before and after.
-Usage: .venv/bin/python benchmarks/miniwob_env.py [--seeds 1] [--rounds 3] [--concurrent 4]
+Usage: .venv/bin/python benchmarks/miniwob_env.py [--seeds 1] [--rounds 3] [--concurrent 4] [--tasks 43] [--small]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import os
 import re
 import statistics
@@ -32,6 +31,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.machine import parse_args, write_report  # noqa: E402
 from envs import browser  # noqa: E402
 from envs.miniwob import MiniWoBEnv  # noqa: E402
 
@@ -108,12 +108,13 @@ def commit() -> str:
         return "unknown"
 
 
-async def main(seeds: int, rounds: int, concurrent: int) -> dict:
+async def main(seeds: int, rounds: int, concurrent: int, tasks: int) -> dict:
     load_before = os.getloadavg()
     _, launch_s = await atimed(browser.get_browser())
     idle = browser.browser_memory_bytes()
     env, replica = MiniWoBEnv(), MiniWoBEnv()
-    task_ids = env.task_ids(f"paper-43@{seeds}")
+    wanted = {task.split("/")[0] for task in env.task_ids("paper-43")[:tasks]}
+    task_ids = [task for task in env.task_ids(f"paper-43@{seeds}") if task.split("/")[0] in wanted]
     kinds: dict[str, list[float]] = {k: [] for k in KINDS}
     started = time.perf_counter()
     for _ in range(rounds):
@@ -154,11 +155,11 @@ if __name__ == "__main__":
     parser.add_argument("--seeds", type=int, default=1)
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--concurrent", type=int, default=4)
-    parser.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "miniwob_env.json")
-    args = parser.parse_args()
-    if args.seeds < 1 or args.rounds < 1 or args.concurrent < 1:
-        parser.error("--seeds, --rounds and --concurrent must be at least 1")
-    results = asyncio.run(main(args.seeds, args.rounds, args.concurrent))
+    parser.add_argument("--tasks", type=int, default=43, help="the first N of the paper's tasks")
+    args = parse_args(parser, small={"tasks": 2, "concurrent": 1})
+    if min(args.seeds, args.rounds, args.concurrent, args.tasks) < 1:
+        parser.error("--seeds, --rounds, --concurrent and --tasks must be at least 1")
+    results = asyncio.run(main(args.seeds, args.rounds, args.concurrent, args.tasks))
     launch = results["browser_launch_ms"]
     print(
         f"MiniWoB env over {results['tasks']} task ids x {results['rounds']} rounds "
@@ -173,6 +174,4 @@ if __name__ == "__main__":
     print(
         f"  load average {results['load_average_before']} -> {results['load_average_after']} on {results['cpus']} CPUs"
     )
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(results, indent=2) + "\n")
-    print(f"wrote {args.out}")
+    write_report("miniwob_env", results, args.small)

@@ -22,7 +22,7 @@ time and CPU time (of the process and its threads) are reported: on a shared mac
 wall time also counts waiting for the CPU, CPU time only the work. LASER is
 also measured on the real WebShop env (``--real-webshop``), as the issue measured it.
 
-Usage: .venv/bin/python benchmarks/orchestration.py [--runs 40] [--only laser,...]
+Usage: .venv/bin/python benchmarks/orchestration.py [--runs 40] [--only laser,...] [--small]
 Writes benchmarks/results/orchestration.json.
 """
 
@@ -44,7 +44,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from benchmarks import replay, workloads  # noqa: E402
-from benchmarks.machine import load_report, write_report  # noqa: E402
+from benchmarks.machine import load_report, parse_args, write_report  # noqa: E402
 
 VARIANTS = ("loop_env", "loop", "graph_memory", "graph_sqlite")
 
@@ -135,7 +135,7 @@ async def main() -> None:
     parser.add_argument("--runs", type=int, default=40)
     parser.add_argument("--only", help="comma-separated workload names")
     parser.add_argument("--real-webshop", action="store_true", help="also LASER on the real WebShop env")
-    args = parser.parse_args()
+    args = parse_args(parser, small={"runs": 1, "only": "laser"})
     wanted = set(args.only.split(",")) if args.only else None
     report: dict[str, Any] = {"runs": args.runs, "machine_before": load_report()}
     with tempfile.TemporaryDirectory() as tmp:
@@ -150,7 +150,7 @@ async def main() -> None:
     from envs.browser import close_browser
 
     await close_browser()
-    write_report("orchestration", report)
+    write_report("orchestration", report, args.small)
 
 
 if __name__ == "__main__":

@@ -13,7 +13,9 @@ the largest process (``ru_maxrss`` of the child), and the size of the study fold
 checkpoint files). Alternated ``--runs`` times (the order rotated each time) on a shared
 machine; medians reported.
 
-Usage: .venv/bin/python benchmarks/study_overhead.py [--runs 3]
+``--cells N`` takes the matrix's first N runs only.
+
+Usage: .venv/bin/python benchmarks/study_overhead.py [--runs 3] [--cells 17] [--small]
 Writes benchmarks/results/study_overhead.json.
 """
 
@@ -35,9 +37,19 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.machine import load_report, write_report  # noqa: E402
+from benchmarks.machine import load_report, parse_args, write_report  # noqa: E402
 
 MATRIX = ROOT / "studies" / "matrix.toml"
+RUNS_TABLE = "\n[[runs]]\n"
+
+
+def write_spec(work: Path, cells: int | None) -> Path:
+    """The matrix with its first ``cells`` runs (all: None) as WORK/matrix.toml, which every
+    variant reads (its paths are the checkout's, relative: the commands run from its root)."""
+    head, *runs = MATRIX.read_text(encoding="utf-8").split(RUNS_TABLE)
+    spec = work / "matrix.toml"
+    spec.write_text(RUNS_TABLE.join([head, *runs[:cells]]), encoding="utf-8")
+    return spec
 
 
 def child(args: list[str], home: Path, program: list[str] | None = None) -> tuple[float, int]:
@@ -61,12 +73,12 @@ def child(args: list[str], home: Path, program: list[str] | None = None) -> tupl
     return seconds, usage.ru_maxrss // 1024
 
 
-def eval_commands(folder: Path) -> list[list[str]]:
+def eval_commands(spec: Path, folder: Path) -> list[list[str]]:
     """The study's runs as ``eval`` commands, each into its own results file."""
     from introspect.study.spec import load
 
     commands = []
-    for run in load(MATRIX).runs:
+    for run in load(spec).runs:
         given = run.given
         args = ["eval", run.method.name, "--env", run.context.env, "--model", run.context.model]
         args += ["--tasks", ",".join(run.tasks), "--concurrency", str(run.concurrency)]
@@ -84,7 +96,7 @@ def plain(work: Path) -> dict[str, Any]:
     """The matrix as eval commands, then report and view over their files."""
     folder = work / "plain"
     folder.mkdir()
-    evals = [child(args, work / "home-plain") for args in eval_commands(folder)]
+    evals = [child(args, work / "home-plain") for args in eval_commands(work / "matrix.toml", folder)]
     files = sorted(str(p) for p in folder.glob("*.jsonl"))
     report = child(["report", *files, "--markdown", str(folder / "report.md"), "--plots", str(folder)], work)
     views = [
@@ -120,7 +132,7 @@ async def evaluate_inline(folder: Path) -> None:
 
     folder.mkdir(parents=True)
     async with open_checkpointer(f"sqlite:///{folder / 'checkpoints.sqlite'}") as saver:
-        for run in load(MATRIX).runs:
+        for run in load(folder.parent / "matrix.toml").runs:
             results = folder / f"{run.label}.jsonl"
             await evaluate(run.method, run.context, run.tasks, results, saver, run.concurrency)
 
@@ -132,7 +144,7 @@ def evals_db(folder: Path) -> str:
 def study(work: Path) -> dict[str, Any]:
     """The matrix as one study; and its folder's size by part."""
     out = work / "study"
-    seconds, peak = child(["study", "run", str(MATRIX.relative_to(ROOT)), "--out", str(out)], work / "home-study")
+    seconds, peak = child(["study", "run", str(work / "matrix.toml"), "--out", str(out)], work / "home-study")
     return {"seconds": round(seconds, 2), "peak_rss_mib": peak, "folder_bytes": sizes(out)}
 
 
@@ -150,8 +162,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--only", help="comma-separated variants (default study,inline,plain)")
+    parser.add_argument("--cells", type=int, help="the matrix's first N runs (default all)")
     parser.add_argument("--inline", metavar="DIR", help=argparse.SUPPRESS)  # the inline variant's child
-    args = parser.parse_args()
+    args = parse_args(parser, small={"runs": 1, "cells": 1})
     if args.inline:
         asyncio.run(evaluate_inline(Path(args.inline)))
         return
@@ -167,6 +180,7 @@ def main() -> None:
     for number in range(args.runs):
         for name, measure in variants[number % len(variants) :] + variants[: number % len(variants)]:
             with tempfile.TemporaryDirectory() as work:
+                write_spec(Path(work), args.cells)
                 measured[name].append(measure(Path(work)))
                 print(name, measured[name][-1], flush=True)
 
@@ -174,7 +188,7 @@ def main() -> None:
         return statistics.median(float(m[key]) for m in measured[side]) if measured.get(side) else None
 
     report: dict[str, Any] = {
-        "cells": len(eval_commands(Path("/nonexistent"))),
+        "cells": args.cells or len(eval_commands(MATRIX, Path("/nonexistent"))),
         "runs": args.runs,
         "study_seconds": median("study", "seconds"),
         "study_peak_rss_mib": median("study", "peak_rss_mib"),
@@ -193,7 +207,7 @@ def main() -> None:
     for key, value in report.items():
         if key not in ("measured", "machine_before"):
             print(f"{key:36} {json.dumps(value)}")
-    write_report("study_overhead", report)
+    write_report("study_overhead", report, args.small)
 
 
 if __name__ == "__main__":

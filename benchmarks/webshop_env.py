@@ -6,7 +6,7 @@ cache; per-action latencies are medians over many goals (search results are cach
 query, and goals of one product share a query, so the BM25 query itself is also timed
 uncached, once per product title). Every figure is printed and written to
 benchmarks/results/webshop_env.json. See webshop_scale.py for large catalogues.
-Usage: .venv/bin/python benchmarks/webshop_env.py [--goals 200]
+Usage: .venv/bin/python benchmarks/webshop_env.py [--goals 200] [--small]
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.machine import parse_args, write_report  # noqa: E402
 from envs.webshop import WebShopEnv  # noqa: E402
 from envs.webshop import catalogue as webshop_catalogue  # noqa: E402
 from envs.webshop import reward as webshop_reward  # noqa: E402
@@ -112,10 +113,7 @@ async def main(n_goals: int) -> dict:
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--goals", type=int, default=200)
-    args = parser.parse_args()
+    args = parse_args(parser, small={"goals": 2})
     result = asyncio.run(main(args.goals))
     print(json.dumps(result, indent=2))
-    out = ROOT / "benchmarks" / "results" / "webshop_env.json"
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(result, indent=2) + "\n")
-    print(f"wrote {out.relative_to(ROOT)}")
+    write_report("webshop_env", result, args.small)

@@ -15,7 +15,7 @@ can be several times the CPU time) and peak resident memory (ru_maxrss):
 Figures are printed and written to benchmarks/results/webshop_scale.json. Replicated products
 share their vocabulary, so the index's vocabulary stays that of 1000 products; everything
 else (products, postings, goals) grows with the catalogue.
-Usage: .venv/bin/python benchmarks/webshop_scale.py [--products 100000]
+Usage: .venv/bin/python benchmarks/webshop_scale.py [--products 100000] [--small]
 """
 
 from __future__ import annotations
@@ -30,6 +30,10 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from benchmarks.machine import parse_args, write_report  # noqa: E402
+
 SHIPPED = ROOT / "envs" / "data" / "webshop"
 
 CHILD_PRELUDE = """
@@ -162,10 +166,7 @@ def main(n_products: int) -> dict:
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--products", type=int, default=100_000)
-    args = parser.parse_args()
+    args = parse_args(parser, small={"products": 1000})  # the shipped catalogue, once
     result = main(args.products)
     print(json.dumps(result, indent=2))
-    out = ROOT / "benchmarks" / "results" / "webshop_scale.json"
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(result, indent=2) + "\n")
-    print(f"wrote {out.relative_to(ROOT)}")
+    write_report("webshop_scale", result, args.small)

@@ -15,7 +15,7 @@ share its one process). Every row must be error-free, or the figure is not repor
 The machine is shared: the load averages before and after each measurement are written with it.
 
 Usage: .venv/bin/python benchmarks/workers.py [--alfworld 12] [--miniwob 8] [--workers 2] [--concurrency 4]
-       [--no-server]
+       [--no-server] [--small]
 Writes benchmarks/results/workers.json.
 """
 
@@ -35,7 +35,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.machine import load_report  # noqa: E402
+from benchmarks.machine import load_report, parse_args, write_report  # noqa: E402
 from benchmarks.workloads import Workload, autoplan_alfworld, structured_reflection  # noqa: E402
 
 
@@ -122,7 +122,7 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--concurrency", type=int, default=4, help="tasks in flight in all")
     parser.add_argument("--no-server", action="store_true", help="skip the langgraph dev measurement")
-    args = parser.parse_args()
+    args = parse_args(parser, small={"alfworld": 1, "miniwob": 1, "concurrency": 2})
     with contextlib.ExitStack() as stack:
         server = None
         if not args.no_server:
@@ -159,10 +159,7 @@ def run(args: argparse.Namespace, server: str | None) -> None:
             )
         for label, speedup in comparison["speedup"].items():
             print(f"{comparison['workload']:<22} {label} vs local: x{speedup}")
-    out = ROOT / "benchmarks" / "results" / "workers.json"
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(report, indent=2) + "\n")
-    print(f"wrote {out}")
+    write_report("workers", report, args.small)
 
 
 if __name__ == "__main__":

@@ -138,6 +138,7 @@ def autoplan_alfworld(steps: int = 12) -> Workload:
     for n in range(steps):
         place = _ALFWORLD_PLACES[n % len(_ALFWORLD_PLACES)]
         replies += [_say(f"Maybe the object is at {place}."), _say(f"go to the {place}"), _say(f"go to {place}")]
+    replies.append(_say("The object was not found."))  # the thought the original's chat asks at the step cap
     return Workload(
         "autoplan_alfworld",
         "autoplan",
