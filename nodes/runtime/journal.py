@@ -45,13 +45,20 @@ class Journal:
     saver: Any  # a langgraph BaseCheckpointSaver
     config: dict[str, Any]  # thread_id, checkpoint_ns and checkpoint_id of the step's checkpoint
     task_id: str
+    resuming: bool = True  # whether the step may have run before (see ``reply``)
     _kept: dict[int, ModelCall] | None = field(default=None, repr=False)
 
     def _key(self, position: int) -> str:
         return f"{self.task_id}:reply:{position}"
 
     async def reply(self, position: int) -> ModelCall | None:
-        """The reply kept for call ``position`` of this step, if it was answered before."""
+        """The reply kept for call ``position`` of this step, if it was answered before. Only the
+        first step of a run that resumes a thread can have run before (a step run again after a
+        crash, a failure or a cancellation is that one); any later step starts from a checkpoint
+        this run has just made, so it is not read back: that read was a trip to the database
+        for every model call, about a quarter of the framework's time per step."""
+        if not self.resuming:
+            return None
         if self._kept is None:
             found = await self.saver.aget_tuple(self.config)
             prefix = f"{self.task_id}:reply:"
@@ -69,7 +76,12 @@ class Journal:
 
 def journal_here() -> Journal | None:
     """The journal of the step under way; None outside a graph or without a checkpointer."""
-    from langgraph._internal._constants import CONFIG_KEY_CHECKPOINT_MAP, CONFIG_KEY_CHECKPOINTER, CONFIG_KEY_RUNTIME
+    from langgraph._internal._constants import (
+        CONFIG_KEY_CHECKPOINT_MAP,
+        CONFIG_KEY_CHECKPOINTER,
+        CONFIG_KEY_RESUMING,
+        CONFIG_KEY_RUNTIME,
+    )
     from langgraph.checkpoint.base import BaseCheckpointSaver
     from langgraph.config import get_config
 
@@ -89,7 +101,9 @@ def journal_here() -> Journal | None:
     config = {
         "configurable": {"thread_id": info.thread_id, "checkpoint_ns": namespace, "checkpoint_id": info.checkpoint_id}
     }
-    return Journal(saver, config, info.task_id)
+    # LangGraph sets the flag for the first step of a run that continues a checkpointed thread
+    # (to its subgraphs too) and drops it after that step
+    return Journal(saver, config, info.task_id, bool(configurable.get(CONFIG_KEY_RESUMING)))
 
 
 async def outlasting(work: Awaitable[T]) -> T:
