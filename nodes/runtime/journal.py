@@ -6,7 +6,10 @@ crash that failed the step) was lost with it, and the step run again after resum
 model again, paying twice. The Caller (nodes.runtime.llm) therefore keeps each reply, as the record of
 nodes.runtime.calls (redacted), in the run's own checkpointer, before it hands it to the node; a node
 run again finds its replies there, by position, and asks the model only from the first one it
-does not find.
+does not find. The journal is also where a call's whole record stays: the state's call log
+holds each journaled call without its request and reply, and where the journal keeps them
+(``Journal.where``), so checkpoints do not grow with every call's messages; the viewer and
+the exporter read them back from here (``journaled``).
 
 Where: as pending writes of the checkpoint the step runs from (``aput_writes``, which every
 LangGraph checkpointer has: SQLite, Postgres, the server's), under a task id of their own, one
@@ -30,7 +33,7 @@ from collections.abc import Awaitable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from nodes.runtime.calls import ModelCall
+from nodes.runtime.calls import Kept, ModelCall
 
 CHANNEL = "introspect:reply"  # the writes' channel: no graph has one of that name
 FINISH = 4.0  # seconds a cancelled step still waits for its reply (LangGraph's server allows 5)
@@ -72,6 +75,29 @@ class Journal:
     async def keep(self, call: ModelCall) -> None:
         """Store ``call`` (a redacted record) before the node reads it."""
         await self.saver.aput_writes(self.config, [(CHANNEL, dict(call))], self._key(int(call["position"])))
+
+    def where(self, position: int) -> Kept:
+        """Where the record of call ``position`` of this step is kept, for the state's log."""
+        configurable = self.config["configurable"]
+        return Kept(
+            checkpoint_ns=configurable["checkpoint_ns"],
+            checkpoint_id=configurable["checkpoint_id"],
+            key=self._key(position),
+        )
+
+
+async def journaled(saver: Any, thread_id: str) -> dict[tuple[str, str, str], ModelCall]:
+    """Every record the journal keeps for thread ``thread_id`` (all its checkpoints and
+    namespaces), by where the state's log says it is (``Journal.where``): what the viewer
+    and the exporter read a call's request and reply from (nodes.runtime.calls.whole)."""
+    found: dict[tuple[str, str, str], ModelCall] = {}
+    async for item in saver.alist({"configurable": {"thread_id": thread_id}}):
+        configurable = item.config["configurable"]
+        where = (str(configurable.get("checkpoint_ns", "")), str(configurable["checkpoint_id"]))
+        for key, channel, value in item.pending_writes or []:
+            if channel == CHANNEL:
+                found.setdefault((*where, key), value)
+    return found
 
 
 def journal_here() -> Journal | None:
