@@ -365,7 +365,7 @@ class Caller:
             message, call = await outlasting(self._ask(runnable, spec, messages, stop, request, journal))
         await record_call(call)
         # the state's log says where the journal keeps the whole record (nodes.runtime.calls.logged)
-        self.calls.append(ModelCall(call, kept=journal.where(self.position)) if journal is not None else call)
+        self.calls.append(ModelCall(**call, kept=journal.where(self.position)) if journal is not None else call)
         self.position += 1
         await load_prices(spec)
         spent = usage_of_call(spec, message.usage_metadata, int(call.get("retries") or 0))
