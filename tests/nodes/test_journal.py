@@ -19,8 +19,8 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 
 from introspect.checkpoint import open_checkpointer
-from nodes.runtime.context import Context
 from nodes.runtime.calls import whole
+from nodes.runtime.context import Context
 from nodes.runtime.journal import CHANNEL, journaled
 from nodes.runtime.llm import Caller, caller_for, clear_models
 from nodes.runtime.node import model_node
