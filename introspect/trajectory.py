@@ -7,7 +7,9 @@ introspection after it (``Method.view``), and the model calls made since the ste
 (the calls that led to it); what happened between steps is a mark (the method's
 ``View.marks``). Calls made after the last step (a final reflection) form a card of their own.
 
-A step's calls come from the state's call log (nodes.runtime.calls). A thread checkpointed before
+A step's calls come from the state's call log (nodes.runtime.calls), each with its request and
+reply read from the reply journal (nodes.runtime.journal), which keeps them once, where the log
+says (a thread checkpointed before that has them whole in its log). A thread checkpointed before
 that log existed has only its counts; its calls are then read from its recording (``--record``:
 the same records, keyed by task and position, the model-call count each checkpoint's usage
 holds), the one named or the one the thread's metadata names. Without either, a card says
@@ -24,8 +26,9 @@ from typing import Any
 
 from graphs.method import Method, grown
 from introspect.runner import graph_for, thread_context
-from nodes.runtime.calls import ModelCall, at_positions
+from nodes.runtime.calls import ModelCall, at_positions, whole
 from nodes.runtime.context import Context
+from nodes.runtime.journal import journaled
 
 
 @dataclass
@@ -91,6 +94,7 @@ async def read_trajectory(saver: Any, thread_id: str, recording: Path | None = N
         named = [s.metadata.get("introspect_recording") for s in snapshots if s.metadata]
         recording = next((Path(n) for n in reversed(named) if n and Path(n).is_file()), None)
     lines = await asyncio.to_thread(read_lines, recording) if recording is not None else []
+    kept = await journaled(saver, thread_id)
     cards: list[Card] = []
     before: dict[str, Any] = {}
     states: list[dict[str, Any]] = []
@@ -100,7 +104,7 @@ async def read_trajectory(saver: Any, thread_id: str, recording: Path | None = N
         values = dict(snap.values)
         states.append(values)
         cards += [Card(kind, text) for kind, text in method.view.marks(before, values)]
-        logged = grown(before, values, "calls")
+        logged = [whole(call, kept) for call in grown(before, values, "calls")]
         if not logged and _count(values) > _count(before):
             logged = at_positions(lines, values.get("task_id"), _count(before), _count(values))
         calls += logged

@@ -23,7 +23,7 @@ from typing import Any
 
 from typing_extensions import TypedDict  # pydantic (Studio's schemas) reads only this one below Python 3.12
 
-from nodes.runtime.secrets import redact
+from nodes.runtime.secrets import secret_values
 
 
 class Verdict(TypedDict, total=False):
@@ -33,6 +33,15 @@ class Verdict(TypedDict, total=False):
     value: str  # the verdict as read: "YES", "NO", "Buy_Now", "cycle", ...
     says: bool  # whether it says the task is (or will be) accomplished
     graded: float  # a graded place's number in [0, 1]
+
+
+class Kept(TypedDict):
+    """Where the reply journal (nodes.runtime.journal) keeps a call's whole record: the
+    checkpoint of the step that made it and the record's key there."""
+
+    checkpoint_ns: str
+    checkpoint_id: str
+    key: str
 
 
 class ModelCall(TypedDict, total=False):
@@ -51,12 +60,49 @@ class ModelCall(TypedDict, total=False):
     retries: int  # requests sent again after a transient failure
     unreadable: str  # the reply could not be read: what the method did instead (absent when it was read)
     verdict: Verdict  # the reply gave a verdict on the method's progress (nodes.runtime.verdicts; absent otherwise)
+    kept: Kept  # in the state's log: where the journal keeps the whole record (absent: the log has it whole)
+
+
+WHOLE = ("request", "content", "tool_calls")  # what of a journaled call only the journal keeps
 
 
 def redacted(call: ModelCall) -> ModelCall:
-    """``call`` with every key-like environment variable's value replaced (nodes.runtime.secrets)."""
-    result: ModelCall = json.loads(redact(json.dumps(call, ensure_ascii=False, default=str)))
-    return result
+    """``call`` with every key-like environment variable's value replaced (nodes.runtime.secrets);
+    ``call`` itself when no such variable is set (a record is built fresh for each call)."""
+    secrets = secret_values()
+    return _scrubbed(call, secrets) if secrets else call
+
+
+def _scrubbed(value: Any, secrets: list[str]) -> Any:
+    if isinstance(value, str):
+        for secret in secrets:
+            if secret in value:
+                value = value.replace(secret, "***")
+        return value
+    if isinstance(value, Mapping):
+        return {str(key): _scrubbed(item, secrets) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_scrubbed(item, secrets) for item in value]
+    return value
+
+
+def logged(call: ModelCall) -> ModelCall:
+    """``call`` as the state's log keeps it: a journaled call without its request and reply,
+    which the journal keeps (``whole`` puts them back), so that a checkpoint does not hold
+    every call's messages; an unreadable reply stays (results list it). A call made without a
+    checkpointer, which has no journal, is kept whole."""
+    if "kept" not in call:
+        return call
+    drop = ("request",) if call.get("unreadable") else WHOLE
+    return ModelCall(**{key: value for key, value in call.items() if key not in drop})  # type: ignore[typeddict-item]
+
+
+def whole(call: Mapping[str, Any], journaled: Mapping[tuple[str, str, str], ModelCall]) -> ModelCall:
+    """A call of the state's log with what the journal keeps of it (``logged``); a call logged
+    whole (a thread checkpointed before the journal kept them, a run without one) as it is."""
+    kept = call.get("kept")
+    record = journaled.get((kept["checkpoint_ns"], kept["checkpoint_id"], kept["key"])) if kept else None
+    return ModelCall(**{**(record or {}), **call})  # type: ignore[typeddict-item]  # a record's own keys
 
 
 def tokens(call: Mapping[str, Any]) -> tuple[int, int]:

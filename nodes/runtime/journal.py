@@ -6,7 +6,10 @@ crash that failed the step) was lost with it, and the step run again after resum
 model again, paying twice. The Caller (nodes.runtime.llm) therefore keeps each reply, as the record of
 nodes.runtime.calls (redacted), in the run's own checkpointer, before it hands it to the node; a node
 run again finds its replies there, by position, and asks the model only from the first one it
-does not find.
+does not find. The journal is also where a call's whole record stays: the state's call log
+holds each journaled call without its request and reply, and where the journal keeps them
+(``Journal.where``), so checkpoints do not grow with every call's messages; the viewer and
+the exporter read them back from here (``journaled``).
 
 Where: as pending writes of the checkpoint the step runs from (``aput_writes``, which every
 LangGraph checkpointer has: SQLite, Postgres, the server's), under a task id of their own, one
@@ -30,7 +33,7 @@ from collections.abc import Awaitable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from nodes.runtime.calls import ModelCall
+from nodes.runtime.calls import Kept, ModelCall
 
 CHANNEL = "introspect:reply"  # the writes' channel: no graph has one of that name
 FINISH = 4.0  # seconds a cancelled step still waits for its reply (LangGraph's server allows 5)
@@ -45,13 +48,20 @@ class Journal:
     saver: Any  # a langgraph BaseCheckpointSaver
     config: dict[str, Any]  # thread_id, checkpoint_ns and checkpoint_id of the step's checkpoint
     task_id: str
+    resuming: bool = True  # whether the step may have run before (see ``reply``)
     _kept: dict[int, ModelCall] | None = field(default=None, repr=False)
 
     def _key(self, position: int) -> str:
         return f"{self.task_id}:reply:{position}"
 
     async def reply(self, position: int) -> ModelCall | None:
-        """The reply kept for call ``position`` of this step, if it was answered before."""
+        """The reply kept for call ``position`` of this step, if it was answered before. Only the
+        first step of a run that resumes a thread can have run before (a step run again after a
+        crash, a failure or a cancellation is that one); any later step starts from a checkpoint
+        this run has just made, so it is not read back: that read was a trip to the database
+        for every model call, about a quarter of the framework's time per step."""
+        if not self.resuming:
+            return None
         if self._kept is None:
             found = await self.saver.aget_tuple(self.config)
             prefix = f"{self.task_id}:reply:"
@@ -66,10 +76,38 @@ class Journal:
         """Store ``call`` (a redacted record) before the node reads it."""
         await self.saver.aput_writes(self.config, [(CHANNEL, dict(call))], self._key(int(call["position"])))
 
+    def where(self, position: int) -> Kept:
+        """Where the record of call ``position`` of this step is kept, for the state's log."""
+        configurable = self.config["configurable"]
+        return Kept(
+            checkpoint_ns=configurable["checkpoint_ns"],
+            checkpoint_id=configurable["checkpoint_id"],
+            key=self._key(position),
+        )
+
+
+async def journaled(saver: Any, thread_id: str) -> dict[tuple[str, str, str], ModelCall]:
+    """Every record the journal keeps for thread ``thread_id`` (all its checkpoints and
+    namespaces), by where the state's log says it is (``Journal.where``): what the viewer
+    and the exporter read a call's request and reply from (nodes.runtime.calls.whole)."""
+    found: dict[tuple[str, str, str], ModelCall] = {}
+    async for item in saver.alist({"configurable": {"thread_id": thread_id}}):
+        configurable = item.config["configurable"]
+        where = (str(configurable.get("checkpoint_ns", "")), str(configurable["checkpoint_id"]))
+        for key, channel, value in item.pending_writes or []:
+            if channel == CHANNEL:
+                found.setdefault((*where, key), value)
+    return found
+
 
 def journal_here() -> Journal | None:
     """The journal of the step under way; None outside a graph or without a checkpointer."""
-    from langgraph._internal._constants import CONFIG_KEY_CHECKPOINT_MAP, CONFIG_KEY_CHECKPOINTER, CONFIG_KEY_RUNTIME
+    from langgraph._internal._constants import (
+        CONFIG_KEY_CHECKPOINT_MAP,
+        CONFIG_KEY_CHECKPOINTER,
+        CONFIG_KEY_RESUMING,
+        CONFIG_KEY_RUNTIME,
+    )
     from langgraph.checkpoint.base import BaseCheckpointSaver
     from langgraph.config import get_config
 
@@ -89,7 +127,9 @@ def journal_here() -> Journal | None:
     config = {
         "configurable": {"thread_id": info.thread_id, "checkpoint_ns": namespace, "checkpoint_id": info.checkpoint_id}
     }
-    return Journal(saver, config, info.task_id)
+    # LangGraph sets the flag for the first step of a run that continues a checkpointed thread
+    # (to its subgraphs too) and drops it after that step
+    return Journal(saver, config, info.task_id, bool(configurable.get(CONFIG_KEY_RESUMING)))
 
 
 async def outlasting(work: Awaitable[T]) -> T:

@@ -363,8 +363,9 @@ class Caller:
             if meter is not None:
                 meter.before_call(self.task)  # a budget reached stops the run before it spends more
             message, call = await outlasting(self._ask(runnable, spec, messages, stop, request, journal))
-        self.calls.append(call)
         await record_call(call)
+        # the state's log says where the journal keeps the whole record (nodes.runtime.calls.logged)
+        self.calls.append(ModelCall(**call, kept=journal.where(self.position)) if journal is not None else call)
         self.position += 1
         await load_prices(spec)
         spent = usage_of_call(spec, message.usage_metadata, int(call.get("retries") or 0))

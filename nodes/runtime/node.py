@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeAlias, get_type_hints
 from langgraph.typing import ContextT, StateT_contra
 
 from errors import IntrospectError
+from nodes.runtime.calls import logged
 
 if TYPE_CHECKING:
     from langchain_core.runnables import RunnableConfig
@@ -99,7 +100,9 @@ def model_node(
             update = await node(state, runtime, config, llm)
             if "usage" in update or "calls" in update:
                 raise UsageWritten(f"{name} writes 'usage' or 'calls' itself; model_node merges its Caller's")
-            return {**update, "usage": llm.usage, "calls": llm.calls} if llm.usage["model_calls"] else update
+            if not llm.usage["model_calls"]:
+                return update
+            return {**update, "usage": llm.usage, "calls": [logged(call) for call in llm.calls]}
 
         # Not functools.wraps: LangGraph reads the signature to pass runtime and config, and must
         # see run's, not the wrapped function's (it has no ``llm`` to pass). It reads the state's

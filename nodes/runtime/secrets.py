@@ -13,6 +13,12 @@ import re
 _SECRET_NAME = re.compile(r"(KEY|TOKEN|SECRET|PASSWORD)$", re.IGNORECASE)
 
 
+def secret_values() -> list[str]:
+    """The values of the key-like environment variables (see ``redact``), longest first."""
+    found = [value for name, value in os.environ.items() if len(value) >= 8 and _SECRET_NAME.search(name)]
+    return sorted(found, key=len, reverse=True)
+
+
 def redact(text: str) -> str:
     """``text`` with the value of every key-like environment variable (``*_API_KEY``,
     ``*_TOKEN``, ...) replaced by ``***``. A server may echo the key in its error message

@@ -19,8 +19,9 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 
 from introspect.checkpoint import open_checkpointer
+from nodes.runtime.calls import whole
 from nodes.runtime.context import Context
-from nodes.runtime.journal import CHANNEL
+from nodes.runtime.journal import CHANNEL, journaled
 from nodes.runtime.llm import Caller, caller_for, clear_models
 from nodes.runtime.node import model_node
 from nodes.runtime.usage import Usage
@@ -150,3 +151,22 @@ def test_a_changed_request_is_asked_again(openai_stub, sqlite_url):
 
     assert asyncio.run(go())["answers"] == ["uno", "dos"]
     assert len(openai_stub.requests) == 4
+
+
+def test_the_call_log_keeps_each_call_once_in_the_journal(openai_stub, sqlite_url):
+    """The state's call log holds a journaled call without its messages (checkpoints do not grow
+    with them), and where the journal keeps them: the whole record is read back from there."""
+    openai_stub.replies.extend([Reply("one"), Reply("two")])
+
+    async def go() -> tuple[list[Any], list[Any]]:
+        async with open_checkpointer(sqlite_url) as saver:
+            final = await _run(two_call_graph([], saver), "logged", {"task_id": "t"})
+            kept = await journaled(saver, f"logged-{RUN}")
+            return final["calls"], [whole(call, kept) for call in final["calls"]]
+
+    logged, wholes = asyncio.run(go())
+    assert [c["position"] for c in logged] == [0, 1] and all("kept" in c for c in logged)
+    assert not any(key in c for c in logged for key in ("request", "content", "tool_calls"))
+    assert [c["content"] for c in wholes] == ["one", "two"]
+    assert wholes[0]["request"]["messages"][0]["content"] == "first question"
+    assert wholes[1]["request"]["messages"][0]["content"] == "second question after one"
