@@ -16,6 +16,16 @@ from tests.support.openai_stub import OpenAIStub
 STUB_KEY = "sk-introspect-test-4b1d9e7c2a"  # distinctive, so a leak is found by grepping for it
 
 
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Under ``--dist loadgroup`` (.ci/setup) a test file runs on one worker, so its module
+    fixtures (a LangGraph server, a reference run) start once; a test that names its own
+    ``xdist_group`` (each small benchmark) may go to any worker."""
+    for item in items:
+        if item.get_closest_marker("xdist_group") is None:
+            item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))
+
+
 @pytest.fixture(scope="session", autouse=True)
 def _cache_in_tmp(tmp_path_factory):
     """Derived data (the WebShop catalogue's cache) and what runs keep in INTROSPECT_HOME

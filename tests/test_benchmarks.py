@@ -44,7 +44,14 @@ def test_the_benchmarks_are_found() -> None:
 
 @pytest.mark.slow
 @pytest.mark.timeout(600)  # a loaded machine: crash_under_load reruns a 30-second browser test beside a burner
-@pytest.mark.parametrize("name", [pytest.param(name, marks=NEEDS.get(name, [])) for name in SCRIPTS])
+@pytest.mark.parametrize(
+    "name",
+    # each a group of its own: pytest-xdist spreads them over its workers (tests/conftest.py)
+    [
+        pytest.param(name, marks=[*NEEDS.get(name, []), pytest.mark.xdist_group(f"benchmark-{name}")])
+        for name in SCRIPTS
+    ],
+)
 def test_a_benchmark_runs_small(name: str, tmp_path: Path) -> None:
     """``benchmarks/NAME.py --small`` ends with exit 0 and writes its report (NAME_small.json)."""
     if name == "deployment":
