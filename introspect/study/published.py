@@ -26,6 +26,7 @@ from typing import Any
 
 from envs.base import ENV_CLASSES
 from errors import UserError
+from nodes.autoplan.report import TYPE_LABELS as TASK_TYPES  # AutoPlan's Table 3a labels
 
 # metric -> (its kind, what it is): a share lies in [0, 1]; a count or dollars are >= 0
 METRICS: dict[str, tuple[str, str]] = {
@@ -36,7 +37,6 @@ METRICS: dict[str, tuple[str, str]] = {
     "plan_revisions": ("count", "plan revisions per task (Devil's Advocate), averaged"),
     "cost_usd": ("dollars", "dollars per task at list prices"),
 }
-TASK_TYPES = ("Pick", "Light", "Clean", "Heat", "Cool", "Pick Two")  # AutoPlan's Table 3a labels
 KEYS: tuple[str, ...] = ("table", "page", "method", "env", "metric", "value", "between", "run", "row")
 KEYS += ("task", "task_type", "trials", "note")
 

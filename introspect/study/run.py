@@ -373,12 +373,13 @@ def write_report(folder: Path) -> Path | None:
     """The report over every results file of the study, into ``report/`` (``introspect report
     --out``'s own code: Markdown, figures and an index page linking the pages in ``views/``);
     None while the study has no rows."""
+    from introspect.report import published_in
     from introspect.report import write_report as write_folder
 
     files = [p for p in results_files(folder) if read_rows(p)]
     if not files:
         return None
-    write_folder(files, folder / "report")
+    write_folder(files, folder / "report", published=published_in([folder]))
     return folder / "report"
 
 
