@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from tests.support.cli import ROOT, output, run_main
+from tests.support.cli import output, run_main
 from tests.support.report import header, row_of, table
 
 AR = {"t0": (1, 0), "t1": (1, 1), "t2": (0, 1), "t3": (0, 0), "t4": (1, 1)}  # success, plan revisions
@@ -187,24 +187,3 @@ def test_a_number_no_configuration_reproduced_yet_is_listed_all_the_same(tmp_pat
     assert run_main(["report", str(folder / "results" / "AR.r1.jsonl")], logs=logs, name="r") == 0
     out, _ = output(logs, "r")
     assert "(not run yet)" in out and "Plan+Act" in out
-
-
-def test_the_shipped_paper_studies_report_the_paper_beside_a_scripted_run(tmp_path, monkeypatch):
-    """One task of the LASER paper study, its model standing in as a script that gives up: the
-    report sets its reproduction (nothing bought) beside Table 1's bounds."""
-    text = (ROOT / "studies" / "papers" / "laser-webshop.toml").read_text()
-    giveup = ROOT / "studies" / "giveup.jsonl"
-    text = text.replace('model = "openai:gpt-4-0613"', f'model = "scripted:{giveup}"')
-    text = text.replace('split = "test"', 'tasks = "0"').replace("max_actions = 15", "max_actions = 2")
-    spec = tmp_path / "laser.toml"
-    spec.write_text(text, encoding="utf-8")
-    logs = tmp_path / "logs"
-    code = run_main(["study", "run", str(spec), "--out", str(tmp_path / "s")], logs=logs, name="run")
-    out, err = output(logs, "run")
-    assert code == 0, err
-    md = (tmp_path / "s" / "report" / "report.md").read_text()
-    rows = table(md, "LASER (Ma et al. 2023): the paper's numbers beside the reproduced")
-    success = row_of(rows, "LASER", "Table 1", "success_rate")
-    assert success[5] == "1" and success[6] == "0.0 [0.0, 0.0]" and success[7] == "50.0 to 50.9"
-    assert success[8] == "-50.9 to -50.0" and success[9] == "no"
-    assert len(rows) == 4
