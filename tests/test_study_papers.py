@@ -190,3 +190,17 @@ def test_one_task_of_each_paper_study_runs_on_a_script_and_its_report_sets_the_p
     assert all(r[3] != "(not run yet)" for r in rows)
     ran = [r for r in rows if r[5] != "0"]
     assert ran and all(r[6] != "-" and r[9] in ("yes", "no", "partly") for r in ran)
+
+
+def test_a_retired_paper_model_is_refused_before_anything_is_written_with_a_stand_in(openai_stub, tmp_path):
+    """gpt-4-0613, LASER's paper model, is not in the provider's list (the stub's): `study run`
+    says so in one line and names a model the provider serves to set as `model`."""
+    openai_stub.models = ("gpt-4o-mini", "gpt-4o")
+    logs = tmp_path / "logs"
+    path = ROOT / "studies" / "papers" / "laser-webshop.toml"
+    code = run_main(["study", "run", str(path), "--out", str(tmp_path / "s")], logs=logs, name="retired")
+    out, err = output(logs, "retired")
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
+    assert "the model openai:gpt-4-0613 (LASER model) is not served" in err
+    assert "stand in with LASER model=openai:gpt-4o" in err
+    assert not (tmp_path / "s").exists() and openai_stub.requests == []
