@@ -204,3 +204,15 @@ def test_a_retired_paper_model_is_refused_before_anything_is_written_with_a_stan
     assert "the model openai:gpt-4-0613 (LASER model) is not served" in err
     assert "stand in with LASER model=openai:gpt-4o" in err
     assert not (tmp_path / "s").exists() and openai_stub.requests == []
+
+
+def test_with_every_webarena_site_set_nothing_is_named(tmp_path, monkeypatch):
+    from envs.webarena.tasks import WEBARENA_SITES
+
+    for _, variable in WEBARENA_SITES.values():
+        monkeypatch.setenv(variable, "http://127.0.0.1:9")
+    logs = tmp_path / "logs"
+    path = ROOT / "studies" / "papers" / "devils-advocate-webarena.toml"
+    assert run_main(["study", "run", str(path), "--dry-run"], logs=logs, name="set") == 0
+    out, _ = output(logs, "set")
+    assert "812 task runs" in out and "cannot run here" not in out
