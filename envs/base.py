@@ -196,6 +196,13 @@ class Env(abc.ABC):
         return {}
 
     @classmethod
+    def unreachable(cls, task_ids: list[str]) -> str:
+        """Why tasks ``task_ids`` cannot run on this machine as it is set up (a live site whose
+        URL is not set), in one line naming what to set and what stands in; "" when they can.
+        A study asks before it runs. Blocking (it may read the env's task data)."""
+        return ""
+
+    @classmethod
     def judge_calls(cls, task_id: str) -> int:
         """The most questions a judge model is asked in one evaluation of task ``task_id`` (for
         a ``JudgedEnv`` with a judge; what a study's estimate bounds): one by default. Blocking

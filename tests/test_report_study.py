@@ -270,7 +270,11 @@ def test_the_index_page_links_every_viewer_page_and_embeds_the_figures(study):
 
 
 SEEN_INDEX = """() => ({
-    rows: document.querySelector('table').querySelectorAll('tr').length - 1,
+    rows: (() => {  // the comparison's table: the first table after its heading (the filter box between)
+        let e = [...document.querySelectorAll('h3')].find(h => h.innerText === 'Comparison');
+        while (e.tagName !== 'TABLE') e = e.nextElementSibling;
+        return e.querySelectorAll('tbody tr').length;
+    })(),
     figures: [...document.querySelectorAll('img.figure')].map(i => i.naturalWidth),
     runs: [...document.querySelectorAll('table.tasks a')].map(a => a.innerText),
 })"""

@@ -164,6 +164,18 @@ class WebArenaEnv(Env):
         return {} if template is None else {"intent_template_id": template}
 
     @classmethod
+    def unreachable(cls, task_ids: list[str]) -> str:
+        """The first WebArena site the tasks need whose WEBARENA_* variable is unset (the local
+        shop starts itself), with the tasks that run without one."""
+        configs = webarena_tasks.load_configs()
+        for task in task_ids:
+            try:
+                webarena_tasks.site_urls(configs.get(task, {}), local_url=lambda site: site)
+            except EnvError as exc:
+                return f'{exc}; or run the local shop\'s tasks instead (split = "local")'
+        return ""
+
+    @classmethod
     def judge_calls(cls, task_id: str) -> int:
         """One fuzzy_match question per reference its string_match gives (one for "N/A")."""
         answers = webarena_tasks.load_configs().get(task_id, {}).get("eval", {}).get("reference_answers") or {}

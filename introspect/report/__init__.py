@@ -22,7 +22,9 @@ from typing import TYPE_CHECKING, Any
 from introspect.report.load import ReportInputError
 
 if TYPE_CHECKING:
-    from nodes.report import Config, Table
+    from introspect.report.contents import Section
+    from introspect.study.published import Published
+    from nodes.report import Config
 
 # The tables, numpy, rich and matplotlib are imported by the command, not here: the CLI imports
 # this package to register ``report``, and `introspect --help` stays light.
@@ -43,42 +45,60 @@ def write_report(
     results: Sequence[Path],
     out: Path,
     training: dict[str, dict[str, Any]] | None = None,
+    published: Sequence[Published] = (),
     ablations: Sequence[Path] = (),
 ) -> Path:
     """The whole report of ``results`` (and of the ablation results ``ablations``) in folder
     ``out``: ``report.md``, the PNG figures and ``index.html`` (linking the viewer pages of
-    ``out``'s sibling ``views/`` when there is one); returns the index page. Raises
-    ReportInputError, having written nothing, when a file is not results or ``out`` is a file."""
+    ``out``'s sibling ``views/`` when there is one), with ``published`` (a study's paper numbers)
+    beside the reproduced ones; returns the index page. Raises ReportInputError, having written
+    nothing, when a file is not results or ``out`` is a file."""
     from introspect.report.ablation import ablations_in
-    from introspect.report.contents import report_tables
+    from introspect.report.contents import report_sections
     from introspect.report.load import configurations
 
     _check_targets(None, None, out)
     configs = configurations(list(results))
-    tables = report_tables(configs, training or {}, ablations_in([], list(ablations)))
-    return _write_folder(configs, tables, training or {}, [str(p) for p in results], out)
+    sections = report_sections(configs, training or {}, published, ablations_in([], list(ablations)))
+    return _write_folder(configs, sections, training or {}, [str(p) for p in results], out)
 
 
 def _write_folder(
-    configs: list[Config], tables: list[Table], training: dict[str, dict[str, Any]], sources: list[str], out: Path
+    configs: list[Config],
+    sections: list[Section],
+    training: dict[str, dict[str, Any]],
+    sources: list[str],
+    out: Path,
 ) -> Path:
     from introspect.report import index, render
     from introspect.report import plots as figures
 
     out.mkdir(parents=True, exist_ok=True)
     written = figures.write(configs, training, out)
+    tables = [t for section in sections for t in section.tables]
     (out / MARKDOWN).write_text(render.markdown(tables, sources, written, out / MARKDOWN), encoding="utf-8")
     page = out / INDEX
     (out / index.SCRIPT).write_text(index.script(), encoding="utf-8")
-    page.write_text(index.page(tables, written, configs, page, out.parent / "views"), encoding="utf-8")
+    page.write_text(index.page(sections, written, configs, page, out.parent / "views"), encoding="utf-8")
     return page
+
+
+def published_in(paths: Sequence[Path]) -> list[Published]:
+    """The paper numbers of the studies ``paths`` belong to (a study folder, or a results file in
+    one's ``results/``), each study once."""
+    from introspect.finding import study_holding
+    from introspect.study.published import of_spec
+    from introspect.study.run import SPEC
+
+    studies = dict.fromkeys(s for s in map(study_holding, paths) if s is not None)
+    return [p for study in studies for p in of_spec(study / SPEC)]
 
 
 def command(args: argparse.Namespace) -> int:
     """The ``report`` subcommand (introspect.cli registers it)."""
     from introspect.report import plots as figures
     from introspect.report import render
-    from introspect.report.contents import report_tables
+    from introspect.report.contents import report_sections
     from introspect.report.load import configurations, read_training
 
     markdown = Path(args.markdown) if args.markdown else None
@@ -92,7 +112,8 @@ def command(args: argparse.Namespace) -> int:
     configs = configurations(results)
     training = {Path(p).name: read_training(Path(p)) for p in args.training or []}
     ablations = ablations_in([Path(p) for p in args.results], [Path(p) for p in args.ablations or []])
-    tables = report_tables(configs, training, ablations)
+    sections = report_sections(configs, training, published_in([Path(p) for p in args.results]), ablations)
+    tables = [t for section in sections for t in section.tables]
     render.terminal(tables)
     written = figures.write(configs, training, folder) if folder is not None else []
     for path in written:
@@ -102,5 +123,5 @@ def command(args: argparse.Namespace) -> int:
         markdown.write_text(render.markdown(tables, [str(p) for p in results], written, markdown), encoding="utf-8")
         print(f"markdown: {markdown}")
     if out is not None:
-        print(f"report: {_write_folder(configs, tables, training, [str(p) for p in results], out)}")
+        print(f"report: {_write_folder(configs, sections, training, [str(p) for p in results], out)}")
     return 0

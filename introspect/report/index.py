@@ -1,6 +1,8 @@
 """The report's HTML index page (``index.html``): a file a browser opens with no network. It
-holds the comparison table, every figure (embedded as data: URIs), every other table folded
-away, a link to the Markdown, and the tasks of a study's sibling ``views/`` folder: per env, each
+leads with the answer (the paper's published numbers beside the reproduced ones, the paired
+comparisons with their intervals, the comparison of every configuration), then every figure
+(embedded as data: URIs), every other table under its section's heading (none folded away), a
+link to the Markdown, and the tasks of a study's sibling ``views/`` folder: per env, each
 task's run pages and its comparisons (introspect.report.tasks), then every other page there (a
 results file's index). Its tables sort and filter in the page through ``tables.js``, a small
 script written beside it (no library, nothing fetched; it works from file://).
@@ -14,6 +16,7 @@ import os
 from pathlib import Path
 
 from introspect.report import tasks
+from introspect.report.contents import Section
 from nodes.markup import STYLE
 from nodes.report import Config, Table
 
@@ -80,18 +83,23 @@ def _views(configs: list[Config], views: Path, index: Path) -> str:
     return "<h2>Tasks: their runs and comparisons</h2>" + "".join(out)
 
 
-def page(tables: list[Table], figures: list[Path], configs: list[Config], index: Path, views: Path) -> str:
-    """The index page written at ``index``; ``tables[0]`` is the comparison, shown first."""
-    first, rest = tables[0], tables[1:]
-    folded = "".join(table_html(t) for t in rest)
+def _section(section: Section) -> str:
+    return f"<h2>{html.escape(section.heading)}</h2>" + "".join(table_html(t) for t in section.tables)
+
+
+def page(sections: list[Section], figures: list[Path], configs: list[Config], index: Path, views: Path) -> str:
+    """The index page written at ``index``: the answer first (``sections[0]``: the paper's numbers
+    beside the reproduced ones, the paired comparisons with their intervals, the comparison of
+    every configuration), then the figures, each task's pages, and every other section open."""
+    answer, rest = sections[0], sections[1:]
     markdown = index.parent / "report.md"
     return (
         "<!doctype html><html><head><meta charset='utf-8'><title>Introspect report</title>"
         f"<style>{STYLE}{EXTRA}</style><script src='{SCRIPT}'></script></head><body><header><h1>Introspect report</h1>"
         f"<div>{len(configs)} configurations · {_link(markdown, index, 'report.md')}</div></header><main>"
-        f"{table_html(first)}"
+        f"{_section(answer)}"
         f"{'<h2>Figures</h2><div class=figures>' + ''.join(map(_figure, figures)) + '</div>' if figures else ''}"
+        f"{''.join(_section(s) for s in rest if s.tables)}"
         f"{_views(configs, views, index)}"
-        f"<details><summary>Every table</summary>{folded}</details>"
         "</main></body></html>"
     )

@@ -26,7 +26,8 @@ LEVEL = 0.95
 
 @dataclass(frozen=True)
 class Difference:
-    """Mean of B - A over ``n`` shared tasks, and its bootstrap interval."""
+    """Mean of B - A over ``n`` shared tasks (or of one configuration's values over its ``n``
+    tasks), and its bootstrap interval."""
 
     n: int
     mean: float
@@ -40,14 +41,24 @@ def paired_bootstrap(
     """B - A on paired values (same order: one task each); None without a shared task."""
     if len(a) != len(b):
         raise ValueError("paired values need one a and one b per task")
-    if not a:
-        return None
     diffs = np.asarray(b, dtype=float) - np.asarray(a, dtype=float)
-    picks = np.random.default_rng(seed).integers(0, len(diffs), size=(resamples, len(diffs)))
-    means = diffs[picks].mean(axis=1)
+    return bootstrap_mean(list(diffs), resamples=resamples, seed=seed, level=level)
+
+
+def bootstrap_mean(
+    values: list[float], *, resamples: int = RESAMPLES, seed: int = SEED, level: float = LEVEL
+) -> Difference | None:
+    """The mean of per-task values and its percentile bootstrap interval (tasks resampled with
+    replacement, as for a paired difference); None without a task. What a reproduced figure is
+    set against the paper's with (introspect.report.papers)."""
+    if not values:
+        return None
+    data = np.asarray(values, dtype=float)
+    picks = np.random.default_rng(seed).integers(0, len(data), size=(resamples, len(data)))
+    means = data[picks].mean(axis=1)
     tail = (1.0 - level) / 2 * 100
     low, high = np.percentile(means, [tail, 100 - tail])
-    return Difference(len(diffs), float(diffs.mean()), float(low), float(high))
+    return Difference(len(data), float(data.mean()), float(low), float(high))
 
 
 def pass_at_k(n: int, c: int, k: int) -> float:

@@ -126,6 +126,8 @@ def forecast(study: Study, folder: Path, earlier: list[Path]) -> None:
     for run in study.runs:
         shown = ", ".join(run.tasks[:5]) + (f", ... ({len(run.tasks)} tasks)" if len(run.tasks) > 5 else "")
         say(f"{run.label}: {run.method.name} on {run.context.env}, {run.context.model}, x{run.repeats}: {shown}")
+        for why in run.blockers:  # a dry run goes on; `study run` refuses in this line
+            say(f"  cannot run here: {why}")
         guess = estimate(run, folder, earlier)
         for line in guess.lines(run.concurrency if isinstance(run.concurrency, int) else 1):
             say(f"  {line}")

@@ -390,13 +390,19 @@ def write_report(folder: Path) -> Path | None:
     """The report over every results file of the study, into ``report/`` (``introspect report
     --out``'s own code: Markdown, figures and an index page linking the pages in ``views/``);
     None while the study has no rows."""
+    from introspect.report import published_in
     from introspect.report import write_report as write_folder
     from introspect.report.ablation import ABLATIONS
 
     files = [p for p in results_files(folder) if read_rows(p)]
     if not files:
         return None
-    write_folder(files, folder / "report", ablations=[p for p in (folder / ABLATIONS,) if p.is_file()])
+    write_folder(
+        files,
+        folder / "report",
+        ablations=[p for p in (folder / ABLATIONS,) if p.is_file()],
+        published=published_in([folder]),
+    )
     return folder / "report"
 
 

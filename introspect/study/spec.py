@@ -18,16 +18,18 @@ import json
 import math
 import re
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from envs.base import ENV_CLASSES
+from envs.base import ENV_CLASSES, env_class
 from errors import UserError
 from graphs import method_named
 from graphs.method import Method
 from introspect.options import context_from, task_list
 from introspect.study.budget import Limits
+from introspect.study.published import Published, PublishedError
+from introspect.study.published import parse as parse_published
 from nodes.runtime.context import Context
 
 
@@ -39,7 +41,7 @@ class StudyError(UserError, ValueError):
 TASK_BUDGETS = ("task_max_cost_usd", "task_max_tokens_total", "task_max_seconds")
 BUDGETS = ("max_cost_usd", "max_tokens_total", "max_seconds")  # the study's, or a run's
 DEFAULTS = ("model", "repeats", "concurrency", *TASK_BUDGETS, "workers", "server", "baseline_spend")
-TOP = ("name", *BUDGETS, "checkpoint", "min_detectable", "discordance", *DEFAULTS)
+TOP = ("name", *BUDGETS, "checkpoint", "min_detectable", "discordance", "published", *DEFAULTS)
 RUN = ("method", "env", "tasks", "split", "settings", "env_options", "plan", "label", "baseline", *BUDGETS, *DEFAULTS)
 GRID = ("methods", "envs", "models", *(k for k in RUN if k not in ("method", "env", "model", "label")))
 # keys that decide no outcome: a study may change them between sessions (a higher budget)
@@ -77,6 +79,9 @@ class Run:
     server: str | None
     given: dict[str, Any]  # the run's table as expanded from the file (what changes a run)
     baseline: Baseline | None = None  # its equal-cost baseline arm, when the spec adds one
+    # what stops it from running here, found by a dry run (a plan file not trained yet); a real
+    # run refuses such a run in one line instead
+    blockers: list[str] = field(default_factory=list)
 
     def results(self, repeat: int) -> Path:
         """Its results file for ``repeat``, inside the study folder."""
@@ -94,6 +99,8 @@ class Study:
     # on which two configurations are assumed to disagree (None: measured, else assumed; study.power)
     min_detectable: float = 0.05
     discordance: float | None = None
+    # the paper's numbers the study reproduces (introspect.study.published), which its report prints
+    published: list[Published] = field(default_factory=list)
 
 
 def load(path: Path, models: bool = True) -> Study:
@@ -123,6 +130,11 @@ def parse(text: str, where: str, models: bool = True) -> Study:
         raise StudyError(f"study {where}: no [[runs]] or [[grid]]: nothing to run")
     labels = unique_labels(tables)
     runs = [_run(table, label, data, f"study {where}: run {label!r}", models) for table, label in zip(tables, labels)]
+    reproduced = {run.label: (run.method.name, run.context.env) for run in runs}
+    try:
+        numbers = parse_published(data, where, reproduced)
+    except PublishedError as exc:
+        raise StudyError(str(exc)) from None
     return Study(
         name=name,
         runs=runs,
@@ -131,6 +143,7 @@ def parse(text: str, where: str, models: bool = True) -> Study:
         text=text,
         min_detectable=_share(data.get("min_detectable", 0.05), f"study {where}: min_detectable"),
         discordance=None if "discordance" not in data else _share(data["discordance"], f"study {where}: discordance"),
+        published=numbers,
     )
 
 
@@ -214,12 +227,17 @@ def _run(table: dict[str, Any], label: str, top: dict[str, Any], where: str, mod
         env_options = table.get("env_options", {})
         if not isinstance(settings, dict) or not isinstance(env_options, dict):
             raise StudyError("settings and env_options are tables")
+        plan, blockers = table.get("plan"), []
+        if not models and isinstance(plan, str) and not Path(plan).is_file():  # a dry run estimates it all the same
+            train = f"introspect train {table['method']} ... --plan-out {plan}"
+            blockers.append(f"plan file not found: {plan} (write it with `{train}`)")
+            plan = None
         args = argparse.Namespace(
             env=table.get("env"),
             model=value("model", None),
             set=[f"{k}={json.dumps(v)}" for k, v in settings.items()],
             env_option=[f"{k}={json.dumps(v)}" for k, v in env_options.items()],
-            plan=table.get("plan"),
+            plan=plan,
         )
         context = context_from(args, method, models=models, model_named='model = "local" (or a provider:model)')
         if context.confirm:
@@ -228,6 +246,10 @@ def _run(table: dict[str, Any], label: str, top: dict[str, Any], where: str, mod
         tasks = list(dict.fromkeys(selected))  # a task named twice runs once (its thread is one)
         if not tasks:
             raise StudyError("its tasks select none")
+        if why := env_class(context.env).unreachable(tasks):  # a live site with no URL set
+            blockers.append(why)
+        if models and blockers:  # a real run: refused before anything is written
+            raise StudyError(blockers[0])
         run = Run(
             label=label,
             method=method,
@@ -240,6 +262,7 @@ def _run(table: dict[str, Any], label: str, top: dict[str, Any], where: str, mod
             workers=_count(value("workers", 1), "workers"),
             server=_text(value("server", None), "server"),
             given={**table, "label": label},
+            blockers=blockers,
         )
         run.baseline = _baseline(table, value("baseline_spend", "model_calls"), run, args, models)
     except UserError as exc:
