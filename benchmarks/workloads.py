@@ -180,7 +180,11 @@ def autoplan_hotpotqa() -> Workload:
         "hotpotqa",
         task_id,
         _hotpotqa_steps(entities, False),
-        {"plan": "1. Search each entity of the question.", "max_actions": 10, "env_options": {"backend": "local"}},
+        {
+            "plan": "1. Search each entity of the question.",
+            "max_actions": 10,
+            "env_options": {"backend": "local", "judge": "off"},
+        },
     )
 
 
@@ -202,7 +206,8 @@ def autoplan_training(iterations: int = 7, batch: int = 2) -> Workload:
         "hotpotqa",
         "",
         replies,
-        {"batch_size": batch, "iterations": iterations, "seed": 1, "env_options": {"backend": "local"}},
+        # no judge: AutoPlan's paper setting asks gpt-4-0314 for each answer's verdict, and a benchmark calls no model
+        {"batch_size": batch, "iterations": iterations, "seed": 1, "env_options": {"backend": "local", "judge": "off"}},
         pool,
     )
 

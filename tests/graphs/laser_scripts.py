@@ -80,8 +80,13 @@ def tour_script(goal: dict[str, Any], first_page_ids: list[str]) -> list[dict[st
 
 
 async def run(spec: str, task_id: str, thread: str, **context: Any) -> tuple[list[str], dict[str, Any]]:
-    """Run LASER to the end; returns the nodes in order and the final state."""
-    graph = build_graph(checkpointer=InMemorySaver())
+    """Run LASER to the end; returns the nodes in order and the final state, its logged calls
+    whole (their requests and replies are kept in the reply journal, not in state)."""
+    from nodes.runtime.calls import whole
+    from nodes.runtime.journal import journaled
+
+    saver = InMemorySaver()
+    graph = build_graph(checkpointer=saver)
     config = {"configurable": {"thread_id": thread}, "recursion_limit": 200}
     nodes: list[str] = []
     async for chunk in graph.astream(
@@ -89,7 +94,8 @@ async def run(spec: str, task_id: str, thread: str, **context: Any) -> tuple[lis
     ):
         nodes.extend(chunk)
     state = (await graph.aget_state(config)).values
-    return nodes, state
+    kept = await journaled(saver, thread)
+    return nodes, {**state, "calls": [whole(call, kept) for call in state.get("calls") or []]}
 
 
 # Any goal: search, turn the page, out of 2 transitions (reward 0, 4 model calls). Evaluations

@@ -75,6 +75,7 @@ def test_a_method_has_only_its_own_settings():
     assert own["laser"] == {
         "max_actions",
         "backup",
+        "backtracking",
         "backup_check",
         "customise",
         "detail_text",
