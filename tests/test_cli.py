@@ -17,14 +17,9 @@ import introspect.commands
 from graphs import METHODS
 from introspect import cli
 from introspect.cli import main
+from tests.support.cli import run_cli
 from tests.support.laser_demo import DEMO, REPLIES, ROOT, demo_replies
 from tests.support.openai_stub import OpenAIStub
-
-
-def run_cli(capsys, *args: str) -> tuple[int, str, str]:
-    code = main(list(args))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 @pytest.mark.parametrize(

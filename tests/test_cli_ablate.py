@@ -13,19 +13,10 @@ import pytest
 
 from graphs import method_named
 from introspect.checkpoint import open_checkpointer
-from introspect.cli import main
 from introspect.runner import graph_for
 from tests.graphs.laser_scripts import buy_call, call, goal_with_options, think, tour_script
 from tests.graphs.test_laser_backup import wander
-
-
-def cli(capsys, *args: str) -> tuple[int, str, str]:
-    try:
-        code = main(list(args))
-    except SystemExit as exc:  # argparse's usage errors
-        code = int(exc.code)
-    out, err = capsys.readouterr()
-    return code, out, err
+from tests.support.cli import run_cli
 
 
 @pytest.fixture(scope="module")
@@ -58,7 +49,7 @@ def test_a_run_without_its_backup_is_forked_and_recorded(capsys, tmp_path, shop_
     task_id, goal, ids = shop_goal
     db, results = f"sqlite:///{tmp_path / 'runs.sqlite'}", tmp_path / "results.jsonl"
     model = write_script(backup_script(goal, ids))
-    code, _, err = cli(
+    code, _, err = run_cli(
         capsys, "eval", "laser", "--tasks", task_id, "--model", model, "--set", "backup_check=each_transition",
         "--results", str(results), "--checkpoint", db, "--concurrency", "1",
     )  # fmt: skip
@@ -68,7 +59,7 @@ def test_a_run_without_its_backup_is_forked_and_recorded(capsys, tmp_path, shop_
 
     out_file = tmp_path / "ablations.jsonl"
     views = tmp_path / "views"
-    code, out, err = cli(
+    code, out, err = run_cli(
         capsys, "ablate", str(results), "--checkpoint", db, "--out", str(out_file), "--intervention", "backup",
         "--views", str(views),
     )  # fmt: skip
@@ -93,7 +84,7 @@ def test_a_run_without_its_backup_is_forked_and_recorded(capsys, tmp_path, shop_
     assert forked[:shared] == ran[:shared] and forked != ran
 
     # the report: LASER's table, the backup earned the run its success
-    code, out, err = cli(
+    code, out, err = run_cli(
         capsys, "report", str(results), "--ablations", str(out_file), "--markdown", str(tmp_path / "r.md")
     )
     assert code == 0, err
@@ -101,11 +92,11 @@ def test_a_run_without_its_backup_is_forked_and_recorded(capsys, tmp_path, shop_
     assert "LASER: what each intervention earned" in report
     [line] = [line for line in report.splitlines() if line.startswith("| webshop | backup |")]
     assert [c.strip() for c in line.split("|")[3:7]] == ["1", "1.0", "100.0", "0.0"]
-    code, _, err = cli(capsys, "report", str(results), "--ablations", str(results))
+    code, _, err = run_cli(capsys, "report", str(results), "--ablations", str(results))
     assert code == 2 and "is not a row of `introspect ablate`" in err and len(err.strip().splitlines()) == 1
 
     # run again: the ablation is there, nothing runs twice
-    code, out, err = cli(
+    code, out, err = run_cli(
         capsys, "ablate", str(results), "--checkpoint", db, "--out", str(out_file), "--intervention", "backup"
     )
     assert code == 0 and "ablations written: 0  already there: 1  errors: 0" in out
@@ -122,13 +113,13 @@ def test_a_study_is_ablated_into_its_folder_and_its_report_shows_the_table(capsy
         encoding="utf-8",
     )
     folder = tmp_path / "study"
-    code, _, err = cli(capsys, "study", "run", str(spec), "--out", str(folder))
+    code, _, err = run_cli(capsys, "study", "run", str(spec), "--out", str(folder))
     assert code == 0, err
-    code, out, err = cli(capsys, "ablate", str(folder), "--intervention", "backup")  # its own checkpoints
+    code, out, err = run_cli(capsys, "ablate", str(folder), "--intervention", "backup")  # its own checkpoints
     assert code == 0, err
     [row] = [json.loads(line) for line in (folder / "ablations.jsonl").read_text().splitlines()]
     assert row["label"] and row["repeat"] == 1 and row["without"]["success"] is False
-    code, _, err = cli(capsys, "study", "report", str(folder))
+    code, _, err = run_cli(capsys, "study", "report", str(folder))
     assert code == 0, err
     assert "LASER: what each intervention earned" in (folder / "report" / "report.md").read_text()
 
@@ -142,14 +133,14 @@ def test_a_fork_that_failed_continues_from_its_checkpoint_the_next_time(capsys, 
     db, results = f"sqlite:///{tmp_path / 'runs.sqlite'}", tmp_path / "results.jsonl"
     replies = backup_script(goal, ids)[:-12]  # nothing to spare
     model = write_script(replies, name="script.jsonl")
-    code, _, err = cli(
+    code, _, err = run_cli(
         capsys, "eval", "laser", "--tasks", task_id, "--model", model, "--set", "backup_check=each_transition",
         "--results", str(results), "--checkpoint", db,
     )  # fmt: skip
     assert code == 0, err
     out_file = tmp_path / "ablations.jsonl"
     ablate = ["ablate", str(results), "--checkpoint", db, "--out", str(out_file), "--intervention", "backup"]
-    code, out, err = cli(capsys, *ablate)
+    code, out, err = run_cli(capsys, *ablate)
     assert code == 1, err  # a fork that ended in an error, as eval's tasks
     [failed] = [json.loads(line) for line in out_file.read_text().splitlines()]
     assert "has 31 replies; call 32 asked for more" in failed["error"] and "without backup #1: error: " in out
@@ -157,7 +148,7 @@ def test_a_fork_that_failed_continues_from_its_checkpoint_the_next_time(capsys, 
 
     write_script(replies + [think("nothing more to do")] * 12, name="script.jsonl")
     clear_models()
-    code, out, err = cli(capsys, *ablate)
+    code, out, err = run_cli(capsys, *ablate)
     assert code == 0 and "ablations written: 1  already there: 0  errors: 0" in out, err
     rows = [json.loads(line) for line in out_file.read_text().splitlines()]
     assert len(rows) == 2 and rows[1]["error"] == "" and rows[1]["without"]["success"] is False
@@ -181,7 +172,7 @@ def test_each_backtrack_of_a_run_is_ablated_without_the_functions_that_go_back(
     task_id, goal, ids = shop_goal
     db, results = f"sqlite:///{tmp_path / 'runs.sqlite'}", tmp_path / "results.jsonl"
     model = write_script(tour_script(goal, ids) + [think("nothing more to do")] * 12)
-    code, _, err = cli(
+    code, _, err = run_cli(
         capsys, "eval", "laser", "--tasks", task_id, "--model", model, "--results", str(results), "--checkpoint", db,
     )  # fmt: skip
     assert code == 0, err
@@ -189,7 +180,7 @@ def test_each_backtrack_of_a_run_is_ablated_without_the_functions_that_go_back(
     assert original["success"] is True
 
     out_file = tmp_path / "ablations.jsonl"
-    code, out, err = cli(capsys, "ablate", str(results), "--checkpoint", db, "--out", str(out_file), "--each")
+    code, out, err = run_cli(capsys, "ablate", str(results), "--checkpoint", db, "--out", str(out_file), "--each")
     assert code == 0, err
     rows = [json.loads(line) for line in out_file.read_text().splitlines()]
     assert sorted((r["intervention"], r["count"], r["fired"]) for r in rows) == [
@@ -241,6 +232,6 @@ def test_a_file_that_is_not_results_is_refused_in_one_line(capsys, tmp_path, con
     bad = tmp_path / "bad.jsonl"
     bad.write_text(content)
     out_file = tmp_path / "ablations.jsonl"
-    code, out, err = cli(capsys, "ablate", str(bad), "--out", str(out_file), *more)
+    code, out, err = run_cli(capsys, "ablate", str(bad), "--out", str(out_file), *more)
     assert code == 2 and message in err and len(err.strip().splitlines()) == 1
     assert not out_file.exists() and out == ""

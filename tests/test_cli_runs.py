@@ -12,18 +12,12 @@ import pytest
 
 from graphs import method_named
 from introspect.checkpoint import open_checkpointer
-from introspect.cli import main
 from introspect.runner import outcome_of
+from tests.support.cli import run_cli
 from tests.support.laser_demo import DEMO, REPLIES, demo_replies, write_demo_script
 from tests.support.openai_stub import OpenAIStub, Reply
 
 TASK = DEMO["task_id"]
-
-
-def run_cli(capsys, *args: str) -> tuple[int, str, str]:
-    code = main(list(args))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 async def state_of(db, thread_id: str):

@@ -7,18 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from introspect.cli import main
 from nodes.runtime import served
 from nodes.runtime.served import Serving, check_served, serving
-from tests.support.cli import run_main
+from tests.support.cli import run_cli, run_main
 
 AGENT = "openai:gpt-4o-mini"  # the stub lists it; AutoPlan's default judge, gpt-4-0314, it does not
-
-
-def run_cli(capsys, *args: str) -> tuple[int, str, str]:
-    code = main(list(args))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def test_eval_refuses_an_unserved_judge_in_one_line_before_anything_runs(capsys, openai_stub, tmp_path):

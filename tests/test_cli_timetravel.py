@@ -11,18 +11,9 @@ import asyncio
 import pytest
 
 from introspect.checkpoint import open_checkpointer
-from introspect.cli import main
 from introspect.runner import thread_context
+from tests.support.cli import run_cli
 from tests.support.laser_demo import DEMO, write_demo_script
-
-
-def cli(capsys, *args: str) -> tuple[int, str, str]:
-    try:
-        code = main(list(args))
-    except SystemExit as exc:  # argparse's usage errors
-        code = int(exc.code)
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def rows(out: str) -> list[list[str]]:
@@ -36,7 +27,7 @@ def final(out: str) -> str:
 
 def test_history_and_a_fork_from_the_middle_of_a_webshop_run(capsys, tmp_path):
     db, recording = f"sqlite:///{tmp_path / 'runs.sqlite'}", tmp_path / "run.jsonl"
-    code, out, err = cli(
+    code, out, err = run_cli(
         capsys,
         "run",
         "laser",
@@ -54,7 +45,7 @@ def test_history_and_a_fork_from_the_middle_of_a_webshop_run(capsys, tmp_path):
     assert code == 0, err
     original = final(out)
 
-    code, out, err = cli(capsys, "history", "shop", "--checkpoint", db)
+    code, out, err = run_cli(capsys, "history", "shop", "--checkpoint", db)
     assert code == 0, err
     history = rows(out)
     assert history[0][1:3] == ["-1", "input"] and history[-1][2] == "finish"
@@ -63,7 +54,7 @@ def test_history_and_a_fork_from_the_middle_of_a_webshop_run(capsys, tmp_path):
     assert opened[2:4] == ["execute", "item"] and opened[4].startswith("0.00")
     assert history[-2][2] == "execute" and history[-2][4] == '1.00  click[28" x 28"]; click[Buy Now]'
 
-    code, out, err = cli(
+    code, out, err = run_cli(
         capsys,
         "fork",
         "shop",
@@ -83,10 +74,10 @@ def test_history_and_a_fork_from_the_middle_of_a_webshop_run(capsys, tmp_path):
     assert "-> click[Buy Now]  reward=1.00" in out and "click[B0743JKHBV]" not in out  # only what followed
     assert final(out) == original
 
-    code, out, _ = cli(capsys, "history", "shop-2", "--checkpoint", db)
+    code, out, _ = run_cli(capsys, "history", "shop-2", "--checkpoint", db)
     forked = rows(out)
     assert [r[0] for r in forked[: len(history) - 3]] == [r[0] for r in history[: len(history) - 3]]
-    assert len(rows(cli(capsys, "history", "shop", "--checkpoint", db)[1])) == len(history)  # untouched
+    assert len(rows(run_cli(capsys, "history", "shop", "--checkpoint", db)[1])) == len(history)  # untouched
     assert asyncio.run(context_of(db, "shop-2")).max_actions == 9  # --set over the thread's settings
 
 
@@ -108,7 +99,7 @@ async def context_of(db: str, thread: str):
 def test_bad_time_travel_input_is_one_line(capsys, tmp_path, args, message):
     db = f"sqlite:///{tmp_path / 'runs.sqlite'}"
     assert (
-        cli(
+        run_cli(
             capsys,
             "run",
             "laser",
@@ -123,7 +114,7 @@ def test_bad_time_travel_input_is_one_line(capsys, tmp_path, args, message):
         )[0]
         == 1
     )  # out of replies
-    code, _, err = cli(capsys, *args, "--checkpoint", db)
+    code, _, err = run_cli(capsys, *args, "--checkpoint", db)
     assert code == 2 and message in err and len(err.strip().splitlines()) == 1
 
 
@@ -133,13 +124,13 @@ def test_a_fork_restores_the_miniwob_page_of_its_checkpoint(capsys, tmp_path):
     checkpoint right after that click describes the page as it was then (the recording checks
     the prompt), reflects, and the second trial succeeds, as in the original run."""
     db = f"sqlite:///{tmp_path / 'runs.sqlite'}"
-    code, out, err = cli(capsys, "demo", "structured_reflection", "--checkpoint", db)
+    code, out, err = run_cli(capsys, "demo", "structured_reflection", "--checkpoint", db)
     assert code == 0, err
     thread = next(line.split()[1] for line in out.splitlines() if line.startswith("thread:"))
-    history = rows(cli(capsys, "history", thread, "--checkpoint", db)[1])
+    history = rows(run_cli(capsys, "history", thread, "--checkpoint", db)[1])
     [wrong] = [r for r in history if r[2] == "execute" and r[-1].endswith("click id=3")]
     assert wrong[3] == "describe"
-    code, forked, err = cli(capsys, "fork", thread, "--at", wrong[0], "--checkpoint", db)
+    code, forked, err = run_cli(capsys, "fork", thread, "--at", wrong[0], "--checkpoint", db)
     assert code == 0, err
     assert "trial 1 ended" in forked and "-> click id=5  reward=1.00" in forked
     assert final(forked) == final(out)

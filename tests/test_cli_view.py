@@ -16,16 +16,10 @@ from graphs import method_named
 from introspect.checkpoint import open_checkpointer
 from introspect.cli import main
 from introspect.runner import outcome_of
+from tests.support.cli import run_cli
 from tests.support.laser_demo import write_demo_script
 from tests.support.pages import opened
 from tests.support.scenarios import SCENARIOS
-
-
-def cli(capsys, *args: str) -> tuple[int, str, str]:
-    code = main(list(args))
-    out, err = capsys.readouterr()
-    return code, out, err
-
 
 SEEN = """() => ({
     steps: [...document.querySelectorAll('section.step h2')].map(h => h.innerText),
@@ -69,7 +63,7 @@ def test_a_devils_advocate_run_page_shows_its_steps_backtrack_and_screenshots(tm
 
 def test_a_results_file_gets_an_index_linking_each_run(capsys, tmp_path):
     db, results = f"sqlite:///{tmp_path / 'runs.sqlite'}", tmp_path / "results.jsonl"
-    code, _, err = cli(
+    code, _, err = run_cli(
         capsys,
         "eval",
         "laser",
@@ -83,7 +77,7 @@ def test_a_results_file_gets_an_index_linking_each_run(capsys, tmp_path):
         db,
     )
     assert code == 0, err
-    code, _, err = cli(capsys, "view", str(results), "--out", str(tmp_path / "views"), "--checkpoint", db)
+    code, _, err = run_cli(capsys, "view", str(results), "--out", str(tmp_path / "views"), "--checkpoint", db)
     assert code == 0, err
     index = (tmp_path / "views" / "index.html").read_text()
     rows = [json.loads(line) for line in results.read_text().splitlines()]
@@ -103,7 +97,7 @@ def test_a_results_file_gets_an_index_linking_each_run(capsys, tmp_path):
     ],
 )
 def test_bad_view_input_is_one_line(capsys, tmp_path, target, message):
-    code, _, err = cli(
+    code, _, err = run_cli(
         capsys,
         "view",
         target,
@@ -148,12 +142,12 @@ def test_a_scripted_run_of_each_method_gets_its_steps_and_structures(capsys, tmp
         plan = ["--plan", str(tmp_path / "plan.txt")]
     model = scenario.write_script(tmp_path / "script.jsonl")
     task = ["--env", scenario.env, "--task", scenario.graph_input["task_id"], "--model", model, *plan]
-    code, _, err = cli(capsys, "run", method, *task, "--thread", thread, "--checkpoint", db)
+    code, _, err = run_cli(capsys, "run", method, *task, "--thread", thread, "--checkpoint", db)
     assert code == 0, err
     state = asyncio.run(final_state(db, method, thread))
     scenario.check(state)
 
-    code, out, err = cli(capsys, "view", thread, "--out", str(tmp_path / "views"), "--checkpoint", db)
+    code, out, err = run_cli(capsys, "view", thread, "--out", str(tmp_path / "views"), "--checkpoint", db)
     assert code == 0 and out.strip() == f"wrote {tmp_path / 'views' / thread}.html", err
     text = (tmp_path / "views" / f"{thread}.html").read_text()
     steps = state["trajectory"]
@@ -185,7 +179,7 @@ def train(capsys, tmp_path, thread: str, replies: list[str]) -> tuple[int, str]:
     """``introspect train autoplan`` on two HotpotQA training questions, two iterations."""
     script = tmp_path / f"{thread}.jsonl"
     script.write_text("".join(json.dumps({"content": r}) + "\n" for r in replies))
-    code, _, err = cli(
+    code, _, err = run_cli(
         capsys,
         *("train", "autoplan", "--env", "hotpotqa", "--split", "train[:2]", "--batch", "2", "--iterations", "2"),
         *(
@@ -208,7 +202,7 @@ def train(capsys, tmp_path, thread: str, replies: list[str]) -> tuple[int, str]:
 def view(capsys, tmp_path, thread: str) -> list[str]:
     """The thread's page, cut at its iterations (the header first)."""
     db = f"sqlite:///{tmp_path / 'runs.sqlite'}"
-    code, _, err = cli(capsys, "view", thread, "--out", str(tmp_path / "views"), "--checkpoint", db)
+    code, _, err = run_cli(capsys, "view", thread, "--out", str(tmp_path / "views"), "--checkpoint", db)
     assert code == 0, err
     return (tmp_path / "views" / f"{thread}.html").read_text().split("<section class='iteration'")
 

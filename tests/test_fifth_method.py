@@ -18,8 +18,7 @@ import pytest
 
 from graphs import METHODS, registry
 from introspect import generated, reference
-from introspect.cli import main
-from tests.support.cli import ROOT, child_env
+from tests.support.cli import ROOT, child_env, run_cli
 from tests.support.entry_points import install_methods
 
 MODULE = "tests.support.react_method.graph"
@@ -43,12 +42,6 @@ def script(folder: Path) -> str:
     return f"scripted:{path}"
 
 
-def cli(capsys, *args: str) -> tuple[int, str, str]:
-    code = main(list(args))
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
 def test_a_fifth_method_runs_views_and_reports_without_app_code(react, capsys, tmp_path):
     db, model = f"sqlite:///{tmp_path / 'runs.sqlite'}", script(tmp_path)
     run = ["run", "react", "--env", "webshop", "--task", "synthetic-0", "--model", model, "--thread", "r1"]
@@ -64,10 +57,10 @@ def test_a_fifth_method_runs_views_and_reports_without_app_code(react, capsys, t
     assert "method: react" in child.stdout and "think       everything matches, buy it." in child.stdout
     assert "finished: success=True reward=1.000 steps=4 model_calls=4" in child.stdout
 
-    code, out, err = cli(capsys, "graphs")
+    code, out, err = run_cli(capsys, "graphs")
     assert code == 0 and "react  envs: webshop  nodes: start, think, execute, finish  settings: max_actions=10" in out
 
-    code, out, err = cli(capsys, "view", "r1", "--checkpoint", db, "--out", str(tmp_path / "views"))
+    code, out, err = run_cli(capsys, "view", "r1", "--checkpoint", db, "--out", str(tmp_path / "views"))
     assert code == 0, err
     page = (tmp_path / "views" / "r1.html").read_text()
     assert page.count("<section class='step'") == 4
@@ -76,10 +69,12 @@ def test_a_fifth_method_runs_views_and_reports_without_app_code(react, capsys, t
     assert page.count("<details class='call'>") == 4 and "not recorded" not in page  # model_node kept each call
 
     results = tmp_path / "results.jsonl"
-    code, out, err = cli(capsys, "eval", "react", "--tasks", "synthetic-0", "--model", model, "--results", str(results))
+    code, out, err = run_cli(
+        capsys, "eval", "react", "--tasks", "synthetic-0", "--model", model, "--results", str(results)
+    )
     assert code == 0, err
     assert json.loads(results.read_text())["thoughts"] == 4  # its result fields in the row
-    code, out, err = cli(capsys, "report", str(results))
+    code, out, err = run_cli(capsys, "report", str(results))
     assert code == 0, err
     table = out.split("ReAct: thoughts per purchase", 1)[1]
     assert "#1 react webshop       1       100.0        4.0" in table
@@ -106,7 +101,7 @@ def test_the_installed_method_follows_the_shipped_ones_in_the_registry(react):
 
 
 def test_without_its_entry_point_nothing_knows_the_fifth_method(capsys):
-    code, out, err = cli(capsys, "run", "react", "--task", "synthetic-0")
+    code, out, err = run_cli(capsys, "run", "react", "--task", "synthetic-0")
     assert code == 2 and err.startswith("introspect: unknown method 'react'")
     assert "react" not in json.loads(generated.langgraph_json())["graphs"]
 
@@ -138,6 +133,6 @@ def test_without_its_entry_point_nothing_knows_the_fifth_method(capsys):
 )
 def test_a_broken_entry_point_is_one_line_naming_it_exit_2(capsys, monkeypatch, tmp_path, value, message):
     install_methods(monkeypatch, tmp_path, react=value)
-    code, out, err = cli(capsys, "run", "react", "--task", "synthetic-0")
+    code, out, err = run_cli(capsys, "run", "react", "--task", "synthetic-0")
     lines = err.strip().splitlines()
     assert code == 2 and lines == [f"introspect: {message}"], err

@@ -12,18 +12,12 @@ import pytest
 
 from envs import make_env
 from envs.hotpotqa.questions import FULL_TRAIN, SHIPPED_SPLIT
-from introspect.cli import main
 from nodes.runtime.llm import model_for
 from tests.envs.test_hotpotqa import install_hotpotqa, question
+from tests.support.cli import run_cli
 from tests.support.openai_stub import Reply
 
 CAVEAT = f"distractor corpus: not comparable with the paper; {SHIPPED_SPLIT}"
-
-
-def run_cli(capsys, *args: str) -> tuple[int, str, str]:
-    code = main(list(args))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def script(tmp_path: Path, *lines: str) -> str:

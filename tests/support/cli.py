@@ -10,6 +10,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -27,6 +28,19 @@ def spawn(args: list[str], *, cwd: Path, env: dict[str, str], logs: Path, name: 
         return subprocess.Popen(
             [sys.executable, "-m", "introspect.cli", *args], cwd=cwd, env=env, stdout=out, stderr=err
         )
+
+
+def run_cli(capsys: Any, *args: str) -> tuple[int, str, str]:
+    """``introspect ARGS`` in this process: its exit status (argparse's usage errors too) and
+    what it printed, as pytest's ``capsys`` caught it."""
+    from introspect.cli import main
+
+    try:
+        code = main(list(args))
+    except SystemExit as exc:  # argparse's usage errors and --help
+        code = int(exc.code or 0)
+    out, err = capsys.readouterr()
+    return code, out, err
 
 
 def run_main(args: list[str], *, logs: Path, name: str) -> int:
