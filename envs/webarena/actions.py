@@ -29,6 +29,7 @@ from envs import browser
 from errors import IntrospectError
 
 ELEMENT_ACTIONS = ("click", "hover", "type")
+GRACE_S = 0.3  # seconds an action has to start a navigation (with_navigation)
 _TAG = "data-introspect-target"
 _tokens = itertools.count(1)
 
@@ -169,6 +170,24 @@ async def click(target: Locator) -> None:
         raise ActionError(feedback)
 
 
+# Whether a click on the element follows a link into another tab (target=_blank, a named window)
+_OPENS_A_TAB = """el => {
+  const link = el.closest('a[href], area[href]');
+  const target = ((link && link.target) || '').toLowerCase();
+  return target !== '' && !['_self', '_parent', '_top'].includes(target);
+}"""
+
+
+async def opens_a_tab(target: Locator) -> bool:
+    """Whether clicking ``target`` opens its link in another tab: the new tab reaches the
+    context a moment after the click, later than the grace of ``with_navigation`` on a
+    busy machine, so the click waits for it (the observation is then of the new tab)."""
+    try:
+        return bool(await target.evaluate(_OPENS_A_TAB))
+    except PlaywrightError:
+        return False  # gone from the page: the click says so
+
+
 async def hover(target: Locator) -> None:
     """The mouse moved to the element's centre, as WebArena hovers: a covered target's cover is
     hovered, as it would be for a person."""
@@ -214,11 +233,12 @@ async def scroll(page: Page, direction: str) -> None:
     await page.evaluate(f"window.scrollBy(0, {sign} * window.innerHeight)")
 
 
-async def with_navigation(page: Page, action: Awaitable[None], grace_s: float = 0.3) -> None:
+async def with_navigation(page: Page, action: Awaitable[None], grace_s: float = GRACE_S) -> None:
     """Run ``action`` and give it ``grace_s`` to start a navigation of the page (a link, Enter in
-    a form). The env's observation then waits for that navigation, bounded by its load timeout
-    (BrowserSession.settle); without the grace an observation taken right after a click could
-    still show the old page. An action that navigates nowhere costs the grace period.
+    a form) or to open another tab. The env's observation then waits for that navigation, bounded
+    by its load timeout (BrowserSession.settle); without the grace an observation taken right
+    after a click could still show the old page. An action that navigates nowhere costs the grace
+    period.
     """
     started = asyncio.Event()
 
@@ -226,10 +246,15 @@ async def with_navigation(page: Page, action: Awaitable[None], grace_s: float = 
         if request.is_navigation_request() and request.frame == page.main_frame:
             started.set()
 
+    def on_popup(_: Page) -> None:  # the page opened another tab (the env makes it current)
+        started.set()
+
     page.on("request", on_request)
+    page.on("popup", on_popup)
     try:
         await action
         with contextlib.suppress(asyncio.TimeoutError):
             await asyncio.wait_for(started.wait(), grace_s)
     finally:
         page.remove_listener("request", on_request)
+        page.remove_listener("popup", on_popup)

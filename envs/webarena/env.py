@@ -516,7 +516,9 @@ class WebArenaEnv(Env):
             finally:
                 await cdp.detach()
             if action.kind == "click":
-                await acts.with_navigation(page, acts.click(target))
+                new_tab = await acts.opens_a_tab(target)
+                grace = self.load_timeout_ms / 1000 if new_tab else acts.GRACE_S
+                await acts.with_navigation(page, acts.click(target), grace)
             elif action.kind == "hover":
                 await acts.hover(target)
             elif action.enter:

@@ -56,6 +56,7 @@ class Reply:
 
 
 FAULT_KINDS = ("429", "500", "503", "timeout", "drop")
+CLOSE_ARRIVES = 1.0  # seconds a released reply waits for a dead client's close (a live one sends nothing)
 
 
 def content_key(body: dict[str, Any]) -> str:
@@ -197,13 +198,16 @@ class OpenAIStub:
                     return
                 if (reply.delay or stub.latency) and not limited:  # a provider refuses at once
                     time.sleep(reply.delay + stub.latency)
-                if not stub._released.is_set():
+                held = not stub._released.is_set()
+                if held:
                     with stub._lock:
                         stub.held += 1
                     stub._released.wait()
                     with stub._lock:
                         stub.held -= 1
-                if self._client_gone():
+                # A held reply is let go just after a fault killed some clients: their close
+                # reaches this socket through the kernel's loopback queue, late on a busy machine.
+                if self._client_gone(wait=CLOSE_ARRIVES if held else 0.0):
                     with stub._lock:
                         stub.abandoned += 1
                     return
@@ -263,10 +267,11 @@ class OpenAIStub:
                 listed = [{"id": m, "object": "model", "created": 0, "owned_by": "stub"} for m in stub.models]
                 self._send(200, {"object": "list", "data": listed})
 
-            def _client_gone(self) -> bool:
-                """Whether the client closed the connection (it sends nothing while it waits)."""
+            def _client_gone(self, wait: float = 0.0) -> bool:
+                """Whether the client closed the connection (it sends nothing while it waits),
+                waiting up to ``wait`` seconds for the close to arrive."""
                 try:
-                    readable, _, _ = select.select([self.connection], [], [], 0)
+                    readable, _, _ = select.select([self.connection], [], [], wait)
                     return bool(readable) and self.connection.recv(1, socket.MSG_PEEK) == b""
                 except OSError:
                     return True
