@@ -56,7 +56,7 @@ class Reply:
 
 
 FAULT_KINDS = ("429", "500", "503", "timeout", "drop")
-CLOSE_ARRIVES = 1.0  # seconds a released reply waits for a dead client's close (a live one sends nothing)
+CLOSE_ARRIVES = 0.5  # seconds a released reply waits for a dead client's close (a live one sends nothing)
 
 
 def content_key(body: dict[str, Any]) -> str:
