@@ -7,7 +7,8 @@ network): the report study (three runs on WebShop, two repeats: LASER with its d
 a script on the demo's task, Devil's Advocate and Structured Reflection with the script that
 gives up, their limits at their smallest, on that task and one more), a study of two LASER runs
 of the demo's task (the second stopped after two actions) compared with ``introspect view
---compare``, and the Devil's Advocate demo with screenshots. Then it opens the pages in headless
+--compare``, the Devil's Advocate demo with screenshots, and the shipped matrix study
+(studies/matrix.toml) for docs/studies.md. Then it opens the pages in headless
 Chromium (Debian's ``chromium`` through playwright) with every request but ``file://`` refused,
 fails if a page asked for anything, and saves the pictures at the sizes the docs show; the
 report's figures are copied as the report drew them. ``--keep DIR`` keeps the studies and pages.
@@ -26,8 +27,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 IMAGES = ROOT / "docs" / "images"
-WIDTH = 1300  # the width of every page picture in the docs
+WIDTH = 1300  # the width of the page pictures of reports.md and viewer.md
 HEIGHT = 900
+STUDY_WIDTH = 1100  # and of studies.md
 
 REPORT_STUDY = """\
 name = "report"
@@ -138,11 +140,18 @@ def pages(work: Path) -> dict[str, Path]:
         sys.exit(f"the demo named no thread:\n{demo}")
     viewer = written(introspect(work, "view", thread.group(1), "--out", str(work / "demo-views")))
     (da_vs_laser,) = (report / "views" / "compare").glob("*devils_advocate*synthetic-0-vs-*laser*.html")
+    matrix = study(work, "matrix", (ROOT / "studies" / "matrix.toml").read_text(encoding="utf-8"))
+    shutil.copyfile(matrix / "report" / "comparison_webshop.png", IMAGES / "study-matrix-comparison.png")
+    (laser,) = (
+        path for path in (matrix / "views" / "laser-webshop-demo.r1").glob("*.html") if path.name != "index.html"
+    )
     return {
         "index": report / "report" / "index.html",
         "da_vs_laser": da_vs_laser,
         "whole_short": whole_short,
         "viewer": viewer,
+        "matrix": matrix / "report" / "index.html",
+        "laser": laser,
     }
 
 
@@ -194,6 +203,15 @@ def pictures(found: dict[str, Path]) -> None:
         page.locator("details.calls").first.evaluate("element => element.open = true")
         page.locator("details.call").first.evaluate("element => element.open = true")
         page.screenshot(path=IMAGES / "viewer-devils-advocate.png", full_page=True)
+
+        page.set_viewport_size({"width": STUDY_WIDTH, "height": HEIGHT})
+        page.goto(found["matrix"].as_uri())
+        page.screenshot(path=IMAGES / "study-index.png")
+        page.goto(found["laser"].as_uri())
+        page.locator("details.calls").first.evaluate("element => element.open = true")
+        for call in page.locator("details.calls").first.locator("details.call").all():
+            call.evaluate("element => element.open = true")
+        page.screenshot(path=IMAGES / "study-viewer-calls.png")
         browser.close()
     if asked:
         sys.exit("the pages asked for what they should not (refused):\n" + "\n".join(asked))
