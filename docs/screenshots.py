@@ -7,8 +7,9 @@ network): the report study (three runs on WebShop, two repeats: LASER with its d
 a script on the demo's task, Devil's Advocate and Structured Reflection with the script that
 gives up, their limits at their smallest, on that task and one more), a study of two LASER runs
 of the demo's task (the second stopped after two actions) compared with ``introspect view
---compare``, the Devil's Advocate demo with screenshots, and the shipped matrix study
-(studies/matrix.toml) for docs/studies.md. Then it opens the pages in headless
+--compare``, the Devil's Advocate demo with screenshots, the shipped matrix study
+(studies/matrix.toml) for docs/studies.md, and for docs/papers.md the LASER paper study on three
+tasks with the script that gives up standing in for its model. Then it opens the pages in headless
 Chromium (Debian's ``chromium`` through playwright) with every request but ``file://`` refused,
 fails if a page asked for anything, and saves the pictures at the sizes the docs show; the
 report's figures are copied as the report drew them. ``--keep DIR`` keeps the studies and pages.
@@ -78,6 +79,13 @@ label = "short"
 settings = {max_actions = 2}
 """
 
+# the LASER paper study as docs/papers.md pictures it: offline, three tasks, two actions
+PAPER_CHANGES = [
+    ('model = "openai:gpt-4-0613"', 'model = "scripted:studies/giveup.jsonl"'),
+    ("max_actions = 15", "max_actions = 2"),
+    ('split = "test"', 'split = "test"\ntasks = "0:3"'),
+]
+
 # the report's figures of WebShop, under the names the docs give them
 FIGURES = {
     "comparison_webshop.png": "report-comparison.png",
@@ -145,6 +153,12 @@ def pages(work: Path) -> dict[str, Path]:
     (laser,) = (
         path for path in (matrix / "views" / "laser-webshop-demo.r1").glob("*.html") if path.name != "index.html"
     )
+    paper = (ROOT / "studies" / "papers" / "laser-webshop.toml").read_text(encoding="utf-8")
+    for shipped, offline in PAPER_CHANGES:
+        if shipped not in paper:
+            sys.exit(f"studies/papers/laser-webshop.toml no longer says {shipped}: update PAPER_CHANGES")
+        paper = paper.replace(shipped, offline)
+    papers = study(work, "paper", paper)
     return {
         "index": report / "report" / "index.html",
         "da_vs_laser": da_vs_laser,
@@ -152,6 +166,7 @@ def pages(work: Path) -> dict[str, Path]:
         "viewer": viewer,
         "matrix": matrix / "report" / "index.html",
         "laser": laser,
+        "paper": papers / "report" / "index.html",
     }
 
 
@@ -212,6 +227,10 @@ def pictures(found: dict[str, Path]) -> None:
         for call in page.locator("details.calls").first.locator("details.call").all():
             call.evaluate("element => element.open = true")
         page.screenshot(path=IMAGES / "study-viewer-calls.png")
+
+        page.set_viewport_size({"width": WIDTH, "height": 820})
+        page.goto(found["paper"].as_uri())
+        page.screenshot(path=IMAGES / "papers-report-index.png")
         browser.close()
     if asked:
         sys.exit("the pages asked for what they should not (refused):\n" + "\n".join(asked))
