@@ -71,14 +71,15 @@ def selected_rows(
     files: list[Path], *, success_only: bool, method: str | None, env: str | None
 ) -> list[dict[str, Any]]:
     """The rows to export, the latest per thread, in file order: those that ran to an outcome
-    and pass the filters."""
+    and pass the filters. A file read as the report reads it: one that is not results (not
+    JSONL, or lines that are no rows of ``eval``) is refused in one line, an empty one has none."""
     from graphs import method_named
-    from introspect.evaluate import read_rows
+    from introspect.report.load import read_results
 
     wanted = method_named(method).name if method else None
     latest: dict[str, dict[str, Any]] = {}
     for file in files:
-        for row in read_rows(file):
+        for row in read_results(file) if file.stat().st_size else []:
             if row.get("thread_id"):
                 latest.pop(str(row["thread_id"]), None)  # a re-run's row replaces the errored one
                 latest[str(row["thread_id"])] = row

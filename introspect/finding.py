@@ -13,12 +13,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from introspect.checkpoint import CheckpointConfigError, default_url, home, open_checkpointer, thread_exists
+from introspect.study.folder import SPEC, folder_checkpoint, results_files
 
 
 def study_holding(path: Path) -> Path | None:
     """The study folder ``path`` is, or whose ``results/`` holds it; None for neither."""
-    from introspect.study.run import SPEC
-
     if path.is_dir():
         return path if (path / SPEC).is_file() else None
     folder = path.resolve().parent
@@ -28,8 +27,6 @@ def study_holding(path: Path) -> Path | None:
 def checkpoint_of(path: Path, given: str | None) -> str | None:
     """The checkpointer of the runs in ``path`` (a results file or a study folder): ``given``,
     else the study's own when ``path`` belongs to one, else None (the default)."""
-    from introspect.study.run import folder_checkpoint
-
     if given is not None:
         return given
     study = study_holding(path)
@@ -38,8 +35,6 @@ def checkpoint_of(path: Path, given: str | None) -> str | None:
 
 def kept_studies() -> list[Path]:
     """The study folders in introspect's home, in name order."""
-    from introspect.study.run import SPEC
-
     return sorted(spec.parent for spec in (home() / "studies").glob(f"*/{SPEC}"))
 
 
@@ -47,8 +42,6 @@ async def thread_checkpoint(thread_id: str, given: str | None) -> str | None:
     """The checkpointer holding ``thread_id``: ``given``; else the default one when the thread
     is there; else the first study in introspect's home whose own SQLite checkpoints hold it;
     else None (the default, which then says the thread is not there)."""
-    from introspect.study.run import folder_checkpoint
-
     if given is not None:
         return given
     async with open_checkpointer(default_url(), existing=True) as saver:
@@ -73,7 +66,6 @@ async def thread_checkpoint(thread_id: str, given: str | None) -> str | None:
 def results_in(paths: list[Path]) -> list[Path]:
     """Results files as given, a study folder standing for its ``results/*.jsonl``."""
     from introspect.options import UsageError
-    from introspect.study.run import results_files
 
     files = []
     for path in paths:

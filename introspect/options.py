@@ -23,7 +23,8 @@ from envs.base import judge_option, make_env
 from errors import UserError
 from graphs.method import Method
 from introspect.training import load_plan
-from nodes.runtime.context import LOCAL, Context, default_model
+from nodes.runtime.context import Context, default_model
+from nodes.runtime.spec import LOCAL, parse_spec
 
 
 class UsageError(UserError, ValueError):
@@ -112,8 +113,6 @@ def context_from(
     if models:
         check_model(context)
     else:
-        from nodes.runtime.llm import parse_spec
-
         parse_spec(context.model)
     method.check(context, False)  # settings that contradict each other (AutoPlan's few_shot)
     return context

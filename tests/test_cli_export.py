@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.cli import run_cli
 from tests.support.laser_demo import REPLIES, write_demo_script
 from tests.support.scenarios import SCENARIOS
-from tests.test_cli_view import cli
 
 SECRET = ("SHOP_API_KEY", "decorative pillows")  # a "key" whose value is in the LASER goal and prompts
 
@@ -64,7 +64,7 @@ def export(capsys, monkeypatch, study, *args: str) -> tuple[list[dict], str]:
     monkeypatch.setenv(*SECRET)
     out = folder / "out.jsonl"
     out.unlink(missing_ok=True)
-    code, printed, err = cli(capsys, "export", str(folder), "--out", str(out), "--checkpoint", db, *args)
+    code, printed, err = run_cli(capsys, "export", str(folder), "--out", str(out), "--checkpoint", db, *args)
     assert code == 0, err
     text = out.read_text()
     assert SECRET[1] not in text  # the secret was in LASER's goal and prompts
@@ -156,7 +156,7 @@ def test_filters_keep_only_the_runs_asked_for(capsys, monkeypatch, study, args, 
 def test_a_results_file_exports_beside_where_it_runs(capsys, monkeypatch, study, tmp_path):
     folder, db = study
     monkeypatch.chdir(tmp_path)
-    code, _, err = cli(
+    code, _, err = run_cli(
         capsys, "export", str(folder / "results" / "laser.r1.jsonl"), "--format", "chat", "--checkpoint", db
     )
     assert code == 0, err
@@ -171,6 +171,8 @@ def test_a_results_file_exports_beside_where_it_runs(capsys, monkeypatch, study,
         (["{study}", "--format", "xml"], "invalid choice: 'xml'"),
         (["{study}", "--format", "chat", "--method", "nope"], "nope"),
         (["{study}", "--format", "chat", "--env", "nowhere"], "no rows of"),
+        (["{notes}", "--format", "chat"], "notes.csv is not JSONL: line 1 is not JSON"),
+        (["{spec}", "--format", "chat"], "spec.json line 1 is not a results row of `introspect eval`"),
         (["{study}", "--format", "chat", "--out", "{empty}"], "is a directory"),
         (["{study}", "--format", "steps", "--checkpoint", "sqlite:///{empty}/other.sqlite"], "none of the 3 rows"),
     ],
@@ -180,12 +182,16 @@ def test_bad_export_input_is_one_line_and_writes_nothing(capsys, study, tmp_path
     (tmp_path / "empty").mkdir()
     out = tmp_path / "out.jsonl"
     out.write_text("kept\n")
-    filled = [a.format(study=folder, empty=tmp_path / "empty") for a in args]
+    (tmp_path / "notes.csv").write_text("task_id,success\nsynthetic-0,1\n")  # results, but not as JSON lines
+    (tmp_path / "spec.json").write_text('{"name": "a JSON file, no results"}\n')
+    filled = [
+        a.format(study=folder, empty=tmp_path / "empty", notes=tmp_path / "notes.csv", spec=tmp_path / "spec.json")
+        for a in args
+    ]
     extra = [] if "--out" in filled else ["--out", str(out)]
     extra += [] if "--checkpoint" in filled else ["--checkpoint", db]
-    try:
-        code, _, err = cli(capsys, "export", *filled, *extra)
-    except SystemExit as exit:  # argparse's own refusal
-        code, err = int(str(exit.code)), capsys.readouterr().err
+    code, _, err = run_cli(capsys, "export", *filled, *extra)  # argparse's own refusals too
     assert code == 2 and message in err and len(err.strip().splitlines()) == 1, err
-    assert out.read_text() == "kept\n" and not [p for p in tmp_path.rglob("*") if p.name not in ("empty", "out.jsonl")]
+    assert out.read_text() == "kept\n" and not [
+        p for p in tmp_path.rglob("*") if p.name not in ("empty", "out.jsonl", "notes.csv", "spec.json")
+    ]

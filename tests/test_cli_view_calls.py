@@ -15,13 +15,13 @@ import pytest
 from introspect.checkpoint import open_checkpointer
 from introspect.runner import thread_metadata
 from tests.nodes.test_checkpoint_format import CALLS_WRITTEN, FILE, THREAD
+from tests.support.cli import run_cli
 from tests.support.laser_demo import write_demo_script
 from tests.support.pages import opened
-from tests.test_cli_view import cli
 
 
 def run_laser(capsys, db: str, thread: str, script: str, *extra: str) -> int:
-    code, _, _ = cli(
+    code, _, _ = run_cli(
         capsys,
         "run",
         "laser",
@@ -62,7 +62,7 @@ EXPAND = """() => {
 def test_each_step_shows_its_model_calls_collapsed_and_they_expand(capsys, tmp_path):
     db = f"sqlite:///{tmp_path / 'runs.sqlite'}"
     assert run_laser(capsys, db, "calls", write_demo_script(tmp_path / "script.jsonl")) == 0
-    code, _, err = cli(capsys, "view", "calls", "--out", str(tmp_path / "views"), "--checkpoint", db)
+    code, _, err = run_cli(capsys, "view", "calls", "--out", str(tmp_path / "views"), "--checkpoint", db)
     assert code == 0, err
     got = asyncio.run(opened(tmp_path / "views" / "calls.html", EXPAND))
     seen = got["seen"]
@@ -81,7 +81,7 @@ def test_a_thread_from_before_the_call_log_views_with_its_recording(capsys, tmp_
     db = tmp_path / "old.sqlite"
     shutil.copy(FILE, db)
     url = f"sqlite:///{db}"
-    code, _, err = cli(capsys, "view", THREAD, "--out", str(tmp_path / "views"), "--checkpoint", url)
+    code, _, err = run_cli(capsys, "view", THREAD, "--out", str(tmp_path / "views"), "--checkpoint", url)
     assert code == 0, err
     text = (tmp_path / "views" / f"{THREAD}.html").read_text()
     assert "were not recorded" in text and "<details class='call'>" not in text
@@ -92,7 +92,7 @@ def test_a_thread_from_before_the_call_log_views_with_its_recording(capsys, tmp_
         run_laser(capsys, other, "recorded", write_demo_script(tmp_path / "s.jsonl"), "--record", str(recording)) == 0
     )
     lines = [json.loads(line) for line in recording.read_text().splitlines()]
-    code, _, err = cli(
+    code, _, err = run_cli(
         capsys, "view", THREAD, "--out", str(tmp_path / "views"), "--checkpoint", url, "--recording", str(recording)
     )
     assert code == 0, err
@@ -128,7 +128,7 @@ def test_compare_puts_two_runs_of_one_task_side_by_side(capsys, tmp_path):
     assert run_laser(capsys, db, "whole", write_demo_script(tmp_path / "whole.jsonl")) == 0
     short = write_demo_script(tmp_path / "short.jsonl", 6)
     assert run_laser(capsys, db, "short", short, "--set", "backup=false") == 1  # the script ran out
-    code, out, err = cli(
+    code, out, err = run_cli(
         capsys, "view", "--compare", "whole", "short", "--out", str(tmp_path / "v"), "--checkpoint", db
     )
     assert code == 0, err
@@ -149,14 +149,14 @@ def test_compare_takes_results_files_and_refuses_two_tasks(capsys, tmp_path):
     db = f"sqlite:///{tmp_path / 'runs.sqlite'}"
     script = write_demo_script(tmp_path / "s.jsonl")
     for name, extra in (("a", []), ("b", ["--set", "backup=false"])):
-        code, _, err = cli(
+        code, _, err = run_cli(
             capsys,
             *("eval", "laser", "--tasks", "synthetic-0", "--results", str(tmp_path / f"{name}.jsonl")),
             *("--model", script, "--checkpoint", db, *extra),
         )
         assert code == 0, err
     views = tmp_path / "v"
-    code, out, err = cli(
+    code, out, err = run_cli(
         capsys,
         "view",
         "--compare",
@@ -176,7 +176,7 @@ def test_compare_takes_results_files_and_refuses_two_tasks(capsys, tmp_path):
 
     assert run_laser(capsys, db, "other", write_demo_script(tmp_path / "one.jsonl", 1), "--task", "synthetic-1") == 1
     shutil.rmtree(views)
-    code, _, err = cli(capsys, "view", "--compare", threads[0], "other", "--out", str(views), "--checkpoint", db)
+    code, _, err = run_cli(capsys, "view", "--compare", threads[0], "other", "--out", str(views), "--checkpoint", db)
     assert code == 2 and "two runs of one task" in err and len(err.strip().splitlines()) == 1
     assert not views.exists()
 
@@ -192,7 +192,7 @@ def test_compare_takes_results_files_and_refuses_two_tasks(capsys, tmp_path):
     ],
 )
 def test_bad_view_options_are_one_line(capsys, tmp_path, args, message):
-    code, _, err = cli(
+    code, _, err = run_cli(
         capsys, "view", *args, "--out", str(tmp_path / "v"), "--checkpoint", f"sqlite:///{tmp_path / 'db'}"
     )
     assert code == 2 and message in err and len(err.strip().splitlines()) == 1, err

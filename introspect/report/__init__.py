@@ -87,8 +87,8 @@ def published_in(paths: Sequence[Path]) -> list[Published]:
     """The paper numbers of the studies ``paths`` belong to (a study folder, or a results file in
     one's ``results/``), each study once."""
     from introspect.finding import study_holding
+    from introspect.study.folder import SPEC
     from introspect.study.published import of_spec
-    from introspect.study.run import SPEC
 
     studies = dict.fromkeys(s for s in map(study_holding, paths) if s is not None)
     return [p for study in studies for p in of_spec(study / SPEC)]

@@ -20,18 +20,16 @@ from introspect.study import journal, power
 from introspect.study.baseline import forecast_line
 from introspect.study.budget import BudgetReached
 from introspect.study.estimate import against_budgets, estimate
+from introspect.study.folder import SPEC, folder_checkpoint, results_files
 from introspect.study.run import (
-    SPEC,
     STOPPED,
     Outcome,
     check_continuation,
     check_stores,
     execute,
-    folder_checkpoint,
     folder_of,
     identity,
     make_folder,
-    results_files,
     say,
     status_lines,
     warn,

@@ -20,7 +20,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import sys
-import tomllib
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -48,11 +47,11 @@ from introspect.study.baseline import SUFFIX, run_arm
 from introspect.study.baseline import label_of as baseline_label
 from introspect.study.baseline import results_of as baseline_results
 from introspect.study.budget import Purse, RunMeter, spending
+from introspect.study.folder import SPEC, checkpoint_url, results_files
 from introspect.study.progress import Progress
 from introspect.study.spec import FREE, Run, Study, StudyError
 from nodes.runtime.usage import METER, dollars, sum_costs
 
-SPEC = "spec.toml"
 WHAT = {"fingerprint": "settings"}  # a plan's keys in the words a refusal uses
 STOPPED = 3  # exit status of a study a budget stopped (introspect.cli's docstring)
 
@@ -148,18 +147,6 @@ class Outcome:
     tokens: float = 0.0  # input plus output, and task-seconds: what the token and second budgets count
     seconds: float = 0.0
     signal: Stop | None = None  # a SIGINT/SIGTERM that drained the study (introspect.stopping)
-
-
-def checkpoint_url(folder: Path, checkpoint: str | None) -> str:
-    """Where a study's runs keep their checkpoints: the study's ``checkpoint``, else the folder's
-    own ``checkpoints.sqlite`` (export and the viewer read them there too)."""
-    return checkpoint or f"sqlite:///{(folder / 'checkpoints.sqlite').resolve()}"
-
-
-def folder_checkpoint(folder: Path) -> str:
-    """The checkpoints of the study in ``folder``, from its spec as given."""
-    spec = tomllib.loads((folder / SPEC).read_text(encoding="utf-8"))
-    return checkpoint_url(folder, spec.get("checkpoint"))
 
 
 async def execute(study: Study, folder: Path, say: Callable[[str], None]) -> Outcome:
@@ -377,13 +364,6 @@ def _summary_line(summary: Summary) -> str:
         f"{summary.tasks} tasks, {summary.ran} ran, success {summary.success_rate:.1%}, "
         f"errors {len(summary.errors)}, {summary.model_calls} model calls, {dollars(summary.cost_usd)}"
     )
-
-
-def results_files(folder: Path) -> list[Path]:
-    """The study's results files, in name order (a study folder is known by its spec.toml)."""
-    if not (folder / SPEC).is_file():
-        raise StudyError(f"{folder} is not a study folder (no {SPEC})")
-    return sorted((folder / "results").glob("*.jsonl"))
 
 
 def write_report(folder: Path) -> Path | None:

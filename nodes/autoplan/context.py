@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from nodes.runtime.context import ContextError, TrainingContext, env, setting, temperature
+from nodes.runtime.spec import parse_spec
 
 ORIGINAL_JUDGE = "openai:gpt-4-0314"  # AutoPlan's tasks/hotpotqa.py asks this model, at temperature 0
 
@@ -30,16 +31,12 @@ ORIGINAL_JUDGE = "openai:gpt-4-0314"  # AutoPlan's tasks/hotpotqa.py asks this m
 def _judge_spec(value: str) -> None:
     """off, run (the run's own model) or a provider:model spec."""
     if value not in ("off", "run"):
-        from nodes.runtime.llm import parse_spec  # lazy: the model stack is not needed to describe a Context
-
         parse_spec(value)
 
 
 def _reflect_spec(value: str) -> None:
     """code, run (the run's own model) or a provider:model spec."""
     if value not in ("code", "run"):
-        from nodes.runtime.llm import parse_spec  # lazy, as _judge_spec
-
         parse_spec(value)
 
 

@@ -29,22 +29,14 @@ from dataclasses import MISSING, Field, asdict, dataclass, field, fields
 from typing import Any, Literal
 
 from errors import UserError
+from nodes.runtime.spec import LOCAL, parse_spec
 
 
 class ContextError(UserError, ValueError):
     """A Context field with a value outside its type, range or choices."""
 
 
-def _model_spec(value: str) -> None:
-    from nodes.runtime.llm import (
-        parse_spec,  # lazy: the model stack is not needed to describe a Context
-    )
-
-    parse_spec(value)
-
-
 OPENAI_DEFAULT = "openai:gpt-4o-mini"
-LOCAL = "local"  # the embedded model's spec (nodes.runtime.local)
 
 
 def default_model() -> str:
@@ -84,7 +76,7 @@ class Context:
             "local (the embedded SmolLM2-135M-Instruct on llama.cpp) or gguf:<file.gguf>, or scripted:<file.jsonl> "
             "for offline runs; by default openai:gpt-4o-mini where OPENAI_API_KEY or OPENAI_BASE_URL is set, "
             "else local",
-            "check": _model_spec,
+            "check": parse_spec,
         },
     )
     temperature: float = temperature(0.0)

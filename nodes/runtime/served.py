@@ -24,9 +24,9 @@ from dataclasses import dataclass
 
 from errors import UserError
 from nodes.runtime import local
-from nodes.runtime.context import LOCAL
-from nodes.runtime.llm import ModelConfigError, parse_spec
+from nodes.runtime.model_errors import ModelConfigError
 from nodes.runtime.secrets import redact
+from nodes.runtime.spec import GGUF, LOCAL, parse_spec
 
 
 class UnservedModel(UserError, ValueError):
@@ -90,7 +90,7 @@ async def _local(name: str) -> Serving:
 
 
 async def _gguf(name: str) -> Serving:
-    return await _embedded(f"{local.GGUF}:{name}")
+    return await _embedded(f"{GGUF}:{name}")
 
 
 CHECKS: dict[str, Check] = {
@@ -98,7 +98,7 @@ CHECKS: dict[str, Check] = {
     "replay": _always,
     "openai": _openai,
     LOCAL: _local,
-    local.GGUF: _gguf,
+    GGUF: _gguf,
 }
 
 
