@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.cli import run_cli as cli
 from tests.support.laser_demo import REPLIES, write_demo_script
 from tests.support.scenarios import SCENARIOS
-from tests.test_cli_view import cli
 
 SECRET = ("SHOP_API_KEY", "decorative pillows")  # a "key" whose value is in the LASER goal and prompts
 

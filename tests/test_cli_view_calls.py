@@ -15,9 +15,9 @@ import pytest
 from introspect.checkpoint import open_checkpointer
 from introspect.runner import thread_metadata
 from tests.nodes.test_checkpoint_format import CALLS_WRITTEN, FILE, THREAD
+from tests.support.cli import run_cli as cli
 from tests.support.laser_demo import write_demo_script
 from tests.support.pages import opened
-from tests.test_cli_view import cli
 
 
 def run_laser(capsys, db: str, thread: str, script: str, *extra: str) -> int:
