@@ -32,7 +32,7 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 
-from graphs.edges import add_nodes, inline, path_map
+from graphs.edges import add_nodes, add_routed_node, path_map
 from graphs.method import BaseAgent, Intervention, Method, Report, View, without_pages
 from nodes.laser import bound as laser_bound
 from nodes.laser import report
@@ -53,7 +53,7 @@ from nodes.laser.states import (
 )
 from nodes.runtime.channels import added
 from nodes.runtime.llm import Caller, caller_for
-from nodes.runtime.node import Node, Update, model_node
+from nodes.runtime.node import ConfigNode, Update, model_node
 from prompts import SHIPPED
 
 
@@ -89,7 +89,7 @@ def _router(pick: Picker) -> Callable[[LaserState, Runtime[LaserContext]], str]:
     return route
 
 
-def _nodes(pick: Picker, states: Iterable[str], with_backup: bool) -> dict[str, Node[LaserState, LaserContext]]:
+def _nodes(pick: Picker, states: Iterable[str], with_backup: bool) -> dict[str, ConfigNode[LaserState, LaserContext]]:
     """The graph's nodes: nodes.laser's functions, each run in the space ``pick`` gives its run
     (every state of the space is one ``act``), the model-calling ones as model nodes."""
 
@@ -117,7 +117,7 @@ def _nodes(pick: Picker, states: Iterable[str], with_backup: bool) -> dict[str, 
     async def finish_in_space(state: LaserState, runtime: Runtime[LaserContext], config: RunnableConfig) -> Update:
         return await finish(state, runtime.context, config, pick(runtime.context))
 
-    nodes: dict[str, Node[LaserState, LaserContext]] = {"start": start_in_space}
+    nodes: dict[str, ConfigNode[LaserState, LaserContext]] = {"start": start_in_space}
     nodes.update({name: act_in_space for name in states})
     nodes["execute"] = execute_in_space
     if with_backup:
@@ -146,17 +146,21 @@ def build_graph(checkpointer: BaseCheckpointSaver | None = None, space: StateSpa
         """start's edge to the state of the first page."""
         return state["laser_state"]
 
+    # Each node but backup and finish routes itself (graphs.edges.add_routed_node): the same
+    # routers and drawn edges as conditional edges, without reading the state back after each step.
+    nodes = _nodes(pick, transitions, with_backup)
     builder = StateGraph(LaserState, context_schema=LaserContext)
-    add_nodes(builder, _nodes(pick, transitions, with_backup))
     builder.add_edge(START, "start")
     if len(transitions) == 1:
+        add_nodes(builder, {"start": nodes["start"]})
         builder.add_edge("start", next(iter(transitions)))
     else:  # the state of the first page
-        builder.add_conditional_edges("start", inline(after_start), path_map(transitions))
+        add_routed_node(builder, "start", nodes["start"], after_start, path_map(transitions))
     for name in transitions:
         choices = path_map(("execute", name, *ends), {"execute": "call", name: "answer refused"})
-        builder.add_conditional_edges(name, inline(after_choice), choices)
-    builder.add_conditional_edges("execute", inline(route), execute_edges)  # the new page's state
+        add_routed_node(builder, name, nodes[name], after_choice, choices)
+    add_routed_node(builder, "execute", nodes["execute"], route, execute_edges)  # the new page's state
+    add_nodes(builder, {name: nodes[name] for name in ends})
     if with_backup:
         builder.add_edge("backup", "finish")
     builder.add_edge("finish", END)

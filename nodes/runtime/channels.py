@@ -36,7 +36,7 @@ before a LangGraph upgrade, since the threads on users' disks are in that format
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Annotated, Any, get_args, get_origin, get_type_hints
 
 from langgraph.channels.delta import DeltaChannel
@@ -115,6 +115,26 @@ def added(write: Any) -> list[Any]:
     if is_edit(write):
         return list(write["then"])
     return list(write) if isinstance(write, list) else []
+
+
+def reducers(schema: type) -> dict[str, Callable[[Any, Any], Any]]:
+    """How each field of state ``schema`` that has a reducer folds one write into its value, as
+    LangGraph's channel folds it: a field of this module by its reducer over that one write, a
+    field annotated with a binary operator (``Annotated[Usage, add_usage]``) by the operator.
+    Fields without one are replaced by a write. For a node that reads the state its own update
+    leads to (graphs.edges.add_routed_node)."""
+    found: dict[str, Callable[[Any, Any], Any]] = {}
+    for name, hint in get_type_hints(schema, include_extras=True).items():
+        for meta in hint.__metadata__ if get_origin(hint) is Annotated else ():
+            if isinstance(meta, DeltaChannel):
+                found[name] = _folding(meta.reducer)
+            elif callable(meta):
+                found[name] = meta
+    return found
+
+
+def _folding(reducer: Callable[[Any, Sequence[Any]], Any]) -> Callable[[Any, Any], Any]:
+    return lambda value, write: reducer([] if value is None else value, [write])
 
 
 class WholeListWritten(IntrospectError, ValueError):
