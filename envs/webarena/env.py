@@ -87,6 +87,7 @@ from envs.webarena.observe import (
 )
 
 JUDGE = "openai:gpt-4-1106-preview"  # WebArena's judge (evaluation_harness/helper_functions.py)
+READS = 3  # tries to read a page that navigates while it is read (then its error is the screen)
 _log = logging.getLogger(__name__)
 
 
@@ -458,29 +459,39 @@ class WebArenaEnv(Env):
 
     async def _observe(self) -> Observation:
         ep = self._require()
-        await self._settle()
-        page = ep.session.page
+        for attempt in range(READS):
+            # a navigation an action started after with_navigation's grace (a busy machine)
+            # commits while the page is read: it is waited for and the page read again
+            await self._settle()
+            page = ep.session.page
+            try:
+                ep.screen = await self._screen(page)
+                break
+            except PlaywrightError as exc:
+                if attempt == READS - 1:
+                    ep.screen = Screen(f"(the page could not be read: {str(exc).splitlines()[0]})")
         titles = []
         for p in ep.session.context.pages:
             try:
                 titles.append(await p.title())
             except PlaywrightError:
                 titles.append("")
-        try:
-            nodes, snapshot = await ep.session.ax_tree(), await ep.session.dom_snapshot()
-            boxes = layout_boxes(snapshot)
-            missing = unboxed(nodes, boxes)
-            if missing:
-                cdp = await ep.session.context.new_cdp_session(page)
-                try:
-                    boxes.update(await client_rects(cdp, missing))
-                finally:
-                    await cdp.detach()
-            ep.screen = render_tree(nodes, boxes, self.viewport["width"], self.viewport["height"])
-        except PlaywrightError as exc:  # e.g. the page navigated while it was read
-            ep.screen = Screen(f"(the page could not be read: {str(exc).splitlines()[0]})")
         header = tab_header(titles, self._current_index())
         return Observation(observation_text(header, page.url, ep.screen), page.url, self._info(titles))
+
+    async def _screen(self, page: Page) -> Screen:
+        """The current page's accessibility tree, laid out as the agent reads it."""
+        ep = self._require()
+        nodes, snapshot = await ep.session.ax_tree(), await ep.session.dom_snapshot()
+        boxes = layout_boxes(snapshot)
+        missing = unboxed(nodes, boxes)
+        if missing:
+            cdp = await ep.session.context.new_cdp_session(page)
+            try:
+                boxes.update(await client_rects(cdp, missing))
+            finally:
+                await cdp.detach()
+        return render_tree(nodes, boxes, self.viewport["width"], self.viewport["height"])
 
     def _info(self, titles: list[str] | None = None) -> dict[str, Any]:
         ep = self._require()
