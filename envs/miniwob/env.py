@@ -73,8 +73,8 @@ from envs.miniwob.screen import ID_ATTR, SCREEN_JS, Screen, locator_for, selecto
 from envs.miniwob.tasks import HTML_ROOT, category, parse_task_id, split_ids, task_url
 
 # The page tells when it has settled: a promise that resolves once no short timer is pending, no
-# animation frame is requested, no fetch/XHR is in flight, every <img> has loaded and no CSS or
-# jQuery animation runs (or after ``maxMs``). It is checked at once and then every 5 ms, so a
+# animation frame is requested, no fetch/XHR is in flight, every <img> and CSS content image has
+# loaded and no CSS or jQuery animation runs (or after ``maxMs``). It is checked at once and then every 5 ms, so a
 # quiet page answers in one round trip instead of a fixed sleep. Wrapping the page's own timer
 # and frame functions is what makes "pending" exact: a task that reacts 300 ms after a click, or
 # animates an accordion open, is waited for; one that does nothing costs nothing.
@@ -111,7 +111,15 @@ _SETTLE_INIT = """
   const busy = () => timers.size > 0 || frames.size > 0 || requests > 0
     || Array.prototype.some.call(document.images, (img) => !img.complete && img.loading !== 'lazy')
     || (window.jQuery && window.jQuery(':animated').length > 0)
-    || document.getAnimations().some((a) => a.playState === 'running');
+    || document.getAnimations().some((a) => a.playState === 'running')
+    || waitingContent();
+  // An element shown as a CSS image (content: url(...), email-inbox's send icon) has no width
+  // until its image loads: a request the page cannot see, and may not yet have started.
+  const waitingContent = () => Array.prototype.some.call(document.getElementsByTagName('*'), (el) => {
+    if (!getComputedStyle(el).content.startsWith('url(')) return false;
+    const rects = el.getClientRects();
+    return rects.length > 0 && rects[0].width === 0;
+  });
   window.__introspectSettle = (maxMs) => new Promise((resolve) => {
     const start = performance.now();
     const check = () => (!busy() || performance.now() - start >= maxMs) ? resolve() : setT(check, 5);
