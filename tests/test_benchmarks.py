@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -57,14 +58,23 @@ def test_a_benchmark_runs_small(name: str, tmp_path: Path) -> None:
     if name == "deployment":
         need_deployment()  # Postgres and Redis, as the deployment tests need them
     env = {**os.environ, "INTROSPECT_BENCH_RESULTS": str(tmp_path), "INTROSPECT_HOME": str(tmp_path / "home")}
-    done = subprocess.run(
+    # in a session of its own, so that a benchmark past its time goes with everything it started
+    # (a deployment's servers, a model server) instead of leaving them running on the machine
+    with subprocess.Popen(
         [sys.executable, f"benchmarks/{name}.py", "--small"],
         cwd=ROOT,
         env=env,
-        capture_output=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
         text=True,
-        timeout=580,  # under the test's own timeout, so a hung benchmark shows its output
-    )
-    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-3000:]
+        start_new_session=True,
+    ) as running:
+        try:
+            out, err = running.communicate(timeout=580)  # under the test's own, so a hung one shows its output
+        except subprocess.TimeoutExpired:
+            os.killpg(running.pid, signal.SIGKILL)
+            out, err = running.communicate()
+            pytest.fail(f"benchmarks/{name}.py --small ran past 580 s:\n{out[-2000:]}{err[-3000:]}")
+    assert running.returncode == 0, out[-2000:] + err[-3000:]
     report = json.loads((tmp_path / f"{name}_small.json").read_text(encoding="utf-8"))
     assert report["small"] is True

@@ -142,7 +142,7 @@ class Fault:
     in_flight: int  # requests held when the fault struck
 
 
-def strike(served: OpenAIStub, at: int, in_flight: int, fault: Callable[[], None], timeout: float = 120) -> Fault:
+def strike(served: OpenAIStub, at: int, in_flight: int, fault: Callable[[], None], timeout: float = 240) -> Fault:
     """Hold replies from request ``at`` until ``in_flight`` requests wait, run ``fault``, let them go."""
     served.hold_at(at)
     deadline = time.monotonic() + timeout
