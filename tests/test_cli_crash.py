@@ -1,5 +1,5 @@
-"""Crash safety: ``introspect run`` of each method is SIGKILLed at a random point (20 kills:
-five per method, on text and browser envs) and ``introspect resume`` must end exactly as the
+"""Crash safety: ``introspect run`` of each method is SIGKILLed at a random point (12 kills:
+three per method, on text and browser envs) and ``introspect resume`` must end exactly as the
 uninterrupted run: the same trajectory (every action once), reward and model-call count; on
 the local shop, whose server outlives the killed process, the site's own records show each
 form submission once.
@@ -46,7 +46,7 @@ RUNS: dict[str, Scenario] = {
     "autoplan": SCENARIOS["autoplan"],
     "devils_advocate": CONTACT,
 }
-KILLS = 5  # per method: 20 in all
+KILLS = 3  # per method: 12 in all
 COMPARED = ("trajectory", "reward", "success", "actions", "stop_reason")
 LATER_CALLS = 2  # a kill point leaves at least this many model calls (0.2-0.5 s each) to come
 MAX_DELAY = 0.35  # seconds after the point: within those calls, so the kill always lands mid-run
@@ -148,7 +148,11 @@ def shop_at(url: str) -> Iterator[None]:
             os.environ["INTROSPECT_SITE_SHOP"] = before
 
 
-@pytest.mark.parametrize("method,kill", [(m, k) for m in RUNS for k in range(KILLS)])
+@pytest.mark.parametrize(
+    "method,kill",
+    # a method's kills one group (its reference run made once), the methods spread over workers
+    [pytest.param(m, k, marks=pytest.mark.xdist_group(f"crash-{m}")) for m in RUNS for k in range(KILLS)],
+)
 def test_sigkill_at_a_random_point_then_resume_ends_like_the_uninterrupted_run(
     method, kill, references, shop, tmp_path
 ):

@@ -38,6 +38,8 @@ from tests.support.fault_injection import (
 from tests.support.openai_stub import OpenAIStub
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(600)]
+# three groups a worker each (tests/conftest.py), each making the module fixtures it uses
+LOCAL, SERVER, BROWSER = (pytest.mark.xdist_group(f"fault-injection-{g}") for g in ("local", "server", "browser"))
 LATER = 12  # calls after the fault point: three tasks' (four calls each), one per slot held
 
 
@@ -90,6 +92,7 @@ def reference(markers, tmp_path_factory) -> Reference:
     return Reference(rows, served.answered)
 
 
+@LOCAL
 def test_the_evaluating_process_sigkilled_and_continued_asks_nothing_twice(markers, reference, tmp_path):
     args = local(tmp_path, "--concurrency", "3")
     with stub(markers) as served:
@@ -105,6 +108,7 @@ def test_the_evaluating_process_sigkilled_and_continued_asks_nothing_twice(marke
     assert served.abandoned == fault.in_flight == 3
 
 
+@LOCAL
 def test_a_worker_process_sigkilled_and_continued_asks_nothing_twice(markers, reference, tmp_path):
     args = local(tmp_path, "--workers", "2", "--concurrency", "2")
     with stub(markers) as served:
@@ -146,6 +150,7 @@ def on_server(deployed: Deployment, tmp_path: Path, model: str) -> list[str]:
     return eval_args(tmp_path / "r.jsonl", "--server", deployed.url, "--concurrency", "6", model=model)
 
 
+@SERVER
 def test_a_server_worker_sigkilled_asks_nothing_twice(markers, reference, served_stub, deployed, tmp_path):
     """The other worker takes the dead one's runs up and continues them from their checkpoints."""
     deployed.revive()
@@ -164,6 +169,7 @@ def test_a_server_worker_sigkilled_asks_nothing_twice(markers, reference, served
     assert served_stub.abandoned == 3  # the dead worker's three runs' calls in flight
 
 
+@SERVER
 def test_the_whole_server_stopped_and_started_again_asks_nothing_twice(
     markers, reference, served_stub, deployed, tmp_path
 ):
@@ -210,6 +216,7 @@ def browser_reference(tmp_path_factory) -> Reference:
 
 
 @pytest.mark.browser
+@BROWSER
 def test_chromium_killed_mid_run_is_reopened_and_the_tasks_continue(browser_reference, tmp_path):
     """Every Chromium process of the evaluation killed while its three tasks wait on the model:
     each env reopens the browser at its snapshot and the task goes on, in the same process."""
