@@ -235,3 +235,52 @@ def test_a_file_that_is_not_results_is_refused_in_one_line(capsys, tmp_path, con
     code, out, err = run_cli(capsys, "ablate", str(bad), "--out", str(out_file), *more)
     assert code == 2 and message in err and len(err.strip().splitlines()) == 1
     assert not out_file.exists() and out == ""
+
+
+def test_a_replayed_run_is_ablated_on_the_model_named_by_model_and_refused_without_it(
+    capsys, tmp_path, shop_goal, write_script
+):
+    """A recording answers only the requests it holds: a run replayed from one is refused (one
+    line naming --model, exit 2, nothing written) unless --model names the model the forks run
+    on, which the rows' provenance then records."""
+    task_id, goal, ids = shop_goal
+    script = write_script(backup_script(goal, ids))
+    recording = tmp_path / "run.rec.jsonl"
+    common = ["eval", "laser", "--tasks", task_id, "--set", "backup_check=each_transition"]
+    code, _, err = run_cli(
+        capsys, *common, "--model", script, "--record", str(recording),
+        "--results", str(tmp_path / "recorded.jsonl"), "--checkpoint", f"sqlite:///{tmp_path / 'recorded.sqlite'}",
+    )  # fmt: skip
+    assert code == 0, err
+    db, results = f"sqlite:///{tmp_path / 'replayed.sqlite'}", tmp_path / "replayed.jsonl"
+    code, _, err = run_cli(
+        capsys, *common, "--model", f"replay:{recording}", "--results", str(results), "--checkpoint", db
+    )
+    assert code == 0, err
+    [original] = [json.loads(line) for line in results.read_text().splitlines()]
+    assert original["model"] == f"replay:{recording}" and original["success"] is True
+
+    out_file = tmp_path / "ablations.jsonl"
+    ablate = ["ablate", str(results), "--checkpoint", db, "--out", str(out_file), "--intervention", "backup"]
+    code, out, err = run_cli(capsys, *ablate)
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1, err
+    assert f"was made with replay:{recording}, a recording" in err and "--model SPEC" in err
+    assert not out_file.exists()
+    assert asyncio.run(nodes_of(db, f"{original['thread_id']}-ablate-backup-1")) == []  # no fork was made
+
+    code, out, err = run_cli(capsys, *ablate, "--model", script)
+    assert code == 0, err
+    [row] = [json.loads(line) for line in out_file.read_text().splitlines()]
+    assert row["error"] == "" and row["with"]["success"] is True and row["without"]["success"] is False
+    assert row["model"] == f"replay:{recording}"  # the run's
+    assert row["provenance"]["model"] == script  # the fork's
+
+
+def test_a_model_named_by_model_that_cannot_be_built_is_refused_before_anything_runs(capsys, tmp_path):
+    results = tmp_path / "results.jsonl"
+    results.write_text(json.dumps({**ROW, "method": "laser"}) + "\n")
+    out_file = tmp_path / "ablations.jsonl"
+    missing = tmp_path / "missing.jsonl"
+    code, out, err = run_cli(capsys, "ablate", str(results), "--out", str(out_file), "--model", f"scripted:{missing}")
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1 and str(missing) in err
+    assert not out_file.exists()

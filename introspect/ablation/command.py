@@ -15,7 +15,15 @@ if TYPE_CHECKING:
 
 
 async def cmd_ablate(args: argparse.Namespace) -> int:
-    from introspect.ablation.forks import ablate, check_kinds, default_out, line, runs_of
+    from introspect.ablation.forks import (
+        ablate,
+        check_answers,
+        check_fork_model,
+        check_kinds,
+        default_out,
+        line,
+        runs_of,
+    )
 
     paths = [Path(p) for p in args.runs]
     runs = runs_of(paths, args.checkpoint)  # every input read and checked before anything runs
@@ -28,6 +36,10 @@ async def cmd_ablate(args: argparse.Namespace) -> int:
     views = Path(args.views) if args.views else None
     if views is not None and views.exists() and not views.is_dir():
         raise UsageError(f"--views {views} is a file, not a folder")
+    if args.model:
+        await check_fork_model(args.model)
+    else:
+        check_answers(runs)
     print(f"ablating the interventions of {len(runs)} run(s) into {out}", flush=True)
     written: list[dict[str, Any]] = []
 
@@ -35,7 +47,7 @@ async def cmd_ablate(args: argparse.Namespace) -> int:
         print(line(row), flush=True)
         written.append(row)
 
-    tally = await ablate(runs, out, args.concurrency, kinds, first_only=not args.each, on_row=heard)
+    tally = await ablate(runs, out, args.concurrency, kinds, first_only=not args.each, on_row=heard, model=args.model)
     if views is not None:
         await write_views(runs, written, views)
     print(f"ablations written: {tally.written}  already there: {tally.skipped}  errors: {tally.errors}")

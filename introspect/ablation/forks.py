@@ -10,7 +10,8 @@ finished is reported from its final state, an unfinished one continues from its 
 A row names the original run (thread, task, method, env, model, fingerprint, a study's label and
 repeat), the intervention (``intervention``, ``count``, ``fired``: how often it happened in the run,
 ``checkpoint``: where the fork started,
-``off``: the settings the fork ran with) and the fork (``fork``), and gives the outcome ``with``
+``off``: the settings the fork ran with) and the fork (``fork``, and ``provenance``: what produced it,
+its model among the rest: the run's own, or the one ``--model`` named), and gives the outcome ``with``
 the intervention (the run as it was) and ``without`` it (the fork: its prefix, shared with the
 run, and what it did from there): success, reward, model calls, tokens and cost. The fork's
 counts are the whole counterfactual run's, so ``with`` minus ``without`` is what the
@@ -36,10 +37,15 @@ from introspect.checkpoint import open_checkpointer, thread_exists
 from introspect.evaluate import ResultsFile, read_rows, row_for
 from introspect.finding import checkpoint_of, results_in, study_holding
 from introspect.options import UsageError
+from introspect.provenance import provenance_of
 from introspect.report.ablation import ABLATIONS
 from introspect.report.load import read_results
 from introspect.runner import drive, fork, outcome_of, thread_context
+from nodes.runtime.context import Context
 
+# spec kinds that answer only the requests they recorded (nodes.runtime.recording): a fork's new
+# requests need another model (``--model``)
+RECORDED = ("replay",)
 OUTCOME = ("success", "reward", "model_calls", "input_tokens", "output_tokens", "cost_usd")
 IDENTITY = ("task_id", "method", "env", "model", "fingerprint", "label", "repeat")
 
@@ -65,6 +71,32 @@ def runs_of(paths: list[Path], checkpoint: str | None) -> list[Run]:
             method_named(str(row["method"]))  # a method not registered here is refused now
             latest[(where, str(row["thread_id"]))] = Run(row, where)
     return [run for run in latest.values() if not run.row.get("error")]
+
+
+def check_answers(runs: list[Run]) -> None:
+    """Refuse, before anything runs, a run whose model cannot answer a fork's new requests (a
+    replayed recording) when no ``--model`` names one that can."""
+    from nodes.runtime.llm import parse_spec
+
+    for run in runs:
+        if parse_spec(str(run.row["model"]))[0] in RECORDED:
+            raise UsageError(
+                f"run {run.row['thread_id']} was made with {run.row['model']}, a recording that answers only the "
+                "requests it holds, not a fork's new ones: name the model the forks run on with --model SPEC "
+                "(local, openai:MODEL, ...)"
+            )
+
+
+async def check_fork_model(spec: str) -> None:
+    """The model ``--model`` names, checked as ``eval`` checks its own before anything runs (its
+    spec, key or script, whether it is served) and, when it is the embedded one, started."""
+    from introspect.options import called_models, check_model, start_local_models
+    from nodes.runtime.served import check_served
+
+    context = Context(model=spec)
+    check_model(context)
+    await check_served(called_models(context))
+    await start_local_models(context)
 
 
 def check_kinds(runs: list[Run], kinds: set[str]) -> None:
@@ -99,7 +131,13 @@ def done(path: Path) -> set[tuple[str, str, int]]:
 
 
 def ablation_row(
-    run: Run, intervention: Intervention, firing: Firing, fired: int, fork_id: str, fork_row: dict[str, Any]
+    run: Run,
+    intervention: Intervention,
+    firing: Firing,
+    fired: int,
+    fork_id: str,
+    fork_row: dict[str, Any],
+    provenance: dict[str, Any],
 ) -> dict[str, Any]:
     """The ablation row of ``firing`` in ``run`` (the module docstring lists its fields)."""
     original = run.row
@@ -113,6 +151,7 @@ def ablation_row(
         step=firing.step,
         off=dict(intervention.off),
         fork=fork_id,
+        provenance=provenance,
         seconds=fork_row["seconds"],
         error=fork_row["error"],
     )
@@ -121,15 +160,20 @@ def ablation_row(
     return row
 
 
-async def ablate_firing(method: Method, saver: Any, run: Run, firing: Firing, fired: int) -> dict[str, Any]:
+async def ablate_firing(
+    method: Method, saver: Any, run: Run, firing: Firing, fired: int, model: str | None = None
+) -> dict[str, Any]:
     """Fork the run before ``firing`` (unless an earlier ablation did), run the fork to its end
-    with the intervention switched off, and give its row (an error becomes the row's ``error``);
-    ``fired``: how often the intervention happened in the run."""
+    with the intervention switched off (on ``model``, when given, instead of the run's own), and
+    give its row (an error becomes the row's ``error``); ``fired``: how often the intervention
+    happened in the run."""
     thread_id, task_id = str(run.row["thread_id"]), str(run.row["task_id"])
     intervention = next(i for i in method.interventions if i.kind == firing.kind)
     fork_id = fork_thread(thread_id, firing)
     _, base = await thread_context(saver, thread_id)
     context = dataclasses.replace(base, **intervention.off)
+    if model:
+        context = dataclasses.replace(context, model=model)
     started = time.monotonic()
     error = ""
     if not await thread_exists(saver, fork_id):
@@ -141,7 +185,8 @@ async def ablate_firing(method: Method, saver: Any, run: Run, firing: Firing, fi
         except Exception as exc:  # noqa: BLE001 - one fork's failure must not end the ablation
             reached, error = await outcome_of(method, fork_id, saver), f"{type(exc).__name__}: {exc}"
     fork_row = row_for(method, context, task_id, fork_id, reached.state, time.monotonic() - started, error)
-    return ablation_row(run, intervention, firing, fired, fork_id, fork_row)
+    made_by = (await provenance_of(method, context)).to_dict()
+    return ablation_row(run, intervention, firing, fired, fork_id, fork_row, made_by)
 
 
 @dataclass
@@ -162,9 +207,11 @@ async def ablate(
     kinds: set[str] | None = None,
     first_only: bool = True,
     on_row: Callable[[dict[str, Any]], None] | None = None,
+    model: str | None = None,
 ) -> Tally:
     """Ablate every intervention of ``runs`` (of ``kinds``, when given; its first time in each run
-    only, unless not ``first_only``) into ``out``, skipping those ``out`` already holds."""
+    only, unless not ``first_only``) into ``out``, skipping those ``out`` already holds; the forks
+    run on ``model`` when given, else on each run's own."""
     results = ResultsFile(out)
     skip = done(out)
     tally = Tally()
@@ -175,7 +222,7 @@ async def ablate(
 
     async def one(method: Method, saver: Any, run: Run, firing: Firing, fired: int) -> None:
         async with gate:
-            row = await ablate_firing(method, saver, run, firing, fired)
+            row = await ablate_firing(method, saver, run, firing, fired, model)
         await results.append(row)
         tally.written += 1
         tally.errors += bool(row["error"])

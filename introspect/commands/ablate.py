@@ -10,7 +10,8 @@ from introspect.options import positive
 
 
 def arguments(parser: argparse.ArgumentParser) -> None:
-    """``introspect ablate RUNS... [--out FILE] [--intervention KIND] [--each] [--concurrency N] [--views DIR]``."""
+    """``introspect ablate RUNS... [--out FILE] [--intervention KIND] [--each] [--concurrency N] [--views DIR]
+    [--model SPEC]``."""
     parser.add_argument("runs", nargs="+", metavar="RESULTS.jsonl|STUDY", help="results files or study folders")
     parser.add_argument(
         "--out",
@@ -29,6 +30,12 @@ def arguments(parser: argparse.ArgumentParser) -> None:
         "--views",
         metavar="DIR",
         help="also write each fork beside its original as a viewer page (view --compare) into DIR",
+    )
+    parser.add_argument(
+        "--model",
+        metavar="SPEC",
+        help="the model the forks run on, as eval's --model (default: each run's own; a run replayed from a "
+        "recording needs one, since a recording answers only the requests it holds)",
     )
     parser.add_argument("--checkpoint", help="the checkpointer of the runs (default: a study's own, else introspect's)")
 
