@@ -284,3 +284,57 @@ def test_a_model_named_by_model_that_cannot_be_built_is_refused_before_anything_
     code, out, err = run_cli(capsys, "ablate", str(results), "--out", str(out_file), "--model", f"scripted:{missing}")
     assert code == 2 and out == "" and len(err.strip().splitlines()) == 1 and str(missing) in err
     assert not out_file.exists()
+
+
+def test_a_spent_budget_skips_the_forks_left_and_the_same_command_continues_them(
+    capsys, tmp_path, shop_goal, write_script
+):
+    """As a study's budget: once the forks have spent --max-tokens-total, the fork in flight
+    stops at its checkpoint and the one waiting never starts; the summary counts both as skipped
+    for the budget (exit 3, no row). Run again with room, the stopped fork continues and each
+    row says what its fork spent (its usage beyond the checkpoint it started from)."""
+    task_id, goal, ids = shop_goal
+    db, results = f"sqlite:///{tmp_path / 'runs.sqlite'}", tmp_path / "results.jsonl"
+    model = write_script(tour_script(goal, ids) + [think("nothing more to do")] * 12)
+    code, _, err = run_cli(
+        capsys, "eval", "laser", "--tasks", task_id, "--model", model, "--results", str(results), "--checkpoint", db,
+    )  # fmt: skip
+    assert code == 0, err
+    out_file = tmp_path / "ablations.jsonl"
+    ablate = ["ablate", str(results), "--checkpoint", db, "--out", str(out_file), "--each", "--concurrency", "1"]
+    code, out, err = run_cli(capsys, *ablate, "--max-tokens-total", "1")
+    assert code == 3, err
+    assert "skipped for the budget: 2 forks (the ablation's max_tokens_total (1 tokens) reached)" in out
+    assert "ablations written: 0" in out and not out_file.exists()
+    thread = json.loads(results.read_text().splitlines()[0])["thread_id"]
+    started = [f for f in (f"{thread}-ablate-backtrack-{n}" for n in (1, 2)) if asyncio.run(nodes_of(db, f))]
+    assert len(started) == 1  # the fork in flight keeps its checkpoints; the other was never forked
+    stopped = asyncio.run(checkpoint_ids(db, started[0]))
+
+    code, out, err = run_cli(capsys, *ablate, "--max-tokens-total", "1000000")
+    assert code == 0 and "ablations written: 2" in out and "skipped for the budget" not in out, err
+    rows = [json.loads(line) for line in out_file.read_text().splitlines()]
+    continued = asyncio.run(checkpoint_ids(db, started[0]))
+    assert continued[: len(stopped)] == stopped and len(continued) > len(stopped)
+    for row in rows:
+        tokens = row["without"]["input_tokens"] + row["without"]["output_tokens"]
+        assert 0 < row["spent"]["tokens"] < tokens  # the shared prefix is not the ablation's spending
+
+    # what the rows already written spent counts against the budget: with one row's spending as
+    # the whole budget, the other fork is skipped before it runs
+    more = tmp_path / "more.jsonl"
+    more.write_text(json.dumps(rows[0]) + "\n", encoding="utf-8")
+    spent = str(int(rows[0]["spent"]["tokens"]))
+    code, out, err = run_cli(capsys, *ablate[:-2], "--out", str(more), "--max-tokens-total", spent)
+    assert code == 3 and "ablations written: 0  already there: 1" in out, err
+    assert f"skipped for the budget: 1 forks (the ablation's max_tokens_total ({spent} tokens) reached)" in out
+
+
+def test_a_dollar_budget_on_an_unpriced_model_is_refused_in_one_line(capsys, tmp_path, write_script):
+    results = tmp_path / "results.jsonl"
+    results.write_text(json.dumps({**ROW, "method": "laser", "model": "scripted:x.jsonl"}) + "\n")
+    out_file = tmp_path / "ablations.jsonl"
+    code, out, err = run_cli(capsys, "ablate", str(results), "--out", str(out_file), "--max-cost-usd", "1")
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
+    assert "the model scripted:x.jsonl has no known price, so --max-cost-usd cannot be kept" in err
+    assert not out_file.exists()

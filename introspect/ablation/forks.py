@@ -25,14 +25,16 @@ import dataclasses
 import json
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from graphs import method_named
 from graphs.method import Intervention, Method
+from introspect.ablation.budget import Budget, spent_by_fork
 from introspect.ablation.firings import Firing, firings
+from introspect.ablation.lineage import Lineage
 from introspect.checkpoint import open_checkpointer, thread_exists
 from introspect.evaluate import ResultsFile, read_rows, row_for
 from introspect.finding import checkpoint_of, results_in, study_holding
@@ -40,7 +42,8 @@ from introspect.options import UsageError
 from introspect.provenance import provenance_of
 from introspect.report.ablation import ABLATIONS
 from introspect.report.load import read_results
-from introspect.runner import drive, fork, outcome_of, thread_context
+from introspect.runner import drive, fork, graph_for, outcome_of, thread_context
+from introspect.study.budget import Limits
 from nodes.runtime.context import Context
 
 # spec kinds that answer only the requests they recorded (nodes.runtime.recording): a fork's new
@@ -125,9 +128,9 @@ def key_of(row: dict[str, Any]) -> tuple[str, str, int]:
     return str(row.get("thread_id")), str(row.get("intervention")), int(row.get("count") or 0)
 
 
-def done(path: Path) -> set[tuple[str, str, int]]:
-    """The ablations ``path`` already holds without an error (they are not run again)."""
-    return {key_of(row) for row in read_rows(path) if "intervention" in row and not row.get("error")}
+def done(rows: list[dict[str, Any]]) -> set[tuple[str, str, int]]:
+    """The ablations of ``rows`` (the ablation results) without an error (they are not run again)."""
+    return {key_of(row) for row in rows if "intervention" in row and not row.get("error")}
 
 
 def ablation_row(
@@ -138,6 +141,7 @@ def ablation_row(
     fork_id: str,
     fork_row: dict[str, Any],
     provenance: dict[str, Any],
+    spent: dict[str, float],
 ) -> dict[str, Any]:
     """The ablation row of ``firing`` in ``run`` (the module docstring lists its fields)."""
     original = run.row
@@ -153,6 +157,7 @@ def ablation_row(
         fork=fork_id,
         provenance=provenance,
         seconds=fork_row["seconds"],
+        spent=spent,
         error=fork_row["error"],
     )
     row["with"] = {key: original.get(key) for key in OUTCOME}
@@ -181,12 +186,18 @@ async def ablate_firing(
     reached = await outcome_of(method, fork_id, saver)
     if not reached.finished:
         try:
-            reached = await drive(method, context, fork_id, saver, None)
+            lineage = Lineage(
+                fork_id, thread_id, firing.kind, firing.count, firing.step, firing.checkpoint_id, dict(intervention.off)
+            )
+            reached = await drive(method, context, fork_id, saver, None, marks=lineage.marks())
         except Exception as exc:  # noqa: BLE001 - one fork's failure must not end the ablation
             reached, error = await outcome_of(method, fork_id, saver), f"{type(exc).__name__}: {exc}"
     fork_row = row_for(method, context, task_id, fork_id, reached.state, time.monotonic() - started, error)
     made_by = (await provenance_of(method, context)).to_dict()
-    return ablation_row(run, intervention, firing, fired, fork_id, fork_row, made_by)
+    at = {"configurable": {"thread_id": thread_id, "checkpoint_id": firing.checkpoint_id}}
+    prefix = (await graph_for(method, saver).aget_state(at)).values.get("usage")
+    spent = spent_by_fork(fork_row, prefix)
+    return ablation_row(run, intervention, firing, fired, fork_id, fork_row, made_by, spent)
 
 
 @dataclass
@@ -197,6 +208,8 @@ class Tally:
     skipped: int = 0  # ablations already in the results
     errors: int = 0  # forks that ended in an error (their rows say which; they run again next time)
     missing: int = 0  # runs whose thread is not in their checkpointer
+    budget: int = 0  # forks not run (or stopped in flight) because the budget was spent
+    reached: str = ""  # the budget that was spent ("" when none was)
     without_interventions: set[str] = dataclasses.field(default_factory=set)  # methods that declare none
 
 
@@ -208,12 +221,15 @@ async def ablate(
     first_only: bool = True,
     on_row: Callable[[dict[str, Any]], None] | None = None,
     model: str | None = None,
+    limits: Limits | None = None,
 ) -> Tally:
     """Ablate every intervention of ``runs`` (of ``kinds``, when given; its first time in each run
     only, unless not ``first_only``) into ``out``, skipping those ``out`` already holds; the forks
-    run on ``model`` when given, else on each run's own."""
+    run on ``model`` when given, else on each run's own, within ``limits`` (introspect.ablation.budget)."""
     results = ResultsFile(out)
-    skip = done(out)
+    written = read_rows(out)
+    skip = done(written)
+    budget = Budget.of(limits or Limits(), written)
     tally = Tally()
     gate = asyncio.Semaphore(max(1, concurrency))
     by_store: dict[str | None, list[Run]] = {}
@@ -222,35 +238,60 @@ async def ablate(
 
     async def one(method: Method, saver: Any, run: Run, firing: Firing, fired: int) -> None:
         async with gate:
-            row = await ablate_firing(method, saver, run, firing, fired, model)
+            if budget.spent():
+                tally.budget += 1
+                return
+            try:
+                with budget.fork_running():
+                    row = await ablate_firing(method, saver, run, firing, fired, model)
+            except asyncio.CancelledError:
+                if not budget.spent():
+                    raise
+                tally.budget += 1  # stopped in flight: its checkpoint stays, the next session continues it
+                return
         await results.append(row)
         tally.written += 1
         tally.errors += bool(row["error"])
         if on_row is not None:
             on_row(row)
 
-    for url, group in by_store.items():
-        async with open_checkpointer(url, existing=True) as saver:
-            jobs = []
-            for run in group:
-                method = method_named(str(run.row["method"]))
-                if not method.interventions:
-                    tally.without_interventions.add(method.name)
-                    continue
-                if not await thread_exists(saver, str(run.row["thread_id"])):
-                    tally.missing += 1
-                    continue
-                found = await firings(method, saver, str(run.row["thread_id"]))
-                fired = Counter(firing.kind for firing in found)
-                for firing in found:
-                    if (kinds and firing.kind not in kinds) or (first_only and firing.count > 1):
-                        continue
-                    if (str(run.row["thread_id"]), firing.kind, firing.count) in skip:
-                        tally.skipped += 1
-                        continue
-                    jobs.append(one(method, saver, run, firing, fired[firing.kind]))
-            await asyncio.gather(*jobs)
+    with budget.metering():
+        for url, group in by_store.items():
+            await ablate_group(url, group, one, kinds, first_only, skip, tally)
+    tally.reached = budget.name() if budget.spent() else ""
     return tally
+
+
+async def ablate_group(
+    url: str | None,
+    group: list[Run],
+    one: Callable[[Method, Any, Run, Firing, int], Coroutine[Any, Any, None]],
+    kinds: set[str] | None,
+    first_only: bool,
+    skip: set[tuple[str, str, int]],
+    tally: Tally,
+) -> None:
+    """The forks of the runs of one checkpointer, each through ``one``, at once."""
+    async with open_checkpointer(url, existing=True) as saver:
+        jobs = []
+        for run in group:
+            method = method_named(str(run.row["method"]))
+            if not method.interventions:
+                tally.without_interventions.add(method.name)
+                continue
+            if not await thread_exists(saver, str(run.row["thread_id"])):
+                tally.missing += 1
+                continue
+            found = await firings(method, saver, str(run.row["thread_id"]))
+            fired = Counter(firing.kind for firing in found)
+            for firing in found:
+                if (kinds and firing.kind not in kinds) or (first_only and firing.count > 1):
+                    continue
+                if (str(run.row["thread_id"]), firing.kind, firing.count) in skip:
+                    tally.skipped += 1
+                    continue
+                jobs.append(asyncio.create_task(one(method, saver, run, firing, fired[firing.kind])))
+        await asyncio.gather(*jobs)
 
 
 def line(row: dict[str, Any]) -> str:
