@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 
 import pytest
 
@@ -76,6 +77,29 @@ def test_a_run_without_its_backup_is_forked_and_recorded(capsys, tmp_path, shop_
     assert row["error"] == "" and row["with"]["success"] is True and row["with"]["reward"] == original["reward"]
     assert row["without"]["success"] is False and row["without"]["reward"] < original["reward"]
     assert "without backup #1: success true -> false" in out
+
+    # the run's own page lists its fork (without what, at which step, its outcome) and links it;
+    # the fork's page, written beside it, says what it is an ablation of and from where
+    from introspect.view import page_name
+
+    code, out, err = run_cli(capsys, "view", original["thread_id"], "--checkpoint", db, "--out", str(tmp_path / "v"))
+    assert code == 0, err
+    html = (tmp_path / "v" / page_name(original["thread_id"])).read_text()
+    [listed] = re.findall(r"<section class='step ablations'>.*?</section>", html)
+    cells = re.findall(r"<td>(.*?)</td>", listed)
+    assert cells[:4] == [
+        "backup #1",
+        "backup=false",
+        str(row["step"]),
+        f"success=False reward={row['without']['reward']:.3f}",
+    ]
+    assert f"<a class='fork' href='{page_name(row['fork'])}'>{row['fork']}</a>" in listed
+    fork_page = (tmp_path / "v" / page_name(row["fork"])).read_text()
+    assert (
+        f"Ablation of <a href='{page_name(original['thread_id'])}'>{original['thread_id']}</a>: without backup #1 "
+        f"(backup=false), forked before step {row['step']} at checkpoint {row['checkpoint']}"
+    ) in fork_page
+    assert "class='step ablations'" not in fork_page and "Ablation of" not in html
 
     ran = asyncio.run(nodes_of(db, original["thread_id"]))
     forked = asyncio.run(nodes_of(db, row["fork"]))
