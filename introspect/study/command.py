@@ -19,7 +19,7 @@ from introspect.runlock import results_lock
 from introspect.study import journal, power
 from introspect.study.baseline import forecast_line
 from introspect.study.budget import BudgetReached
-from introspect.study.estimate import against_budgets, estimate
+from introspect.study.estimate import ASSUMED, Bound, against_budgets, duration, estimate
 from introspect.study.run import (
     SPEC,
     STOPPED,
@@ -30,6 +30,7 @@ from introspect.study.run import (
     folder_checkpoint,
     folder_of,
     identity,
+    in_flight,
     make_folder,
     results_files,
     say,
@@ -135,16 +136,34 @@ def forecast(study: Study, folder: Path, earlier: list[Path]) -> None:
             say(f"  {forecast_line(run.baseline)}")
         guesses.append(guess)
     known = [g.expected for g in guesses if g.expected]
-    bounded = sum(g.bound.calls for g in guesses if g.bound)
     calls, tokens = sum(e.calls for e in known), sum(e.input_tokens + e.output_tokens for e in known)
     cost = dollars(sum_costs(e.cost_usd for e in known))
     of = f" ({len(known)} of {len(guesses)} runs)" if len(known) < len(guesses) else ""
-    expected = f"expected ~{calls:.0f} calls, ~{tokens:.0f} tokens, {cost}{of}"
-    say(f"study {study.name}: at most {bounded} model calls; {expected}")
+    expected = f"expected ~{calls:.0f} calls, ~{tokens:.0f} tokens, {cost}{of}" if known else "no expectation yet"
+    say(f"study {study.name}: {bound_total([g.bound for g in guesses if g.bound], in_flight(study))}; {expected}")
     for line in against_budgets(study, guesses):
         say(f"  {line}")
     for line in power.lines(study, folder, earlier):
         say(line)
+
+
+def bound_total(bounds: list[Bound], concurrency: int) -> str:
+    """The study's bound: its runs' added up, with the time at the study's tasks in flight."""
+    calls = sum(b.calls for b in bounds)
+    tokens_in = None if any(b.input_tokens is None for b in bounds) else sum(b.input_tokens or 0 for b in bounds)
+    tokens_out = sum(b.output_tokens for b in bounds)
+    tokens = (
+        f"{tokens_out} output tokens (input not bounded)"
+        if tokens_in is None
+        else f"{tokens_out} output and {tokens_in} input tokens"
+    )
+    cost = sum_costs(b.cost_usd for b in bounds)
+    seconds = sum(b.seconds for b in bounds) / concurrency
+    return (
+        f"at most {calls} model calls, {tokens}, "
+        f"{dollars(cost)}{' (output)' if tokens_in is None and cost is not None else ''} (bound); "
+        f"~{duration(seconds)} at {concurrency} in flight ({ASSUMED})"
+    )
 
 
 def cmd_status(args: argparse.Namespace) -> int:
