@@ -39,13 +39,13 @@ async def cmd_ablate(args: argparse.Namespace) -> int:
     views = Path(args.views) if args.views else None
     if views is not None and views.exists() and not views.is_dir():
         raise UsageError(f"--views {views} is a file, not a folder")
-    if args.model:
-        await check_fork_model(args.model)
-    else:
-        check_answers(runs)
     limits = Limits(cost_usd=args.max_cost_usd, tokens=args.max_tokens_total, seconds=args.max_seconds)
     if limits.cost_usd is not None:
         check_priced(runs, args.model)
+    if args.model:
+        await check_fork_model(args.model)  # the embedded model's servers start here, once all else is checked
+    else:
+        check_answers(runs)
     print(f"ablating the interventions of {len(runs)} run(s) into {out}", flush=True)
     written: list[dict[str, Any]] = []
 
@@ -63,13 +63,13 @@ async def cmd_ablate(args: argparse.Namespace) -> int:
         print(f"runs whose thread is not in their checkpointer (left out): {tally.missing}")
     if tally.without_interventions:
         print(f"methods that declare no interventions: {', '.join(sorted(tally.without_interventions))}")
-    if tally.reached:
+    if tally.budget:
         print(
             f"skipped for the budget: {tally.budget} forks ({tally.reached} reached); "
             "raise it and run the same command to continue them"
         )
     print(f"see them in: introspect report {' '.join(args.runs)} --ablations {out}")
-    if tally.reached:
+    if tally.budget:
         return STOPPED
     return 1 if tally.errors else 0  # as eval: a fork that errored runs again with the same command
 

@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 from introspect.evaluate import read_rows
-from introspect.options import called_models
+from introspect.options import called_models, start_local_models
 from introspect.runlock import results_lock
 from introspect.study import journal, power
 from introspect.study.baseline import forecast_line
@@ -58,6 +58,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     from nodes.runtime.served import check_served  # the model stack loads only when a command runs
 
     asyncio.run(check_served(study_models(study)))  # every model of every run, before anything is written
+    asyncio.run(start_models(study))  # the embedded model's servers, as eval starts them: not within a first call
     asyncio.run(check_stores(study))  # its checkpoint database and servers, before its folder
     make_folder(folder)  # a folder that cannot be made is refused before a line is printed
     forecast(study, folder, earlier)
@@ -83,6 +84,15 @@ def study_models(study: Study) -> dict[str, str]:
             key = next(option.replace(flag, name) for flag, name in keys.items() if option.startswith(flag))
             models[f"{run.label} {key}"] = spec
     return models
+
+
+async def start_models(study: Study) -> None:
+    """Start the embedded model's servers (``local``, ``gguf:``) of the runs that call it here,
+    before anything is written: a file llama.cpp cannot load is refused in one line, and the first
+    call does not spend its timeout waiting for a server to start (workers start their own)."""
+    for run in study.runs:
+        if not run.server and run.workers <= 1:
+            await start_local_models(run.context)
 
 
 async def _session(study: Study, folder: Path) -> Outcome:
