@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import math
 import os
 import textwrap
 from collections.abc import Iterator
@@ -249,6 +250,17 @@ def positive(text: str) -> int:
         raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {text!r}") from None
     if value < 1:
         raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {value}")
+    return value
+
+
+def positive_amount(text: str) -> float:
+    """argparse type of amounts that must be above 0 and finite (a budget's dollars or seconds)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}") from None
+    if not 0 < value < math.inf:  # nan too
+        raise argparse.ArgumentTypeError(f"expected a positive number, got {text}")
     return value
 
 

@@ -69,12 +69,13 @@ def graph_for(method: Method, checkpointer: BaseCheckpointSaver | None) -> Any:
     return bound(method.graph, checkpointer)
 
 
-def run_config(thread_id: str, method: Method, context: Context) -> RunnableConfig:
+def run_config(thread_id: str, method: Method, context: Context, marks: dict[str, str] | None = None) -> RunnableConfig:
     """The thread's config; its metadata (the method's name, the Context) makes the thread
-    resumable by id alone, and names the recording its calls go to (``--record``), if any."""
+    resumable by id alone, and names the recording its calls go to (``--record``), if any;
+    ``marks``: more of it (an ablation's fork says what it is the fork of)."""
     from nodes.runtime.recording import RECORDER
 
-    metadata = {"introspect_method": method.name, "introspect_context": json.dumps(context.to_dict())}
+    metadata = {"introspect_method": method.name, "introspect_context": json.dumps(context.to_dict()), **(marks or {})}
     if (recorder := RECORDER.get()) is not None:  # where `introspect view` finds the calls' record
         metadata["introspect_recording"] = str(recorder.path.resolve())
     return {
@@ -93,17 +94,19 @@ async def drive(
     on_update: OnUpdate | None = None,
     on_question: OnQuestion | None = None,
     control: RunControl | None = None,
+    marks: dict[str, str] | None = None,
 ) -> Outcome:
     """Run (``graph_input``) or continue (None, or a ``Command``) a thread to its end, streaming
     node updates. A graph paused for a person (Context.confirm) is answered by ``on_question``
     and continued, also when it was paused before this call; without one, or when it answers
     None, the thread is left paused and the outcome is unfinished. A drain asked of ``control``
-    (introspect.stopping) ends the run at a step boundary, checkpointed: unfinished too."""
+    (introspect.stopping) ends the run at a step boundary, checkpointed: unfinished too.
+    ``marks``: metadata its new checkpoints carry besides its method and Context."""
     from langgraph.errors import GraphDrained
     from langgraph.types import Command
 
     graph = graph_for(method, checkpointer)
-    config = run_config(thread_id, method, context)
+    config = run_config(thread_id, method, context, marks)
     pending = await questions(graph, config) if graph_input is None and on_question else []
     try:
         while True:

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from introspect.ablation.lineage import Fork, Lineage, forks_of, lineage_in
 from introspect.runner import bound, thread_metadata, thread_method
 from introspect.trajectory import Card, Trajectory, read_trajectory
 from nodes.markup import STYLE, structure_html
@@ -156,15 +157,49 @@ def _document(title: str, header: str, body: str, style: str = "") -> str:
     )
 
 
-def page(run: Trajectory, shots: Path) -> str:
-    """The thread's page: a header with the outcome, then its steps and marks in order."""
-    body = "".join(_card_html(c, shots, run.thread_id) for c in run.cards)
+def page(run: Trajectory, shots: Path, lineage: Lineage | None = None, forks: Iterable[Fork] = ()) -> str:
+    """The thread's page: a header with the outcome (and, for an ablation's fork, the run it is
+    a fork of), the ablation forks of the run when it has any, then its steps and marks in order."""
+    body = _forks_html(list(forks)) + "".join(_card_html(c, shots, run.thread_id) for c in run.cards)
     header = (
         f"<h1>{html.escape(_title(run))}</h1>"
         f"<div>thread {html.escape(run.thread_id)} · model {html.escape(run.context.model)}</div>"
         f"<div>{html.escape(_outcome(run.final))}</div><div>{html.escape(str(run.final.get('goal', '')))}</div>"
+        + (_lineage_html(lineage) if lineage is not None else "")
     )
     return _document(_title(run), header, body or "<p>No step was executed.</p>")
+
+
+def _off(lineage: Lineage) -> str:
+    return ", ".join(f"{k}={json.dumps(v)}" for k, v in lineage.off.items())
+
+
+def _lineage_html(lineage: Lineage) -> str:
+    """A fork's mark: the run it is an ablation of (linked), without what, from where."""
+    return (
+        f"<div class='ablation-of'>Ablation of <a href='{page_name(lineage.of)}'>{html.escape(lineage.of)}</a>: "
+        f"without {html.escape(lineage.intervention)} #{lineage.count} ({html.escape(_off(lineage))}), "
+        f"forked before step {lineage.step} at checkpoint {html.escape(lineage.checkpoint)}</div>"
+    )
+
+
+def _forks_html(forks: list[Fork]) -> str:
+    """The original's table of its ablation forks: which intervention was switched off, at which
+    step, and the fork's outcome, each linked to the fork's page."""
+    if not forks:
+        return ""
+    rows = "".join(
+        f"<tr><td>{html.escape(f.lineage.intervention)} #{f.lineage.count}</td><td>{html.escape(_off(f.lineage))}</td>"
+        f"<td>{f.lineage.step}</td><td>"
+        + (f"success={f.success} reward={f.reward:.3f}" if f.finished else "unfinished")
+        + f"</td><td><a class='fork' href='{page_name(f.lineage.fork)}'>{html.escape(f.lineage.fork)}</a></td></tr>"
+        for f in forks
+    )
+    head = "<tr><th>without</th><th>switched off by</th><th>at step</th><th>outcome</th><th>fork</th></tr>"
+    return (
+        f"<section class='step ablations'><h2>Ablations: this run forked without an intervention</h2>"
+        f"<table>{head}{rows}</table></section>"
+    )
 
 
 def _settings(run: Trajectory) -> str:
@@ -294,15 +329,18 @@ def index_page(source: str, rows: list[dict[str, Any]], pages: dict[str, str]) -
     )
 
 
-async def thread_page(saver: Any, thread_id: str, shots: Path, recording: Path | None = None) -> str:
-    """The page of a run thread, or of a training thread (as its method's ``Training.page`` draws it)."""
+async def thread_page(
+    saver: Any, thread_id: str, shots: Path, recording: Path | None = None, forks: Iterable[Fork] = ()
+) -> str:
+    """The page of a run thread (marked as an ablation's fork when it is one; ``forks``: its own
+    ablation forks), or of a training thread (as its method's ``Training.page`` draws it)."""
     meta = await thread_metadata(saver, thread_id)
     if meta.get("introspect_training"):
         method = thread_method(meta, "introspect_training")
         assert method.training is not None  # only a method with a training phase writes such a thread
         context = method.context.from_dict(json.loads(meta["introspect_context"]))
         return await method.training.page(bound(method.training.graph, saver), thread_id, context)
-    return page(await read_trajectory(saver, thread_id, recording), shots)
+    return page(await read_trajectory(saver, thread_id, recording), shots, lineage_in(meta), forks)
 
 
 def page_name(thread_id: str) -> str:
@@ -362,7 +400,8 @@ async def write_views(target: str, out: Path, checkpoint: str | None, recording:
     async with open_checkpointer(checkpoint, existing=True) as saver:
         for thread_id in [r["thread_id"] for r in rows if r.get("thread_id")] if rows is not None else [target]:
             try:
-                text = await thread_page(saver, thread_id, shots, recorded)
+                forks = await forks_of(saver, thread_id)
+                text = await thread_page(saver, thread_id, shots, recorded, forks)
             except ThreadError:
                 if rows is None:
                     raise
@@ -370,6 +409,9 @@ async def write_views(target: str, out: Path, checkpoint: str | None, recording:
             out.mkdir(parents=True, exist_ok=True)
             await asyncio.to_thread((out / page_name(thread_id)).write_text, text, encoding="utf-8")
             pages[thread_id] = page_name(thread_id)
+            for fork in forks:  # beside it, so that its links open them
+                fork_page = await thread_page(saver, fork.lineage.fork, shots)
+                await asyncio.to_thread((out / page_name(fork.lineage.fork)).write_text, fork_page, encoding="utf-8")
     if rows is None:
         return out / pages[target]
     if not pages:

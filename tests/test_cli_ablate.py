@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 
 import pytest
 
@@ -76,6 +77,29 @@ def test_a_run_without_its_backup_is_forked_and_recorded(capsys, tmp_path, shop_
     assert row["error"] == "" and row["with"]["success"] is True and row["with"]["reward"] == original["reward"]
     assert row["without"]["success"] is False and row["without"]["reward"] < original["reward"]
     assert "without backup #1: success true -> false" in out
+
+    # the run's own page lists its fork (without what, at which step, its outcome) and links it;
+    # the fork's page, written beside it, says what it is an ablation of and from where
+    from introspect.view import page_name
+
+    code, out, err = run_cli(capsys, "view", original["thread_id"], "--checkpoint", db, "--out", str(tmp_path / "v"))
+    assert code == 0, err
+    html = (tmp_path / "v" / page_name(original["thread_id"])).read_text()
+    [listed] = re.findall(r"<section class='step ablations'>.*?</section>", html)
+    cells = re.findall(r"<td>(.*?)</td>", listed)
+    assert cells[:4] == [
+        "backup #1",
+        "backup=false",
+        str(row["step"]),
+        f"success=False reward={row['without']['reward']:.3f}",
+    ]
+    assert f"<a class='fork' href='{page_name(row['fork'])}'>{row['fork']}</a>" in listed
+    fork_page = (tmp_path / "v" / page_name(row["fork"])).read_text()
+    assert (
+        f"Ablation of <a href='{page_name(original['thread_id'])}'>{original['thread_id']}</a>: without backup #1 "
+        f"(backup=false), forked before step {row['step']} at checkpoint {row['checkpoint']}"
+    ) in fork_page
+    assert "class='step ablations'" not in fork_page and "Ablation of" not in html
 
     ran = asyncio.run(nodes_of(db, original["thread_id"]))
     forked = asyncio.run(nodes_of(db, row["fork"]))
@@ -235,3 +259,106 @@ def test_a_file_that_is_not_results_is_refused_in_one_line(capsys, tmp_path, con
     code, out, err = run_cli(capsys, "ablate", str(bad), "--out", str(out_file), *more)
     assert code == 2 and message in err and len(err.strip().splitlines()) == 1
     assert not out_file.exists() and out == ""
+
+
+def test_a_replayed_run_is_ablated_on_the_model_named_by_model_and_refused_without_it(
+    capsys, tmp_path, shop_goal, write_script
+):
+    """A recording answers only the requests it holds: a run replayed from one is refused (one
+    line naming --model, exit 2, nothing written) unless --model names the model the forks run
+    on, which the rows' provenance then records."""
+    task_id, goal, ids = shop_goal
+    script = write_script(backup_script(goal, ids))
+    recording = tmp_path / "run.rec.jsonl"
+    common = ["eval", "laser", "--tasks", task_id, "--set", "backup_check=each_transition"]
+    code, _, err = run_cli(
+        capsys, *common, "--model", script, "--record", str(recording),
+        "--results", str(tmp_path / "recorded.jsonl"), "--checkpoint", f"sqlite:///{tmp_path / 'recorded.sqlite'}",
+    )  # fmt: skip
+    assert code == 0, err
+    db, results = f"sqlite:///{tmp_path / 'replayed.sqlite'}", tmp_path / "replayed.jsonl"
+    code, _, err = run_cli(
+        capsys, *common, "--model", f"replay:{recording}", "--results", str(results), "--checkpoint", db
+    )
+    assert code == 0, err
+    [original] = [json.loads(line) for line in results.read_text().splitlines()]
+    assert original["model"] == f"replay:{recording}" and original["success"] is True
+
+    out_file = tmp_path / "ablations.jsonl"
+    ablate = ["ablate", str(results), "--checkpoint", db, "--out", str(out_file), "--intervention", "backup"]
+    code, out, err = run_cli(capsys, *ablate)
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1, err
+    assert f"was made with replay:{recording}, a recording" in err and "--model SPEC" in err
+    assert not out_file.exists()
+    assert asyncio.run(nodes_of(db, f"{original['thread_id']}-ablate-backup-1")) == []  # no fork was made
+
+    code, out, err = run_cli(capsys, *ablate, "--model", script)
+    assert code == 0, err
+    [row] = [json.loads(line) for line in out_file.read_text().splitlines()]
+    assert row["error"] == "" and row["with"]["success"] is True and row["without"]["success"] is False
+    assert row["model"] == f"replay:{recording}"  # the run's
+    assert row["provenance"]["model"] == script  # the fork's
+
+
+def test_a_model_named_by_model_that_cannot_be_built_is_refused_before_anything_runs(capsys, tmp_path):
+    results = tmp_path / "results.jsonl"
+    results.write_text(json.dumps({**ROW, "method": "laser"}) + "\n")
+    out_file = tmp_path / "ablations.jsonl"
+    missing = tmp_path / "missing.jsonl"
+    code, out, err = run_cli(capsys, "ablate", str(results), "--out", str(out_file), "--model", f"scripted:{missing}")
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1 and str(missing) in err
+    assert not out_file.exists()
+
+
+def test_a_spent_budget_skips_the_forks_left_and_the_same_command_continues_them(
+    capsys, tmp_path, shop_goal, write_script
+):
+    """As a study's budget: once the forks have spent --max-tokens-total, the fork in flight
+    stops at its checkpoint and the one waiting never starts; the summary counts both as skipped
+    for the budget (exit 3, no row). Run again with room, the stopped fork continues and each
+    row says what its fork spent (its usage beyond the checkpoint it started from)."""
+    task_id, goal, ids = shop_goal
+    db, results = f"sqlite:///{tmp_path / 'runs.sqlite'}", tmp_path / "results.jsonl"
+    model = write_script(tour_script(goal, ids) + [think("nothing more to do")] * 12)
+    code, _, err = run_cli(
+        capsys, "eval", "laser", "--tasks", task_id, "--model", model, "--results", str(results), "--checkpoint", db,
+    )  # fmt: skip
+    assert code == 0, err
+    out_file = tmp_path / "ablations.jsonl"
+    ablate = ["ablate", str(results), "--checkpoint", db, "--out", str(out_file), "--each", "--concurrency", "1"]
+    code, out, err = run_cli(capsys, *ablate, "--max-tokens-total", "1")
+    assert code == 3, err
+    assert "skipped for the budget: 2 forks (the ablation's max_tokens_total (1 tokens) reached)" in out
+    assert "ablations written: 0" in out and not out_file.exists()
+    thread = json.loads(results.read_text().splitlines()[0])["thread_id"]
+    started = [f for f in (f"{thread}-ablate-backtrack-{n}" for n in (1, 2)) if asyncio.run(nodes_of(db, f))]
+    assert len(started) == 1  # the fork in flight keeps its checkpoints; the other was never forked
+    stopped = asyncio.run(checkpoint_ids(db, started[0]))
+
+    code, out, err = run_cli(capsys, *ablate, "--max-tokens-total", "1000000")
+    assert code == 0 and "ablations written: 2" in out and "skipped for the budget" not in out, err
+    rows = [json.loads(line) for line in out_file.read_text().splitlines()]
+    continued = asyncio.run(checkpoint_ids(db, started[0]))
+    assert continued[: len(stopped)] == stopped and len(continued) > len(stopped)
+    for row in rows:
+        tokens = row["without"]["input_tokens"] + row["without"]["output_tokens"]
+        assert 0 < row["spent"]["tokens"] < tokens  # the shared prefix is not the ablation's spending
+
+    # what the rows already written spent counts against the budget: with one row's spending as
+    # the whole budget, the other fork is skipped before it runs
+    more = tmp_path / "more.jsonl"
+    more.write_text(json.dumps(rows[0]) + "\n", encoding="utf-8")
+    spent = str(int(rows[0]["spent"]["tokens"]))
+    code, out, err = run_cli(capsys, *ablate[:-2], "--out", str(more), "--max-tokens-total", spent)
+    assert code == 3 and "ablations written: 0  already there: 1" in out, err
+    assert f"skipped for the budget: 1 forks (the ablation's max_tokens_total ({spent} tokens) reached)" in out
+
+
+def test_a_dollar_budget_on_an_unpriced_model_is_refused_in_one_line(capsys, tmp_path, write_script):
+    results = tmp_path / "results.jsonl"
+    results.write_text(json.dumps({**ROW, "method": "laser", "model": "scripted:x.jsonl"}) + "\n")
+    out_file = tmp_path / "ablations.jsonl"
+    code, out, err = run_cli(capsys, "ablate", str(results), "--out", str(out_file), "--max-cost-usd", "1")
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
+    assert "the model scripted:x.jsonl has no known price, so --max-cost-usd cannot be kept" in err
+    assert not out_file.exists()

@@ -215,3 +215,27 @@ def test_each_method_runs_a_short_task_on_a_real_llama_cpp_server(method: str, l
     finished = [line for line in out.splitlines() if line.startswith("finished:")]
     assert finished and "model_calls=" in finished[0], out[-2000:]
     assert "Traceback" not in out + err
+
+
+@pytest.mark.browser  # Devil's Advocate's WebArena tasks on the local shop, MiniWoB++'s pages
+@pytest.mark.timeout(3600)  # five studies, each starting its own servers, on two busy cores
+def test_each_paper_study_runs_on_the_embedded_model_and_its_report_sets_the_paper_beside(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    """Each of the five paper studies (studies/papers/) made small, one task per run at the
+    smallest limits and short replies, on ``model = "local"``: every study ends (exit 0, no
+    traceback) and its report prints the paper's published numbers beside the reproduced ones."""
+    from tests.test_study_papers import SMALL, assert_the_paper_beside, small_study
+
+    # one llama.cpp thread: on cores other jobs share, a second thread mostly waits for the first
+    env = without_openai(INTROSPECT_HOME=str(tmp_path / "home"), INTROSPECT_LOCAL_THREADS="1")
+    monkeypatch.chdir(tmp_path)  # the plan paths are relative, for the command and for reading the study back
+    for paper in SMALL:
+        spec = small_study(paper, "local", tmp_path, settings="max_tokens = 64, ")
+        folder = tmp_path / paper
+        status, out, err = run_command(
+            ["study", "run", str(spec), "--out", str(folder)], cwd=tmp_path, env=env, timeout=1500
+        )
+        assert status == 0, f"{paper}: {err[-2000:]}"
+        assert "Traceback" not in out + err
+        assert_the_paper_beside(spec, folder / "report")

@@ -59,10 +59,16 @@ def test_a_dry_run_prints_each_run_s_estimate_with_no_key(path, tmp_path, monkey
     out, err = output(logs, "dry")
     assert code == 0, err
     study = load(path, models=False)
-    for run in study.runs:
+    for run in study.runs:  # the bound: calls, tokens, the paper's model's price, and time at a stated assumption
         blocked = r"(  cannot run here: .*\n)?"
-        shown = rf"^{re.escape(run.label)}: .*\n{blocked}  {len(run.tasks)} task runs; at most \d+ model calls"
+        bound = (
+            r"at most \d+ model calls, \d+ output tokens, \d+ input tokens \(a context window per call\), "
+            r"\$\d+\.\d{4} \(bound\); ~[\d.]+ (s|min|h|days) at \d+ in flight \(10 s per call assumed\)"
+        )
+        shown = rf"^{re.escape(run.label)}: .*\n{blocked}  {len(run.tasks)} task runs; {bound}$"
         assert re.search(shown, out, re.M), out
+    total = rf"^study {study.name}: at most \d+ model calls, \d+ output and \d+ input tokens, \$[\d.]+ \(bound\); ~"
+    assert re.search(total, out, re.M), out
     assert "nothing was run or written" in out
     assert not (tmp_path / "s").exists()
 
@@ -160,6 +166,39 @@ BROWSER = ("devils-advocate-webarena", "structured-reflection-miniwob")
 PLAN = "1. Go to where the target object may be and take it.\n2. Put it where the task says."
 
 
+def small_study(paper: str, model: str, folder: Path, settings: str = "") -> Path:
+    """A copy of ``paper``'s study file in ``folder`` made small (``SMALL``), on ``model``, with
+    ``settings`` added to every run's (``max_tokens = 64, ``), its plans stood in for by a
+    plain-text plan; plan paths are relative: run it from ``folder``."""
+    text = (ROOT / "studies" / "papers" / f"{paper}.toml").read_text()
+    text = re.sub(r'^model = ".*"$', f'model = "{model}"', text, count=1, flags=re.M)
+    for old, new in SMALL[paper]:
+        assert old in text, old
+        text = text.replace(old, new)
+    if settings:
+        for key in re.findall(r"(\w+) = ", settings):  # a setting the file gives is replaced, not given twice
+            text = re.sub(rf"\b{key} = [^,}}]+, ?", "", text)
+        text = re.sub(r"^settings = \{", "settings = {" + settings, text, flags=re.M)
+    for plan in re.findall(r'^plan = "(.+)"$', text, re.M):
+        (folder / plan).parent.mkdir(parents=True, exist_ok=True)
+        (folder / plan).write_text(PLAN, encoding="utf-8")
+    spec = folder / f"{paper}.toml"
+    spec.write_text(text, encoding="utf-8")
+    return spec
+
+
+def assert_the_paper_beside(spec: Path, report: Path) -> None:
+    """The study's report has the paper's table, each published number beside a configuration that ran."""
+    study = load(spec)
+    md = (report / "report.md").read_text()
+    title = f"{study.runs[0].method.title} ({study.runs[0].method.paper}): the paper's numbers beside the reproduced"
+    rows = table(md, title)
+    assert len(rows) == len(study.published)  # one configuration reproduces each number
+    assert all(r[3] != "(not run yet)" for r in rows)
+    ran = [r for r in rows if r[5] != "0"]
+    assert ran and all(r[6] != "-" and r[9] in ("yes", "no", "partly") for r in ran)
+
+
 @pytest.mark.parametrize("paper", [pytest.param(p, marks=[pytest.mark.browser] if p in BROWSER else []) for p in SMALL])
 def test_one_task_of_each_paper_study_runs_on_a_script_and_its_report_sets_the_paper_beside(
     paper, tmp_path, monkeypatch
@@ -167,29 +206,13 @@ def test_one_task_of_each_paper_study_runs_on_a_script_and_its_report_sets_the_p
     """The study's model stood in for by a script that gives up (its runs end as failures the
     method declares); untrained plans stood in for by a plain-text plan; the report has the
     paper's table, each published number beside a configuration that ran."""
-    text = (ROOT / "studies" / "papers" / f"{paper}.toml").read_text()
-    text = re.sub(r'^model = ".*"$', f'model = "scripted:{GIVEUP}"', text, count=1, flags=re.M)
-    for old, new in SMALL[paper]:
-        assert old in text, old
-        text = text.replace(old, new)
+    spec = small_study(paper, f"scripted:{GIVEUP}", tmp_path)
     monkeypatch.chdir(tmp_path)  # a plan path is relative to where the command runs
-    for plan in re.findall(r'^plan = "(.+)"$', text, re.M):
-        Path(plan).parent.mkdir(parents=True, exist_ok=True)
-        Path(plan).write_text(PLAN, encoding="utf-8")
-    spec = tmp_path / f"{paper}.toml"
-    spec.write_text(text, encoding="utf-8")
     logs = tmp_path / "logs"
     code = run_main(["study", "run", str(spec), "--out", str(tmp_path / "s")], logs=logs, name="run")
     out, err = output(logs, "run")
     assert code == 0, err
-    study = load(spec)
-    md = (tmp_path / "s" / "report" / "report.md").read_text()
-    title = f"{study.runs[0].method.title} ({study.runs[0].method.paper}): the paper's numbers beside the reproduced"
-    rows = table(md, title)
-    assert len(rows) == len(study.published)  # one configuration reproduces each number
-    assert all(r[3] != "(not run yet)" for r in rows)
-    ran = [r for r in rows if r[5] != "0"]
-    assert ran and all(r[6] != "-" and r[9] in ("yes", "no", "partly") for r in ran)
+    assert_the_paper_beside(spec, tmp_path / "s" / "report")
 
 
 def test_a_retired_paper_model_is_refused_before_anything_is_written_with_a_stand_in(openai_stub, tmp_path):

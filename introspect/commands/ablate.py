@@ -6,11 +6,12 @@ from __future__ import annotations
 import argparse
 
 from introspect.commands.command import Command, lazy
-from introspect.options import positive
+from introspect.options import positive, positive_amount
 
 
 def arguments(parser: argparse.ArgumentParser) -> None:
-    """``introspect ablate RUNS... [--out FILE] [--intervention KIND] [--each] [--concurrency N] [--views DIR]``."""
+    """``introspect ablate RUNS... [--out FILE] [--intervention KIND] [--each] [--concurrency N] [--views DIR]
+    [--model SPEC] [--max-cost-usd USD] [--max-tokens-total N] [--max-seconds S]``."""
     parser.add_argument("runs", nargs="+", metavar="RESULTS.jsonl|STUDY", help="results files or study folders")
     parser.add_argument(
         "--out",
@@ -30,6 +31,18 @@ def arguments(parser: argparse.ArgumentParser) -> None:
         metavar="DIR",
         help="also write each fork beside its original as a viewer page (view --compare) into DIR",
     )
+    parser.add_argument(
+        "--model",
+        metavar="SPEC",
+        help="the model the forks run on, as eval's --model (default: each run's own; a run replayed from a "
+        "recording needs one, since a recording answers only the requests it holds)",
+    )
+    budgets = parser.add_argument_group(
+        "budgets (as a study's: what the forks spend; once spent, the rest are skipped)"
+    )
+    budgets.add_argument("--max-cost-usd", type=positive_amount, metavar="USD", help="dollars (a priced model)")
+    budgets.add_argument("--max-tokens-total", type=positive, metavar="N", help="input plus output tokens (any model)")
+    budgets.add_argument("--max-seconds", type=positive_amount, metavar="S", help="the forks' seconds, added up")
     parser.add_argument("--checkpoint", help="the checkpointer of the runs (default: a study's own, else introspect's)")
 
 

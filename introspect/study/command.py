@@ -14,12 +14,12 @@ import sys
 from pathlib import Path
 
 from introspect.evaluate import read_rows
-from introspect.options import called_models
+from introspect.options import called_models, start_local_models
 from introspect.runlock import results_lock
 from introspect.study import journal, power
 from introspect.study.baseline import forecast_line
 from introspect.study.budget import BudgetReached
-from introspect.study.estimate import against_budgets, estimate
+from introspect.study.estimate import ASSUMED, Bound, against_budgets, duration, estimate
 from introspect.study.folder import SPEC, folder_checkpoint, results_files
 from introspect.study.run import (
     STOPPED,
@@ -29,6 +29,7 @@ from introspect.study.run import (
     execute,
     folder_of,
     identity,
+    in_flight,
     make_folder,
     say,
     status_lines,
@@ -55,6 +56,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     from nodes.runtime.served import check_served  # the model stack loads only when a command runs
 
     asyncio.run(check_served(study_models(study)))  # every model of every run, before anything is written
+    asyncio.run(start_models(study))  # the embedded model's servers, as eval starts them: not within a first call
     asyncio.run(check_stores(study))  # its checkpoint database and servers, before its folder
     make_folder(folder)  # a folder that cannot be made is refused before a line is printed
     forecast(study, folder, earlier)
@@ -80,6 +82,15 @@ def study_models(study: Study) -> dict[str, str]:
             key = next(option.replace(flag, name) for flag, name in keys.items() if option.startswith(flag))
             models[f"{run.label} {key}"] = spec
     return models
+
+
+async def start_models(study: Study) -> None:
+    """Start the embedded model's servers (``local``, ``gguf:``) of the runs that call it here,
+    before anything is written: a file llama.cpp cannot load is refused in one line, and the first
+    call does not spend its timeout waiting for a server to start (workers start their own)."""
+    for run in study.runs:
+        if not run.server and run.workers <= 1:
+            await start_local_models(run.context)
 
 
 async def _session(study: Study, folder: Path) -> Outcome:
@@ -133,16 +144,34 @@ def forecast(study: Study, folder: Path, earlier: list[Path]) -> None:
             say(f"  {forecast_line(run.baseline)}")
         guesses.append(guess)
     known = [g.expected for g in guesses if g.expected]
-    bounded = sum(g.bound.calls for g in guesses if g.bound)
     calls, tokens = sum(e.calls for e in known), sum(e.input_tokens + e.output_tokens for e in known)
     cost = dollars(sum_costs(e.cost_usd for e in known))
     of = f" ({len(known)} of {len(guesses)} runs)" if len(known) < len(guesses) else ""
-    expected = f"expected ~{calls:.0f} calls, ~{tokens:.0f} tokens, {cost}{of}"
-    say(f"study {study.name}: at most {bounded} model calls; {expected}")
+    expected = f"expected ~{calls:.0f} calls, ~{tokens:.0f} tokens, {cost}{of}" if known else "no expectation yet"
+    say(f"study {study.name}: {bound_total([g.bound for g in guesses if g.bound], in_flight(study))}; {expected}")
     for line in against_budgets(study, guesses):
         say(f"  {line}")
     for line in power.lines(study, folder, earlier):
         say(line)
+
+
+def bound_total(bounds: list[Bound], concurrency: int) -> str:
+    """The study's bound: its runs' added up, with the time at the study's tasks in flight."""
+    calls = sum(b.calls for b in bounds)
+    tokens_in = None if any(b.input_tokens is None for b in bounds) else sum(b.input_tokens or 0 for b in bounds)
+    tokens_out = sum(b.output_tokens for b in bounds)
+    tokens = (
+        f"{tokens_out} output tokens (input not bounded)"
+        if tokens_in is None
+        else f"{tokens_out} output and {tokens_in} input tokens"
+    )
+    cost = sum_costs(b.cost_usd for b in bounds)
+    seconds = sum(b.seconds for b in bounds) / concurrency
+    return (
+        f"at most {calls} model calls, {tokens}, "
+        f"{dollars(cost)}{' (output)' if tokens_in is None and cost is not None else ''} (bound); "
+        f"~{duration(seconds)} at {concurrency} in flight ({ASSUMED})"
+    )
 
 
 def cmd_status(args: argparse.Namespace) -> int:

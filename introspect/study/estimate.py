@@ -4,7 +4,10 @@ The bound: the most the runs can spend, never exceeded. Each method declares its
 structure (``Method.bound``, nodes.runtime.bound: the calls one task can make at the configuration's
 limits, and the largest reply a call may ask for); an env that judges answers with a model
 (``judge`` not off) adds one call per episode. Calls and output tokens are bounded; input
-tokens are not, before a run: they grow with the pages the env shows.
+tokens grow with the pages the env shows, so they are bounded only by the model's context
+window (the price table's) per call, and priced at that (every call at the run's model's price);
+without a window, only the output is priced. Its time is no bound: it is the calls at an assumed
+``SECONDS_PER_CALL``, said so wherever it is shown.
 
 The expectation: the mean per task of earlier rows of the same configuration (method, env,
 model, settings fingerprint), from the study's own results files, ``eval``'s ``results/``
@@ -24,17 +27,45 @@ from envs.base import JudgedEnv, make_env
 from introspect.evaluate import fingerprint, read_rows
 from introspect.study.budget import KEYS, amount
 from introspect.study.spec import Run, Study
-from nodes.runtime.usage import cost, dollars
+from nodes.runtime.usage import context_window, cost, dollars
+
+# The time a bound is given at: an assumption, stated wherever it is shown (a call of a hosted
+# model that writes a few hundred tokens takes seconds; the expectation measures its own).
+SECONDS_PER_CALL = 10.0
+ASSUMED = f"{SECONDS_PER_CALL:.0f} s per call assumed"
 
 
 @dataclass
 class Bound:
     calls: int
     output_tokens: int
-    cost_usd: float | None  # the output's price alone (input is not bounded); None: unpriced
+    # the most input tokens: each call at most the model's context window (None: the price table
+    # gives none, and input is not bounded before a run)
+    input_tokens: int | None
+    cost_usd: float | None  # both at list price (the output's alone when input is not bounded); None: unpriced
 
-    def line(self) -> str:
-        return f"at most {self.calls} model calls, {self.output_tokens} output tokens (input: not bounded before a run)"
+    @property
+    def seconds(self) -> float:
+        """Task-seconds at ``SECONDS_PER_CALL`` (an assumption, not a bound)."""
+        return self.calls * SECONDS_PER_CALL
+
+    def line(self, concurrency: int = 1) -> str:
+        tokens = f"{self.output_tokens} output tokens, " + (
+            f"{self.input_tokens} input tokens (a context window per call)"
+            if self.input_tokens is not None
+            else "input tokens not bounded before a run"
+        )
+        price = dollars(self.cost_usd) + ("" if self.input_tokens is not None or self.cost_usd is None else " (output)")
+        time = f"~{duration(self.seconds / concurrency)} at {concurrency} in flight"
+        return f"at most {self.calls} model calls, {tokens}, {price} (bound); {time} ({ASSUMED})"
+
+
+def duration(seconds: float) -> str:
+    """42 s, 7.5 min, 3.2 h, 12.4 days."""
+    for unit, size in (("days", 86400.0), ("h", 3600.0), ("min", 60.0)):
+        if seconds >= 2 * size:
+            return f"{seconds / size:.1f} {unit}"
+    return f"{seconds:.0f} s"
 
 
 @dataclass
@@ -68,7 +99,8 @@ class Estimate:
 
     def lines(self, concurrency: int) -> list[str]:
         out = [
-            f"{self.tasks} task runs; " + (self.bound.line() if self.bound else "no bound: the method declares none")
+            f"{self.tasks} task runs; "
+            + (self.bound.line(concurrency) if self.bound else "no bound: the method declares none")
         ]
         out.append(
             self.expected.line(concurrency)
@@ -105,7 +137,9 @@ def bound_of(run: Run, todo: int) -> Bound | None:
     judge = max((type(env).judge_calls(t) for t in run.tasks), default=0) if judged else 0
     calls = (declared.calls + declared.episodes * judge) * todo
     out = calls * declared.output_tokens
-    return Bound(calls, out, cost(run.context.model, 0, out))
+    window = context_window(run.context.model)
+    tokens_in = calls * window if window is not None else None
+    return Bound(calls, out, tokens_in, cost(run.context.model, tokens_in or 0, out))
 
 
 def expectation(rows: list[dict[str, Any]], todo: int) -> Expectation | None:

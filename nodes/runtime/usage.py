@@ -114,20 +114,33 @@ def sum_costs(costs: Iterable[float | None]) -> float | None:
     return total
 
 
-def cost(spec: str, input_tokens: int, output_tokens: int) -> float | None:
-    """The list-price cost in USD of one call to the model ``spec``; None when unpriced."""
+def _priced(spec: str, input_tokens: int, output_tokens: int) -> Any:
+    """genai-prices' calculation for ``spec`` (its price and the model it matched); None when unpriced."""
     provider, _, model = spec.partition(":")
     provider_id = PROVIDERS.get(provider.strip())
     if provider_id is None:
         return None
     prices = _price_database()
     try:
-        found = prices.calc_price(
+        return prices.calc_price(
             prices.Usage(input_tokens=input_tokens, output_tokens=output_tokens), model.strip(), provider_id=provider_id
         )
     except LookupError:
         return None
-    return round(float(found.total_price), 8)
+
+
+def cost(spec: str, input_tokens: int, output_tokens: int) -> float | None:
+    """The list-price cost in USD of one call to the model ``spec``; None when unpriced."""
+    found = _priced(spec, input_tokens, output_tokens)
+    return None if found is None else round(float(found.total_price), 8)
+
+
+def context_window(spec: str) -> int | None:
+    """The most tokens one call to ``spec`` can hold, input and output (the price table's
+    context window); None when the table does not say."""
+    found = _priced(spec, 0, 0)
+    window = getattr(getattr(found, "model", None), "context_window", None)
+    return int(window) if window else None
 
 
 def usage_of_call(spec: str, usage_metadata: Mapping[str, Any] | None, retries: int = 0) -> Usage:
