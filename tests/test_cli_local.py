@@ -218,6 +218,7 @@ def test_each_method_runs_a_short_task_on_a_real_llama_cpp_server(method: str, l
 
 
 @pytest.mark.browser  # Devil's Advocate's WebArena tasks on the local shop, MiniWoB++'s pages
+@pytest.mark.xdist_group("local-papers")  # the longest test here: beside the file's others, not after them
 @pytest.mark.timeout(3600)  # five studies, each starting its own servers, on two busy cores
 def test_each_paper_study_runs_on_the_embedded_model_and_its_report_sets_the_paper_beside(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
