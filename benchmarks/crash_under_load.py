@@ -35,7 +35,7 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--burners", type=int, default=4, help="CPU-bound processes competing meanwhile")
     parser.add_argument("--burn-limit", type=float, default=1800.0, help="seconds after which a burner ends itself")
-    args = parse_args(parser, small={"runs": 1, "burners": 1, "burn_limit": 120.0})
+    args = parse_args(parser, small={"runs": 1, "burners": 1, "burn_limit": 5.0})
     burn = f"import time\nend = time.monotonic() + {args.burn_limit}\nwhile time.monotonic() < end: pass"
     burners = [subprocess.Popen([sys.executable, "-c", burn]) for _ in range(args.burners)]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}

@@ -17,7 +17,7 @@ Needs INTROSPECT_TEST_POSTGRES (a Postgres the benchmark may create databases in
 and the server extra. The machine is shared: load averages are written with the figures.
 
 Usage: .venv/bin/python benchmarks/deployment.py [--tasks 24] [--concurrency 8] [--delay 1.0] [--heartbeat 2]
-       [--take-up-tasks 12] [--small]
+       [--take-up-tasks 12] [--deployments 1,2] [--small]
 Writes benchmarks/results/deployment.json.
 """
 
@@ -113,8 +113,11 @@ def main() -> None:
     parser.add_argument("--delay", type=float, default=1.0, help="seconds per scripted model call")
     parser.add_argument("--heartbeat", type=float, default=2.0)
     parser.add_argument("--take-up-tasks", type=int, default=12, help="tasks in flight when a worker is killed")
-    # small: the model's delay stays, so that runs are in flight when the worker is killed
-    args = parse_args(parser, small={"tasks": 2, "concurrency": 2, "take_up_tasks": 2})
+    parser.add_argument("--deployments", default="1,2", help="worker counts of the deployments, comma-separated")
+    # small: one task each way and one deployment (two workers: serve and the take-up both run);
+    # the model's delay stays, so that a run is in flight when the worker is killed
+    small = {"tasks": 1, "concurrency": 1, "take_up_tasks": 2, "deployments": "2"}
+    args = parse_args(parser, small=small)
     report: dict[str, Any] = {"before": load_report(), "delay_s": args.delay, "concurrency": args.concurrency}
     figures = []
     with ExitStack() as stack:
@@ -130,7 +133,8 @@ def main() -> None:
         run("local (SQLite)", ["--checkpoint", f"sqlite:///{folder / 'local.sqlite'}"], 0)
         with langgraph_dev(folder) as (url, _):
             run("langgraph dev", ["--server", url], 100)
-        for workers, offset in ((1, 200), (2, 300)):
+        for workers in [int(count) for count in args.deployments.split(",")]:
+            offset = 100 + 100 * workers
             (folder / f"d{workers}").mkdir()
             with deployment(
                 folder / f"d{workers}", workers=workers, jobs=args.concurrency, heartbeat=args.heartbeat

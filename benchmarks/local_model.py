@@ -136,7 +136,7 @@ def main() -> None:
     parser.add_argument("--timeout", type=float, default=1800.0, help="seconds per configuration")
     parser.add_argument("--prefix-cache", default="on,off", help="the prefix cache's settings, comma-separated")
     parser.add_argument("--child", type=int, help=argparse.SUPPRESS)  # run one configuration here
-    args = parse_args(parser, small={"slots": "1", "prefix_cache": "on", "max_actions": 1, "max_tokens": 64})
+    args = parse_args(parser, small={"slots": "1", "prefix_cache": "on", "max_actions": 1, "max_tokens": 16})
     if args.child:
         print(json.dumps(asyncio.run(episodes(args.child, args.max_actions, args.max_tokens))))
         return
