@@ -20,10 +20,21 @@ STUB_KEY = "sk-introspect-test-4b1d9e7c2a"  # distinctive, so a leak is found by
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Under ``--dist loadgroup`` (.ci/setup) a test file runs on one worker, so its module
     fixtures (a LangGraph server, a reference run) start once; a test that names its own
-    ``xdist_group`` (each small benchmark) may go to any worker."""
+    ``xdist_group`` (each small benchmark) may go to any worker. The groups that hold a
+    real-model or slow test go first (workers take groups in collection order): started last,
+    the longest of them ran alone at the end while the other workers stood idle."""
+    rank: dict[str, int] = {}  # 0: a real model's (the longest), 1: slow, 2: the rest
     for item in items:
         if item.get_closest_marker("xdist_group") is None:
             item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))
+        weight = 0 if item.get_closest_marker("local") else 1 if item.get_closest_marker("slow") else 2
+        rank[group_of(item)] = min(rank.get(group_of(item), 2), weight)
+    items.sort(key=lambda item: rank[group_of(item)])  # stable: a group's tests keep their order
+
+
+def group_of(item: pytest.Item) -> str:
+    marker = item.get_closest_marker("xdist_group")
+    return str(marker.args[0] if marker and marker.args else marker.kwargs.get("name", "") if marker else "")
 
 
 @pytest.fixture(scope="session", autouse=True)
