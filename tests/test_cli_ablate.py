@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+from pathlib import Path
 
 import pytest
 
@@ -188,11 +189,9 @@ async def checkpoint_ids(db: str, thread: str) -> list[str]:
     return [s.config["configurable"]["checkpoint_id"] for s in history]
 
 
-def test_each_backtrack_of_a_run_is_ablated_without_the_functions_that_go_back(
-    capsys, tmp_path, shop_goal, write_script
-):
-    """The tour goes back twice (Prev, then Back_to_Search) before it buys; each fork starts
-    before the state that chose to go back, and that state is not offered the way back."""
+def evaluated_tour(capsys, tmp_path, shop_goal, write_script) -> tuple[str, Path]:
+    """LASER's tour of the shop (back twice, then it buys), evaluated on a SQLite checkpointer:
+    the checkpoint URL and the results file."""
     task_id, goal, ids = shop_goal
     db, results = f"sqlite:///{tmp_path / 'runs.sqlite'}", tmp_path / "results.jsonl"
     model = write_script(tour_script(goal, ids) + [think("nothing more to do")] * 12)
@@ -200,6 +199,15 @@ def test_each_backtrack_of_a_run_is_ablated_without_the_functions_that_go_back(
         capsys, "eval", "laser", "--tasks", task_id, "--model", model, "--results", str(results), "--checkpoint", db,
     )  # fmt: skip
     assert code == 0, err
+    return db, results
+
+
+def test_each_backtrack_of_a_run_is_ablated_without_the_functions_that_go_back(
+    capsys, tmp_path, shop_goal, write_script
+):
+    """The tour goes back twice (Prev, then Back_to_Search) before it buys; each fork starts
+    before the state that chose to go back, and that state is not offered the way back."""
+    db, results = evaluated_tour(capsys, tmp_path, shop_goal, write_script)
     [original] = [json.loads(line) for line in results.read_text().splitlines()]
     assert original["success"] is True
 
@@ -317,13 +325,7 @@ def test_a_spent_budget_skips_the_forks_left_and_the_same_command_continues_them
     stops at its checkpoint and the one waiting never starts; the summary counts both as skipped
     for the budget (exit 3, no row). Run again with room, the stopped fork continues and each
     row says what its fork spent (its usage beyond the checkpoint it started from)."""
-    task_id, goal, ids = shop_goal
-    db, results = f"sqlite:///{tmp_path / 'runs.sqlite'}", tmp_path / "results.jsonl"
-    model = write_script(tour_script(goal, ids) + [think("nothing more to do")] * 12)
-    code, _, err = run_cli(
-        capsys, "eval", "laser", "--tasks", task_id, "--model", model, "--results", str(results), "--checkpoint", db,
-    )  # fmt: skip
-    assert code == 0, err
+    db, results = evaluated_tour(capsys, tmp_path, shop_goal, write_script)
     out_file = tmp_path / "ablations.jsonl"
     ablate = ["ablate", str(results), "--checkpoint", db, "--out", str(out_file), "--each", "--concurrency", "1"]
     code, out, err = run_cli(capsys, *ablate, "--max-tokens-total", "1")
