@@ -97,12 +97,14 @@ class ServerEvaluation:
                 return {**self._row(task_id, thread, state, 0.0), "from_checkpoint": True}
             active = [run for run in await self.client.runs.list(thread, limit=5) if run["status"] in ACTIVE]
             if active:
-                await self.client.runs.join(thread, active[0]["run_id"])
+                joined = await self.client.runs.join(thread, active[0]["run_id"])
+                if isinstance(joined, dict) and joined.get("__error__"):  # the server's word for a failed run
+                    raise RunFailed(_error_message(joined["__error__"]))
             else:
                 await self._follow(task_id, thread, None if state.get("values") else {"task_id": task_id})
             state = await self.client.threads.get_state(thread)
             if not _finished(state):
-                raise RunFailed("the run stopped before the graph's end")
+                raise RunFailed(f"the run stopped before the graph's end (next: {', '.join(state.get('next') or [])})")
         except Exception as exc:  # noqa: BLE001 - one task's failure must not end the evaluation
             reached = await self._state_or_empty(thread)
             return self._row(task_id, thread, reached, time.monotonic() - started, f"{type(exc).__name__}: {exc}")
@@ -122,8 +124,7 @@ class ServerEvaluation:
             on_disconnect="continue",
         ):
             if part.event == "error":
-                data = part.data if isinstance(part.data, dict) else {"message": part.data}
-                raise RunFailed(str(data.get("message") or data))
+                raise RunFailed(_error_message(part.data))
             if part.event == "updates" and self.on_step is not None and isinstance(part.data, dict):
                 for node in part.data:
                     self.on_step(task_id, node)
@@ -139,6 +140,13 @@ class ServerEvaluation:
     ) -> dict[str, Any]:
         row = row_for(self.method, self.context, task_id, thread, dict(state.get("values") or {}), seconds, error)
         return {**row, "data": None}  # the server's env read the server's data: not known here
+
+
+def _error_message(error: Any) -> str:
+    """The message of an error event or a joined run's ``__error__`` (a dict, or text)."""
+    if isinstance(error, dict):
+        return str(error.get("message") or error)
+    return str(error)
 
 
 def _finished(state: Mapping[str, Any]) -> bool:

@@ -99,7 +99,8 @@ def test_a_killed_evaluation_and_a_stopped_thread_are_continued_not_restarted(se
     assert len(read_rows(results)) < len(TASKS)
 
     resumed = run_main(eval_args(spec, results, "--server", url), logs=tmp_path, name="resumed")
-    assert resumed == 0, output(tmp_path, "resumed")
+    errors = [(r["task_id"], r["error"]) for r in read_rows(results) if r["error"]]
+    assert resumed == 0, (errors, output(tmp_path, "resumed")[1][-1500:])
     rows = {r["task_id"]: r for r in read_rows(results)}
     assert sorted(rows) == sorted(TASKS)
     # continued, never started over: each thread's calls and actions happened once

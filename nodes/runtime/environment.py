@@ -26,7 +26,6 @@ from langgraph.runtime import get_runtime
 from envs.base import (
     DisablesElements,
     Env,
-    EnvError,
     HasReferences,
     Interface,
     JournaledEnv,
@@ -101,20 +100,25 @@ async def sync_env(
     return env, restored, snap
 
 
+def _moving(key: str) -> None:
+    """Say that session ``key``'s env is about to change: until the change is marked done, the
+    env is somewhere unknown, so if it never is (a run stopped on the server mid-step, a node that
+    failed halfway and is retried, a restore that failed) the next access restores the state's
+    snapshot instead of taking the env for synced and acting twice."""
+    SESSIONS.mark(key, {})
+
+
 async def restore(
     state: RunState, context: Context, config: RunnableConfig, snapshot: dict[str, Any]
 ) -> tuple[Observation, dict[str, Any]]:
     """Bring the run's env back to ``snapshot`` (backtracking), wherever it is now; returns
     the observation there and the env's snapshot after it. EnvError when the env cannot go
-    back (the page is gone): the env is then somewhere unknown, and the next access restores
-    it from the state's snapshot."""
+    back (the page is gone): the env is then somewhere unknown (``_moving``), and the next access
+    restores it from the state's snapshot."""
     key = session_key(config, state)
     env = await SESSIONS.get(key, context.env, context.env_settings(), None)  # created if the run resumed
-    try:
-        obs = await env.restore(snapshot)
-    except EnvError:
-        SESSIONS.mark(key, {})
-        raise
+    _moving(key)
+    obs = await env.restore(snapshot)
     snap = await env.snapshot()
     SESSIONS.mark(key, snap)
     return obs, snap
@@ -128,6 +132,7 @@ async def disable_elements(
     env = await live_env(state, context, config)
     if not isinstance(env, DisablesElements):
         return None
+    _moving(session_key(config, state))
     observation = await env.set_disabled_ids(ids)
     snap = await env.snapshot()
     SESSIONS.mark(session_key(config, state), snap)
@@ -184,6 +189,7 @@ async def execute(
         else:
             action = verdict.proposal
     if result is None:
+        _moving(session_key(config, state))
         result = await _step(env, state, config, action, caller)
     snap = await env.snapshot()
     SESSIONS.mark(session_key(config, state), snap)

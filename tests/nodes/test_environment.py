@@ -152,3 +152,38 @@ async def test_a_step_is_read_from_the_typed_fields_of_its_result(write_script: 
     final, update = await execute(_Scored(), state, config("typed"), "finish", node="act", caller=caller)
     assert final.valid and final.feedback == "" and "feedback" not in update["trajectory"][0]
     assert update["done"] is True and update["reward"] == 1.0 and update["success"] is False
+
+
+class _Interrupted(Exception):
+    """Stands in for a cancelled run or a node that failed halfway through a step."""
+
+
+@pytest.mark.parametrize("when", ["after the env moved", "before the env moved"])
+async def test_a_step_cut_short_leaves_the_env_to_be_restored_from_state(
+    when: str, write_script: Callable[..., str]
+) -> None:
+    """A run stopped on the server (or a node retried) while its env was stepping: the step may
+    have reached the env or not, and the state keeps the snapshot from before it. The next
+    access must restore that snapshot, not take the env for synced (a continued run once sent
+    its search again on the results page, where it was refused)."""
+    ctx, cfg = _Context("webshop"), config(f"door-cut-{when[:5]}")
+    state: dict[str, Any] = {"task_id": "0"}
+    env, _, started = await start_task(state, ctx, cfg)
+    state.update(started)
+    stepping = env.step
+
+    async def cut_short(action: str) -> StepResult:
+        if when == "after the env moved":
+            await stepping(action)
+        raise _Interrupted
+
+    env.step = cut_short  # type: ignore[method-assign]
+    caller = Caller(write_script([]), temperature=None, max_tokens=64, calls_before=0)
+    with pytest.raises(_Interrupted):
+        await execute(env, state, cfg, "search[pillow]", node="act", caller=caller)
+    del env.step  # the env's own step again
+    back = await live_env(state, ctx, cfg)
+    assert (await back.snapshot())["view"] == state["env_snapshot"]["view"]  # where the state says: the search page
+    result, _ = await execute(back, state, cfg, "search[pillow]", node="act", caller=caller)
+    assert result.valid, result.feedback
+    await SESSIONS.release(cfg["configurable"]["thread_id"])
