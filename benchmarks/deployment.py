@@ -17,7 +17,7 @@ Needs INTROSPECT_TEST_POSTGRES (a Postgres the benchmark may create databases in
 and the server extra. The machine is shared: load averages are written with the figures.
 
 Usage: .venv/bin/python benchmarks/deployment.py [--tasks 24] [--concurrency 8] [--delay 1.0] [--heartbeat 2]
-       [--take-up-tasks 12] [--deployments 1,2] [--small]
+       [--take-up-tasks 12] [--deployments 1,2] [--ways local,dev,serve] [--small]
 Writes benchmarks/results/deployment.json.
 """
 
@@ -41,6 +41,8 @@ from introspect.evaluate import read_rows  # noqa: E402
 from tests.graphs.laser_scripts import paging_script  # noqa: E402
 from tests.support.deployment import Deployment, deployment  # noqa: E402
 from tests.support.studio import langgraph_dev  # noqa: E402
+
+WAYS = ("local", "dev", "serve")  # introspect eval locally, on langgraph dev, on introspect serve
 
 
 def eval_command(spec: str, tasks: list[str], results: Path, concurrency: int, where: list[str]) -> list[str]:
@@ -114,10 +116,15 @@ def main() -> None:
     parser.add_argument("--heartbeat", type=float, default=2.0)
     parser.add_argument("--take-up-tasks", type=int, default=12, help="tasks in flight when a worker is killed")
     parser.add_argument("--deployments", default="1,2", help="worker counts of the deployments, comma-separated")
-    # small: one task each way and one deployment (two workers: serve and the take-up both run);
-    # the model's delay stays, so that a run is in flight when the worker is killed
-    small = {"tasks": 1, "concurrency": 1, "take_up_tasks": 2, "deployments": "2"}
+    parser.add_argument("--ways", default=",".join(WAYS), help=f"which of {', '.join(WAYS)} to time, comma-separated")
+    # small: one task on one deployment (two workers: serve and the take-up both run), the way
+    # only this benchmark runs (local and langgraph dev evaluations run in the tests); the model's
+    # delay stays, so that a run is in flight when the worker is killed
+    small = {"tasks": 1, "concurrency": 1, "take_up_tasks": 2, "deployments": "2", "ways": "serve"}
     args = parse_args(parser, small=small)
+    ways = set(args.ways.split(","))
+    if not ways <= set(WAYS):
+        parser.error(f"--ways: unknown {', '.join(sorted(ways - set(WAYS)))} (known: {', '.join(WAYS)})")
     report: dict[str, Any] = {"before": load_report(), "delay_s": args.delay, "concurrency": args.concurrency}
     figures = []
     with ExitStack() as stack:
@@ -130,10 +137,12 @@ def main() -> None:
             results = folder / f"{label.replace(' ', '_')}.jsonl"
             figures.append(timed(label, eval_command(spec, tasks, results, args.concurrency, where), results))
 
-        run("local (SQLite)", ["--checkpoint", f"sqlite:///{folder / 'local.sqlite'}"], 0)
-        with langgraph_dev(folder) as (url, _):
-            run("langgraph dev", ["--server", url], 100)
-        for workers in [int(count) for count in args.deployments.split(",")]:
+        if "local" in ways:
+            run("local (SQLite)", ["--checkpoint", f"sqlite:///{folder / 'local.sqlite'}"], 0)
+        if "dev" in ways:
+            with langgraph_dev(folder) as (url, _):
+                run("langgraph dev", ["--server", url], 100)
+        for workers in [int(count) for count in args.deployments.split(",")] if "serve" in ways else []:
             offset = 100 + 100 * workers
             (folder / f"d{workers}").mkdir()
             with deployment(

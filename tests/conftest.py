@@ -16,15 +16,28 @@ from tests.support.openai_stub import OpenAIStub
 STUB_KEY = "sk-introspect-test-4b1d9e7c2a"  # distinctive, so a leak is found by grepping for it
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--long",
+        action="store_true",
+        help="also run the tests marked long (each many minutes on the embedded model; CI runs one of each kind)",
+    )
+
+
 @pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Under ``--dist loadgroup`` (.ci/setup) a test file runs on one worker, so its module
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """A test marked ``long`` is skipped, saying how to run it, unless ``--long`` is given.
+
+    Under ``--dist loadgroup`` (.ci/setup) a test file runs on one worker, so its module
     fixtures (a LangGraph server, a reference run) start once; a test that names its own
     ``xdist_group`` (each small benchmark) may go to any worker. The groups that hold a
     real-model or slow test go first (workers take groups in collection order): started last,
     the longest of them ran alone at the end while the other workers stood idle."""
     rank: dict[str, int] = {}  # 0: a real model's (the longest), 1: slow, 2: the rest
+    skip_long = pytest.mark.skip(reason="long: many minutes on the embedded model; run it with pytest --long")
     for item in items:
+        if item.get_closest_marker("long") and not config.getoption("--long"):
+            item.add_marker(skip_long)
         if item.get_closest_marker("xdist_group") is None:
             item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))
         weight = 0 if item.get_closest_marker("local") else 1 if item.get_closest_marker("slow") else 2
