@@ -38,6 +38,7 @@ import importlib.util
 import platform
 import subprocess
 import sys
+import threading
 import tomllib
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import asdict, dataclass, field
@@ -202,6 +203,13 @@ def chromium_version() -> str:
     return done.stdout.strip() or UNKNOWN
 
 
+# one ast.parse at a time in this process: CPython 3.11 keeps the AST builder's recursion depth
+# in state every thread shares, so two threads parsing at once (ablation forks asking their
+# provenance together) failed in CI with "SystemError: AST constructor recursion depth mismatch"
+# (CPython issue gh-106905)
+_PARSING = threading.Lock()
+
+
 def source_modules(roots: Iterable[str]) -> dict[str, Path]:
     """The project's modules reachable by imports from ``roots`` (module names), with their
     files: the project's packages and each root's own top-level package."""
@@ -217,7 +225,10 @@ def source_modules(roots: Iterable[str]) -> dict[str, Path]:
         if path is None:
             continue
         found[name] = path
-        queue += imported_names(name, path, ast.parse(path.read_bytes()))
+        source = path.read_bytes()
+        with _PARSING:
+            tree = ast.parse(source)
+        queue += imported_names(name, path, tree)
     return found
 
 
