@@ -20,7 +20,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption(
         "--long",
         action="store_true",
-        help="also run the tests marked long (each many minutes on the embedded model; CI runs one of each kind)",
+        help="also run the tests marked long (each many minutes; CI runs a shorter test of each kind)",
     )
 
 
@@ -34,7 +34,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     real-model or slow test go first (workers take groups in collection order): started last,
     the longest of them ran alone at the end while the other workers stood idle."""
     rank: dict[str, int] = {}  # 0: a real model's (the longest), 1: slow, 2: the rest
-    skip_long = pytest.mark.skip(reason="long: many minutes on the embedded model; run it with pytest --long")
+    skip_long = pytest.mark.skip(reason="long: many minutes (CI runs a shorter one of its kind); pytest --long runs it")
     for item in items:
         if item.get_closest_marker("long") and not config.getoption("--long"):
             item.add_marker(skip_long)

@@ -58,6 +58,7 @@ def test_a_benchmark_runs_small(name: str, tmp_path: Path) -> None:
     if name == "deployment":
         need_deployment()  # Postgres and Redis, as the deployment tests need them
     env = {**os.environ, "INTROSPECT_BENCH_RESULTS": str(tmp_path), "INTROSPECT_HOME": str(tmp_path / "home")}
+    env["INTROSPECT_LOCAL_THREADS"] = "1"  # the embedded model's (local_model.py): the cores are shared
     # in a session of its own, so that a benchmark past its time goes with everything it started
     # (a deployment's servers, a model server) instead of leaving them running on the machine
     with subprocess.Popen(
