@@ -11,7 +11,11 @@ machine hits every variant alike):
   same scripted model, in the recorded order (the baseline);
 - ``graph_memory``: the run as users start it (``introspect.runner.drive``; AutoPlan training:
   ``introspect.training.train``), on the canned env, with the in-memory checkpointer;
-- ``graph_sqlite``: the same with the SQLite checkpointer (one file for all runs).
+- ``graph_sqlite``: the same with the SQLite checkpointer (one file for all runs);
+- ``floor_memory`` and ``floor_sqlite``: LangGraph's own loop on the same machine, with the
+  same state schema and checkpointer and as many steps, but one node that does nothing except
+  write one field: what LangGraph and the saver cost per step before any of the framework's
+  or the method's work. ``ours_ms_per_step`` is the framework's time above that floor.
 
 The env is canned in all four: MiniWoB's and WebArena's browsers, ALFWorld's engine and
 even WebShop's worker threads would add their own milliseconds and their noise to both
@@ -46,7 +50,7 @@ sys.path.insert(0, str(ROOT))
 from benchmarks import replay, workloads  # noqa: E402
 from benchmarks.machine import load_report, parse_args, write_report  # noqa: E402
 
-VARIANTS = ("loop_env", "loop", "graph_memory", "graph_sqlite")
+VARIANTS = ("loop_env", "loop", "graph_memory", "graph_sqlite", "floor_memory", "floor_sqlite")
 
 
 def graph_steps(db: Path, thread_id: str) -> int:
@@ -66,7 +70,28 @@ def summary(times: dict[str, list[float]], steps: int) -> dict[str, Any]:
         "framework_ms_per_step_paired": round(1000 * statistics.median(paired) / steps, 3),
         "graph_sqlite_over_loop": round(median["graph_sqlite"] / median["loop"], 2),
         "checkpointing_ms_per_step": round(1000 * (median["graph_sqlite"] - median["graph_memory"]) / steps, 3),
+        "langgraph_floor_ms_per_step": round(1000 * median["floor_sqlite"] / steps, 3),
+        "ours_ms_per_step": round(1000 * (median["graph_sqlite"] - median["loop"] - median["floor_sqlite"]) / steps, 3),
     }
+
+
+def floor_graph(schema: type, steps: int, checkpointer: Any) -> Any:
+    """LangGraph's loop over ``schema`` for ``steps`` supersteps: one async node writing one
+    field (``actions``, which every method's state has), routed back to itself by a coroutine
+    (a plain function would run in a worker thread) until the count is reached."""
+    from langgraph.graph import END, START, StateGraph
+
+    async def step(state: dict[str, Any]) -> dict[str, Any]:
+        return {"actions": int(state.get("actions") or 0) + 1}
+
+    async def again(state: dict[str, Any]) -> str:
+        return END if int(state.get("actions") or 0) >= steps else "step"
+
+    builder: Any = StateGraph(schema)
+    builder.add_node("step", step)
+    builder.add_edge(START, "step")
+    builder.add_conditional_edges("step", again, ["step", END])
+    return builder.compile(checkpointer=checkpointer)
 
 
 async def alternate(
@@ -90,12 +115,16 @@ async def alternate(
 async def measure(workload: workloads.Workload, runs: int, folder: Path, real_env: bool = False) -> dict[str, Any]:
     from langgraph.checkpoint.memory import InMemorySaver
 
+    from graphs import method_named
     from introspect.checkpoint import open_checkpointer
     from nodes.runtime.llm import model_for
 
     spec = workload.script(folder)
+    recorded = InMemorySaver()
     with replay.recording(workload.env) as log:
-        await workloads.run(workload, spec, InMemorySaver(), "record", folder)
+        await workloads.run(workload, spec, recorded, "record", folder)
+    steps = sum(1 for item in recorded.list(None) if (item.metadata or {}).get("source") == "loop")
+    schema = method_named(workload.method).graph.builder.state_schema
     scripted = model_for(spec, None, 512)
     db = folder / f"{workload.name}{'-real' if real_env else ''}.sqlite"
     runs_started = iter(range(10**9))  # every run gets a thread of its own
@@ -111,11 +140,17 @@ async def measure(workload: workloads.Workload, runs: int, folder: Path, real_en
             scripted.calls.clear()
             await replay.plain_loop(log, model_calls=model_calls, real_env=workload.env if real_env else "")
 
+        async def floor(checkpointer: Any, tag: str) -> None:
+            config = {"configurable": {"thread_id": f"{tag}-{next(runs_started)}"}, "recursion_limit": steps + 10}
+            await floor_graph(schema, steps, checkpointer).ainvoke({"actions": 0}, config)
+
         variants = {
             "loop_env": lambda rep: loop(rep, False),
             "loop": lambda rep: loop(rep, True),
             "graph_memory": lambda rep: graph(rep, InMemorySaver(), "memory"),
             "graph_sqlite": lambda rep: graph(rep, saver, "sqlite"),
+            "floor_memory": lambda rep: floor(InMemorySaver(), "floor-memory"),
+            "floor_sqlite": lambda rep: floor(saver, "floor-sqlite"),
         }
         if real_env:
             await alternate(variants, 2)  # warm: catalogue, index, POS tagger
@@ -125,8 +160,11 @@ async def measure(workload: workloads.Workload, runs: int, folder: Path, real_en
                 await alternate(variants, 2)
                 wall, cpu = await alternate(variants, runs)
     with sqlite3.connect(db) as conn:
-        last = conn.execute("SELECT thread_id FROM checkpoints ORDER BY rowid DESC LIMIT 1").fetchone()[0]
-    steps = graph_steps(db, last)
+        last = conn.execute(
+            "SELECT thread_id FROM checkpoints WHERE thread_id LIKE 'sqlite-%' ORDER BY rowid DESC LIMIT 1"
+        ).fetchone()[0]
+    if graph_steps(db, last) != steps:
+        raise SystemExit(f"{workload.name}: the run took {graph_steps(db, last)} steps, the recorded one {steps}")
     return {"steps": steps, "wall": summary(wall, steps), "cpu": summary(cpu, steps)}
 
 
