@@ -103,7 +103,10 @@ def take_up(served: Deployment, spec: str, tasks: list[str], folder: Path, concu
         if again:
             taken = time.monotonic() - killed_at
         time.sleep(0.05)
-    client.wait(timeout=600)
+    # measured: the client is stopped, not waited for (it streams from the killed worker, whose
+    # URL answers no more, and gave up only after a minute of retries)
+    client.terminate()
+    client.wait(timeout=60)
     print(f"take-up after SIGKILL (heartbeat {served.heartbeat:g} s): {taken:.1f} s" if taken else "not taken up")
     return {"heartbeat_s": served.heartbeat, "seconds_to_take_up": round(taken, 2) if taken else None}
 
