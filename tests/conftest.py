@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -24,8 +24,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
 
 
-@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+@pytest.hookimpl(wrapper=True)  # the groups set before pytest-xdist reads them, their suffix checked after
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> Iterator[None]:
     """A test marked ``long`` is skipped, saying how to run it, unless ``--long`` is given.
 
     Under ``--dist loadgroup`` (.ci/setup) a test file runs on one worker, so its module
@@ -43,6 +43,21 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         weight = 0 if item.get_closest_marker("local") else 1 if item.get_closest_marker("slow") else 2
         rank[group_of(item)] = min(rank.get(group_of(item), 2), weight)
     items.sort(key=lambda item: rank[group_of(item)])  # stable: a group's tests keep their order
+    yield
+    if getattr(config.option, "loadgroup", False):  # a pytest-xdist worker under --dist loadgroup
+        name_the_groups(items)
+
+
+def name_the_groups(items: list[pytest.Item]) -> None:
+    """The group in each test's node id (``ID@GROUP``), which is all pytest-xdist's scheduler reads.
+    pytest-xdist 3.8 writes it to ``item._nodeid``, which pytest 9.2 no longer reads (its node ids
+    are structured; pytest-xdist issue 1386): every file's tests were spread over the workers, each
+    starting the file's module fixtures (servers, reference runs) again. Written here when missing."""
+    for item in items:
+        node_id = getattr(item, "_id", None)
+        if node_id is None or "@" in item.nodeid.rpartition("]")[2]:  # an older pytest, or xdist wrote it
+            continue
+        item._id = type(node_id).parse(f"{item.nodeid}@{group_of(item)}")
 
 
 def group_of(item: pytest.Item) -> str:

@@ -31,6 +31,8 @@ pytestmark = pytest.mark.browser
 # (each evaluation reads its own copy of the script; a scripted model is read once per file), which
 # the provenance names too.
 VARYING = ("seconds", "thread_id", "model", "fingerprint", "provenance")
+# each scenario's undisturbed evaluation, run once for both seeds (the file runs on one worker)
+CALM: dict[str, tuple[list[dict[str, object]], list[str]]] = {}
 
 
 async def evaluated(scenario: Scenario, folder: Path) -> tuple[list[dict[str, object]], list[str]]:
@@ -64,7 +66,9 @@ async def evaluated(scenario: Scenario, folder: Path) -> tuple[list[dict[str, ob
 async def test_an_evaluation_outlives_chromium_killed_at_random_points(
     scenario: Scenario, phases: tuple[str, ...], seed: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    calm, calm_shots = await evaluated(scenario, tmp_path / "calm")
+    if (key := f"{scenario.method} on {scenario.env}") not in CALM:
+        CALM[key] = await evaluated(scenario, tmp_path / "calm")
+    calm, calm_shots = CALM[key]
     kills = RandomKills(seed, phases)
     kills.install(monkeypatch, env_class(scenario.env))
     launches = browser.launch_count()
