@@ -163,8 +163,8 @@ async def measure(workload: workloads.Workload, runs: int, folder: Path, real_en
         last = conn.execute(
             "SELECT thread_id FROM checkpoints WHERE thread_id LIKE 'sqlite-%' ORDER BY rowid DESC LIMIT 1"
         ).fetchone()[0]
-    if graph_steps(db, last) != steps:
-        raise SystemExit(f"{workload.name}: the run took {graph_steps(db, last)} steps, the recorded one {steps}")
+    if (taken := graph_steps(db, last)) != steps:
+        raise SystemExit(f"{workload.name}: the run took {taken} steps, the recorded one {steps}")
     return {"steps": steps, "wall": summary(wall, steps), "cpu": summary(cpu, steps)}
 
 
