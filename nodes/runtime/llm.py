@@ -25,8 +25,10 @@ Other providers keep their own client's retry policy, uncounted.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
+import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
@@ -207,6 +209,7 @@ def _chat_openai(
 
 _MODELS: dict[tuple[Any, ...], BaseChatModel] = {}
 _SERVED: dict[str, BaseChatModel] = {}
+_BUILDING = threading.Lock()  # one build per settings, whichever thread or loop asks first
 
 
 def serve(spec: str, model: BaseChatModel) -> None:
@@ -224,13 +227,36 @@ def model_for(
     timeout: float = TIMEOUT,
     retries: int = RETRIES,
 ) -> BaseChatModel:
-    """The process-wide model for these settings (clients are reused across runs)."""
+    """The process-wide model for these settings (clients are reused across runs). Blocking
+    the first time: on an event loop, use ``model_ready``."""
     if spec in _SERVED:
         return _SERVED[spec]
     key = (spec, temperature, max_tokens, top_p, timeout, retries)
-    if key not in _MODELS:
-        _MODELS[key] = build_model(spec, temperature, max_tokens, top_p=top_p, timeout=timeout, retries=retries)
+    with _BUILDING:
+        if key not in _MODELS:
+            _MODELS[key] = build_model(spec, temperature, max_tokens, top_p=top_p, timeout=timeout, retries=retries)
     return _MODELS[key]
+
+
+async def model_ready(
+    spec: str,
+    temperature: float | None,
+    max_tokens: int,
+    top_p: float | None = None,
+    *,
+    timeout: float = TIMEOUT,
+    retries: int = RETRIES,
+) -> BaseChatModel:
+    """``model_for``, built in a worker thread when it is not built yet. The first build in a
+    process imports the provider's client library and each one loads TLS certificates: 0.3 s,
+    and 10 s for the first on a loaded machine, during which a build on the event loop would
+    stop every run on it (and, in a LangGraph server, the heartbeats that keep its runs its own:
+    another worker then took them up while they still ran)."""
+    key = (spec, temperature, max_tokens, top_p, timeout, retries)
+    built = _SERVED.get(spec) or _MODELS.get(key)
+    if built is not None:
+        return built
+    return await asyncio.to_thread(model_for, spec, temperature, max_tokens, top_p, timeout=timeout, retries=retries)
 
 
 def clear_models() -> None:
@@ -263,7 +289,6 @@ class Caller:
         self.spec, self.task = spec, task
         self.temperature, self.max_tokens, self.top_p = temperature, max_tokens, top_p
         self.timeout, self.retries = timeout, retries
-        self.model = model_for(spec, temperature, max_tokens, top_p, timeout=timeout, retries=retries)
         self.position = calls_before
         self.usage: Usage = empty_usage()
         self.calls: list[ModelCall] = []  # this node's calls, for the state's call log (nodes.runtime.calls)
@@ -282,13 +307,22 @@ class Caller:
         that ignores them still yields the text before the first one. ``max_tokens``: this
         call's own limit instead of the caller's, through a client built with that limit
         (every provider takes ``max_tokens`` at construction, not all per request)."""
-        model = self.model
+        model = await self.model()
         if max_tokens is not None and max_tokens != self.max_tokens and not isinstance(model, ScriptedChatModel):
-            model = model_for(
-                self.spec, self.temperature, max_tokens, self.top_p, timeout=self.timeout, retries=self.retries
-            )
+            model = await self.model(max_tokens)
         limit = {"max_tokens": max_tokens} if max_tokens is not None else {}
         return await self._call(model, self.spec, messages, tools, tool_choice, stop, limit)
+
+    async def model(self, max_tokens: int | None = None) -> BaseChatModel:
+        """The model for this caller's settings, or with another limit (``model_ready``)."""
+        return await model_ready(
+            self.spec,
+            self.temperature,
+            self.max_tokens if max_tokens is None else max_tokens,
+            self.top_p,
+            timeout=self.timeout,
+            retries=self.retries,
+        )
 
     def unreadable(self, handling: str) -> None:
         """Mark the reply of this node's last call as one the method could not read, with what it
@@ -410,7 +444,7 @@ class CallerJudge:
         verdict is never made up, nor asked of another model."""
         messages: list[BaseMessage] = [SystemMessage(system)] if system else []
         try:
-            model = model_for(
+            model = await model_ready(
                 self.spec, 0.0, JUDGE_MAX_TOKENS, timeout=self.caller.timeout, retries=self.caller.retries
             )
             reply = await self.caller._call(model, self.spec, [*messages, HumanMessage(prompt)])

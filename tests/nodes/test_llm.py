@@ -4,6 +4,7 @@ connections retried by the OpenAI client and counted), and usage accounting."""
 
 from __future__ import annotations
 
+import asyncio
 import time
 
 import pytest
@@ -58,6 +59,32 @@ def stub(monkeypatch):
 
 def make_caller(spec="openai:gpt-4o-mini", calls_before=0, retries=4):
     return llm.Caller(spec, temperature=0.0, max_tokens=64, calls_before=calls_before, timeout=1.0, retries=retries)
+
+
+async def test_the_model_is_built_off_the_event_loop(monkeypatch, write_script):
+    """A first build imports the client library (10 s was seen on a loaded machine): built on the
+    loop, it stopped every other run there, and a server's heartbeats, which let another worker
+    take the runs up while they still ran. Here a build that takes a second lets the loop go on."""
+    build = llm.build_model
+
+    def slow_build(*args, **kwargs):
+        time.sleep(1.0)  # as a heavy import would
+        return build(*args, **kwargs)
+
+    monkeypatch.setattr(llm, "build_model", slow_build)
+    ticks = 0
+
+    async def tick() -> None:
+        nonlocal ticks
+        while True:
+            await asyncio.sleep(0.01)
+            ticks += 1
+
+    ticker = asyncio.create_task(tick())
+    caller = make_caller(write_script([{"content": "done"}]))
+    assert (await caller([HumanMessage("go")])).content == "done"
+    ticker.cancel()
+    assert ticks >= 5, ticks  # none while the build held the loop; about 100 when it does not
 
 
 @pytest.fixture
@@ -177,7 +204,7 @@ async def test_scripted_model_records_offered_tools(write_script):
     caller = make_caller(spec)
     message = await caller([HumanMessage("go")], tools=[TOOL])
     assert message.tool_calls[0]["args"] == {"keywords": "k"}
-    assert caller.model.calls[0]["tools"] == ["Search"]
+    assert (await caller.model()).calls[0]["tools"] == ["Search"]
 
 
 async def test_a_call_stops_and_is_limited_on_its_own(stub, write_script):
@@ -192,7 +219,7 @@ async def test_a_call_stops_and_is_limited_on_its_own(stub, write_script):
     spec = write_script([{"content": "take mug 1\nand more"}])
     scripted = make_caller(spec)
     assert (await scripted([HumanMessage("act")], stop=["\n"], max_tokens=20)).content == "take mug 1"
-    call = scripted.model.calls[0]  # one scripted model records every limit
+    call = (await scripted.model()).calls[0]  # one scripted model records every limit
     assert (call["stop"], call["max_tokens"]) == (["\n"], 20)
 
 
