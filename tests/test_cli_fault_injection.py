@@ -25,6 +25,7 @@ from tests.support.cli import child_env, children, command_line, descendants, en
 from tests.support.deployment import Deployment, deployment
 from tests.support.fault_injection import (
     Fault,
+    asked_twice,
     browser_eval_args,
     browser_stub,
     compared,
@@ -71,7 +72,7 @@ def continued_as(reference: Reference, served: OpenAIStub, results: Path, fault:
         f"{served.answered} answered, {served.abandoned} abandoned (uninterrupted: {reference.answered})"
     )
     assert compared(results) == reference.rows
-    assert served.answered == reference.answered
+    assert served.answered == reference.answered, asked_twice(served)
 
 
 @pytest.fixture(scope="module")
@@ -142,7 +143,7 @@ def deployed(served_stub, tmp_path_factory) -> Iterator[Deployment]:
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("OPENAI_BASE_URL", served_stub.base_url)
         patch.setenv("OPENAI_API_KEY", STUB_KEY)
-        with deployment(tmp_path_factory.mktemp("deployment"), workers=2, jobs=3, heartbeat=2.0) as running:
+        with deployment(tmp_path_factory.mktemp("deployment"), workers=2, jobs=3) as running:
             yield running
 
 

@@ -69,7 +69,7 @@ def one_chain(history: list[dict[str, Any]]) -> bool:
 
 @pytest.fixture(scope="module")
 def deployed(tmp_path_factory) -> Any:
-    with deployment(tmp_path_factory.mktemp("deployment"), workers=2, jobs=3, heartbeat=2.0) as running:
+    with deployment(tmp_path_factory.mktemp("deployment"), workers=2, jobs=3) as running:
         yield running
 
 

@@ -29,6 +29,15 @@ import pytest
 from tests.support.studio import ROOT, free_port, post
 
 STARTUP_SECONDS = 120  # a worker imports every graph (and the browser envs' modules) before answering
+# The run heartbeat of a test deployment (``introspect serve --heartbeat``): short, so a killed
+# worker's runs are taken up within seconds (1.5 to 4 heartbeats), but not so short that a live
+# worker loses them: a run's heartbeat lapses once its worker has not renewed it for 1.5
+# heartbeats, and another worker then runs it a second time, at once, asking the model again (the
+# server takes runs up at least once: docs/checkpoints-and-scale.md). With 2 s that happened on
+# a loaded CI machine, when a fresh worker's first model build held its event loop for 10 s
+# (since built off the loop: nodes.runtime.llm.model_ready); 5 s leaves room for the lags a loaded
+# machine still has.
+HEARTBEAT = 5.0
 
 
 def missing() -> str:
@@ -202,7 +211,7 @@ def fresh_database() -> Iterator[str]:
 
 
 @contextmanager
-def deployment(folder: Path, workers: int = 2, jobs: int = 3, heartbeat: float = 2.0) -> Iterator[Deployment]:
+def deployment(folder: Path, workers: int = 2, jobs: int = 3, heartbeat: float = HEARTBEAT) -> Iterator[Deployment]:
     """``workers`` server processes on one fresh database and one Redis, all answering."""
     need_deployment()
     with fresh_database() as database, redis_server(folder) as redis:

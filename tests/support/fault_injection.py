@@ -27,7 +27,7 @@ from typing import Any
 from envs import make_env
 from introspect.evaluate import read_rows
 from tests.graphs.laser_scripts import PAGING, paging_eval
-from tests.support.openai_stub import OpenAIStub, Reply
+from tests.support.openai_stub import OpenAIStub, Reply, content_key
 
 TASKS = [f"synthetic-{i}" for i in range(600, 612)]
 MODEL = "openai:gpt-4o-mini"
@@ -125,6 +125,20 @@ def restock(served: OpenAIStub, markers: list[str]) -> None:
 def compared(results: Path) -> dict[str, tuple[Any, ...]]:
     """Each task's latest row, as the fields compared."""
     return {row["task_id"]: tuple(row.get(k) for k in COMPARED) for row in read_rows(results)}
+
+
+def asked_twice(served: OpenAIStub) -> list[str]:
+    """Each request the stub received more than once: when (its arrivals, 1-based), how far into
+    its conversation (messages) and its last message's start. What a failed count names."""
+    arrivals: dict[str, list[int]] = {}
+    for number, body in enumerate(served.requests, 1):
+        arrivals.setdefault(content_key(body), []).append(number)
+    twice = []
+    for numbers in (n for n in arrivals.values() if len(n) > 1):
+        messages = served.requests[numbers[0] - 1].get("messages", [])
+        last = " ".join(str(messages[-1].get("content", "")).split())[:100] if messages else ""
+        twice.append(f"requests {numbers}: {len(messages)} messages, the last {last!r}")
+    return twice
 
 
 def fault_point(seed: int, calls: int, later: int) -> int:
