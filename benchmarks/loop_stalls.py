@@ -35,9 +35,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.concurrency import Stub  # noqa: E402 - the standard library only, as this module
 from benchmarks.machine import load_report, parse_args, write_report  # noqa: E402
-
-TASKS = [f"synthetic-{i}" for i in range(600, 612)]
 
 
 class Holds(logging.Handler):
@@ -54,8 +53,8 @@ class Holds(logging.Handler):
             self.held.append((float(seconds), " at ".join(where.groups()) if where else str(handle)[:300]))
 
 
-def child(tasks: int, threshold: float) -> None:
-    """One fresh process: the graphs imported, then ``tasks`` LASER tasks at once; prints a JSON line."""
+def child(tasks: list[str], threshold: float) -> None:
+    """One fresh process: the graphs imported, then LASER on ``tasks`` at once; prints a JSON line."""
     started = time.perf_counter()
     from langgraph.checkpoint.memory import InMemorySaver
 
@@ -81,7 +80,7 @@ def child(tasks: int, threshold: float) -> None:
                 pass
 
         begun = time.perf_counter()
-        await asyncio.gather(*(one(task) for task in TASKS[:tasks]))
+        await asyncio.gather(*(one(task) for task in tasks))
         return time.perf_counter() - begun
 
     seconds = asyncio.run(run(), debug=True)
@@ -99,43 +98,15 @@ def child(tasks: int, threshold: float) -> None:
     )
 
 
-def conversations(tasks: int) -> dict[str, list[dict[str, Any]]]:
-    """Each task's replies by its instruction (the stub finds a task's conversation by it):
-    search, think, next page, then the step cap ends the task."""
-    from envs import make_env
-    from tests.graphs.laser_scripts import PAGING
-
-    async def goals() -> list[str]:
-        env = make_env("webshop")
-        found = [str((await env.reset(task)).info["goal"]) for task in TASKS[:tasks]]
-        await env.close()
-        return found
-
-    return {goal: PAGING for goal in asyncio.run(goals())}
-
-
-def fresh_run(command: list[str], replies: Path, env: dict[str, str]) -> dict[str, Any]:
+def fresh_run(command: list[str], replies: dict[str, list[dict[str, Any]]], folder: Path) -> dict[str, Any]:
     """One fresh process's figures, against a fresh stub (each task's replies are used up)."""
-    stub = subprocess.Popen(
-        [sys.executable, "-m", "tests.support.openai_stub", str(replies), "--latency", "0.2"],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
+    stub = Stub(replies, 0.2, folder)
     try:
-        assert stub.stdout is not None
-        url = stub.stdout.readline().strip()
-        done = subprocess.run(
-            command,
-            cwd=ROOT,
-            env={**env, "OPENAI_BASE_URL": url, "OPENAI_API_KEY": "sk-benchmark"},
-            capture_output=True,
-            text=True,
-        )
+        env = {**os.environ, "PYTHONPATH": str(ROOT), "INTROSPECT_HOME": str(folder / "home")}
+        env.update(OPENAI_BASE_URL=stub.base_url, OPENAI_API_KEY="sk-benchmark")
+        done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True)
     finally:
-        stub.terminate()
-        stub.wait(timeout=30)
+        stub.close()
     if done.returncode != 0:
         raise SystemExit(f"a run failed (exit {done.returncode}):\n{done.stderr[-3000:]}")
     return dict(json.loads(done.stdout.strip().splitlines()[-1]))
@@ -146,12 +117,16 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5, help="fresh processes")
     parser.add_argument("--tasks", type=int, default=3, help="LASER tasks at once in each")
     parser.add_argument("--threshold", type=float, default=0.05, help="seconds a hold must exceed to be reported")
-    parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--child", help=argparse.SUPPRESS)  # the task ids of one fresh process
     if "--child" in sys.argv:
         args = parser.parse_args()
-        child(args.tasks, args.threshold)
+        child(args.child.split(","), args.threshold)
         return
     args = parse_args(parser, small={"runs": 1, "tasks": 1})
+    # imported here, not at the top: a child process must start with nothing of the stack loaded
+    from tests.graphs.laser_scripts import PAGING
+    from tests.support.fault_injection import TASKS, instructions
+
     if not 1 <= args.tasks <= len(TASKS):
         parser.error(f"--tasks from 1 to {len(TASKS)}")
     report: dict[str, Any] = {
@@ -160,12 +135,12 @@ def main() -> None:
         "threshold_s": args.threshold,
         "machine_before": load_report(),
     }
+    # each task's replies by its instruction (the stub finds a task's conversation by it): search,
+    # think, next page, then the step cap ends the task
+    replies = {goal: PAGING for goal in instructions()[: args.tasks]}
+    command = [sys.executable, __file__, "--child", ",".join(TASKS[: args.tasks]), "--threshold", str(args.threshold)]
     with tempfile.TemporaryDirectory() as folder:
-        replies = Path(folder) / "conversations.json"
-        replies.write_text(json.dumps(conversations(args.tasks)))
-        env = {**os.environ, "PYTHONPATH": str(ROOT), "INTROSPECT_HOME": str(Path(folder) / "home")}
-        command = [sys.executable, __file__, "--child", "--tasks", str(args.tasks), "--threshold", str(args.threshold)]
-        runs = [fresh_run(command, replies, env) for _ in range(args.runs)]
+        runs = [fresh_run(command, replies, Path(folder)) for _ in range(args.runs)]
     longest = max(runs, key=lambda r: r["longest_hold_s"])
     report.update(
         longest_hold_median_s=round(statistics.median(r["longest_hold_s"] for r in runs), 3),
