@@ -205,17 +205,24 @@ def chromium_version() -> str:
 
 # one ast.parse at a time in this process: CPython 3.11 keeps the AST builder's recursion depth
 # in state every thread shares, so two threads parsing at once (ablation forks asking their
-# provenance together) failed in CI with "SystemError: AST constructor recursion depth mismatch"
-# (CPython issue gh-106905)
+# provenance together) fail with "SystemError: AST constructor recursion depth mismatch"
+# (CPython issue gh-106905); each module is parsed once, here, and hashed from that tree
 _PARSING = threading.Lock()
 
 
-def source_modules(roots: Iterable[str]) -> dict[str, Path]:
+def parse(path: Path) -> ast.Module:
+    """The syntax tree of the file at ``path``, parsed while no other thread of ours parses."""
+    source = path.read_bytes()
+    with _PARSING:
+        return ast.parse(source)
+
+
+def source_modules(roots: Iterable[str]) -> dict[str, ast.Module]:
     """The project's modules reachable by imports from ``roots`` (module names), with their
-    files: the project's packages and each root's own top-level package."""
+    syntax trees: the project's packages and each root's own top-level package."""
     roots = [r for r in roots if r]
     own = set(PROJECT) | {r.split(".")[0] for r in roots}
-    found: dict[str, Path] = {}
+    found: dict[str, ast.Module] = {}
     queue = list(roots)
     while queue:
         name = queue.pop()
@@ -224,10 +231,7 @@ def source_modules(roots: Iterable[str]) -> dict[str, Path]:
         path = module_file(name)
         if path is None:
             continue
-        found[name] = path
-        source = path.read_bytes()
-        with _PARSING:
-            tree = ast.parse(source)
+        found[name] = tree = parse(path)
         queue += imported_names(name, path, tree)
     return found
 
@@ -261,11 +265,12 @@ def imported_names(name: str, path: Path, tree: ast.Module) -> Iterator[str]:
             yield from (f"{base}.{alias.name}" for alias in node.names)
 
 
-def code_hash(modules: Mapping[str, Path]) -> str:
-    """One hash over the modules' syntax trees without docstrings (module docstring)."""
+def code_hash(modules: Mapping[str, ast.Module]) -> str:
+    """One hash over the modules' syntax trees without docstrings (module docstring); the trees
+    lose their docstrings."""
     total = hashlib.sha256()
     for name in sorted(modules):
-        tree = ast.parse(modules[name].read_bytes())
+        tree = modules[name]
         for node in ast.walk(tree):
             body = getattr(node, "body", None)
             if (

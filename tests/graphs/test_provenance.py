@@ -137,3 +137,39 @@ def test_a_browser_env_records_the_chromium_it_launches():
     recorded = asyncio.run(provenance_of(method, method.context(model="openai:gpt-4o-mini", env="miniwob")))
     assert re.search(r"\d+\.\d+\.\d+", recorded.chromium or ""), recorded.chromium
     assert "structured_reflection/reflect" in recorded.prompts
+
+
+async def test_provenance_asked_together_parses_one_module_at_a_time(monkeypatch):
+    """Ablation forks ask their provenance at once; CPython 3.11's parser is not safe in two
+    threads at once (gh-106905), so every parse waits for the one before it. A parse here takes
+    long enough that two unguarded ones would overlap."""
+    import ast
+    import asyncio
+    import threading
+    import time
+
+    from graphs import method_named
+    from introspect.provenance import code_hash, provenance_of
+
+    inside, most, lock = 0, 0, threading.Lock()
+    real = ast.parse
+
+    def slow_parse(*args, **kwargs):
+        nonlocal inside, most
+        with lock:
+            inside += 1
+            most = max(most, inside)
+        time.sleep(0.002)
+        try:
+            return real(*args, **kwargs)
+        finally:
+            with lock:
+                inside -= 1
+
+    monkeypatch.setattr(ast, "parse", slow_parse)
+    method = method_named("laser")
+    context = method.context(model="openai:gpt-4o-mini", env="webshop")
+    recorded = await asyncio.gather(*(provenance_of(method, context) for _ in range(4)))
+    assert most == 1
+    assert len({r.code for r in recorded}) == 1
+    assert recorded[0].code != code_hash({})
