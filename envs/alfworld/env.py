@@ -23,7 +23,8 @@ root and the game file, loading, stepping, replaying and freeing the engine. The
 constructor does no I/O (a bad ``data_dir`` is reported by ``task_ids`` or ``reset``), so
 the env can be made on the event loop. Each engine instance loads its own copy of
 fast-downward's library, so separate envs may run in parallel; one env's calls are
-serialised by its lock.
+serialised by its lock, which is held until the worker thread ends even when the awaiting task
+is cancelled (``_in_thread``).
 
 Splits: ALFWorld's own folders. ``train`` (the full download) and ``valid_train`` are
 training splits (``training_splits``; the shipped sample's training games are
@@ -34,13 +35,15 @@ training splits (``training_splits``; the shipped sample's training games are
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import re
 import sys
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from envs.alfworld import games
 from envs.alfworld.feedback import FAILED, SYSTEM, World, explain
@@ -56,6 +59,7 @@ NOTHING = "Nothing happens."
 GO_TO = "go to "
 WORDINGS = ("original", "table6")
 DEFAULT_MAX_STEPS = 35
+T = TypeVar("T")
 # fast-downward's PDDL translator (run when a game is loaded or reset) is plain Python with
 # module-level options and it overwrites sys.argv; translations are serialised process-wide
 # and sys.argv is put back. Its output depends only on the domain and problem text, and
@@ -215,10 +219,26 @@ class ALFWorldEnv(Env):
         return str(self._state.feedback)
 
     # -- the protocol ----------------------------------------------------------------------
-    async def reset(self, task_id: str) -> Observation:
+    async def _in_thread(self, call: Callable[..., T], *args: Any) -> T:
+        """``call(*args)`` in a worker thread under the env's lock, kept until the thread ends.
+
+        A cancelled task (a budget stop) stops waiting, but its thread runs on: released at
+        once, the lock would let ``close`` free the engine's planner state while that thread
+        still stepped it (a crash in the C library), or a load finishing late would put an
+        engine back on a closed env. So a cancel waits for the thread, then is raised.
+        """
         async with self._lock:
-            await asyncio.to_thread(self._reset_engine, task_id)
-            return self._observation
+            work = asyncio.ensure_future(asyncio.to_thread(call, *args))
+            try:
+                return await asyncio.shield(work)
+            finally:
+                while not work.done():  # cancelled: the thread first, however often cancelled again
+                    with contextlib.suppress(asyncio.CancelledError):
+                        await asyncio.wait([work])
+
+    async def reset(self, task_id: str) -> Observation:
+        await self._in_thread(self._reset_engine, task_id)
+        return self._observation
 
     def _begin(self, task: str) -> None:
         self._task_id = task
@@ -245,10 +265,9 @@ class ALFWorldEnv(Env):
         return info
 
     async def step(self, action: str) -> StepResult:
-        async with self._lock:
-            if self._task_id is None:
-                raise EnvError("alfworld: call reset(task_id) before step()")
-            return await asyncio.to_thread(self._step, action)
+        if self._task_id is None:
+            raise EnvError("alfworld: call reset(task_id) before step()")
+        return await self._in_thread(self._step, action)
 
     def _step(self, action: str) -> StepResult:
         """One action (engine thread). Refused actions count towards the step cap too. The game
@@ -311,11 +330,10 @@ class ALFWorldEnv(Env):
         task = snapshot.get("task_id")
         if not task:
             raise EnvError("alfworld snapshot has no task_id")
-        async with self._lock:
-            await asyncio.to_thread(
-                self._replay, str(task), snapshot.get("data_root"), [str(a) for a in snapshot.get("actions", [])]
-            )
-            return self._observation
+        await self._in_thread(
+            self._replay, str(task), snapshot.get("data_root"), [str(a) for a in snapshot.get("actions", [])]
+        )
+        return self._observation
 
     def _replay(self, task: str, recorded_root: str | None, actions: list[str]) -> None:
         if recorded_root and Path(recorded_root) != self.root and games.game_path(self.root, task) is None:
@@ -335,7 +353,5 @@ class ALFWorldEnv(Env):
         self._game_id = None
 
     async def close(self) -> None:
-        async with self._lock:
-            if self._engine is not None:
-                await asyncio.to_thread(self._drop_engine)
-            self._task_id = None
+        await self._in_thread(self._drop_engine)
+        self._task_id = None

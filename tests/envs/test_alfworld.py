@@ -331,3 +331,39 @@ def test_react_text_format():
     raw = "-= Welcome to TextWorld, ALFRED! =-\n\nYou are in a room.\n\nYour task is to: cool a mug."
     assert react_text(raw) == "You are in a room.\nYour task is to: cool a mug."
     assert react_text("You arrive at loc 7. The fridge 1 is closed.") == "The fridge 1 is closed."
+
+
+async def test_a_cancelled_step_keeps_the_engine_until_its_thread_ends():
+    """A budget stop cancels a task mid-step; its worker thread runs on. Closing the env must
+    wait for that thread: freeing the engine under a running step crashes fast-downward's C
+    library (here, ``closed`` would come before ``stepped``)."""
+    import asyncio
+    import time
+
+    env = make_env("alfworld")
+    first = await env.reset(HEAT_GAME)
+    command = first.info["admissible_commands"][0]
+    events: list[str] = []
+    engine_step, drop_engine = env._engine_step, env._drop_engine
+
+    def slow_step(text):
+        events.append("stepping")
+        time.sleep(0.5)
+        try:
+            return engine_step(text)
+        finally:
+            events.append("stepped")
+
+    def recorded_drop():
+        events.append("closed")
+        drop_engine()
+
+    env._engine_step, env._drop_engine = slow_step, recorded_drop
+    task = asyncio.create_task(env.step(command))
+    while not events:
+        await asyncio.sleep(0.01)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    await env.close()
+    assert events == ["stepping", "stepped", "closed"]
