@@ -38,13 +38,13 @@ import importlib.util
 import platform
 import subprocess
 import sys
-import threading
 import tomllib
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from envs import syntax
 from envs.base import ENV_CLASSES
 from graphs.method import Method
 from nodes.runtime.context import Context
@@ -203,18 +203,10 @@ def chromium_version() -> str:
     return done.stdout.strip() or UNKNOWN
 
 
-# one ast.parse at a time in this process: CPython 3.11 keeps the AST builder's recursion depth
-# in state every thread shares, so two threads parsing at once (ablation forks asking their
-# provenance together) fail with "SystemError: AST constructor recursion depth mismatch"
-# (CPython issue gh-106905); each module is parsed once, here, and hashed from that tree
-_PARSING = threading.Lock()
-
-
 def parse(path: Path) -> ast.Module:
-    """The syntax tree of the file at ``path``, parsed while no other thread of ours parses."""
-    source = path.read_bytes()
-    with _PARSING:
-        return ast.parse(source)
+    """The syntax tree of the file at ``path`` (``envs.syntax``: provenance is asked from worker
+    threads, several at once, and CPython 3.11's parser is not safe in two threads at once)."""
+    return syntax.parse(path.read_bytes())
 
 
 def source_modules(roots: Iterable[str]) -> dict[str, ast.Module]:

@@ -18,7 +18,6 @@ HelperUnavailable and the evaluator reports "could not decide".
 
 from __future__ import annotations
 
-import ast
 import asyncio
 import json
 import os
@@ -30,6 +29,7 @@ from typing import Any
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page
 
+from envs import syntax
 from errors import IntrospectError
 
 _CALL = re.compile(r"^\s*([A-Za-z_]\w*)\((.*)\)\s*$", re.S)
@@ -47,7 +47,7 @@ def parse_call(expression: str) -> tuple[str, list[Any]]:
     name, raw = match.groups()
     raw = re.sub(r"\b__page__\b", "None", raw)
     try:
-        args = ast.literal_eval(f"({raw},)") if raw.strip() else ()
+        args = syntax.literal(f"({raw},)") if raw.strip() else ()
     except (ValueError, SyntaxError):
         raise HelperUnavailable(f"helper arguments are not literals: {expression!r}") from None
     return name, list(args)
