@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+import threading
 from functools import lru_cache
 from html.parser import HTMLParser
 from typing import Any, ClassVar
@@ -48,10 +49,20 @@ def react_sentences(text: str) -> tuple[str, ...]:
     return tuple(s if s.endswith(".") else s + "." for s in sentences)
 
 
-@lru_cache(maxsize=1)
+_LOADING = threading.Lock()
+
+
 def _sentencizer() -> Any:
-    """spaCy's small English pipeline, loaded once (blocking: seconds); the named entities and
-    lemmas are left out, as sentence boundaries come from the parser alone."""
+    """spaCy's small English pipeline, loaded once (blocking: seconds). Searches run in worker
+    threads, several at once: the lock makes the first load the only one."""
+    with _LOADING:
+        return _loaded_sentencizer()
+
+
+@lru_cache(maxsize=1)
+def _loaded_sentencizer() -> Any:
+    """spaCy's pipeline without the named entities and lemmas: sentence boundaries come from the
+    parser alone."""
     import spacy
 
     try:

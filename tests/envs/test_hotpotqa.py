@@ -564,3 +564,34 @@ def test_the_abstracts_backend_refuses_a_missing_or_wrong_dump(tmp_path):
     (bad / "AA" / "wiki_00.bz2").write_bytes(bz2.compress(b'{"id": "1"}\n'))
     with pytest.raises(EnvError, match="is not an article of HotpotQA's abstracts dump"):
         make_env("hotpotqa", backend="abstracts", wiki_dump=str(bad)).task_ids()
+
+
+def test_searches_at_once_load_spacy_once(monkeypatch):
+    """Wikipedia searches run in worker threads, several at once; the first load of spaCy's
+    pipeline (seconds, hundreds of MB) must be the only one."""
+    import threading
+    import time
+    from concurrent.futures import ThreadPoolExecutor
+
+    import spacy
+
+    from envs.hotpotqa import wikipedia
+
+    loads: list[str] = []
+    count = threading.Lock()
+
+    def slow_load(name, **options):
+        with count:
+            loads.append(name)
+        time.sleep(0.2)
+        return object()
+
+    monkeypatch.setattr(spacy, "load", slow_load)
+    wikipedia._loaded_sentencizer.cache_clear()
+    try:
+        with ThreadPoolExecutor(4) as pool:
+            pipelines = list(pool.map(lambda _: wikipedia._sentencizer(), range(4)))
+    finally:
+        wikipedia._loaded_sentencizer.cache_clear()
+    assert loads == [wikipedia.SPACY_MODEL]
+    assert all(p is pipelines[0] for p in pipelines)
