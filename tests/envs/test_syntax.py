@@ -4,41 +4,26 @@
 from __future__ import annotations
 
 import ast
-import threading
-import time
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
 from envs import syntax
 from envs.webarena.helpers import parse_call
+from tests.support.threads import Overlap
 
 SPURIOUS = "AST constructor recursion depth mismatch (before=24, after=16)"
 
 
 def test_provenance_and_webarena_helpers_never_parse_at_once(monkeypatch):
-    inside, most, lock = 0, 0, threading.Lock()
-    real = ast.parse
-
-    def slow_parse(*args, **kwargs):
-        nonlocal inside, most
-        with lock:
-            inside += 1
-            most = max(most, inside)
-        time.sleep(0.002)
-        try:
-            return real(*args, **kwargs)
-        finally:
-            with lock:
-                inside -= 1
-
-    monkeypatch.setattr(ast, "parse", slow_parse)
+    parse = Overlap(ast.parse)
+    monkeypatch.setattr(ast, "parse", parse)
     with ThreadPoolExecutor(6) as pool:
         calls = [pool.submit(parse_call, "reddit_get_post_url('__last_url__')") for _ in range(20)]
         trees = [pool.submit(syntax.parse, b"x = 1\n") for _ in range(20)]
         assert all(c.result() == ("reddit_get_post_url", ["__last_url__"]) for c in calls)
         assert all(isinstance(t.result(), ast.Module) for t in trees)
-    assert most == 1
+    assert parse.most == 1
 
 
 def test_the_spurious_error_is_retried_and_any_other_raised(monkeypatch):

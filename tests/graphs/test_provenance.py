@@ -21,6 +21,7 @@ from introspect.provenance import PACKAGES, git_state
 from tests.support.cli import ROOT
 from tests.support.entry_points import install_methods
 from tests.support.openai_stub import Reply
+from tests.support.threads import Overlap
 from tests.test_fifth_method import REPLIES, script
 
 
@@ -145,31 +146,15 @@ async def test_provenance_asked_together_parses_one_module_at_a_time(monkeypatch
     long enough that two unguarded ones would overlap."""
     import ast
     import asyncio
-    import threading
-    import time
 
     from graphs import method_named
     from introspect.provenance import code_hash, provenance_of
 
-    inside, most, lock = 0, 0, threading.Lock()
-    real = ast.parse
-
-    def slow_parse(*args, **kwargs):
-        nonlocal inside, most
-        with lock:
-            inside += 1
-            most = max(most, inside)
-        time.sleep(0.002)
-        try:
-            return real(*args, **kwargs)
-        finally:
-            with lock:
-                inside -= 1
-
-    monkeypatch.setattr(ast, "parse", slow_parse)
+    parse = Overlap(ast.parse)
+    monkeypatch.setattr(ast, "parse", parse)
     method = method_named("laser")
     context = method.context(model="openai:gpt-4o-mini", env="webshop")
     recorded = await asyncio.gather(*(provenance_of(method, context) for _ in range(4)))
-    assert most == 1
+    assert parse.most == 1
     assert len({r.code for r in recorded}) == 1
     assert recorded[0].code != code_hash({})
