@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from nodes.runtime import local
-from tests.support.cli import ROOT, child_env, output, spawn
+from tests.support.cli import ROOT, child_env, command_line, output, spawn
 from tests.test_study_papers import BROWSER, SMALL, assert_the_paper_beside, small_study
 
 # a real model on two shared cores: a call takes seconds, a task minutes when the machine is busy
@@ -138,7 +138,7 @@ def _serving_child(parent: int, timeout: float = 300) -> int:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         for pid in _children(parent):
-            if b"nodes.runtime.llama_server" in Path(f"/proc/{pid}/cmdline").read_bytes() and _answers(pid):
+            if "nodes.runtime.llama_server" in command_line(pid) and _answers(pid):
                 time.sleep(2)
                 return pid
         time.sleep(0.1)
@@ -169,13 +169,15 @@ def _children(parent: int) -> list[int]:
 
 
 def _listening_ports(pid: int) -> list[int]:
-    """The TCP ports ``pid`` listens on: its sockets' inodes matched in /proc/net/tcp."""
+    """The TCP ports ``pid`` listens on: its sockets' inodes matched in /proc/net/tcp (none once
+    it has ended)."""
     inodes = set()
-    for fd in Path(f"/proc/{pid}/fd").iterdir():
-        with contextlib.suppress(OSError):
-            target = os.readlink(fd)
-            if target.startswith("socket:["):
-                inodes.add(target[8:-1])
+    with contextlib.suppress(OSError):
+        for fd in Path(f"/proc/{pid}/fd").iterdir():
+            with contextlib.suppress(OSError):
+                target = os.readlink(fd)
+                if target.startswith("socket:["):
+                    inodes.add(target[8:-1])
     ports = []
     for line in Path("/proc/net/tcp").read_text().splitlines()[1:]:
         fields = line.split()
