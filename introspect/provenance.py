@@ -203,12 +203,6 @@ def chromium_version() -> str:
     return done.stdout.strip() or UNKNOWN
 
 
-def parse(path: Path) -> ast.Module:
-    """The syntax tree of the file at ``path`` (``envs.syntax``: provenance is asked from worker
-    threads, several at once, and CPython 3.11's parser is not safe in two threads at once)."""
-    return syntax.parse(path.read_bytes())
-
-
 def source_modules(roots: Iterable[str]) -> dict[str, ast.Module]:
     """The project's modules reachable by imports from ``roots`` (module names), with their
     syntax trees: the project's packages and each root's own top-level package."""
@@ -223,7 +217,9 @@ def source_modules(roots: Iterable[str]) -> dict[str, ast.Module]:
         path = module_file(name)
         if path is None:
             continue
-        found[name] = tree = parse(path)
+        # envs.syntax: provenance is asked from worker threads, several at once, and CPython
+        # 3.11's parser is not safe in two threads at once
+        found[name] = tree = syntax.parse(path.read_bytes())
         queue += imported_names(name, path, tree)
     return found
 
